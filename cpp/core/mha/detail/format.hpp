@@ -1,0 +1,38 @@
+// Internal helpers shared by the core's .cpp files: shape strings for messages, finiteness checks.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <cmath>
+#include <string>
+
+#include "mha/errors.hpp"
+
+namespace mha::detail {
+
+/// "(2, 3)" / "(2, 3, 4)": shapes in error messages, as numpy prints them.
+inline std::string shape_str(Eigen::Index a, Eigen::Index b) {
+  return "(" + std::to_string(a) + ", " + std::to_string(b) + ")";
+}
+inline std::string shape_str(Eigen::Index a, Eigen::Index b, Eigen::Index c) {
+  return "(" + std::to_string(a) + ", " + std::to_string(b) + ", " + std::to_string(c) + ")";
+}
+
+/// Throws value_error naming `name`, the first non-finite entry's position and value.
+template <typename Derived>
+void expect_finite(const char* name, const Eigen::DenseBase<Derived>& x) {
+  if (x.size() == 0 || x.allFinite()) return;
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    for (Eigen::Index c = 0; c < x.cols(); ++c) {
+      const auto v = x(r, c);
+      if (!std::isfinite(v)) {
+        const std::string what = std::isnan(v) ? "NaN" : (v > 0 ? "+inf" : "-inf");
+        const std::string where = x.rows() == 1 ? "[" + std::to_string(c) + "]" : shape_str(r, c);
+        throw value_error(std::string(name) + " holds " + what + " at " + where +
+                          "; every value must be finite");
+      }
+    }
+  }
+}
+
+}  // namespace mha::detail
