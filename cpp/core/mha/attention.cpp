@@ -2,6 +2,7 @@
 #include "mha/attention.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -279,7 +280,8 @@ void validate_forward_inputs(const AttentionConfig& config, const AttentionWeigh
                         " tokens, above the limit of " + std::to_string(limits::max_tokens));
     }
   }
-  if (config.num_heads * n * m > limits::max_weight_entries) {
+  // 64-bit product: Eigen::Index is 32-bit under wasm32, and h * n * m may overflow it.
+  if (std::int64_t{config.num_heads} * n * m > std::int64_t{limits::max_weight_entries}) {
     throw limit_error("num_heads * n * m = " + std::to_string(config.num_heads) + " * " +
                       std::to_string(n) + " * " + std::to_string(m) +
                       " attention weights exceed the limit of " +

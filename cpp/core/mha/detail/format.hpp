@@ -27,7 +27,8 @@ void expect_finite(const char* name, const Eigen::DenseBase<Derived>& x) {
       const auto v = x(r, c);
       if (!std::isfinite(v)) {
         const std::string what = std::isnan(v) ? "NaN" : (v > 0 ? "+inf" : "-inf");
-        const std::string where = x.rows() == 1 ? "[" + std::to_string(c) + "]" : shape_str(r, c);
+        const std::string where =
+            Derived::IsVectorAtCompileTime ? "[" + std::to_string(r + c) + "]" : shape_str(r, c);
         throw value_error(std::string(name) + " holds " + what + " at " + where +
                           "; every value must be finite");
       }

@@ -1,0 +1,423 @@
+// Embind adapter: JS objects and typed arrays in, JS objects with Float32Array copies out.
+// The core (cpp/core) knows nothing of this file. Every C++ error becomes a JS Error carrying its
+// message; the module keeps working afterwards. API reference: docs/js-api.md.
+//
+// Shape legend: n = query tokens, m = key tokens, d = d_model, h = num_heads, d_head = d / h.
+// Arrays are flat and row-major: query (n*d), key (m*kdim), value (m*vdim), attn_mask (n*m or
+// h*n*m), attn_weights (h*n*m).
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <new>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mha/attention.hpp"
+#include "mha/experiment.hpp"
+#include "mha/numpy_random.hpp"
+
+namespace {
+
+using emscripten::val;
+using mha::Index;
+
+// ---------------------------------------------------------------------------------------------
+// Errors: run `body`, and turn any C++ exception into a thrown JS Error. The JS throw unwinds
+// the wasm stack without running C++ destructors, so it happens outside the catch and after every
+// C++ object of this frame is gone (no leaked exception or string).
+
+template <typename Body>
+auto guarded(Body&& body) -> decltype(body()) {
+  val js_error = val::undefined();
+  {
+    std::string message;
+    try {
+      return body();
+    } catch (const mha::error& e) {
+      message = e.what();
+    } catch (const std::bad_alloc&) {
+      message = "out of memory: the input is too large for this browser's WebAssembly memory";
+    } catch (const std::exception& e) {
+      message = std::string("internal error: ") + e.what();
+    }
+    js_error = val::global("Error").new_(val(message));
+  }
+  js_error.throw_();
+}
+
+std::string number_str(double x) {
+  std::ostringstream s;
+  s << x;
+  return s.str();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading JS values
+
+bool has(const val& obj, const char* key) {
+  const val v = obj[key];
+  return !v.isUndefined() && !v.isNull();
+}
+
+/// An integer field: a JS number with no fraction, in [min, max] (64-bit: Index is 32-bit here).
+std::int64_t integer(const val& obj, const char* key, std::int64_t min, std::int64_t max) {
+  if (!has(obj, key)) throw mha::parse_error(std::string(key) + " is required");
+  const val v = obj[key];
+  if (v.typeOf().as<std::string>() != "number") {
+    throw mha::parse_error(std::string(key) + " must be a number, got a " +
+                           v.typeOf().as<std::string>());
+  }
+  const double x = v.as<double>();
+  if (!std::isfinite(x) || x != std::floor(x)) {
+    throw mha::config_error(std::string(key) + "=" + number_str(x) + " must be an integer");
+  }
+  if (x < static_cast<double>(min) || x > static_cast<double>(max)) {
+    std::string range = "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
+    if (min > 0 && x <= 0) {
+      throw mha::config_error(std::string(key) + "=" + number_str(x) + " must be a positive integer");
+    }
+    throw mha::limit_error(std::string(key) + "=" + number_str(x) + " is outside " + range);
+  }
+  return static_cast<std::int64_t>(x);
+}
+
+/// A configuration size: any integer that fits Index; the core checks the range itself.
+Index size_field(const val& obj, const char* key) {
+  constexpr std::int64_t big = std::numeric_limits<Index>::max();
+  return static_cast<Index>(integer(obj, key, -big, big));
+}
+
+bool boolean_or(const val& obj, const char* key, bool fallback) {
+  if (!has(obj, key)) return fallback;
+  const val v = obj[key];
+  if (v.typeOf().as<std::string>() != "boolean") {
+    throw mha::parse_error(std::string(key) + " must be true or false");
+  }
+  return v.as<bool>();
+}
+
+/// Length of an array-like field (typed array or Array), checked against `expected` (one of
+/// `expected_alt` when given).
+std::size_t array_length(const val& v, const char* key) {
+  const bool array_like = v.isArray() || v.instanceof(val::global("Float32Array")) ||
+                          v.instanceof(val::global("Float64Array")) ||
+                          v.instanceof(val::global("Uint8Array")) ||
+                          v.instanceof(val::global("Int8Array")) ||
+                          v.instanceof(val::global("Int32Array"));
+  if (!array_like) {
+    throw mha::parse_error(std::string(key) + " must be a Float32Array, Float64Array or Array");
+  }
+  return v["length"].as<std::size_t>();
+}
+
+/// A flat float array field of exactly `rows * cols` values, as a row-major matrix.
+mha::RowMatrixXf matrix(const val& obj, const char* key, Index rows, Index cols,
+                        const std::string& shape_meaning) {
+  if (!has(obj, key)) throw mha::parse_error(std::string(key) + " is required");
+  const val v = obj[key];
+  const std::size_t length = array_length(v, key);
+  if (static_cast<Index>(length) != rows * cols) {
+    throw mha::shape_error(std::string(key) + " has " + std::to_string(length) +
+                           " values, expected " + shape_meaning + " = " + std::to_string(rows) +
+                           "*" + std::to_string(cols) + " = " + std::to_string(rows * cols));
+  }
+  mha::RowMatrixXf out(rows, cols);
+  const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(v);
+  std::copy(data.begin(), data.end(), out.data());
+  return out;
+}
+
+mha::VectorXf vector_or_empty(const val& obj, const char* key, Index length,
+                              const std::string& meaning) {
+  if (!has(obj, key)) return {};
+  mha::RowMatrixXf m = matrix(obj, key, 1, length, meaning);
+  return m.row(0).transpose();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing JS values (copies: they stay valid when wasm memory grows later)
+
+val float32_copy(const float* data, Index size) {
+  return val::global("Float32Array")
+      .new_(emscripten::typed_memory_view(static_cast<std::size_t>(size), data));
+}
+
+val uint8_copy(const std::vector<std::uint8_t>& data) {
+  return val::global("Uint8Array").new_(emscripten::typed_memory_view(data.size(), data.data()));
+}
+
+val result_to_js(const mha::AttentionResult& r, const mha::AttentionConfig& c) {
+  val out = val::object();
+  const Index n = r.output.rows();
+  out.set("n", static_cast<double>(n));
+  out.set("m", static_cast<double>(r.attn_weights.cols()));
+  out.set("d_model", static_cast<double>(c.d_model));
+  out.set("num_heads", static_cast<double>(c.num_heads));
+  out.set("d_head", static_cast<double>(c.d_head()));
+  out.set("output", float32_copy(r.output.data(), r.output.size()));
+  out.set("attn_weights", float32_copy(r.attn_weights.data(), r.attn_weights.size()));
+  out.set("fully_masked_rows", uint8_copy(r.fully_masked_rows));
+  if (!r.scores.empty()) {
+    out.set("q", float32_copy(r.q.data(), r.q.size()));
+    out.set("k", float32_copy(r.k.data(), r.k.size()));
+    out.set("v", float32_copy(r.v.data(), r.v.size()));
+    out.set("scores", float32_copy(r.scores.data(), r.scores.size()));
+    out.set("head_outputs", float32_copy(r.head_outputs.data(), r.head_outputs.size()));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+mha::AttentionConfig read_config(const val& req) {
+  mha::AttentionConfig c;
+  // Range checks beyond "is an integer" are the core's (AttentionConfig::validate), so the
+  // messages are the same natively and here.
+  c.d_model = size_field(req, "d_model");
+  c.num_heads = size_field(req, "num_heads");
+  c.kdim = has(req, "kdim") ? size_field(req, "kdim") : 0;
+  c.vdim = has(req, "vdim") ? size_field(req, "vdim") : 0;
+  c.validate();
+  return c;
+}
+
+mha::AttentionWeights read_weights(const val& req, const mha::AttentionConfig& c) {
+  const Index d = c.d_model;
+  mha::VectorXf in_bias = vector_or_empty(req, "in_proj_bias", 3 * d, "3*d_model");
+  mha::VectorXf out_bias = vector_or_empty(req, "out_proj_bias", d, "d_model");
+  mha::RowMatrixXf out_w = matrix(req, "out_proj_weight", d, d, "d_model*d_model");
+  if (has(req, "in_proj_weight")) {
+    if (has(req, "q_proj_weight") || has(req, "k_proj_weight") || has(req, "v_proj_weight")) {
+      throw mha::shape_error("both in_proj_weight and q/k/v_proj_weight were given: give one form");
+    }
+    if (!c.same_embed_dim()) {
+      throw mha::shape_error("kdim=" + std::to_string(c.key_dim()) + " and vdim=" +
+                             std::to_string(c.value_dim()) + " differ from d_model=" +
+                             std::to_string(d) +
+                             ": give q_proj_weight, k_proj_weight, v_proj_weight instead of "
+                             "in_proj_weight");
+    }
+    return mha::AttentionWeights::fused(matrix(req, "in_proj_weight", 3 * d, d, "3*d_model*d_model"),
+                                        std::move(in_bias), std::move(out_w), std::move(out_bias));
+  }
+  return mha::AttentionWeights::separate(
+      matrix(req, "q_proj_weight", d, d, "d_model*d_model"),
+      matrix(req, "k_proj_weight", d, c.key_dim(), "d_model*kdim"),
+      matrix(req, "v_proj_weight", d, c.value_dim(), "d_model*vdim"), std::move(in_bias),
+      std::move(out_w), std::move(out_bias));
+}
+
+mha::AttentionMasks read_masks(const val& req, Index h, Index n, Index m) {
+  mha::AttentionMasks masks;
+  masks.is_causal = boolean_or(req, "is_causal", false);
+  if (has(req, "attn_mask")) {
+    const val v = req["attn_mask"];
+    const std::size_t length = array_length(v, "attn_mask");
+    bool is_bool = v.instanceof(val::global("Uint8Array")) || v.instanceof(val::global("Int8Array"));
+    if (v.isArray() && length > 0) is_bool = v[0].typeOf().as<std::string>() == "boolean";
+    const Index heads = static_cast<Index>(length) == n * m       ? 1
+                        : static_cast<Index>(length) == h * n * m ? h
+                                                                  : -1;
+    if (heads < 0) {
+      throw mha::shape_error("attn_mask has " + std::to_string(length) + " values, expected n*m = " +
+                             std::to_string(n * m) + " or num_heads*n*m = " +
+                             std::to_string(h * n * m));
+    }
+    masks.attn_mask_kind = is_bool ? mha::AttentionMasks::Kind::boolean
+                                   : mha::AttentionMasks::Kind::additive;
+    masks.attn_mask = mha::HeadStack(heads, n, m);
+    const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(v);
+    std::copy(data.begin(), data.end(), masks.attn_mask.data());
+  }
+  if (has(req, "key_padding_mask")) {
+    const val v = req["key_padding_mask"];
+    const std::size_t length = array_length(v, "key_padding_mask");
+    if (static_cast<Index>(length) != m) {
+      throw mha::shape_error("key_padding_mask has " + std::to_string(length) +
+                             " values, expected one per key token, m = " + std::to_string(m));
+    }
+    const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(v);
+    masks.key_padding_mask.resize(length);
+    for (std::size_t j = 0; j < length; ++j) masks.key_padding_mask[j] = data[j] != 0.0f ? 1 : 0;
+  }
+  return masks;
+}
+
+mha::ForwardOptions read_options(const val& req) {
+  mha::ForwardOptions options;
+  options.keep_intermediates = boolean_or(req, "keep_intermediates", true);
+  return options;
+}
+
+struct Inputs {
+  mha::RowMatrixXf query, key, value;
+  bool self = true;
+};
+
+Inputs read_inputs(const val& req, const mha::AttentionConfig& c) {
+  Inputs in;
+  const Index n = static_cast<Index>(integer(req, "n", 1, mha::limits::max_tokens));
+  in.query = matrix(req, "query", n, c.d_model, "n*d_model");
+  if (has(req, "key") || has(req, "value")) {
+    const Index m = static_cast<Index>(integer(req, "m", 1, mha::limits::max_tokens));
+    in.key = matrix(req, "key", m, c.key_dim(), "m*kdim");
+    in.value = matrix(req, "value", m, c.value_dim(), "m*vdim");
+    in.self = false;
+  }
+  return in;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exported API
+
+/// One layer kept in wasm memory: weights validated once, forward() as often as needed.
+class JsMultiheadAttention {
+ public:
+  explicit JsMultiheadAttention(mha::MultiheadAttention layer) : layer_(std::move(layer)) {}
+
+  /// request: {n, query, m?, key?, value?, attn_mask?, key_padding_mask?, is_causal?,
+  ///           keep_intermediates?}. Returns the result object (docs/js-api.md).
+  val forward(val request) const {
+    return guarded([&] {
+      const mha::AttentionConfig& c = layer_.config();
+      const Inputs in = read_inputs(request, c);
+      const Index m = in.self ? in.query.rows() : in.key.rows();
+      const mha::AttentionMasks masks = read_masks(request, c.num_heads, in.query.rows(), m);
+      const mha::AttentionResult r =
+          in.self ? layer_.forward(in.query, masks, read_options(request))
+                  : layer_.forward(in.query, in.key, in.value, masks, read_options(request));
+      return result_to_js(r, c);
+    });
+  }
+
+  double parameter_count() const {
+    return static_cast<double>(mha::parameter_count(layer_.config(), layer_.has_bias()));
+  }
+  double d_model() const { return static_cast<double>(layer_.config().d_model); }
+  double num_heads() const { return static_cast<double>(layer_.config().num_heads); }
+
+ private:
+  mha::MultiheadAttention layer_;
+};
+
+JsMultiheadAttention* make_layer(val spec) {
+  return guarded([&] {
+    const mha::AttentionConfig c = read_config(spec);
+    return new JsMultiheadAttention(mha::MultiheadAttention(c, read_weights(spec, c)));
+  });
+}
+
+/// One-shot forward: config, weights and inputs in one request (docs/js-api.md).
+val forward(val request) {
+  return guarded([&] {
+    const mha::AttentionConfig c = read_config(request);
+    const mha::MultiheadAttention layer(c, read_weights(request, c));
+    const Inputs in = read_inputs(request, c);
+    const Index m = in.self ? in.query.rows() : in.key.rows();
+    const mha::AttentionMasks masks = read_masks(request, c.num_heads, in.query.rows(), m);
+    const mha::AttentionResult r =
+        in.self ? layer.forward(in.query, masks, read_options(request))
+                : layer.forward(in.query, in.key, in.value, masks, read_options(request));
+    return result_to_js(r, c);
+  });
+}
+
+std::uint32_t read_seed(const val& req) {
+  return static_cast<std::uint32_t>(integer(req, "seed", 0, 0xffffffffLL));
+}
+
+/// Module 08's program: {seed, tokens, d_model, num_heads, positional?, is_causal?}.
+val numpy_experiment(val request) {
+  return guarded([&] {
+    const std::uint32_t seed = read_seed(request);
+    const mha::AttentionConfig c = read_config(request);
+    const Index tokens = static_cast<Index>(integer(request, "tokens", 1, mha::limits::max_tokens));
+    mha::NumpyExperiment e = mha::make_numpy_experiment(seed, tokens, c.d_model, c.num_heads);
+    if (boolean_or(request, "positional", false)) {
+      e.x += mha::sinusoidal_positional_encoding(tokens, c.d_model);
+    }
+    mha::AttentionMasks masks;
+    masks.is_causal = boolean_or(request, "is_causal", false);
+    const mha::MultiheadAttention layer(e.config, e.weights);
+    val out = result_to_js(layer.forward(e.x, masks, read_options(request)), e.config);
+    out.set("x", float32_copy(e.x.data(), e.x.size()));
+    out.set("in_proj_weight", float32_copy(e.weights.in_proj_weight.data(), e.weights.in_proj_weight.size()));
+    out.set("out_proj_weight", float32_copy(e.weights.out_proj_weight.data(), e.weights.out_proj_weight.size()));
+    out.set("parameter_count", static_cast<double>(mha::parameter_count(e.config, false)));
+    return out;
+  });
+}
+
+/// {d_model, num_heads, kdim?, vdim?, bias?} -> PyTorch's parameter count.
+double parameter_count(val request) {
+  return guarded([&] {
+    const mha::AttentionConfig c = read_config(request);
+    return static_cast<double>(mha::parameter_count(c, boolean_or(request, "bias", false)));
+  });
+}
+
+/// np.random.seed(seed); np.random.randn(count) as a Float64Array.
+val randn(val seed, val count) {
+  return guarded([&] {
+    val req = val::object();
+    req.set("seed", seed);
+    req.set("count", count);
+    mha::NumpyRandomState rng(read_seed(req));
+    const Index length = static_cast<Index>(integer(req, "count", 0, mha::limits::max_weight_entries));
+    const mha::RowMatrixXd draws = rng.randn(1, length);
+    return val::global("Float64Array")
+        .new_(emscripten::typed_memory_view(static_cast<std::size_t>(length), draws.data()));
+  });
+}
+
+/// Sinusoidal positional encoding (n, d) as a Float32Array of n*d.
+val positional_encoding(val n, val d) {
+  return guarded([&] {
+    val req = val::object();
+    req.set("n", n);
+    req.set("d_model", d);
+    const mha::RowMatrixXf pe = mha::sinusoidal_positional_encoding(
+        static_cast<Index>(integer(req, "n", 1, mha::limits::max_tokens)),
+        static_cast<Index>(integer(req, "d_model", 1, mha::limits::max_d_model)));
+    return float32_copy(pe.data(), pe.size());
+  });
+}
+
+struct JsLimits {
+  double max_tokens, max_d_model, max_num_heads, max_weight_entries;
+};
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(mha_lab) {
+  using namespace emscripten;
+  value_object<JsLimits>("Limits")
+      .field("max_tokens", &JsLimits::max_tokens)
+      .field("max_d_model", &JsLimits::max_d_model)
+      .field("max_num_heads", &JsLimits::max_num_heads)
+      .field("max_weight_entries", &JsLimits::max_weight_entries);
+  constant("limits", JsLimits{static_cast<double>(mha::limits::max_tokens),
+                              static_cast<double>(mha::limits::max_d_model),
+                              static_cast<double>(mha::limits::max_num_heads),
+                              static_cast<double>(mha::limits::max_weight_entries)});
+  constant("version", std::string(MHA_VERSION));
+
+  function("forward", &forward);
+  function("numpyExperiment", &numpy_experiment);
+  function("parameterCount", &parameter_count);
+  function("randn", &randn);
+  function("sinusoidalPositionalEncoding", &positional_encoding);
+
+  class_<JsMultiheadAttention>("MultiheadAttention")
+      .constructor(&make_layer, allow_raw_pointers())
+      .function("forward", &JsMultiheadAttention::forward)
+      .function("parameterCount", &JsMultiheadAttention::parameter_count)
+      .property("d_model", &JsMultiheadAttention::d_model)
+      .property("num_heads", &JsMultiheadAttention::num_heads);
+}
