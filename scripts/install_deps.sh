@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what mha-lab needs to build and test on Debian 12, skipping whatever is present:
+# Debian packages (toolchains, header-only libraries, Chromium) and the npm packages of
+# package-lock.json. Called by build.sh, so test.sh and demo.sh get it too.
+#
+# Python (numpy, PyTorch) is only for regenerating golden data (scripts/make_fixtures.py):
+# pass --fixtures to install it as well. Tests never need Python.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake make g++ pkg-config libeigen3-dev xtl-dev nlohmann-json3-dev libgtest-dev
+          emscripten chromium fonts-dejavu-core)
+[[ "${1:-}" == "--fixtures" ]] && packages+=(python3-numpy python3-torch libopenblas0-pthread)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# node and npm: any install will do (Debian's nodejs + npm, or a newer one already on the machine).
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
+
+if ((${#missing[@]})); then
+  echo "install_deps: installing ${missing[*]}"
+  sudo=""
+  [[ $(id -u) -eq 0 ]] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# npm packages, exactly as locked; reinstalled only when package-lock.json changed.
+if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  echo "install_deps: npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+fi

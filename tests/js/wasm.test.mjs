@@ -1,0 +1,201 @@
+// The wasm module under node: the same golden files as the native tests, the error path from JS,
+// and outputs that stay valid when wasm memory grows. Run: node --test tests/js/
+// Needs build/wasm/mha_wasm.js (./scripts/build.sh).
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const modulePath = path.join(root, 'build/wasm/mha_wasm.js');
+const fixture = (name) => JSON.parse(readFileSync(path.join(root, 'tests/fixtures', name), 'utf8'));
+
+let mod;
+before(async () => {
+  assert.ok(existsSync(modulePath), `${modulePath} is missing: run ./scripts/build.sh first`);
+  const createMhaModule = createRequire(import.meta.url)(modulePath);
+  mod = await createMhaModule();
+});
+
+/** Largest |a - b| over two equal-length arrays. */
+function maxAbsDiff(a, b) {
+  assert.equal(a.length, b.length, 'lengths differ');
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
+  return worst;
+}
+
+/**
+ * Largest |a - b| relative to the scale of the expected matrix, max(1, max |b|). An output entry
+ * is a sum of d terms of that scale, so float32 rounding is relative to it, not to the entry
+ * itself (which may be near zero after cancellation).
+ */
+function maxScaledDiff(a, b) {
+  let scale = 1;
+  for (const x of b) scale = Math.max(scale, Math.abs(x));
+  return maxAbsDiff(a, b) / scale;
+}
+
+const f32 = (t) => Float32Array.from(t.data, (x) => (x === '-inf' ? -Infinity : x));
+
+/** A torch_mha.json case as a request to mod.forward. */
+function torchRequest(c) {
+  const req = {
+    d_model: c.d_model, num_heads: c.num_heads, kdim: c.kdim, vdim: c.vdim,
+    n: c.n, query: f32(c.query), is_causal: c.is_causal,
+  };
+  if (!c.self_attention) Object.assign(req, { m: c.m, key: f32(c.key), value: f32(c.value) });
+  for (const [name, t] of Object.entries(c.weights)) req[name] = f32(t);
+  if (c.attn_mask) {
+    req.attn_mask = c.attn_mask.kind === 'bool' ? Uint8Array.from(c.attn_mask.data) : f32(c.attn_mask);
+  }
+  if (c.key_padding_mask) req.key_padding_mask = Uint8Array.from(c.key_padding_mask);
+  return req;
+}
+
+test('PyTorch nn.MultiheadAttention golden cases', () => {
+  const { cases } = fixture('torch_mha.json');
+  assert.ok(cases.length >= 10);
+  for (const c of cases) {
+    const r = mod.forward(torchRequest(c));
+    assert.equal(r.num_heads, c.num_heads, c.name);
+    assert.equal(r.n, c.n, c.name);
+    assert.equal(r.m, c.m, c.name);
+    // float32 wasm vs float32 PyTorch: different summation order, a few ulp of the logits.
+    // Weights within 1e-5 absolute; outputs within 1e-5 of the output's scale (max |expected|, at least 1).
+    assert.ok(maxAbsDiff(r.attn_weights, c.expected.attn_weights.data) < 1e-5, `${c.name}: weights`);
+    assert.ok(maxScaledDiff(r.output, c.expected.output.data) < 1e-5, `${c.name}: output`);
+    assert.deepEqual(Array.from(r.fully_masked_rows), c.expected.fully_masked_rows.data, c.name);
+    assert.ok(r.output.every(Number.isFinite) && r.attn_weights.every(Number.isFinite), c.name);
+  }
+});
+
+test('numpy course code (module 08) golden cases through numpyExperiment', () => {
+  const { cases } = fixture('numpy_mha.json');
+  for (const c of cases) {
+    const r = mod.numpyExperiment({ seed: c.seed, tokens: c.n, d_model: c.d_model, num_heads: c.num_heads });
+    // The seeded draws are numpy's bit for bit; X is handed back as float32 of them.
+    assert.deepEqual(Array.from(r.x), Array.from(Float32Array.from(c.X.data)), `${c.name}: X`);
+    // float32 core vs float64 numpy: weights within 1e-5 absolute, outputs within 1e-5 of the
+    // output's scale (measured: 2.1e-5 absolute on outputs up to 26.9, i.e. 7.7e-7 scaled).
+    assert.ok(maxAbsDiff(r.attn_weights, c.expected.attn_weights.data) < 1e-5, `${c.name}: weights`);
+    assert.ok(maxScaledDiff(r.output, c.expected.output.data) < 1e-5, `${c.name}: output`);
+  }
+});
+
+test("module 08's verified output, to 3 decimals", () => {
+  const r = mod.numpyExperiment({ seed: 7, tokens: 5, d_model: 8, num_heads: 2 });
+  const row = (head, i) => Array.from(r.attn_weights.subarray((head * 5 + i) * 5, (head * 5 + i + 1) * 5), (x) => x.toFixed(3));
+  assert.deepEqual(row(0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);
+  assert.deepEqual(row(1, 0), ['0.000', '0.000', '0.000', '0.000', '1.000']);
+  assert.equal(r.parameter_count, 256);
+});
+
+test('numpy random stream (np.random.seed + randn) is reproduced exactly', () => {
+  const { streams } = fixture('numpy_random.json');
+  for (const s of streams) {
+    const draws = mod.randn(s.seed, s.randn.length);
+    // Same IEEE double operations as numpy's C code: equal, except that log() of the wasm
+    // libc (musl) may differ from glibc's in the last bit; allow 1 ulp-ish relative 1e-15.
+    for (let i = 0; i < draws.length; i++) {
+      assert.ok(Math.abs(draws[i] - s.randn[i]) <= 1e-15 * Math.abs(s.randn[i]), `seed ${s.seed} draw ${i}`);
+    }
+  }
+});
+
+test('parameter counts match PyTorch for every head count', () => {
+  const { counts } = fixture('param_counts.json');
+  for (const c of counts) {
+    assert.equal(
+      mod.parameterCount({ d_model: c.d_model, num_heads: c.num_heads, kdim: c.kdim, vdim: c.vdim, bias: c.bias }),
+      c.count, JSON.stringify(c));
+  }
+});
+
+test('MultiheadAttention class: weights kept in wasm, forward repeatedly, intermediates consistent', () => {
+  const c = fixture('torch_mha.json').cases.find((x) => x.name === 'bias');
+  const req = torchRequest(c);
+  const layer = new mod.MultiheadAttention(req);
+  try {
+    assert.equal(layer.d_model, 8);
+    assert.equal(layer.num_heads, 2);
+    assert.equal(layer.parameterCount(), 4 * 8 * 8 + 4 * 8);
+    const a = layer.forward({ n: c.n, query: req.query });
+    const b = layer.forward({ n: c.n, query: req.query, keep_intermediates: false });
+    assert.deepEqual(Array.from(a.attn_weights), Array.from(b.attn_weights));
+    assert.equal(b.scores, undefined);
+    // softmax(scores) row by row equals the weights (intermediates are what the core used).
+    const m = c.m;
+    for (let row = 0; row < 2 * c.n; row++) {
+      const s = a.scores.subarray(row * m, (row + 1) * m);
+      const max = Math.max(...s);
+      const e = Array.from(s, (x) => Math.exp(x - max));
+      const sum = e.reduce((x, y) => x + y, 0);
+      e.forEach((x, j) => assert.ok(Math.abs(x / sum - a.attn_weights[row * m + j]) < 1e-6));
+    }
+  } finally {
+    layer.delete();
+  }
+});
+
+test('errors arrive as JS Errors naming the values, and the module keeps working', () => {
+  const good = { seed: 7, tokens: 5, d_model: 8, num_heads: 2 };
+  const cases = [
+    [{ ...good, d_model: 10, num_heads: 3 }, /d_model=10 is not divisible by num_heads=3/],
+    [{ ...good, d_model: 512, num_heads: 7 }, /d_model=512 is not divisible by num_heads=7/],
+    [{ ...good, num_heads: 0 }, /num_heads=0 must be a positive integer/],
+    [{ ...good, num_heads: -2 }, /num_heads=-2 must be a positive integer/],
+    [{ ...good, num_heads: 2.5 }, /num_heads=2.5 must be an integer/],
+    [{ ...good, d_model: 0 }, /d_model=0 must be a positive integer/],
+    [{ ...good, tokens: 0 }, /tokens=0 must be a positive integer/],
+    [{ ...good, tokens: 5000 }, /tokens=5000 is outside \[1, 4096\]/],
+    [{ ...good, d_model: 8192, num_heads: 8 }, /d_model=8192 exceeds the limit of 4096/],
+    [{ ...good, seed: -1 }, /seed=-1 is outside \[0, 4294967295\]/],
+    [{ ...good, seed: 'x' }, /seed must be a number, got a string/],
+    [{ tokens: 5, d_model: 8, num_heads: 2 }, /seed is required/],
+  ];
+  for (const [req, pattern] of cases) {
+    assert.throws(() => mod.numpyExperiment(req), (e) => e instanceof Error && pattern.test(e.message),
+      JSON.stringify(req));
+    // After each error the next valid call works and gives module 08's numbers.
+    const r = mod.numpyExperiment(good);
+    assert.equal(r.attn_weights[2].toFixed(3), '0.424');
+  }
+
+  const c = fixture('torch_mha.json').cases.find((x) => x.name === 'bias');
+  const base = torchRequest(c);
+  const bad = [
+    [{ ...base, query: base.query.slice(0, 39) }, /query has 39 values, expected n\*d_model = 5\*8 = 40/],
+    [{ ...base, query: Float32Array.from(base.query, (x, i) => (i === 9 ? NaN : x)) }, /query holds NaN at \(1, 1\)/],
+    [{ ...base, query: Float32Array.from(base.query, (x, i) => (i === 3 ? Infinity : x)) }, /query holds \+inf at \(0, 3\)/],
+    [{ ...base, in_proj_weight: Float32Array.from(base.in_proj_weight, (x, i) => (i === 0 ? -Infinity : x)) }, /in_proj_weight holds -inf at \(0, 0\)/],
+    [{ ...base, in_proj_weight: base.in_proj_weight.slice(1) }, /in_proj_weight has 191 values, expected 3\*d_model\*d_model = 24\*8 = 192/],
+    [{ ...base, attn_mask: new Float32Array(25).fill(NaN) }, /attn_mask holds NaN at \(0, 0\)/],
+    [{ ...base, attn_mask: new Float32Array(25).fill(Infinity) }, /attn_mask holds \+inf at \(0, 0\)/],
+    [{ ...base, attn_mask: new Uint8Array(24) }, /attn_mask has 24 values, expected n\*m = 25 or num_heads\*n\*m = 50/],
+    [{ ...base, key_padding_mask: new Uint8Array(4) }, /key_padding_mask has 4 values, expected one per key token, m = 5/],
+    [{ ...base, m: 5, key: base.query, value: base.query.slice(0, 32) }, /value has 32 values, expected m\*vdim = 5\*8 = 40/],
+    [{ ...base, n: 0, query: new Float32Array(0) }, /n=0 must be a positive integer/],
+  ];
+  for (const [req, pattern] of bad) {
+    assert.throws(() => mod.forward(req), (e) => e instanceof Error && pattern.test(e.message), pattern.source);
+    const r = mod.forward(base);
+    assert.ok(maxAbsDiff(r.attn_weights, c.expected.attn_weights.data) < 1e-5);
+  }
+  // -inf in a float mask is a mask, not an error (PyTorch semantics).
+  const masked = mod.forward({ ...base, attn_mask: new Float32Array(25).fill(0).fill(-Infinity, 0, 5) });
+  assert.deepEqual(Array.from(masked.fully_masked_rows.subarray(0, 5)), [1, 0, 0, 0, 0]);
+  assert.ok(masked.output.every(Number.isFinite));
+});
+
+test('outputs are copies: they stay correct when wasm memory grows in a later call', () => {
+  const small = mod.numpyExperiment({ seed: 7, tokens: 5, d_model: 8, num_heads: 2 });
+  const before = Array.from(small.attn_weights);
+  // 12 heads x 1024 x 1024 floats = 48 MiB of weights plus scores: far beyond the 16 MiB start.
+  const big = mod.numpyExperiment({ seed: 1, tokens: 1024, d_model: 96, num_heads: 12, keep_intermediates: true });
+  assert.equal(big.attn_weights.length, 12 * 1024 * 1024);
+  assert.deepEqual(Array.from(small.attn_weights), before);
+  assert.equal(small.attn_weights[2].toFixed(3), '0.424');
+});
