@@ -79,7 +79,8 @@ std::int64_t integer(const val& obj, const char* key, std::int64_t min, std::int
   if (x < static_cast<double>(min) || x > static_cast<double>(max)) {
     std::string range = "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
     if (min > 0 && x <= 0) {
-      throw mha::config_error(std::string(key) + "=" + number_str(x) + " must be a positive integer");
+      throw mha::config_error(std::string(key) + "=" + number_str(x) +
+                              " must be a positive integer");
     }
     throw mha::limit_error(std::string(key) + "=" + number_str(x) + " is outside " + range);
   }
@@ -104,11 +105,9 @@ bool boolean_or(const val& obj, const char* key, bool fallback) {
 /// Length of an array-like field (typed array or Array), checked against `expected` (one of
 /// `expected_alt` when given).
 std::size_t array_length(const val& v, const char* key) {
-  const bool array_like = v.isArray() || v.instanceof(val::global("Float32Array")) ||
-                          v.instanceof(val::global("Float64Array")) ||
-                          v.instanceof(val::global("Uint8Array")) ||
-                          v.instanceof(val::global("Int8Array")) ||
-                          v.instanceof(val::global("Int32Array"));
+  const bool array_like = v.isArray() || v.instanceof (val::global("Float32Array")) || v.instanceof
+      (val::global("Float64Array")) || v.instanceof (val::global("Uint8Array")) || v.instanceof
+      (val::global("Int8Array")) || v.instanceof (val::global("Int32Array"));
   if (!array_like) {
     throw mha::parse_error(std::string(key) + " must be a Float32Array, Float64Array or Array");
   }
@@ -197,14 +196,15 @@ mha::AttentionWeights read_weights(const val& req, const mha::AttentionConfig& c
       throw mha::shape_error("both in_proj_weight and q/k/v_proj_weight were given: give one form");
     }
     if (!c.same_embed_dim()) {
-      throw mha::shape_error("kdim=" + std::to_string(c.key_dim()) + " and vdim=" +
-                             std::to_string(c.value_dim()) + " differ from d_model=" +
-                             std::to_string(d) +
+      throw mha::shape_error("kdim=" + std::to_string(c.key_dim()) +
+                             " and vdim=" + std::to_string(c.value_dim()) +
+                             " differ from d_model=" + std::to_string(d) +
                              ": give q_proj_weight, k_proj_weight, v_proj_weight instead of "
                              "in_proj_weight");
     }
-    return mha::AttentionWeights::fused(matrix(req, "in_proj_weight", 3 * d, d, "3*d_model*d_model"),
-                                        std::move(in_bias), std::move(out_w), std::move(out_bias));
+    return mha::AttentionWeights::fused(
+        matrix(req, "in_proj_weight", 3 * d, d, "3*d_model*d_model"), std::move(in_bias),
+        std::move(out_w), std::move(out_bias));
   }
   return mha::AttentionWeights::separate(
       matrix(req, "q_proj_weight", d, d, "d_model*d_model"),
@@ -219,18 +219,19 @@ mha::AttentionMasks read_masks(const val& req, Index h, Index n, Index m) {
   if (has(req, "attn_mask")) {
     const val v = req["attn_mask"];
     const std::size_t length = array_length(v, "attn_mask");
-    bool is_bool = v.instanceof(val::global("Uint8Array")) || v.instanceof(val::global("Int8Array"));
+    bool is_bool = v.instanceof (val::global("Uint8Array")) || v.instanceof
+        (val::global("Int8Array"));
     if (v.isArray() && length > 0) is_bool = v[0].typeOf().as<std::string>() == "boolean";
     const Index heads = static_cast<Index>(length) == n * m       ? 1
                         : static_cast<Index>(length) == h * n * m ? h
                                                                   : -1;
     if (heads < 0) {
-      throw mha::shape_error("attn_mask has " + std::to_string(length) + " values, expected n*m = " +
-                             std::to_string(n * m) + " or num_heads*n*m = " +
-                             std::to_string(h * n * m));
+      throw mha::shape_error("attn_mask has " + std::to_string(length) +
+                             " values, expected n*m = " + std::to_string(n * m) +
+                             " or num_heads*n*m = " + std::to_string(h * n * m));
     }
-    masks.attn_mask_kind = is_bool ? mha::AttentionMasks::Kind::boolean
-                                   : mha::AttentionMasks::Kind::additive;
+    masks.attn_mask_kind =
+        is_bool ? mha::AttentionMasks::Kind::boolean : mha::AttentionMasks::Kind::additive;
     masks.attn_mask = mha::HeadStack(heads, n, m);
     const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(v);
     std::copy(data.begin(), data.end(), masks.attn_mask.data());
@@ -347,8 +348,10 @@ val numpy_experiment(val request) {
     const mha::MultiheadAttention layer(e.config, e.weights);
     val out = result_to_js(layer.forward(e.x, masks, read_options(request)), e.config);
     out.set("x", float32_copy(e.x.data(), e.x.size()));
-    out.set("in_proj_weight", float32_copy(e.weights.in_proj_weight.data(), e.weights.in_proj_weight.size()));
-    out.set("out_proj_weight", float32_copy(e.weights.out_proj_weight.data(), e.weights.out_proj_weight.size()));
+    out.set("in_proj_weight",
+            float32_copy(e.weights.in_proj_weight.data(), e.weights.in_proj_weight.size()));
+    out.set("out_proj_weight",
+            float32_copy(e.weights.out_proj_weight.data(), e.weights.out_proj_weight.size()));
     out.set("parameter_count", static_cast<double>(mha::parameter_count(e.config, false)));
     return out;
   });
@@ -369,7 +372,8 @@ val randn(val seed, val count) {
     req.set("seed", seed);
     req.set("count", count);
     mha::NumpyRandomState rng(read_seed(req));
-    const Index length = static_cast<Index>(integer(req, "count", 0, mha::limits::max_weight_entries));
+    const Index length =
+        static_cast<Index>(integer(req, "count", 0, mha::limits::max_weight_entries));
     const mha::RowMatrixXd draws = rng.randn(1, length);
     return val::global("Float64Array")
         .new_(emscripten::typed_memory_view(static_cast<std::size_t>(length), draws.data()));

@@ -53,8 +53,8 @@ void AttentionConfig::validate() const {
     throw limit_error("num_heads=" + std::to_string(num_heads) + " exceeds the limit of " +
                       std::to_string(limits::max_num_heads));
   }
-  for (const auto& [name, value] :
-       {std::pair{"d_model", d_model}, std::pair{"kdim", key_dim()}, std::pair{"vdim", value_dim()}}) {
+  for (const auto& [name, value] : {std::pair{"d_model", d_model}, std::pair{"kdim", key_dim()},
+                                    std::pair{"vdim", value_dim()}}) {
     if (value > limits::max_d_model) {
       throw limit_error(std::string(name) + "=" + std::to_string(value) + " exceeds the limit of " +
                         std::to_string(limits::max_d_model));
@@ -110,7 +110,9 @@ AttentionWeights AttentionWeights::from_numpy(const MatrixRef& Wq, const MatrixR
                                               const MatrixRef& Wv, const MatrixRef& Wo) {
   const Index d = Wq.rows();
   for (const auto& [name, W] : {std::pair<const char*, const MatrixRef*>{"Wq", &Wq},
-                                {"Wk", &Wk}, {"Wv", &Wv}, {"Wo", &Wo}}) {
+                                {"Wk", &Wk},
+                                {"Wv", &Wv},
+                                {"Wo", &Wo}}) {
     if (W->rows() != d || W->cols() != d) {
       throw shape_error(std::string(name) + " is " + shape_str(W->rows(), W->cols()) +
                         ", expected (d_model, d_model) = " + shape_str(d, d) +
@@ -171,9 +173,9 @@ void AttentionWeights::validate(const AttentionConfig& config) const {
   }
   if (is_fused()) {
     if (!config.same_embed_dim()) {
-      throw shape_error("kdim=" + std::to_string(config.key_dim()) + " and vdim=" +
-                        std::to_string(config.value_dim()) + " differ from d_model=" +
-                        std::to_string(d) +
+      throw shape_error("kdim=" + std::to_string(config.key_dim()) +
+                        " and vdim=" + std::to_string(config.value_dim()) +
+                        " differ from d_model=" + std::to_string(d) +
                         ": give separate q_proj_weight, k_proj_weight, v_proj_weight instead of "
                         "in_proj_weight");
     }
@@ -184,11 +186,12 @@ void AttentionWeights::validate(const AttentionConfig& config) const {
                  "(d_model, d_model)");
     expect_shape("k_proj_weight", k_proj_weight.rows(), k_proj_weight.cols(), d, config.key_dim(),
                  "(d_model, kdim)");
-    expect_shape("v_proj_weight", v_proj_weight.rows(), v_proj_weight.cols(), d,
-                 config.value_dim(), "(d_model, vdim)");
+    expect_shape("v_proj_weight", v_proj_weight.rows(), v_proj_weight.cols(), d, config.value_dim(),
+                 "(d_model, vdim)");
   } else {
-    throw shape_error("no input projection: give in_proj_weight (3*d_model, d_model) or "
-                      "q_proj_weight, k_proj_weight and v_proj_weight");
+    throw shape_error(
+        "no input projection: give in_proj_weight (3*d_model, d_model) or "
+        "q_proj_weight, k_proj_weight and v_proj_weight");
   }
   expect_length("in_proj_bias", in_proj_bias.size(), 3 * d, "3*d_model");
   expect_shape("out_proj_weight", out_proj_weight.rows(), out_proj_weight.cols(), d, d,
@@ -218,7 +221,8 @@ float AttentionMasks::term(Index head, Index i, Index j) const {
       t += a;
     }
   }
-  if (!key_padding_mask.empty() && key_padding_mask[static_cast<std::size_t>(j)] != 0) return neg_inf;
+  if (!key_padding_mask.empty() && key_padding_mask[static_cast<std::size_t>(j)] != 0)
+    return neg_inf;
   if (is_causal && j > i) return neg_inf;
   return t;
 }
@@ -267,8 +271,8 @@ void validate_forward_inputs(const AttentionConfig& config, const AttentionWeigh
   const Index n = query.rows();
   const Index m = key.rows();
   if (n == 0 || query.cols() == 0) {
-    throw shape_error("query is empty: " + shape_str(n, query.cols()) + ", expected (n, d_model=" +
-                      std::to_string(config.d_model) + ") with n >= 1");
+    throw shape_error("query is empty: " + shape_str(n, query.cols()) +
+                      ", expected (n, d_model=" + std::to_string(config.d_model) + ") with n >= 1");
   }
   if (m == 0 || value.rows() == 0) {
     throw shape_error("key/value are empty: key " + shape_str(m, key.cols()) + ", value " +
@@ -288,12 +292,12 @@ void validate_forward_inputs(const AttentionConfig& config, const AttentionWeigh
                       std::to_string(limits::max_weight_entries));
   }
   if (query.cols() != config.d_model) {
-    throw shape_error("query is " + shape_str(n, query.cols()) + ", expected (n, d_model) = " +
-                      shape_str(n, config.d_model));
+    throw shape_error("query is " + shape_str(n, query.cols()) +
+                      ", expected (n, d_model) = " + shape_str(n, config.d_model));
   }
   if (key.cols() != config.key_dim()) {
-    throw shape_error("key is " + shape_str(m, key.cols()) + ", expected (m, kdim) = " +
-                      shape_str(m, config.key_dim()));
+    throw shape_error("key is " + shape_str(m, key.cols()) +
+                      ", expected (m, kdim) = " + shape_str(m, config.key_dim()));
   }
   if (value.rows() != m) {
     throw shape_error("key has m=" + std::to_string(m) + " tokens but value has " +
@@ -323,7 +327,8 @@ RowMatrixXf linear(const MatrixRef& x, const Eigen::Ref<const RowMatrixXf>& W,
 /// The head-independent part of the additive mask (n, m), or an empty matrix when there is none:
 /// key_padding_mask, is_causal and a 2-D attn_mask.
 RowMatrixXf shared_mask(const AttentionMasks& masks, Index n, Index m) {
-  const bool has_2d = masks.attn_mask_kind != AttentionMasks::Kind::none && masks.attn_mask.heads() == 1;
+  const bool has_2d =
+      masks.attn_mask_kind != AttentionMasks::Kind::none && masks.attn_mask.heads() == 1;
   if (!has_2d && masks.key_padding_mask.empty() && !masks.is_causal) return {};
   RowMatrixXf M(n, m);
   for (Index i = 0; i < n; ++i) {
@@ -350,7 +355,9 @@ AttentionResult multi_head_attention_forward(const AttentionConfig& config,
                               query.outerStride() == key.outerStride() &&
                               key.outerStride() == value.outerStride();
   const Index bias_len = weights.in_proj_bias.size() > 0 ? d : 0;
-  const auto bias = [&](Index part) { return weights.in_proj_bias.segment(part * bias_len, bias_len); };
+  const auto bias = [&](Index part) {
+    return weights.in_proj_bias.segment(part * bias_len, bias_len);
+  };
   if (self_attention && weights.is_fused()) {
     const RowMatrixXf qkv = linear(query, weights.in_proj_weight, weights.in_proj_bias);  // (n, 3d)
     Q = qkv.leftCols(d);
@@ -377,8 +384,8 @@ AttentionResult multi_head_attention_forward(const AttentionConfig& config,
 
   for (Index i = 0; i < h; ++i) {
     auto A = result.attn_weights.head(i);  // (n, m): the scores first, then softmax in place
-    A.noalias() = (Q.middleCols(i * d_head, d_head) * scale) *
-                  K.middleCols(i * d_head, d_head).transpose();
+    A.noalias() =
+        (Q.middleCols(i * d_head, d_head) * scale) * K.middleCols(i * d_head, d_head).transpose();
     if (per_head_mask) {
       for (Index r = 0; r < n; ++r) {
         for (Index c = 0; c < m; ++c) A(r, c) += masks.term(i, r, c);
@@ -447,8 +454,8 @@ RowMatrixXf sinusoidal_positional_encoding(Index n, Index d) {
   for (Index pos = 0; pos < n; ++pos) {
     for (Index c = 0; c < d; ++c) {
       const Index two_i = c - (c % 2);
-      const double angle =
-          static_cast<double>(pos) / std::pow(10000.0, static_cast<double>(two_i) / static_cast<double>(d));
+      const double angle = static_cast<double>(pos) /
+                           std::pow(10000.0, static_cast<double>(two_i) / static_cast<double>(d));
       pe(pos, c) = static_cast<float>(c % 2 == 0 ? std::sin(angle) : std::cos(angle));
     }
   }

@@ -13,11 +13,11 @@
 //
 // Formula (Vaswani et al. 2017, "Attention Is All You Need", §3.2.1–3.2.2), weight layout and
 // mask semantics as PyTorch nn.MultiheadAttention / F.multi_head_attention_forward:
-//   Q = query W_q^T + b_q   (n, d)      K = key W_k^T + b_k   (m, d)      V = value W_v^T + b_v  (m, d)
-//   for each head i (columns i*d_head .. (i+1)*d_head - 1 of Q, K, V):
-//     S_i = Q_i K_i^T / sqrt(d_head) + M_i            (n, m)   M_i = additive mask, 0 or -inf or float
-//     A_i = softmax(S_i) row by row, max subtracted    (n, m)   a row whose every key is masked: all 0
-//     Y_i = A_i V_i                                    (n, d_head)
+//   Q = query W_q^T + b_q   (n, d)      K = key W_k^T + b_k   (m, d)      V = value W_v^T + b_v (m,
+//   d) for each head i (columns i*d_head .. (i+1)*d_head - 1 of Q, K, V):
+//     S_i = Q_i K_i^T / sqrt(d_head) + M_i            (n, m)   M_i = additive mask, 0 or -inf or
+//     float A_i = softmax(S_i) row by row, max subtracted    (n, m)   a row whose every key is
+//     masked: all 0 Y_i = A_i V_i                                    (n, d_head)
 //   output = concat(Y_1 .. Y_h) W_out^T + b_out        (n, d)
 #pragma once
 
@@ -42,9 +42,9 @@ using MatrixRef = Eigen::Ref<const RowMatrixXf>;
 /// Documented size limits. Every entry point checks them before allocating, so an oversize
 /// request is a mha::limit_error, never an out-of-memory abort (wasm has at most 2 GiB).
 struct limits {
-  static constexpr Index max_tokens = 4096;     ///< n and m
-  static constexpr Index max_d_model = 4096;    ///< d, kdim, vdim
-  static constexpr Index max_num_heads = 256;   ///< h
+  static constexpr Index max_tokens = 4096;    ///< n and m
+  static constexpr Index max_d_model = 4096;   ///< d, kdim, vdim
+  static constexpr Index max_num_heads = 256;  ///< h
   /// h * n * m: one (h, n, m) float stack is at most 256 MiB (e.g. 12 heads x 2048 x 2048 fits).
   static constexpr Index max_weight_entries = Index{1} << 26;
 };
@@ -123,8 +123,8 @@ struct AttentionWeights {
                                    RowMatrixXf out_proj_weight, VectorXf out_proj_bias);
   /// The numpy course convention (module 08): Q = X @ Wq with Wq (d, d), output = concat @ Wo,
   /// no bias. Stored transposed into the fused PyTorch form, so both conventions share one path.
-  static AttentionWeights from_numpy(const MatrixRef& Wq, const MatrixRef& Wk,
-                                     const MatrixRef& Wv, const MatrixRef& Wo);
+  static AttentionWeights from_numpy(const MatrixRef& Wq, const MatrixRef& Wk, const MatrixRef& Wv,
+                                     const MatrixRef& Wo);
 
   bool is_fused() const { return in_proj_weight.size() > 0; }
   /// W_q (d, d), W_k (d, kdim), W_v (d, vdim): views into whichever form is stored.
@@ -148,8 +148,9 @@ struct AttentionMasks {
   HeadStack attn_mask;
   /// key_padding_mask (m): nonzero = ignore that key for every query and head. Empty = none.
   std::vector<std::uint8_t> key_padding_mask;
-  /// Causal mask: query i may attend to keys j <= i only (requires... nothing: also for n != m,
-  /// where the mask is j > i as in torch.triu(ones(n, m), 1)). Combined with attn_mask if both.
+  /// Causal mask: query i may not attend to keys j > i, i.e. torch.triu(ones(n, m), 1) as a
+  /// boolean mask (also when n != m). Applied on top of attn_mask when both are given (PyTorch
+  /// 2.x treats is_causal only as a hint that attn_mask is causal; here it is the mask itself).
   bool is_causal = false;
 
   /// Additive term M_h(i, j) added to the scaled score of head `head`, query i, key j:
@@ -167,17 +168,17 @@ struct ForwardOptions {
 
 /// Everything one forward pass produces. Per-head weights are always returned, never averaged.
 struct AttentionResult {
-  RowMatrixXf output;              ///< (n, d), in the units of the value projection
-  HeadStack attn_weights;          ///< (h, n, m); each row sums to 1, or is all 0 if fully masked
+  RowMatrixXf output;      ///< (n, d), in the units of the value projection
+  HeadStack attn_weights;  ///< (h, n, m); each row sums to 1, or is all 0 if fully masked
   /// (h, n): 1 where every key of that head's query row was masked (weights 0, head output 0).
   std::vector<std::uint8_t> fully_masked_rows;
 
   // Intermediates (empty unless ForwardOptions::keep_intermediates):
-  RowMatrixXf q;                   ///< (n, d) projected queries; head i = columns [i*d_head, (i+1)*d_head)
-  RowMatrixXf k;                   ///< (m, d) projected keys
-  RowMatrixXf v;                   ///< (m, d) projected values
-  HeadStack scores;                ///< (h, n, m) logits the softmax sees: Q_i K_i^T / sqrt(d_head) + M_i
-  RowMatrixXf head_outputs;        ///< (n, d) concat(Y_1 .. Y_h), before out_proj
+  RowMatrixXf q;     ///< (n, d) projected queries; head i = columns [i*d_head, (i+1)*d_head)
+  RowMatrixXf k;     ///< (m, d) projected keys
+  RowMatrixXf v;     ///< (m, d) projected values
+  HeadStack scores;  ///< (h, n, m) logits the softmax sees: Q_i K_i^T / sqrt(d_head) + M_i
+  RowMatrixXf head_outputs;  ///< (n, d) concat(Y_1 .. Y_h), before out_proj
 };
 
 /// Multi-head attention forward pass, fast path (Eigen), no dropout. See the formula at the top.
@@ -226,11 +227,15 @@ class MultiheadAttention {
 
   const AttentionConfig& config() const { return config_; }
   const AttentionWeights& weights() const { return weights_; }
-  bool has_bias() const { return weights_.in_proj_bias.size() > 0 || weights_.out_proj_bias.size() > 0; }
+  bool has_bias() const {
+    return weights_.in_proj_bias.size() > 0 || weights_.out_proj_bias.size() > 0;
+  }
 
-  /// Cross-attention: query (n, d), key (m, kdim), value (m, vdim). See multi_head_attention_forward.
+  /// Cross-attention: query (n, d), key (m, kdim), value (m, vdim). See
+  /// multi_head_attention_forward.
   AttentionResult forward(const MatrixRef& query, const MatrixRef& key, const MatrixRef& value,
-                          const AttentionMasks& masks = {}, const ForwardOptions& options = {}) const;
+                          const AttentionMasks& masks = {},
+                          const ForwardOptions& options = {}) const;
   /// Self-attention: query = key = value = x (n, d).
   AttentionResult forward(const MatrixRef& x, const AttentionMasks& masks = {},
                           const ForwardOptions& options = {}) const;

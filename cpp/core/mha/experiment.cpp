@@ -21,9 +21,9 @@ NumpyExperiment make_numpy_experiment(std::uint32_t seed, Index tokens, Index d_
                       std::to_string(limits::max_tokens));
   }
   NumpyRandomState rng(seed);
-  e.x_f64 = rng.randn(tokens, d_model);   // X = np.random.randn(n, d_model)
-  e.Wq = rng.randn(d_model, d_model);     // Wq, Wk, Wv, Wo = [np.random.randn(d_model, d_model)
-  e.Wk = rng.randn(d_model, d_model);     //                   for _ in range(4)]
+  e.x_f64 = rng.randn(tokens, d_model);  // X = np.random.randn(n, d_model)
+  e.Wq = rng.randn(d_model, d_model);    // Wq, Wk, Wv, Wo = [np.random.randn(d_model, d_model)
+  e.Wk = rng.randn(d_model, d_model);    //                   for _ in range(4)]
   e.Wv = rng.randn(d_model, d_model);
   e.Wo = rng.randn(d_model, d_model);
   e.x = e.x_f64.cast<float>();

@@ -14,11 +14,11 @@
 namespace mha {
 
 struct NumpyExperiment {
-  AttentionConfig config;   ///< d_model, num_heads (kdim = vdim = d_model)
-  RowMatrixXf x;            ///< (n, d) token embeddings, float32 of numpy's float64 draws
-  RowMatrixXd x_f64;        ///< (n, d) the draws as numpy holds them
+  AttentionConfig config;      ///< d_model, num_heads (kdim = vdim = d_model)
+  RowMatrixXf x;               ///< (n, d) token embeddings, float32 of numpy's float64 draws
+  RowMatrixXd x_f64;           ///< (n, d) the draws as numpy holds them
   RowMatrixXd Wq, Wk, Wv, Wo;  ///< (d, d) each, numpy's `X @ W` convention, float64
-  AttentionWeights weights; ///< the same weights in PyTorch's fused layout (float32)
+  AttentionWeights weights;    ///< the same weights in PyTorch's fused layout (float32)
 };
 
 /// Draws module 08's X and weights for `tokens` x `d_model` with `num_heads` heads.

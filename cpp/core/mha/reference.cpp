@@ -33,7 +33,8 @@ RowMatrixXd linear_loops(const MatrixRef& x, const Eigen::Ref<const RowMatrixXf>
 AttentionResult multi_head_attention_reference(const AttentionConfig& config,
                                                const AttentionWeights& weights,
                                                const MatrixRef& query, const MatrixRef& key,
-                                               const MatrixRef& value, const AttentionMasks& masks) {
+                                               const MatrixRef& value,
+                                               const AttentionMasks& masks) {
   validate_forward_inputs(config, weights, query, key, value, masks);
   const Index n = query.rows(), m = key.rows(), d = config.d_model, h = config.num_heads;
   const Index d_head = config.d_head();
@@ -90,8 +91,10 @@ AttentionResult multi_head_attention_reference(const AttentionConfig& config,
   result.output.resize(n, d);
   for (Index t = 0; t < n; ++t) {
     for (Index o = 0; o < d; ++o) {
-      double acc = weights.out_proj_bias.size() > 0 ? static_cast<double>(weights.out_proj_bias[o]) : 0.0;
-      for (Index c = 0; c < d; ++c) acc += Y(t, c) * static_cast<double>(weights.out_proj_weight(o, c));
+      double acc =
+          weights.out_proj_bias.size() > 0 ? static_cast<double>(weights.out_proj_bias[o]) : 0.0;
+      for (Index c = 0; c < d; ++c)
+        acc += Y(t, c) * static_cast<double>(weights.out_proj_weight(o, c));
       result.output(t, o) = static_cast<float>(acc);
     }
   }
