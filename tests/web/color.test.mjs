@@ -1,0 +1,45 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { interpolateViridis } from 'd3-scale-chromatic';
+import { colorScale, parseColor, weightToRgb, headPixels, legendPixels, textColorOn } from '../../web/src/color.js';
+
+test('the scale is d3-scale-chromatic viridis', () => {
+  assert.equal(colorScale, interpolateViridis);
+  assert.deepEqual(weightToRgb(0), parseColor(interpolateViridis(0)));
+  assert.deepEqual(weightToRgb(0), [0x44, 0x01, 0x54]); // viridis starts dark purple
+  assert.deepEqual(weightToRgb(1), [0xfd, 0xe7, 0x25]); // and ends yellow
+});
+
+test('weights outside [0, 1] are clamped, NaN is grey', () => {
+  assert.deepEqual(weightToRgb(-0.5), weightToRgb(0));
+  assert.deepEqual(weightToRgb(2), weightToRgb(1));
+  assert.deepEqual(weightToRgb(NaN), [128, 128, 128]);
+});
+
+test('parseColor reads hex and rgb()', () => {
+  assert.deepEqual(parseColor('#0a0B0c'), [10, 11, 12]);
+  assert.deepEqual(parseColor('rgb(1, 2, 3)'), [1, 2, 3]);
+  assert.throws(() => parseColor('teal'), /unrecognised colour "teal"/);
+});
+
+test('headPixels: one opaque RGBA pixel per cell of the chosen head', () => {
+  // h = 2 heads, n = 2 queries, m = 3 keys
+  const w = Float32Array.from([1, 0, 0, 0.5, 0.25, 0.25, /* head 1 */ 0, 0, 1, 0.2, 0.3, 0.5]);
+  const px = headPixels(w, 1, 2, 3);
+  assert.equal(px.length, 2 * 3 * 4);
+  for (let c = 0; c < 6; c++) {
+    assert.deepEqual(Array.from(px.slice(4 * c, 4 * c + 3)), weightToRgb(w[6 + c]));
+    assert.equal(px[4 * c + 3], 255);
+  }
+});
+
+test('legend runs from the colour of 0 to the colour of 1', () => {
+  const px = legendPixels(256);
+  assert.deepEqual(Array.from(px.slice(0, 3)), weightToRgb(0));
+  assert.deepEqual(Array.from(px.slice(255 * 4, 255 * 4 + 3)), weightToRgb(1));
+});
+
+test('text colour contrasts with the cell', () => {
+  assert.equal(textColorOn(0), '#ffffff');
+  assert.equal(textColorOn(1), '#000000');
+});

@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gridLayout, cellAt, moveCell, MIN_CELL, MAX_CELL, FONT_PX } from '../../web/src/layout.js';
+
+test('cells fill the available width between the limits', () => {
+  const small = gridLayout({ n: 5, m: 5, rowLabelWidth: 50, colLabelWidth: 50, availableWidth: 1000 });
+  assert.equal(small.cell, MAX_CELL);
+  const big = gridLayout({ n: 64, m: 64, rowLabelWidth: 80, colLabelWidth: 80, availableWidth: 330 });
+  assert.equal(big.cell, MIN_CELL);
+  assert.ok(MIN_CELL > FONT_PX, 'one label per cell never overlaps the next');
+  const mid = gridLayout({ n: 20, m: 20, rowLabelWidth: 40, colLabelWidth: 40, availableWidth: 600 });
+  assert.ok(mid.cell > MIN_CELL && mid.cell < MAX_CELL);
+  assert.ok(mid.width <= 600);
+});
+
+test('column labels turn when they do not fit their cell', () => {
+  const across = gridLayout({ n: 3, m: 3, rowLabelWidth: 20, colLabelWidth: 20, availableWidth: 400 });
+  assert.equal(across.rotateColumns, false);
+  const turned = gridLayout({ n: 3, m: 3, rowLabelWidth: 20, colLabelWidth: 60, availableWidth: 400 });
+  assert.equal(turned.rotateColumns, true);
+  assert.ok(turned.originY >= 60, 'the band holds the longest turned label');
+});
+
+test('cellAt maps points to cells and rejects the margins', () => {
+  const l = gridLayout({ n: 4, m: 6, rowLabelWidth: 30, colLabelWidth: 10, availableWidth: 400 });
+  const at = (r, c) => cellAt(l, 4, 6, l.originX + (c + 0.5) * l.cell, l.originY + (r + 0.5) * l.cell);
+  assert.deepEqual(at(0, 0), { row: 0, col: 0 });
+  assert.deepEqual(at(3, 5), { row: 3, col: 5 });
+  assert.equal(cellAt(l, 4, 6, l.originX - 1, l.originY + 1), null);
+  assert.equal(cellAt(l, 4, 6, l.originX + 1, l.originY + 4 * l.cell + 1), null);
+});
+
+test('keyboard moves stay inside the grid', () => {
+  assert.deepEqual(moveCell('ArrowRight', 0, 0, 3, 3), { row: 0, col: 1 });
+  assert.deepEqual(moveCell('ArrowLeft', 0, 0, 3, 3), { row: 0, col: 0 });
+  assert.deepEqual(moveCell('ArrowDown', 2, 1, 3, 3), { row: 2, col: 1 });
+  assert.deepEqual(moveCell('End', 1, 0, 3, 5), { row: 1, col: 4 });
+  assert.deepEqual(moveCell('PageUp', 2, 2, 3, 3), { row: 0, col: 2 });
+  assert.equal(moveCell('a', 0, 0, 3, 3), null);
+});

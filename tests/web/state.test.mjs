@@ -1,0 +1,122 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  DEFAULTS, PRESETS, PAGE_LIMITS, SEED_MAX, parseInteger, parseBoolean, largestDivisorAtMost,
+  readControls, checkPageLimits, parseHash, presetOf, stateToHash,
+} from '../../web/src/state.js';
+
+test('module 08 preset is seed 7, 5 tokens, d_model 8, 2 heads, no positions, not causal', () => {
+  const s = PRESETS['module-08'].state;
+  assert.deepEqual(
+    { d_model: s.d_model, num_heads: s.num_heads, seed: s.seed, causal: s.causal, positional: s.positional },
+    { d_model: 8, num_heads: 2, seed: 7, causal: false, positional: false },
+  );
+  assert.equal(s.text.split(' ').length, 5);
+  assert.deepEqual(DEFAULTS, s);
+});
+
+test('integers are parsed strictly', () => {
+  assert.equal(parseInteger('42'), 42);
+  assert.equal(parseInteger(' +7 '), 7);
+  assert.equal(parseInteger('-3'), -3);
+  assert.equal(parseInteger('-0'), 0);
+  for (const bad of ['', '4.0', '2.5', '4e1', '0x10', 'abc', '1 2', null, undefined, '99999999999999999']) {
+    assert.equal(parseInteger(bad), null, String(bad));
+  }
+  assert.equal(parseInteger(String(SEED_MAX)), 4294967295);
+});
+
+test('booleans', () => {
+  assert.equal(parseBoolean('1'), true);
+  assert.equal(parseBoolean('TRUE'), true);
+  assert.equal(parseBoolean('off'), false);
+  assert.equal(parseBoolean('maybe'), null);
+});
+
+test('largest divisor', () => {
+  assert.equal(largestDivisorAtMost(8, 3), 2);
+  assert.equal(largestDivisorAtMost(9, 2), 1);
+  assert.equal(largestDivisorAtMost(12, 16), 12);
+});
+
+const raw = (over = {}) => ({
+  text: 'Heads look at different things', d_model: '8', num_heads: '2', seed: '7',
+  causal: false, positional: false, ...over,
+});
+
+test('readControls accepts valid settings and returns the tokens', () => {
+  const r = readControls(raw({ causal: true }));
+  assert.equal(r.ok, true);
+  assert.deepEqual(r.state, { ...DEFAULTS, causal: true });
+  assert.equal(r.tokens.length, 5);
+});
+
+test('readControls names the value it cannot use', () => {
+  assert.match(readControls(raw({ num_heads: '2.5' })).message, /^num_heads=2\.5 is not a whole number/);
+  assert.match(readControls(raw({ d_model: '' })).message, /^d_model is empty/);
+  assert.match(readControls(raw({ seed: '-1' })).message, /^seed=-1 is outside 0\.\.4294967295/);
+  assert.match(readControls(raw({ seed: '4294967296' })).message, /^seed=4294967296 is outside/);
+  assert.match(readControls(raw({ text: 'x '.repeat(65) })).message, /65 tokens/);
+});
+
+test('readControls leaves zero, negative and non-dividing head counts to the module', () => {
+  for (const h of ['0', '-2', '3']) assert.equal(readControls(raw({ num_heads: h })).ok, true, h);
+});
+
+test('page display limits', () => {
+  assert.equal(checkPageLimits({ d_model: 8, num_heads: 2 }), null);
+  assert.match(checkPageLimits({ d_model: 64, num_heads: 32 }), /num_heads=32 .*16/);
+  assert.match(checkPageLimits({ d_model: 1024, num_heads: 2 }), /d_model=1024 .*512/);
+  assert.equal(PAGE_LIMITS.maxTokens, 64);
+});
+
+test('hash: preset, full settings, round trip', () => {
+  assert.deepEqual(parseHash('#preset=module-08'), { state: { ...DEFAULTS }, notes: [], preset: 'module-08' });
+  assert.deepEqual(parseHash(''), { state: { ...DEFAULTS }, notes: [], preset: null });
+  const s = { text: 'a <b> & c’d', d_model: 12, num_heads: 3, seed: 4294967295, causal: true, positional: true };
+  const h = stateToHash(s);
+  assert.deepEqual(parseHash(`#${h}`), { state: s, notes: [], preset: null });
+  assert.equal(stateToHash(PRESETS['causal-positions'].state), 'preset=causal-positions');
+  assert.equal(presetOf({ ...DEFAULTS, seed: 8 }), null);
+});
+
+test('hash: preset with an override is no longer that preset', () => {
+  const r = parseHash('#preset=module-08&seed=9');
+  assert.equal(r.state.seed, 9);
+  assert.equal(r.preset, null);
+  assert.deepEqual(r.notes, []);
+});
+
+test('hash: invalid values fall back with a note each, never throw', () => {
+  const r = parseHash('#d_model=abc&num_heads=0&seed=-5&causal=maybe&bogus=1&preset=nope');
+  assert.deepEqual(r.state, { ...DEFAULTS });
+  assert.equal(r.notes.length, 6);
+  assert.ok(r.notes.some((n) => /d_model=abc/.test(n)));
+  assert.ok(r.notes.some((n) => /num_heads=0/.test(n)));
+  assert.ok(r.notes.some((n) => /seed=-5/.test(n)));
+  assert.ok(r.notes.some((n) => /causal=maybe/.test(n)));
+  assert.ok(r.notes.some((n) => /unknown setting "bogus"/.test(n)));
+  assert.ok(r.notes.some((n) => /Unknown preset "nope"/.test(n)));
+  for (const weird of ['#%', '#&&&', '#text=', '#text=%E0%A4%A', `#text=${'a+'.repeat(100)}`]) {
+    const p = parseHash(weird);
+    assert.equal(typeof p.state.text, 'string', weird);
+  }
+});
+
+test('hash: a head count that does not divide d_model falls back to a divisor', () => {
+  const r = parseHash('#d_model=9&num_heads=2');
+  assert.equal(r.state.d_model, 9);
+  assert.equal(r.state.num_heads, 1);
+  assert.match(r.notes[0], /num_heads=2 .*d_model=9/);
+  const r2 = parseHash('#d_model=10');
+  assert.deepEqual([r2.state.d_model, r2.state.num_heads, r2.notes.length], [10, 2, 0]);
+  const r3 = parseHash('#d_model=9');
+  assert.deepEqual([r3.state.num_heads, r3.notes.length], [1, 1]);
+});
+
+test('hash: markup in the text is kept as text, and long notes are shortened', () => {
+  const r = parseHash(`#text=${encodeURIComponent('<img src=x onerror=window.__pwned=1>')}`);
+  assert.equal(r.state.text, '<img src=x onerror=window.__pwned=1>');
+  const long = parseHash(`#seed=${'9'.repeat(200)}`);
+  assert.ok(long.notes[0].length < 200);
+});

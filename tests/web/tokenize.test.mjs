@@ -1,0 +1,46 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { tokenize, tokenizeChecked, MAX_TOKENS } from '../../web/src/tokenize.js';
+
+test('words are runs of letters and digits; spaces only separate', () => {
+  assert.deepEqual(tokenize('Heads look at different things'), ['Heads', 'look', 'at', 'different', 'things']);
+  assert.deepEqual(tokenize('  a\tb\n42  '), ['a', 'b', '42']);
+  assert.deepEqual(tokenize(''), []);
+  assert.deepEqual(tokenize('   '), []);
+});
+
+test('an inner apostrophe (straight or curly) keeps a word whole', () => {
+  assert.deepEqual(tokenize("don't l’homme"), ["don't", 'l’homme']);
+  assert.deepEqual(tokenize("'quoted'"), ["'", 'quoted', "'"]);
+});
+
+test('every other non-space character is a token by itself', () => {
+  assert.deepEqual(tokenize('Hello, world.'), ['Hello', ',', 'world', '.']);
+  assert.deepEqual(tokenize('a+b=c'), ['a', '+', 'b', '=', 'c']);
+  assert.deepEqual(tokenize('snake_case'), ['snake', '_', 'case']);
+});
+
+test('markup is split into plain tokens', () => {
+  assert.deepEqual(tokenize('<img src=x onerror=window.__pwned=1>'), [
+    '<', 'img', 'src', '=', 'x', 'onerror', '=', 'window', '.', '_', '_', 'pwned', '=', '1', '>',
+  ]);
+});
+
+test('Unicode letters, combining marks and emoji sequences', () => {
+  assert.deepEqual(tokenize('naïve café Ελλάδα 東京'), ['naïve', 'café', 'Ελλάδα', '東京']);
+  assert.deepEqual(tokenize('cafe\u0301'), ['cafe\u0301']); // decomposed é stays in the word
+  assert.deepEqual(tokenize('नमस्ते दुनिया'), ['नमस्ते', 'दुनिया']);
+  assert.deepEqual(tokenize('hi 👍🏽 👩‍💻!'), ['hi', '👍🏽', '👩‍💻', '!']);
+  assert.deepEqual(tokenize('🇫🇷🇩🇪'), ['🇫🇷', '🇩🇪']);
+});
+
+test('token count limits', () => {
+  assert.equal(MAX_TOKENS, 64);
+  assert.equal(tokenizeChecked('a '.repeat(64)).ok, true);
+  const over = tokenizeChecked('a '.repeat(65));
+  assert.equal(over.ok, false);
+  assert.match(over.message, /65 tokens; this page shows at most 64/);
+  const none = tokenizeChecked(' ');
+  assert.equal(none.ok, false);
+  assert.match(none.message, /no tokens/);
+});

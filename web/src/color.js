@@ -1,0 +1,64 @@
+// Weight → colour: viridis from d3-scale-chromatic (sequential, perceptually uniform,
+// colour-blind safe). Weights are probabilities in [0, 1], so the domain is fixed to [0, 1]
+// for every head: the same colour means the same weight in every grid.
+import { interpolateViridis } from 'd3-scale-chromatic';
+
+/** The scale used everywhere on the page (the legend, the cells, the browser tests). */
+export const colorScale = interpolateViridis;
+
+/** "#rrggbb" or "rgb(r, g, b)" → [r, g, b] (0..255). */
+export function parseColor(css) {
+  const hex = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(css);
+  if (hex) return [parseInt(hex[1], 16), parseInt(hex[2], 16), parseInt(hex[3], 16)];
+  const rgb = /^rgba?\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)/i.exec(css);
+  if (rgb) return [Number(rgb[1]), Number(rgb[2]), Number(rgb[3])];
+  throw new Error(`unrecognised colour "${css}"`);
+}
+
+/** Colour of weight `w` as [r, g, b]; w is clamped to [0, 1]; NaN → mid grey. */
+export function weightToRgb(w) {
+  if (Number.isNaN(w)) return [128, 128, 128];
+  const t = w < 0 ? 0 : w > 1 ? 1 : w;
+  return parseColor(colorScale(t));
+}
+
+/**
+ * One RGBA pixel per cell of head `head`'s (n, m) matrix, for an ImageData(m, n).
+ * weights: Float32Array (h, n, m) row-major, head i at offset i*n*m.
+ * @returns {Uint8ClampedArray} length n*m*4
+ */
+export function headPixels(weights, head, n, m) {
+  const out = new Uint8ClampedArray(n * m * 4);
+  const base = head * n * m;
+  for (let c = 0; c < n * m; c++) {
+    const [r, g, b] = weightToRgb(weights[base + c]);
+    out[4 * c] = r;
+    out[4 * c + 1] = g;
+    out[4 * c + 2] = b;
+    out[4 * c + 3] = 255;
+  }
+  return out;
+}
+
+/** The legend strip: `width` pixels sampled at the centre of each step of [0, 1]. */
+export function legendPixels(width) {
+  const out = new Uint8ClampedArray(width * 4);
+  for (let x = 0; x < width; x++) {
+    const [r, g, b] = weightToRgb(width === 1 ? 0 : x / (width - 1));
+    out.set([r, g, b, 255], 4 * x);
+  }
+  return out;
+}
+
+/**
+ * Text colour (black or white) that reads best on top of weight `w`'s colour,
+ * by WCAG relative luminance.
+ */
+export function textColorOn(w) {
+  const [r, g, b] = weightToRgb(w).map((v) => {
+    const c = v / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  const lum = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  return (1.05) / (lum + 0.05) > (lum + 0.05) / 0.05 ? '#ffffff' : '#000000';
+}

@@ -1,0 +1,27 @@
+// Number and label formatting shared by the grids, the tables and the readout.
+
+/** A weight in [0, 1] with 3 decimals; -0 and tiny negatives print as 0.000. */
+export function formatWeight(w) {
+  if (Number.isNaN(w)) return 'NaN';
+  const s = w.toFixed(3);
+  return s === '-0.000' ? '0.000' : s;
+}
+
+/** Integer with thin grouping (256, 1 048 576) as in the course modules. */
+export function formatCount(n) {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, '\u202F');
+}
+
+/**
+ * A label that fits a canvas axis: at most `maxChars` code points, with "…" when cut.
+ * (Code points, not UTF-16 units, so an emoji is never split in half.)
+ */
+export function truncateLabel(token, maxChars = 10) {
+  const chars = Array.from(token);
+  return chars.length <= maxChars ? token : chars.slice(0, maxChars - 1).join('') + '…';
+}
+
+/** The readout line: "head 0 · query 'Heads' → key 'at': 0.424". */
+export function readoutText(head, queryToken, keyToken, weight) {
+  return `head ${head} · query '${queryToken}' → key '${keyToken}': ${formatWeight(weight)}`;
+}

@@ -1,0 +1,228 @@
+// One head's attention matrix drawn on a canvas: cells from a pixel buffer (one pixel per cell,
+// scaled up without smoothing), token labels on both axes, the highlighted query row.
+import { headPixels, weightToRgb } from './color.js';
+import { truncateLabel } from './format.js';
+import { gridLayout, cellAt, moveCell, FONT_PX, LABEL_GAP } from './layout.js';
+
+const LABEL_CHARS = 12;
+const FONT = `${FONT_PX}px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif`;
+const FONT_BOLD = `bold ${FONT}`;
+
+/**
+ * @param {object} p
+ * @param {number} p.head head index
+ * @param {object} p.result the module's result ({n, m, attn_weights, fully_masked_rows})
+ * @param {string[]} p.tokens labels (queries and keys are the same sequence here)
+ * @param {(sel: {head: number, row: number, col: number} | null) => void} p.onSelect
+ */
+export class HeadHeatmap {
+  constructor({ head, result, tokens, onSelect }) {
+    this.head = head;
+    this.n = result.n;
+    this.m = result.m;
+    this.weights = result.attn_weights;
+    this.masked = result.fully_masked_rows;
+    this.tokens = tokens;
+    this.rowLabels = tokens.map((t) => truncateLabel(t, LABEL_CHARS));
+    this.colLabels = this.rowLabels;
+    this.onSelect = onSelect;
+    this.selection = null; // {head, row, col} shared by all heads
+    this.layout = null;
+
+    // The pixel buffer: one pixel per (query, key) cell.
+    this.cells = document.createElement('canvas');
+    this.cells.width = this.m;
+    this.cells.height = this.n;
+    const cctx = this.cells.getContext('2d');
+    const img = cctx.createImageData(this.m, this.n);
+    img.data.set(headPixels(this.weights, head, this.n, this.m));
+    cctx.putImageData(img, 0, 0);
+
+    const canvas = document.createElement('canvas');
+    canvas.className = 'heatmap';
+    canvas.dataset.head = String(head);
+    canvas.dataset.rows = String(this.n);
+    canvas.dataset.cols = String(this.m);
+    canvas.tabIndex = 0;
+    canvas.setAttribute('role', 'application');
+    canvas.setAttribute('aria-roledescription', 'attention heatmap');
+    canvas.setAttribute(
+      'aria-label',
+      `Head ${head}: ${this.n} query rows by ${this.m} key columns. ` +
+        'Arrow keys move between cells; the value is read out below the controls.',
+    );
+    canvas.textContent = `Head ${head} attention weights; see the table that follows.`;
+    this.canvas = canvas;
+
+    canvas.addEventListener('mousemove', (e) => {
+      const c = this.layout && cellAt(this.layout, this.n, this.m, e.offsetX, e.offsetY);
+      if (c) this.onSelect({ head, row: c.row, col: c.col, source: 'pointer' });
+    });
+    canvas.addEventListener('mouseleave', () => {
+      if (document.activeElement !== canvas) this.onSelect(null);
+    });
+    canvas.addEventListener('focus', () => {
+      const s = this.selection;
+      const row = s && s.row < this.n ? s.row : 0;
+      const col = s && s.col < this.m ? s.col : 0;
+      this.onSelect({ head, row, col, source: 'keyboard' });
+    });
+    canvas.addEventListener('blur', () => this.onSelect(null));
+    canvas.addEventListener('keydown', (e) => {
+      const s = this.selection && this.selection.head === head ? this.selection : { row: 0, col: 0 };
+      if (e.key === 'Escape') {
+        canvas.blur();
+        return;
+      }
+      const next = moveCell(e.key, s.row, s.col, this.n, this.m);
+      if (!next) return;
+      e.preventDefault();
+      this.onSelect({ head, row: next.row, col: next.col, source: 'keyboard' });
+    });
+  }
+
+  /** Sizes the canvas for `availableWidth` CSS px at the current devicePixelRatio, then draws. */
+  resize(availableWidth) {
+    const ctx = this.canvas.getContext('2d');
+    ctx.font = FONT;
+    const widest = (labels) => labels.reduce((w, l) => Math.max(w, ctx.measureText(l).width), 0);
+    // Row labels may be drawn bold when highlighted: measure bold.
+    ctx.font = FONT_BOLD;
+    const rowLabelWidth = widest(this.rowLabels);
+    ctx.font = FONT;
+    const colLabelWidth = widest(this.colLabels) * 1.1; // bold highlight is ~10% wider
+    this.layout = gridLayout({ n: this.n, m: this.m, rowLabelWidth, colLabelWidth, availableWidth });
+    const { width, height, originX, originY, cell } = this.layout;
+    const dpr = window.devicePixelRatio || 1;
+    this.dpr = dpr;
+    this.canvas.width = Math.ceil(width * dpr);
+    this.canvas.height = Math.ceil(height * dpr);
+    // Element size in CSS px (CSSOM, allowed by style-src 'self').
+    this.canvas.style.width = `${width}px`;
+    this.canvas.style.height = `${height}px`;
+    Object.assign(this.canvas.dataset, {
+      originX: String(originX),
+      originY: String(originY),
+      cell: String(cell),
+    });
+    this.draw();
+  }
+
+  setSelection(sel) {
+    this.selection = sel;
+    this.draw();
+  }
+
+  draw() {
+    if (!this.layout) return;
+    const { n, m, head } = this;
+    const { cell, originX, originY, rotateColumns } = this.layout;
+    const ctx = this.canvas.getContext('2d');
+    const style = getComputedStyle(this.canvas);
+    const ink = style.getPropertyValue('--label-ink').trim() || '#1a1a1a';
+    const accent = style.getPropertyValue('--accent-ink').trim() || '#b3006b';
+    ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
+    ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
+
+    // Cells: the n × m pixel buffer scaled to cell × cell squares, no smoothing.
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(this.cells, originX, originY, m * cell, n * cell);
+
+    // Rows whose keys are all masked: hatched, with a label.
+    for (let i = 0; i < n; i++) {
+      if (this.masked[head * n + i] === 1) this.hatchRow(ctx, i);
+    }
+
+    const sel = this.selection;
+    const selRow = sel && sel.row < n ? sel.row : -1;
+
+    // Row labels (queries), right-aligned against the grid.
+    ctx.textBaseline = 'middle';
+    ctx.textAlign = 'right';
+    for (let i = 0; i < n; i++) {
+      const hot = i === selRow;
+      ctx.font = hot ? FONT_BOLD : FONT;
+      ctx.fillStyle = hot ? accent : ink;
+      ctx.fillText(this.rowLabels[i], originX - LABEL_GAP, originY + (i + 0.5) * cell);
+    }
+    // Column labels (keys): across when they fit, else turned to read upwards.
+    const selCol = sel && sel.head === head && sel.col < m ? sel.col : -1;
+    for (let j = 0; j < m; j++) {
+      const hot = j === selCol;
+      ctx.font = hot ? FONT_BOLD : FONT;
+      ctx.fillStyle = hot ? accent : ink;
+      const x = originX + (j + 0.5) * cell;
+      if (rotateColumns) {
+        ctx.save();
+        ctx.translate(x, originY - LABEL_GAP);
+        ctx.rotate(-Math.PI / 2);
+        ctx.textAlign = 'left';
+        ctx.textBaseline = 'middle';
+        ctx.fillText(this.colLabels[j], 0, 0);
+        ctx.restore();
+      } else {
+        ctx.textAlign = 'center';
+        ctx.textBaseline = 'alphabetic';
+        ctx.fillText(this.colLabels[j], x, originY - LABEL_GAP);
+      }
+    }
+
+    // Highlight: the selected query row in every head; the selected cell in its own head.
+    this.canvas.dataset.highlightRow = selRow >= 0 ? String(selRow) : '';
+    if (selRow >= 0) {
+      outline(ctx, originX, originY + selRow * cell, m * cell, cell);
+      if (selCol >= 0) {
+        const w = this.weights[(head * n + selRow) * m + selCol];
+        const [r, g, b] = weightToRgb(w);
+        // A contrasting inner ring: dark on bright cells, white on dark ones.
+        const dark = 0.299 * r + 0.587 * g + 0.114 * b > 140;
+        ctx.lineWidth = 2;
+        ctx.strokeStyle = dark ? '#000' : '#fff';
+        ctx.strokeRect(originX + selCol * cell + 2, originY + selRow * cell + 2, cell - 4, cell - 4);
+      }
+    }
+  }
+
+  hatchRow(ctx, i) {
+    const { cell, originX, originY } = this.layout;
+    const x0 = originX;
+    const y0 = originY + i * cell;
+    const w = this.m * cell;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(x0, y0, w, cell);
+    ctx.clip();
+    ctx.fillStyle = '#f2f2f2';
+    ctx.fillRect(x0, y0, w, cell);
+    ctx.strokeStyle = '#767676';
+    ctx.lineWidth = 1;
+    for (let x = x0 - cell; x < x0 + w + cell; x += 6) {
+      ctx.beginPath();
+      ctx.moveTo(x, y0 + cell);
+      ctx.lineTo(x + cell, y0);
+      ctx.stroke();
+    }
+    if (w >= 60) {
+      ctx.font = FONT_BOLD;
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'middle';
+      const label = 'masked';
+      const tw = ctx.measureText(label).width + 8;
+      ctx.fillStyle = '#f2f2f2';
+      ctx.fillRect(x0 + w / 2 - tw / 2, y0 + 1, tw, cell - 2);
+      ctx.fillStyle = '#111';
+      ctx.fillText(label, x0 + w / 2, y0 + cell / 2);
+    }
+    ctx.restore();
+  }
+}
+
+/** A two-tone rectangle outline (black outside, white inside): visible on every viridis colour. */
+function outline(ctx, x, y, w, h) {
+  ctx.lineWidth = 3;
+  ctx.strokeStyle = '#000';
+  ctx.strokeRect(x - 1.5, y - 1.5, w + 3, h + 3);
+  ctx.lineWidth = 1.5;
+  ctx.strokeStyle = '#fff';
+  ctx.strokeRect(x + 0.75, y + 0.75, w - 1.5, h - 1.5);
+}

@@ -1,0 +1,336 @@
+// mha-lab page: reads the controls (or the URL hash), asks the wasm core for module 08's seeded
+// experiment, and draws every head's attention weights as a canvas grid plus a hidden table.
+// Bundled by scripts/build_web.mjs into one classic script, dist/app.js (file:// safe).
+/* global createMhaModule */
+import { drawLegend } from './legend.js';
+import { HeadHeatmap } from './heatmap.js';
+import { headTable } from './table.js';
+import { formatCount, readoutText } from './format.js';
+import { tokenize } from './tokenize.js';
+import {
+  DEFAULTS,
+  PRESETS,
+  checkPageLimits,
+  parseHash,
+  presetOf,
+  readControls,
+  stateToHash,
+} from './state.js';
+
+const $ = (id) => document.getElementById(id);
+const els = {
+  form: $('controls'),
+  text: $('text'),
+  d_model: $('d_model'),
+  num_heads: $('num_heads'),
+  seed: $('seed'),
+  causal: $('causal'),
+  positional: $('positional'),
+  preset: $('preset'),
+  tokensLine: $('tokens-line'),
+  alert: $('alert'),
+  notes: $('notes'),
+  summary: $('summary'),
+  params: $('params'),
+  legend: $('legend'),
+  readout: $('readout'),
+  heads: $('heads'),
+  coreVersion: $('core-version'),
+};
+const READOUT_HINT = els.readout.textContent;
+const NUMBER_FIELDS = ['d_model', 'num_heads', 'seed'];
+
+let mod = null;
+/** The view on screen: {state, tokens, result, heatmaps}. Replaced only by a valid update. */
+let view = null;
+let selection = null;
+
+function errorMessage(e) {
+  return e instanceof Error ? e.message : String(e);
+}
+
+function showAlert(message) {
+  const last = view
+    ? ` The grids below still show the last valid settings (d_model=${view.state.d_model}, ` +
+      `num_heads=${view.state.num_heads}, ${view.tokens.length} tokens).`
+    : '';
+  els.alert.textContent = message + last;
+  for (const key of [...NUMBER_FIELDS, 'text']) {
+    const mentioned = message.includes(`${key}=`) || message.startsWith(`${key} `) ||
+      (key === 'text' && /sentence/i.test(message));
+    if (mentioned) els[key].setAttribute('aria-invalid', 'true');
+    else els[key].removeAttribute('aria-invalid');
+  }
+}
+
+function clearAlert() {
+  els.alert.textContent = '';
+  for (const key of [...NUMBER_FIELDS, 'text']) els[key].removeAttribute('aria-invalid');
+}
+
+function showNotes(notes) {
+  els.notes.replaceChildren(
+    ...notes.map((n) => {
+      const p = document.createElement('p');
+      p.textContent = n;
+      return p;
+    }),
+  );
+}
+
+function setControls(state) {
+  els.text.value = state.text;
+  els.d_model.value = String(state.d_model);
+  els.num_heads.value = String(state.num_heads);
+  els.seed.value = String(state.seed);
+  els.causal.checked = state.causal;
+  els.positional.checked = state.positional;
+}
+
+function rawControls() {
+  return {
+    text: els.text.value,
+    d_model: els.d_model.value,
+    num_heads: els.num_heads.value,
+    seed: els.seed.value,
+    causal: els.causal.checked,
+    positional: els.positional.checked,
+  };
+}
+
+/** The tokens as separate chips, so the splitting rule is visible. Text nodes only. */
+function showTokens(text) {
+  const tokens = tokenize(text);
+  const label = document.createElement('span');
+  label.className = 'tokens-count';
+  label.textContent = `${tokens.length} token${tokens.length === 1 ? '' : 's'}: `;
+  const chips = tokens.slice(0, 80).map((t) => {
+    const s = document.createElement('span');
+    s.className = 'token';
+    s.textContent = t;
+    return s;
+  });
+  els.tokensLine.replaceChildren(label, ...chips);
+  if (tokens.length > 80) els.tokensLine.append(' …');
+}
+
+/**
+ * Validates the controls and, when they are valid, recomputes and redraws.
+ * Invalid settings leave the current view on screen and show why in the alert region.
+ * @returns {boolean} whether the view was updated
+ */
+function update() {
+  showTokens(els.text.value);
+  const read = readControls(rawControls());
+  if (!read.ok) {
+    showAlert(read.message);
+    return false;
+  }
+  const { state, tokens } = read;
+  let result;
+  try {
+    // The module is the authority on (d_model, num_heads): zero, negative or non-dividing
+    // head counts throw an Error that names the values, shown as is.
+    const params = mod.parameterCount({ d_model: state.d_model, num_heads: state.num_heads });
+    const limitMessage = checkPageLimits(state);
+    if (limitMessage) {
+      showAlert(limitMessage);
+      return false;
+    }
+    result = mod.numpyExperiment({
+      seed: state.seed,
+      tokens: tokens.length,
+      d_model: state.d_model,
+      num_heads: state.num_heads,
+      positional: state.positional,
+      is_causal: state.causal,
+    });
+    result.parameter_count ??= params;
+  } catch (e) {
+    showAlert(errorMessage(e));
+    return false;
+  }
+  clearAlert();
+  render(state, tokens, result);
+  writeHash(state);
+  els.preset.value = presetOf(state) ?? '';
+  return true;
+}
+
+function render(state, tokens, result) {
+  const figures = [];
+  const heatmaps = [];
+  const dHead = result.d_head;
+  for (let h = 0; h < result.num_heads; h++) {
+    const figure = document.createElement('figure');
+    figure.className = 'head';
+    figure.dataset.head = String(h);
+    const caption = document.createElement('figcaption');
+    const title = document.createElement('span');
+    title.className = 'head-title';
+    title.textContent = `Head ${h}`;
+    const detail = document.createElement('span');
+    detail.className = 'head-detail';
+    detail.textContent =
+      ` · columns ${h * dHead}–${(h + 1) * dHead - 1} of Q, K, V (d_head = ${dHead})`;
+    caption.append(title, detail);
+    const hm = new HeadHeatmap({ head: h, result, tokens, onSelect: select });
+    const scroller = document.createElement('div');
+    scroller.className = 'grid-scroll';
+    scroller.append(hm.canvas);
+    const hidden = document.createElement('div');
+    hidden.className = 'visually-hidden';
+    hidden.append(headTable(h, result.attn_weights, result.fully_masked_rows, tokens, tokens));
+    figure.append(caption, scroller, hidden);
+    figures.push(figure);
+    heatmaps.push(hm);
+  }
+  els.heads.replaceChildren(...figures);
+  view = { state, tokens, result, heatmaps };
+  layout();
+
+  els.summary.textContent =
+    `n = ${tokens.length} token${tokens.length === 1 ? '' : 's'} · d_model = ${result.d_model} · ` +
+    `num_heads = ${result.num_heads} · d_head = ${dHead}` +
+    `${state.causal ? ' · causal' : ''}${state.positional ? ' · + positions' : ''} · seed ${state.seed}`;
+  els.params.textContent =
+    `Parameters: 4 · d_model² = ${formatCount(result.parameter_count)} ` +
+    '(Wq, Wk, Wv, Wo; the same for every valid num_heads)';
+  els.params.dataset.count = String(result.parameter_count);
+
+  if (selection && (selection.row >= tokens.length || selection.col >= tokens.length ||
+      selection.head >= result.num_heads)) {
+    selection = null;
+  }
+  select(selection);
+}
+
+/** Sizes every grid to the width the heads area has now. */
+function layout() {
+  if (!view) return;
+  const style = getComputedStyle(els.heads);
+  const width = els.heads.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  // Each figure has a little padding of its own (see style.css, .head).
+  const available = Math.max(240, width - 16);
+  for (const hm of view.heatmaps) hm.resize(available);
+}
+
+/** The shared selection: the hovered / focused cell, whose query row is highlighted in every head. */
+function select(sel) {
+  selection = sel;
+  if (!view) return;
+  for (const hm of view.heatmaps) hm.setSelection(sel);
+  if (!sel) {
+    els.readout.textContent = READOUT_HINT;
+    delete els.readout.dataset.head;
+    return;
+  }
+  const { tokens, result } = view;
+  const { n, m } = result;
+  const w = result.attn_weights[(sel.head * n + sel.row) * m + sel.col];
+  let text = readoutText(sel.head, tokens[sel.row], tokens[sel.col], w);
+  if (result.fully_masked_rows[sel.head * n + sel.row] === 1) text += ' (every key of this row is masked)';
+  els.readout.textContent = text;
+  els.readout.dataset.head = String(sel.head);
+}
+
+function writeHash(state) {
+  const hash = `#${stateToHash(state)}`;
+  if (location.hash === hash) return;
+  try {
+    history.replaceState(null, '', hash);
+  } catch {
+    // Some embeddings (sandboxed frames) refuse history changes; the page works without.
+  }
+}
+
+function applyHash(hash) {
+  const { state, notes } = parseHash(hash);
+  setControls(state);
+  showNotes(notes);
+  if (!update() && !view) {
+    // Settings the hash parser accepted but the module refused: fall back to the defaults.
+    showNotes([...notes, 'The settings in the address could not be shown; showing the defaults.']);
+    setControls(DEFAULTS);
+    update();
+  }
+}
+
+function debounce(fn, ms) {
+  let t = 0;
+  return () => {
+    clearTimeout(t);
+    t = setTimeout(fn, ms);
+  };
+}
+
+async function start() {
+  drawLegend(els.legend);
+  for (const [name, p] of Object.entries(PRESETS)) {
+    const opt = document.createElement('option');
+    opt.value = name;
+    opt.textContent = p.label;
+    els.preset.append(opt);
+  }
+  if (typeof createMhaModule !== 'function') {
+    els.summary.textContent = 'The attention core is not available.';
+    showAlert('The attention core (mha_wasm.js) did not load, so nothing can be computed. ' +
+      'Rebuild the page with ./scripts/build.sh and keep mha_wasm.js next to index.html.');
+    return;
+  }
+  try {
+    mod = await createMhaModule();
+  } catch (e) {
+    els.summary.textContent = 'The attention core is not available.';
+    showAlert(`The attention core failed to start: ${errorMessage(e)}`);
+    return;
+  }
+  els.coreVersion.textContent = String(mod.version);
+
+  applyHash(location.hash);
+
+  const later = debounce(update, 150);
+  els.form.addEventListener('input', (e) => {
+    if (e.target === els.preset) return;
+    if (e.target === els.text) showTokens(els.text.value);
+    if (e.target.type === 'checkbox') update();
+    else later();
+  });
+  els.form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    update();
+  });
+  els.preset.addEventListener('change', () => {
+    const p = PRESETS[els.preset.value];
+    if (!p) return;
+    setControls(p.state);
+    showNotes([]);
+    update();
+  });
+  window.addEventListener('hashchange', () => applyHash(location.hash));
+
+  let frame = 0;
+  let lastWidth = els.heads.clientWidth;
+  new ResizeObserver(() => {
+    if (els.heads.clientWidth === lastWidth) return;
+    lastWidth = els.heads.clientWidth;
+    cancelAnimationFrame(frame);
+    frame = requestAnimationFrame(layout);
+  }).observe(els.heads);
+  // A zoom or a move to another screen changes devicePixelRatio: redraw crisp.
+  const watchDpr = () => {
+    matchMedia(`(resolution: ${window.devicePixelRatio}dppx)`).addEventListener(
+      'change',
+      () => {
+        drawLegend(els.legend);
+        layout();
+        watchDpr();
+      },
+      { once: true },
+    );
+  };
+  watchDpr();
+  document.documentElement.dataset.ready = 'true';
+}
+
+start();

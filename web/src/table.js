@@ -1,0 +1,67 @@
+// Each head's weights as an HTML table: the accessible (and testable) twin of its canvas.
+// Built with DOM nodes and textContent only: tokens come from users and URLs.
+import { formatWeight } from './format.js';
+
+/**
+ * @param {number} head index
+ * @param {Float32Array} weights (h, n, m) row-major
+ * @param {Uint8Array} maskedRows (h, n): 1 where every key of the row is masked
+ * @param {string[]} queryTokens n labels, @param {string[]} keyTokens m labels
+ * @returns {HTMLTableElement} (to be placed in a .visually-hidden wrapper: a table itself
+ *   grows to its content whatever its CSS width, and would widen the page)
+ */
+export function headTable(head, weights, maskedRows, queryTokens, keyTokens) {
+  const n = queryTokens.length;
+  const m = keyTokens.length;
+  const table = document.createElement('table');
+  table.className = 'weights-table';
+  table.dataset.head = String(head);
+
+  const caption = table.createCaption();
+  caption.textContent = `Head ${head} attention weights`;
+  const note = document.createElement('span');
+  note.textContent = ' (rows: query tokens, columns: key tokens; each row sums to 1)';
+  caption.append(note);
+
+  const thead = table.createTHead();
+  const hr = thead.insertRow();
+  const corner = document.createElement('td');
+  hr.append(corner);
+  keyTokens.forEach((tok, j) => hr.append(headerCell('col', tok, j)));
+
+  const tbody = table.createTBody();
+  for (let i = 0; i < n; i++) {
+    const tr = tbody.insertRow();
+    tr.dataset.row = String(i);
+    const masked = maskedRows[head * n + i] === 1;
+    const th = headerCell('row', queryTokens[i], i);
+    if (masked) {
+      tr.dataset.masked = 'true';
+      th.append(' (every key masked)');
+    }
+    tr.append(th);
+    const base = (head * n + i) * m;
+    for (let j = 0; j < m; j++) {
+      const td = document.createElement('td');
+      const w = weights[base + j];
+      td.dataset.weight = String(w);
+      td.textContent = formatWeight(w);
+      tr.append(td);
+    }
+  }
+  return table;
+}
+
+function headerCell(scope, token, index) {
+  const th = document.createElement('th');
+  th.scope = scope;
+  th.dataset.index = String(index);
+  th.dataset.token = token;
+  th.textContent = token;
+  // Repeated words ("the … the") stay distinguishable for screen-reader users.
+  const pos = document.createElement('span');
+  pos.className = 'position';
+  pos.textContent = ` (position ${index})`;
+  th.append(pos);
+  return th;
+}

@@ -1,0 +1,48 @@
+// Splitting the sentence into tokens (the rule is also stated in the page's help text).
+//
+// Rule, applied left to right, spaces only separate:
+//   1. a word: a run of Unicode letters, digits and combining marks, optionally joined by an
+//      apostrophe (' or ’) to another such run: "don't", "l’homme", "naïve", "42";
+//   2. any other non-space character is a token by itself ("," "." "<" "="), together with the
+//      combining marks, skin-tone modifiers, variation selectors or zero-width-joined characters
+//      that follow it, so an emoji sequence (or a flag, two regional indicators) stays one token.
+// No lower-casing, no sub-word pieces: this is a teaching page, and each token is one grid row
+// and one grid column.
+
+/** A word (rule 1) or one other symbol (rule 2). */
+const TOKEN_RE =
+  /[\p{L}\p{N}\p{M}]+(?:['’][\p{L}\p{N}\p{M}]+)*|\p{Regional_Indicator}{2}|[^\s\p{L}\p{N}](?:[\p{M}\p{Emoji_Modifier}\uFE0F]|\u200D[^\s])*/gu;
+
+/**
+ * At most this many tokens: each token is a row and a column of every head's grid, and the
+ * grids keep readable labels (one cell at least 14 CSS px, i.e. about 900 px for 64 tokens)
+ * and tables of at most 64 × 64 cells per head.
+ */
+export const MAX_TOKENS = 64;
+
+/** @param {string} text @returns {string[]} tokens in order (empty for blank text). */
+export function tokenize(text) {
+  if (typeof text !== 'string') return [];
+  return text.match(TOKEN_RE) ?? [];
+}
+
+/**
+ * Tokens of `text`, or the reason they cannot be shown.
+ * @returns {{ok: true, tokens: string[]} | {ok: false, tokens: string[], message: string}}
+ */
+export function tokenizeChecked(text, maxTokens = MAX_TOKENS) {
+  const tokens = tokenize(text);
+  if (tokens.length === 0) {
+    return { ok: false, tokens, message: 'The sentence has no tokens: type at least one word.' };
+  }
+  if (tokens.length > maxTokens) {
+    return {
+      ok: false,
+      tokens,
+      message:
+        `The sentence has ${tokens.length} tokens; this page shows at most ${maxTokens} ` +
+        '(one grid row and one column per token, so the labels stay readable). Shorten it.',
+    };
+  }
+  return { ok: true, tokens };
+}
