@@ -368,6 +368,11 @@ AttentionResult multi_head_attention_forward(const AttentionConfig& config,
     K = linear(key, weights.k_weight(), bias(1));
     V = linear(value, weights.v_weight(), bias(2));
   }
+  // Finite inputs can still overflow float32 in a product (|x| near 1e19 and up): say so rather
+  // than let inf - inf turn into NaN weights.
+  detail::expect_no_overflow("the query projection Q", Q);
+  detail::expect_no_overflow("the key projection K", K);
+  detail::expect_no_overflow("the value projection V", V);
 
   AttentionResult result;
   result.attn_weights = HeadStack(h, n, m);
@@ -386,6 +391,7 @@ AttentionResult multi_head_attention_forward(const AttentionConfig& config,
     auto A = result.attn_weights.head(i);  // (n, m): the scores first, then softmax in place
     A.noalias() =
         (Q.middleCols(i * d_head, d_head) * scale) * K.middleCols(i * d_head, d_head).transpose();
+    detail::expect_no_overflow("the scores Q K^T / sqrt(d_head)", A);
     if (per_head_mask) {
       for (Index r = 0; r < n; ++r) {
         for (Index c = 0; c < m; ++c) A(r, c) += masks.term(i, r, c);
@@ -397,6 +403,11 @@ AttentionResult multi_head_attention_forward(const AttentionConfig& config,
     for (Index r = 0; r < n; ++r) {
       auto row = A.row(r);
       const float row_max = row.maxCoeff();
+      if (row_max == std::numeric_limits<float>::infinity()) {  // a huge float mask value
+        throw value_error("score + attn_mask overflows float32 at head " + std::to_string(i) +
+                          ", query " + std::to_string(r) + "; keep float mask values finite and " +
+                          "moderate (or -inf to mask)");
+      }
       if (row_max == neg_inf) {  // every key masked: weights 0, head output 0 (never NaN)
         row.setZero();
         result.fully_masked_rows[static_cast<std::size_t>(i * n + r)] = 1;
@@ -409,6 +420,7 @@ AttentionResult multi_head_attention_forward(const AttentionConfig& config,
   }
 
   result.output = linear(head_outputs, weights.out_proj_weight, weights.out_proj_bias);
+  detail::expect_no_overflow("the output projection", result.output);
   if (options.keep_intermediates) {
     result.q = std::move(Q);
     result.k = std::move(K);

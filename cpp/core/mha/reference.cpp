@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mha/attention.hpp"
+#include "mha/detail/format.hpp"
 
 namespace mha {
 
@@ -98,6 +99,11 @@ AttentionResult multi_head_attention_reference(const AttentionConfig& config,
       result.output(t, o) = static_cast<float>(acc);
     }
   }
+  // Same contract as the fast path: a float32 result that overflowed is an error, not inf/NaN.
+  detail::expect_no_overflow("the query projection Q", result.q);
+  detail::expect_no_overflow("the key projection K", result.k);
+  detail::expect_no_overflow("the value projection V", result.v);
+  detail::expect_no_overflow("the output projection", result.output);
   return result;
 }
 

@@ -36,4 +36,19 @@ void expect_finite(const char* name, const Eigen::DenseBase<Derived>& x) {
   }
 }
 
+/// Throws value_error when an intermediate computed from finite inputs is no longer finite
+/// (float32 overflow), naming the quantity and the first position.
+template <typename Derived>
+void expect_no_overflow(const char* quantity, const Eigen::DenseBase<Derived>& x) {
+  if (x.allFinite()) return;
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    for (Eigen::Index c = 0; c < x.cols(); ++c) {
+      if (!std::isfinite(x(r, c))) {
+        throw value_error(std::string(quantity) + " overflows float32 at " + shape_str(r, c) +
+                          ": inputs or weights are too large in magnitude");
+      }
+    }
+  }
+}
+
 }  // namespace mha::detail
