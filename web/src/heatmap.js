@@ -27,6 +27,7 @@ export class HeadHeatmap {
     this.colLabels = this.rowLabels;
     this.onSelect = onSelect;
     this.selection = null; // {head, row, col} shared by all heads
+    this.lastCell = null; // the last selected (row, col), kept when the selection is cleared
     this.layout = null;
 
     // The pixel buffer: one pixel per (query, key) cell.
@@ -62,7 +63,8 @@ export class HeadHeatmap {
       if (document.activeElement !== canvas) this.onSelect(null);
     });
     canvas.addEventListener('focus', () => {
-      const s = this.selection;
+      // Keep the cell when Tab moves on to the next head.
+      const s = this.lastCell;
       const row = s && s.row < this.n ? s.row : 0;
       const col = s && s.col < this.m ? s.col : 0;
       this.onSelect({ head, row, col, source: 'keyboard' });
@@ -110,6 +112,7 @@ export class HeadHeatmap {
 
   setSelection(sel) {
     this.selection = sel;
+    if (sel) this.lastCell = { row: sel.row, col: sel.col };
     this.draw();
   }
 

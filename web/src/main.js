@@ -7,6 +7,7 @@ import { HeadHeatmap } from './heatmap.js';
 import { headTable } from './table.js';
 import { formatCount, readoutText } from './format.js';
 import { tokenize } from './tokenize.js';
+import { loadCore } from './load_core.js';
 import {
   DEFAULTS,
   PRESETS,
@@ -279,7 +280,7 @@ async function start() {
     return;
   }
   try {
-    mod = await createMhaModule();
+    mod = await loadCore(createMhaModule, window);
   } catch (e) {
     els.summary.textContent = 'The attention core is not available.';
     showAlert(`The attention core failed to start: ${errorMessage(e)}`);

@@ -1,0 +1,142 @@
+// Shared set-up for the browser tests: Debian's Chromium through playwright-core, the built
+// page in dist/ served by scripts/serve.mjs and opened from file://, and a watch on every
+// page for console errors, failed requests and requests to any other origin.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/serve.mjs';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const DIST = path.join(ROOT, 'dist');
+export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+/** Throws a clear error when dist/ or Chromium is missing (instead of a confusing timeout). */
+export function assertPrerequisites() {
+  const missing = ['index.html', 'app.js', 'mha_wasm.js', 'style.css'].filter(
+    (f) => !existsSync(path.join(DIST, f)),
+  );
+  if (missing.length) {
+    throw new Error(
+      `dist/ is not built (missing ${missing.join(', ')}): run ./scripts/build.sh, or ` +
+        'node scripts/build_web.mjs --wasm build/wasm/mha_wasm.js --out dist, before the browser tests',
+    );
+  }
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
+  }
+}
+
+export function launchBrowser() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/**
+ * The two ways the page is opened: served over http by scripts/serve.mjs, and from disk.
+ * @returns {Promise<{targets: {name: string, url: string, isOwn: (u: string) => boolean}[],
+ *                    close: () => Promise<void>}>}
+ */
+export async function startTargets() {
+  const server = await startServer({ dir: DIST, port: 0 });
+  const origin = new URL(server.url).origin;
+  const fileBase = pathToFileURL(DIST).href + '/';
+  return {
+    targets: [
+      { name: 'served over http', url: server.url, isOwn: (u) => new URL(u).origin === origin },
+      { name: 'opened from file://', url: `${fileBase}index.html`, isOwn: (u) => u.startsWith(fileBase) },
+    ],
+    close: () => server.close(),
+  };
+}
+
+/**
+ * Opens `target.url + hash` in a fresh context and records every problem:
+ * console errors, uncaught exceptions, failed or >= 400 requests, and requests to anything
+ * but the page's own origin (those are also aborted, so nothing can leave the machine).
+ */
+export async function openPage(browser, target, hash = '', { width = 1280, height = 900, dpr = 1 } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: dpr });
+  const problems = [];
+  const requests = [];
+  await context.route('**/*', (route) => {
+    const u = route.request().url();
+    if (target.isOwn(u)) return route.continue();
+    problems.push(`request to another origin: ${u}`);
+    return route.abort('blockedbyclient');
+  });
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+  page.on('request', (r) => {
+    const u = r.url();
+    requests.push(u);
+    if (!u.startsWith('data:') && !u.startsWith('blob:') && !target.isOwn(u)) {
+      problems.push(`request to another origin: ${u}`);
+    }
+  });
+  page.on('requestfailed', (r) => problems.push(`failed request: ${r.url()} (${r.failure()?.errorText})`));
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
+  });
+  await page.goto(target.url + hash);
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 20000 });
+  return {
+    page,
+    problems,
+    requests,
+    close: () => context.close(),
+  };
+}
+
+/** Cell texts of one row of head `head`'s table. */
+export function tableRow(page, head, row) {
+  return page.$$eval(`table[data-head="${head}"] tbody tr[data-row="${row}"] td`, (tds) =>
+    tds.map((td) => td.textContent),
+  );
+}
+
+/** Centre of cell (row, col) of head `head`'s canvas, in page coordinates (CSS px). */
+export async function cellCentre(page, head, row, col) {
+  const canvas = page.locator(`canvas[data-head="${head}"]`);
+  const box = await canvas.boundingBox();
+  const g = await canvas.evaluate((c) => ({
+    x: Number(c.dataset.originX),
+    y: Number(c.dataset.originY),
+    cell: Number(c.dataset.cell),
+  }));
+  return { x: box.x + g.x + (col + 0.5) * g.cell, y: box.y + g.y + (row + 0.5) * g.cell };
+}
+
+/**
+ * The RGBA of the canvas pixel under CSS point (x, y) of head `head`'s canvas.
+ * (Copied 1:1 into a scratch canvas made for reading, so the page's canvas is not read back
+ * repeatedly, which Chrome would warn about in the console.)
+ */
+export function canvasPixel(page, head, x, y) {
+  return page.$eval(
+    `canvas[data-head="${head}"]`,
+    (c, [px, py]) => {
+      const s = window.devicePixelRatio;
+      const probe = document.createElement('canvas');
+      probe.width = 1;
+      probe.height = 1;
+      const ctx = probe.getContext('2d', { willReadFrequently: true });
+      ctx.drawImage(c, Math.floor(px * s), Math.floor(py * s), 1, 1, 0, 0, 1, 1);
+      return Array.from(ctx.getImageData(0, 0, 1, 1).data);
+    },
+    [x, y],
+  );
+}

@@ -1,0 +1,255 @@
+// The built page (dist/) in headless Chromium, both served over http and opened from file://.
+// Needs ./scripts/build.sh first (the tests say so if dist/ is missing).
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { interpolateViridis } from 'd3-scale-chromatic';
+import { parseColor } from '../../web/src/color.js';
+import {
+  ROOT, assertPrerequisites, launchBrowser, startTargets, openPage, tableRow, cellCentre, canvasPixel,
+} from './helpers.mjs';
+
+const MODULE_08 = '#preset=module-08';
+const VERSION = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+const TIMEOUT = 60_000;
+
+let browser;
+let servers;
+
+before(async () => {
+  assertPrerequisites();
+  browser = await launchBrowser();
+  servers = await startTargets();
+});
+
+after(async () => {
+  await browser?.close();
+  await servers?.close();
+});
+
+/** Opens the page, runs `fn`, then checks that nothing went wrong on the way. */
+async function withPage(target, hash, fn, options) {
+  const p = await openPage(browser, target, hash, options);
+  try {
+    await fn(p);
+    assert.deepEqual(p.problems, [], 'no console errors, failed requests or foreign requests');
+  } finally {
+    await p.close();
+  }
+}
+
+for (const which of [0, 1]) {
+  const target = () => servers.targets[which];
+  describe(`page ${which === 0 ? 'served over http' : 'opened from file://'}`, { timeout: TIMEOUT }, () => {
+    test('module 08 preset: the course numbers, read from the tables', () =>
+      withPage(target(), MODULE_08, async ({ page }) => {
+        assert.deepEqual(await tableRow(page, 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);
+        assert.deepEqual(await tableRow(page, 1, 0), ['0.000', '0.000', '0.000', '0.000', '1.000']);
+        assert.equal(await page.locator('canvas[data-head]').count(), 2);
+        assert.equal(await page.locator('table[data-head="0"] caption').evaluate((c) => c.firstChild.textContent),
+          'Head 0 attention weights');
+        assert.deepEqual(
+          await page.$$eval('table[data-head="1"] th[scope="col"]', (ths) => ths.map((t) => t.dataset.token)),
+          ['Heads', 'look', 'at', 'different', 'things'],
+        );
+        assert.equal(await page.locator('table[data-head="1"] th[scope="row"]').count(), 5);
+        // Every row of every head sums to 1 (full-precision values are on the cells).
+        const sums = await page.$$eval('table[data-head] tbody tr', (trs) =>
+          trs.map((tr) => [...tr.querySelectorAll('td')].reduce((s, td) => s + Number(td.dataset.weight), 0)));
+        assert.equal(sums.length, 10);
+        for (const s of sums) assert.ok(Math.abs(s - 1) < 1e-5, `row sum ${s}`);
+        assert.equal(await page.inputValue('#preset'), 'module-08');
+        assert.equal(await page.getAttribute('#params', 'data-count'), '256');
+        assert.match(await page.textContent('#params'), /4 · d_model² = 256/);
+        assert.match(await page.textContent('#summary'), /n = 5 tokens · d_model = 8 · num_heads = 2 · d_head = 4/);
+        assert.equal(await page.textContent('#page-version'), `v${VERSION}`);
+        assert.match(await page.textContent('#core-version'), /^\d+\.\d+\.\d+/);
+      }));
+
+    test('module 08 preset from the select, from other settings', () =>
+      withPage(target(), '#text=one+two&d_model=4&num_heads=1&seed=3', async ({ page }) => {
+        assert.equal(await page.locator('canvas[data-head]').count(), 1);
+        assert.equal(await page.inputValue('#preset'), '');
+        await page.selectOption('#preset', 'module-08');
+        await page.waitForFunction(() => document.querySelectorAll('canvas[data-head]').length === 2);
+        assert.deepEqual(await tableRow(page, 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);
+        assert.equal(await page.evaluate(() => location.hash), MODULE_08);
+        assert.equal(await page.inputValue('#text'), 'Heads look at different things');
+      }));
+
+    test('canvas cells have the viridis colour of their weight (also at devicePixelRatio 2)', async () => {
+      for (const dpr of [1, 2]) {
+        await withPage(target(), MODULE_08, async ({ page }) => {
+          const cells = [[0, 0, 2], [0, 0, 3], [1, 0, 4], [0, 4, 0], [1, 2, 2], [1, 3, 1]];
+          for (const [head, row, col] of cells) {
+            const w = Number(await page.getAttribute(
+              `table[data-head="${head}"] tbody tr[data-row="${row}"] td:nth-of-type(${col + 1})`, 'data-weight'));
+            const c = await cellCentre(page, head, row, col);
+            const box = await page.locator(`canvas[data-head="${head}"]`).boundingBox();
+            const got = await canvasPixel(page, head, c.x - box.x, c.y - box.y);
+            const want = parseColor(interpolateViridis(w));
+            for (let k = 0; k < 3; k++) {
+              assert.ok(Math.abs(got[k] - want[k]) <= 2,
+                `dpr ${dpr} head ${head} (${row},${col}) w=${w}: got ${got.slice(0, 3)} want ${want}`);
+            }
+            assert.equal(got[3], 255);
+          }
+          // Crisp: the canvas backing store is devicePixelRatio times its CSS size.
+          const ratio = await page.$eval('canvas[data-head="0"]', (cv) => cv.width / cv.getBoundingClientRect().width);
+          assert.ok(Math.abs(ratio - dpr) < 0.02, `backing store ratio ${ratio}`);
+        }, { dpr });
+      }
+    });
+
+    test('an invalid head count shows the module error and keeps the last good grids', () =>
+      withPage(target(), MODULE_08, async ({ page }) => {
+        await page.fill('#num_heads', '3');
+        await page.waitForFunction(() => document.getElementById('alert').textContent !== '');
+        const alert = page.locator('[role="alert"]#alert');
+        assert.match(await alert.textContent(), /d_model=8 is not divisible by num_heads=3/);
+        assert.ok(await alert.isVisible());
+        assert.equal(await page.getAttribute('#num_heads', 'aria-invalid'), 'true');
+        assert.equal(await page.locator('canvas[data-head]').count(), 2);
+        assert.deepEqual(await tableRow(page, 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);
+
+        for (const [bad, pattern] of [['0', /num_heads=0/], ['-2', /num_heads=-2/], ['2.5', /num_heads=2\.5/]]) {
+          await page.fill('#num_heads', bad);
+          await page.waitForFunction((p) => new RegExp(p).test(document.getElementById('alert').textContent), pattern.source);
+          assert.equal(await page.locator('canvas[data-head]').count(), 2, bad);
+        }
+
+        await page.fill('#num_heads', '4');
+        await page.waitForFunction(() => document.querySelectorAll('canvas[data-head]').length === 4);
+        assert.equal(await alert.textContent(), '');
+        assert.equal(await page.getAttribute('#num_heads', 'aria-invalid'), null);
+        assert.match(await page.textContent('#params'), /= 256 /, 'the same 4·d² for every valid num_heads');
+      }));
+
+    test('too many tokens: a clear message, grids kept', () =>
+      withPage(target(), MODULE_08, async ({ page }) => {
+        await page.fill('#text', 'w '.repeat(65));
+        await page.waitForFunction(() => document.getElementById('alert').textContent !== '');
+        assert.match(await page.textContent('#alert'), /65 tokens; this page shows at most 64/);
+        assert.equal(await page.locator('canvas[data-head]').count(), 2);
+        await page.fill('#text', 'w '.repeat(64));
+        await page.waitForFunction(() => document.querySelectorAll('table[data-head="0"] tbody tr').length === 64);
+        assert.equal(await page.textContent('#alert'), '');
+      }));
+
+    test('markup in tokens is shown as text: nothing injected, nothing run', () =>
+      withPage(target(), `#text=${encodeURIComponent('<img src=x onerror=window.__pwned=1>')}`, async ({ page }) => {
+        const keys = await page.$$eval('table[data-head="0"] th[scope="col"]', (ths) => ths.map((t) => t.dataset.token));
+        assert.deepEqual(keys.slice(0, 6), ['<', 'img', 'src', '=', 'x', 'onerror']);
+        assert.equal(await page.inputValue('#text'), '<img src=x onerror=window.__pwned=1>');
+        assert.match(await page.textContent('#tokens-line'), /<img/);
+
+        await page.fill('#text', '<script>window.__pwned=2</script><b>bold</b><svg onload=window.__pwned=3>');
+        await page.waitForFunction(() =>
+          [...document.querySelectorAll('table[data-head="0"] th[scope="col"]')].some((t) => t.dataset.token === 'svg'));
+        // A hash with markup in a key and a value: shown in the notes as text.
+        await page.evaluate(() => { location.hash = '#%3Cimg%20src%3Dx%20onerror%3Dwindow.__pwned%3D4%3E=1&seed=%3Cb%3E'; });
+        await page.waitForFunction(() => document.getElementById('notes').textContent.includes('<img'));
+
+        assert.equal(await page.evaluate(() => window.__pwned), undefined);
+        assert.equal(await page.locator('img, script:not([src]), b, svg, iframe').count(), 0);
+        assert.equal(await page.locator('body script').count(), 2);
+      }));
+
+    test('only the page’s own files are requested', () =>
+      withPage(target(), MODULE_08, async ({ page, requests }) => {
+        await page.fill('#seed', '11');
+        await page.check('#causal');
+        await page.waitForFunction(() => location.hash.includes('causal=1'));
+        const files = new Set(requests.map((u) => new URL(u).pathname.split('/').pop()));
+        for (const f of ['app.js', 'mha_wasm.js', 'style.css']) assert.ok(files.has(f), `${f} loaded`);
+        for (const u of requests) assert.ok(target().isOwn(u), `own origin: ${u}`);
+      }));
+
+    test('hovering a cell reads it out to 3 decimals and highlights that row in every head', () =>
+      withPage(target(), MODULE_08, async ({ page }) => {
+        const above = async (head) => {
+          // A pixel just above the middle of row 0: inside the outline drawn around a highlighted row.
+          const g = await page.$eval(`canvas[data-head="${head}"]`, (c) => ({
+            x: Number(c.dataset.originX), y: Number(c.dataset.originY), cell: Number(c.dataset.cell) }));
+          return canvasPixel(page, head, g.x + 2.5 * g.cell, g.y - 1.5);
+        };
+        assert.equal((await above(1))[3], 0, 'nothing drawn above row 0 before hovering');
+
+        let c = await cellCentre(page, 0, 0, 2);
+        await page.mouse.move(c.x, c.y);
+        await page.waitForFunction(() => document.getElementById('readout').dataset.head === '0');
+        assert.equal(await page.textContent('#readout'), "head 0 · query 'Heads' → key 'at': 0.424");
+        assert.deepEqual(await page.$$eval('canvas[data-head]', (cs) => cs.map((x) => x.dataset.highlightRow)), ['0', '0']);
+        for (const head of [0, 1]) {
+          const px = await above(head);
+          assert.ok(px[3] === 255 && px[0] < 40 && px[1] < 40 && px[2] < 40, `dark outline in head ${head}: ${px}`);
+        }
+
+        c = await cellCentre(page, 1, 3, 2);
+        await page.mouse.move(c.x, c.y);
+        await page.waitForFunction(() => document.getElementById('readout').dataset.head === '1');
+        const w = await page.getAttribute('table[data-head="1"] tbody tr[data-row="3"] td:nth-of-type(3)', 'data-weight');
+        assert.equal(await page.textContent('#readout'),
+          `head 1 · query 'different' → key 'at': ${Number(w).toFixed(3)}`);
+        assert.match(await page.textContent('#readout'), /: \d\.\d{3}$/);
+        assert.deepEqual(await page.$$eval('canvas[data-head]', (cs) => cs.map((x) => x.dataset.highlightRow)), ['3', '3']);
+
+        await page.mouse.move(1, 1);
+        await page.waitForFunction(() => document.getElementById('readout').dataset.head === undefined);
+        assert.deepEqual(await page.$$eval('canvas[data-head]', (cs) => cs.map((x) => x.dataset.highlightRow)), ['', '']);
+      }));
+
+    test('keyboard: Tab to a grid, arrows move the readout', () =>
+      withPage(target(), MODULE_08, async ({ page }) => {
+        await page.focus('canvas[data-head="0"]');
+        await page.waitForFunction(() => document.getElementById('readout').dataset.head === '0');
+        assert.equal(await page.textContent('#readout'), "head 0 · query 'Heads' → key 'Heads': 0.000");
+        await page.keyboard.press('ArrowRight');
+        await page.keyboard.press('ArrowRight');
+        assert.equal(await page.textContent('#readout'), "head 0 · query 'Heads' → key 'at': 0.424");
+        await page.keyboard.press('ArrowDown');
+        assert.deepEqual(await page.$$eval('canvas[data-head]', (cs) => cs.map((x) => x.dataset.highlightRow)), ['1', '1']);
+        await page.keyboard.press('Tab');
+        assert.equal(await page.evaluate(() => document.activeElement.dataset.head), '1');
+        assert.match(await page.textContent('#readout'), /^head 1 · query 'look' → key 'at': \d\.\d{3}$/);
+      }));
+
+    test('invalid values in the address fall back to defaults with a visible note', () =>
+      withPage(target(), '#d_model=abc&num_heads=2&causal=maybe', async ({ page }) => {
+        const notes = await page.textContent('#notes');
+        assert.match(notes, /d_model=abc/);
+        assert.match(notes, /causal=maybe/);
+        assert.ok(await page.locator('#notes').isVisible());
+        assert.equal(await page.inputValue('#d_model'), '8');
+        assert.deepEqual(await tableRow(page, 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);
+        assert.equal(await page.textContent('#alert'), '');
+      }));
+
+    test('causal and positional settings from the address are applied', () =>
+      withPage(target(), '#text=a+b+c+d&d_model=8&num_heads=4&seed=1&causal=1&positional=1', async ({ page }) => {
+        assert.equal(await page.locator('canvas[data-head]').count(), 4);
+        assert.ok(await page.isChecked('#causal'));
+        assert.ok(await page.isChecked('#positional'));
+        for (let h = 0; h < 4; h++) {
+          const r0 = await tableRow(page, h, 0);
+          assert.deepEqual(r0, ['1.000', '0.000', '0.000', '0.000'], `head ${h}: query 0 sees only key 0`);
+          const r2 = await tableRow(page, h, 2);
+          assert.equal(r2[3], '0.000');
+        }
+      }));
+
+    test('360 px wide: no sideways scrolling of the page, even with 64 tokens', () =>
+      withPage(target(), MODULE_08, async ({ page }) => {
+        const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        assert.ok((await overflow()) <= 0, `page overflows by ${await overflow()} px`);
+        const box = await page.locator('canvas[data-head="0"]').boundingBox();
+        assert.ok(box.x >= 0 && box.x + box.width <= 360, `grid inside the screen: ${JSON.stringify(box)}`);
+        await page.fill('#text', Array.from({ length: 64 }, (_, i) => `tok${i}`).join(' '));
+        await page.waitForFunction(() => document.querySelectorAll('table[data-head="0"] tbody tr').length === 64);
+        assert.ok((await overflow()) <= 0, `page overflows by ${await overflow()} px with 64 tokens`);
+        const cell = Number(await page.getAttribute('canvas[data-head="0"]', 'data-cell'));
+        assert.ok(cell >= 14, `cells stay at least 14 px for readable labels (got ${cell})`);
+      }, { width: 360, height: 740 }));
+  });
+}
