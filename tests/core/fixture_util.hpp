@@ -1,0 +1,192 @@
+// Helpers shared by the core tests: reading tests/fixtures/*.json (written by
+// scripts/make_fixtures.py, never by a test) into mha types, and element-wise comparisons that
+// report the worst deviation.
+//
+// Fixture tensors are {"shape": [...], "data": [flat, row-major]}; float32 data is written as the
+// shortest decimal that round-trips to the float32 PyTorch used (the script checks that
+// strtod + cast to float gives the float32 back bit for bit); float64 data as repr().
+// -inf inside a float mask is the string "-inf".
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "mha/attention.hpp"
+
+namespace mha_test {
+
+using json = nlohmann::json;
+using mha::Index;
+
+/// Loads tests/fixtures/<name> and checks its header.
+inline json load_fixture(const std::string& name) {
+  const std::string path = std::string(MHA_FIXTURES_DIR) + "/" + name;
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open fixture " + path);
+  json doc = json::parse(in);
+  if (doc.at("format").get<std::string>() != "mha-lab-fixture" || doc.at("version").get<int>() != 1)
+    throw std::runtime_error(path + ": not a version-1 mha-lab fixture");
+  return doc;
+}
+
+inline std::vector<Index> shape_of(const json& t) {
+  std::vector<Index> s;
+  for (const auto& v : t.at("shape")) s.push_back(v.get<Index>());
+  return s;
+}
+
+/// Flat values of a tensor; the string "-inf" (float masks) becomes -infinity.
+inline std::vector<double> flat(const json& t) {
+  const json& data = t.is_object() ? t.at("data") : t;
+  std::vector<double> out;
+  out.reserve(data.size());
+  for (const auto& v : data) {
+    if (v.is_string()) {
+      if (v.get<std::string>() != "-inf") throw std::runtime_error("unexpected string in tensor");
+      out.push_back(-std::numeric_limits<double>::infinity());
+    } else {
+      out.push_back(v.get<double>());
+    }
+  }
+  return out;
+}
+
+inline mha::RowMatrixXd matrix_d(const json& t) {
+  const auto s = shape_of(t);
+  if (s.size() != 2) throw std::runtime_error("expected a 2-D tensor");
+  const auto v = flat(t);
+  mha::RowMatrixXd m(s[0], s[1]);
+  for (Index i = 0; i < m.size(); ++i) m.data()[i] = v[static_cast<std::size_t>(i)];
+  return m;
+}
+
+inline mha::RowMatrixXf matrix_f(const json& t) { return matrix_d(t).cast<float>(); }
+
+inline mha::VectorXf vector_f(const json& t) {
+  const auto v = flat(t);
+  mha::VectorXf out(static_cast<Index>(v.size()));
+  for (Index i = 0; i < out.size(); ++i)
+    out[i] = static_cast<float>(v[static_cast<std::size_t>(i)]);
+  return out;
+}
+
+/// A (rows, cols) tensor becomes a (1, rows, cols) stack; (h, rows, cols) stays as it is.
+inline mha::HeadStack stack_f(const json& t) {
+  const auto s = shape_of(t);
+  const auto v = flat(t);
+  mha::HeadStack st =
+      s.size() == 3 ? mha::HeadStack(s[0], s[1], s[2]) : mha::HeadStack(1, s[0], s[1]);
+  for (Index i = 0; i < st.size(); ++i)
+    st.data()[i] = static_cast<float>(v[static_cast<std::size_t>(i)]);
+  return st;
+}
+
+/// The weights of a torch_mha.json case, in the form it stores (fused or separate).
+inline mha::AttentionWeights torch_weights(const json& c) {
+  const json& w = c.at("weights");
+  mha::VectorXf in_b, out_b;
+  if (w.contains("in_proj_bias")) in_b = vector_f(w.at("in_proj_bias"));
+  if (w.contains("out_proj_bias")) out_b = vector_f(w.at("out_proj_bias"));
+  if (w.contains("in_proj_weight"))
+    return mha::AttentionWeights::fused(matrix_f(w.at("in_proj_weight")), in_b,
+                                        matrix_f(w.at("out_proj_weight")), out_b);
+  return mha::AttentionWeights::separate(
+      matrix_f(w.at("q_proj_weight")), matrix_f(w.at("k_proj_weight")),
+      matrix_f(w.at("v_proj_weight")), in_b, matrix_f(w.at("out_proj_weight")), out_b);
+}
+
+inline mha::AttentionConfig torch_config(const json& c) {
+  mha::AttentionConfig cfg;
+  cfg.d_model = c.at("d_model").get<Index>();
+  cfg.num_heads = c.at("num_heads").get<Index>();
+  cfg.kdim = c.at("kdim").get<Index>();
+  cfg.vdim = c.at("vdim").get<Index>();
+  return cfg;
+}
+
+inline mha::AttentionMasks torch_masks(const json& c) {
+  mha::AttentionMasks masks;
+  const json& am = c.at("attn_mask");
+  if (!am.is_null()) {
+    masks.attn_mask_kind = am.at("kind").get<std::string>() == "bool"
+                               ? mha::AttentionMasks::Kind::boolean
+                               : mha::AttentionMasks::Kind::additive;
+    masks.attn_mask = stack_f(am);
+  }
+  const json& kpm = c.at("key_padding_mask");
+  if (!kpm.is_null())
+    for (const auto& v : kpm)
+      masks.key_padding_mask.push_back(static_cast<std::uint8_t>(v.get<int>()));
+  masks.is_causal = c.at("is_causal").get<bool>();
+  return masks;
+}
+
+/// Outcome of an element-wise comparison |actual - expected| <= atol + rtol * |expected|.
+struct Deviation {
+  double max_abs = 0.0;  ///< max |actual - expected|
+  double max_rel = 0.0;  ///< max |actual - expected| / max(|expected|, tiny)
+  bool ok = true;
+  std::string first_failure;
+};
+
+template <typename A, typename B>
+Deviation compare(const A* actual, const B* expected, std::size_t count, double atol, double rtol) {
+  Deviation d;
+  for (std::size_t i = 0; i < count; ++i) {
+    const double a = static_cast<double>(actual[i]);
+    const double e = static_cast<double>(expected[i]);
+    if (!std::isfinite(a) || !std::isfinite(e)) {
+      if (d.ok) {
+        std::ostringstream os;
+        os << "non-finite at index " << i << ": actual " << a << ", expected " << e;
+        d.first_failure = os.str();
+      }
+      d.ok = false;
+      continue;
+    }
+    const double diff = std::abs(a - e);
+    d.max_abs = std::max(d.max_abs, diff);
+    d.max_rel = std::max(d.max_rel, diff / std::max(std::abs(e), 1e-30));
+    if (diff > atol + rtol * std::abs(e)) {
+      if (d.ok) {
+        std::ostringstream os;
+        os.precision(10);
+        os << "index " << i << ": actual " << a << ", expected " << e << ", |diff| " << diff
+           << " > atol " << atol << " + rtol " << rtol << " * |expected|";
+        d.first_failure = os.str();
+      }
+      d.ok = false;
+    }
+  }
+  return d;
+}
+
+inline ::testing::AssertionResult close(const Deviation& d) {
+  if (d.ok) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << d.first_failure << " (max |diff| " << d.max_abs << ")";
+}
+
+inline bool any_nan(const float* p, Index count) {
+  for (Index i = 0; i < count; ++i)
+    if (std::isnan(p[i])) return true;
+  return false;
+}
+
+/// Prints a measured deviation so that the test log records it (ctest -V, or the binary run alone).
+inline void report(const std::string& what, const Deviation& d) {
+  std::printf("[ maxdev   ] %-60s abs %.3e  rel %.3e\n", what.c_str(), d.max_abs, d.max_rel);
+}
+
+}  // namespace mha_test
