@@ -311,6 +311,43 @@ TEST(Errors, FloatMaskRejectsNaNAndPlusInfButTakesMinusInf) {
   EXPECT_FALSE(mha_test::any_nan(r2.output.data(), r2.output.size()));
 }
 
+// --- Float32 overflow of finite inputs -----------------------------------------------------------
+
+// Finite inputs whose float32 products overflow are a value_error, never inf/NaN, and the
+// reference has the same contract as the fast path ("the same contract as
+// multi_head_attention_forward"), so both must refuse the same inputs.
+TEST(Errors, Float32OverflowIsAValueErrorInBothPaths) {
+  const Index d = 8, h = 2;
+  const auto cfg = config(d, h);
+  const mha::AttentionWeights ones = mha::AttentionWeights::fused(
+      RowMatrixXf::Constant(3 * d, d, 1.0f), {}, RowMatrixXf::Constant(d, d, 1.0f), {});
+  // 1. The projection overflows: Q = 8 * 3e38.
+  const RowMatrixXf huge = RowMatrixXf::Constant(3, d, 3e38f);
+  EXPECT_THROW(mha::multi_head_attention_forward(cfg, ones, huge, huge, huge), mha::value_error);
+  EXPECT_THROW(mha::multi_head_attention_reference(cfg, ones, huge, huge, huge), mha::value_error);
+  // 2. Only the scores overflow: Q = K = 8e19 per entry (finite), Q_i K_i^T / 2 = 4 * 6.4e39 / 2.
+  const RowMatrixXf big = RowMatrixXf::Constant(3, d, 1e19f);
+  EXPECT_THROW(mha::multi_head_attention_forward(cfg, ones, big, big, big), mha::value_error);
+  EXPECT_THROW(mha::multi_head_attention_reference(cfg, ones, big, big, big), mha::value_error);
+  // 3. A huge finite float mask value is a number (no error) until score + mask overflows.
+  const RowMatrixXf x = filled(3, d);
+  const auto w = good_weights(d);
+  mha::AttentionMasks masks;
+  masks.attn_mask_kind = mha::AttentionMasks::Kind::additive;
+  masks.attn_mask = mha::HeadStack(1, 3, 3, 3e38f);
+  masks.attn_mask(0, 0, 0) = 3.4e38f;
+  EXPECT_NO_THROW(
+      mha::multi_head_attention_forward(cfg, w, x, x, x, masks));  // 3e38 + O(1) is finite
+  mha::AttentionMasks masks2 = masks;
+  for (Index i = 0; i < masks2.attn_mask.size(); ++i) masks2.attn_mask.data()[i] = 3.4e38f;
+  // x = 6e17: Q = K = 4.8e18, scores = 4 * 2.3e37 / 2 = 4.6e37 (finite); + 3.4e38 overflows.
+  const RowMatrixXf x_big = RowMatrixXf::Constant(3, d, 6e17f);
+  EXPECT_THROW(mha::multi_head_attention_forward(cfg, ones, x_big, x_big, x_big, masks2),
+               mha::value_error);
+  EXPECT_THROW(mha::multi_head_attention_reference(cfg, ones, x_big, x_big, x_big, masks2),
+               mha::value_error);
+}
+
 // --- Errors are all mha::error
 // --------------------------------------------------------------------
 
