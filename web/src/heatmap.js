@@ -29,6 +29,7 @@ export class HeadHeatmap {
     this.selection = null; // {head, row, col} shared by all heads
     this.lastCell = null; // the last selected (row, col), kept when the selection is cleared
     this.layout = null;
+    this.theme = { ink: '#1a1a1a', accent: '#b3006b' };
 
     // The pixel buffer: one pixel per (query, key) cell.
     this.cells = document.createElement('canvas');
@@ -83,8 +84,12 @@ export class HeadHeatmap {
     });
   }
 
-  /** Sizes the canvas for `availableWidth` CSS px at the current devicePixelRatio, then draws. */
-  resize(availableWidth) {
+  /**
+   * Sizes the canvas for `availableWidth` CSS px at the current devicePixelRatio, then draws.
+   * @param {{ink: string, accent: string}} theme label colours (see readTheme)
+   */
+  resize(availableWidth, theme) {
+    this.theme = theme;
     const ctx = this.canvas.getContext('2d');
     ctx.font = FONT;
     const widest = (labels) => labels.reduce((w, l) => Math.max(w, ctx.measureText(l).width), 0);
@@ -113,6 +118,10 @@ export class HeadHeatmap {
   setSelection(sel) {
     this.selection = sel;
     if (sel) this.lastCell = { row: sel.row, col: sel.col };
+    // Redraw only when what this head shows changes: the highlighted row, or (in the selected
+    // head only) the selected cell. Moving along a row redraws one canvas, not all of them.
+    const key = sel ? `${sel.row}|${sel.head === this.head ? sel.col : -1}` : '';
+    if (key === this.drawnKey) return;
     this.draw();
   }
 
@@ -121,9 +130,7 @@ export class HeadHeatmap {
     const { n, m, head } = this;
     const { cell, originX, originY, rotateColumns } = this.layout;
     const ctx = this.canvas.getContext('2d');
-    const style = getComputedStyle(this.canvas);
-    const ink = style.getPropertyValue('--label-ink').trim() || '#1a1a1a';
-    const accent = style.getPropertyValue('--accent-ink').trim() || '#b3006b';
+    const { ink, accent } = this.theme;
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
 
@@ -172,6 +179,7 @@ export class HeadHeatmap {
 
     // Highlight: the selected query row in every head; the selected cell in its own head.
     this.canvas.dataset.highlightRow = selRow >= 0 ? String(selRow) : '';
+    this.drawnKey = sel ? `${sel.row}|${selCol}` : '';
     if (selRow >= 0) {
       outline(ctx, originX, originY + selRow * cell, m * cell, cell);
       if (selCol >= 0) {
@@ -218,6 +226,18 @@ export class HeadHeatmap {
     }
     ctx.restore();
   }
+}
+
+/**
+ * Label colours from the stylesheet (--label-ink, --accent-ink on `el`), read once per layout:
+ * reading computed style per canvas would force a style pass over every table cell each time.
+ */
+export function readTheme(el) {
+  const style = getComputedStyle(el);
+  return {
+    ink: style.getPropertyValue('--label-ink').trim() || '#1a1a1a',
+    accent: style.getPropertyValue('--accent-ink').trim() || '#b3006b',
+  };
 }
 
 /** A two-tone rectangle outline (black outside, white inside): visible on every viridis colour. */

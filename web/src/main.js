@@ -3,7 +3,7 @@
 // Bundled by scripts/build_web.mjs into one classic script, dist/app.js (file:// safe).
 /* global createMhaModule */
 import { drawLegend } from './legend.js';
-import { HeadHeatmap } from './heatmap.js';
+import { HeadHeatmap, readTheme } from './heatmap.js';
 import { headTable } from './table.js';
 import { formatCount, readoutText } from './format.js';
 import { tokenize } from './tokenize.js';
@@ -172,15 +172,14 @@ function render(state, tokens, result) {
     title.textContent = `Head ${h}`;
     const detail = document.createElement('span');
     detail.className = 'head-detail';
-    detail.textContent =
-      ` · columns ${h * dHead}–${(h + 1) * dHead - 1} of Q, K, V (d_head = ${dHead})`;
+    detail.textContent = ` · Q, K, V columns ${h * dHead}–${(h + 1) * dHead - 1}`;
     caption.append(title, detail);
     const hm = new HeadHeatmap({ head: h, result, tokens, onSelect: select });
     const scroller = document.createElement('div');
     scroller.className = 'grid-scroll';
     scroller.append(hm.canvas);
     const hidden = document.createElement('div');
-    hidden.className = 'visually-hidden';
+    hidden.className = 'visually-hidden table-holder';
     hidden.append(headTable(h, result.attn_weights, result.fully_masked_rows, tokens, tokens));
     figure.append(caption, scroller, hidden);
     figures.push(figure);
@@ -213,14 +212,19 @@ function layout() {
   const width = els.heads.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
   // Each figure has a little padding of its own (see style.css, .head).
   const available = Math.max(240, width - 16);
-  for (const hm of view.heatmaps) hm.resize(available);
+  const theme = readTheme(els.heads);
+  for (const hm of view.heatmaps) hm.resize(available, theme);
 }
 
 /** The shared selection: the hovered / focused cell, whose query row is highlighted in every head. */
 function select(sel) {
+  const same = (a, b) => a === b || (a && b && a.head === b.head && a.row === b.row && a.col === b.col);
+  // Mouse moves inside one cell change nothing: skip the redraw.
+  if (view && view.drawnSelection !== undefined && same(sel, view.drawnSelection)) return;
   selection = sel;
   if (!view) return;
   for (const hm of view.heatmaps) hm.setSelection(sel);
+  view.drawnSelection = sel;
   if (!sel) {
     els.readout.textContent = READOUT_HINT;
     delete els.readout.dataset.head;
@@ -331,6 +335,11 @@ async function start() {
     );
   };
   watchDpr();
+  // Light / dark switch: the canvas labels take their colours from the stylesheet.
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+    drawLegend(els.legend);
+    layout();
+  });
   document.documentElement.dataset.ready = 'true';
 }
 
