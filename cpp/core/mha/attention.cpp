@@ -413,7 +413,9 @@ AttentionResult multi_head_attention_forward(const AttentionConfig& config,
         result.fully_masked_rows[static_cast<std::size_t>(i * n + r)] = 1;
         continue;
       }
-      row = (row.array() - row_max).exp();
+      // Masked keys get exactly 0: Eigen's vectorised exp clamps -inf to about -88.4, which
+      // would leave ~1e-39 where the mask promises nothing.
+      row = (row.array() == neg_inf).select(0.0f, (row.array() - row_max).exp());
       row /= row.sum();
     }
     head_outputs.middleCols(i * d_head, d_head).noalias() = A * V.middleCols(i * d_head, d_head);

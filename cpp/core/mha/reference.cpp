@@ -4,6 +4,7 @@
 // h = num_heads, d_head = d / h).
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "mha/attention.hpp"
@@ -62,7 +63,18 @@ AttentionResult multi_head_attention_reference(const AttentionConfig& config,
       for (Index j = 0; j < m; ++j) {
         double dot = 0.0;
         for (Index c = c0; c < c0 + d_head; ++c) dot += Q(i, c) * K(j, c);
-        const double sj = dot * scale + static_cast<double>(masks.term(head, i, j));
+        const double scaled = dot * scale;
+        if (!std::isfinite(static_cast<float>(scaled))) {
+          throw value_error("the scores Q K^T / sqrt(d_head) overflows float32 at " +
+                            detail::shape_str(i, j) +
+                            ": inputs or weights are too large in magnitude");
+        }
+        const double sj = scaled + static_cast<double>(masks.term(head, i, j));
+        if (static_cast<float>(sj) == std::numeric_limits<float>::infinity()) {
+          throw value_error("score + attn_mask overflows float32 at head " + std::to_string(head) +
+                            ", query " + std::to_string(i) +
+                            "; keep float mask values finite and moderate (or -inf to mask)");
+        }
         s[static_cast<std::size_t>(j)] = sj;
         result.scores(head, i, j) = static_cast<float>(sj);
         if (sj > row_max) row_max = sj;
