@@ -55,7 +55,7 @@ function showAlert(message) {
     ? ` The grids below still show the last valid settings (d_model=${view.state.d_model}, ` +
       `num_heads=${view.state.num_heads}, ${view.tokens.length} tokens).`
     : '';
-  els.alert.textContent = message + last;
+  els.alert.textContent = (/[.!?]$/.test(message) ? message : `${message}.`) + last;
   for (const key of [...NUMBER_FIELDS, 'text']) {
     const mentioned = message.includes(`${key}=`) || message.startsWith(`${key} `) ||
       (key === 'text' && /sentence/i.test(message));
