@@ -430,10 +430,7 @@ TEST(CliNumpyExperiment, CausalAndPositional) {
       for (std::size_t j = 0; j < 4; ++j) {
         const double w = causal["attn_weights"][h][i][j].get<double>();
         if (j > i) {
-          // Should be exactly 0. The core's Eigen exp() clamps -inf to about -88.4 and returns
-          // ~3e-39 (cpp/core/mha/attention.cpp, softmax in multi_head_attention_forward); tighten
-          // to EXPECT_EQ(w, 0.0) once the core zeroes masked entries after exp().
-          EXPECT_LT(w, 1e-30) << h << " " << i << " " << j;
+          EXPECT_EQ(w, 0.0) << h << " " << i << " " << j;  // exactly 0, printed as 0.0
         }
         sum += w;
       }

@@ -212,6 +212,15 @@ TEST(ParseForwardRequest, MasksOfEveryKind) {
   EXPECT_EQ(req.masks.attn_mask.heads(), 2);
   EXPECT_EQ(req.masks.attn_mask(1, 2, 0), 1.0f);
   EXPECT_EQ(req.masks.attn_mask(0, 2, 0), 0.0f);
+
+  json one = valid4();  // (1, n, m): shared by every head, like (n, m)
+  one["attn_mask"] = {{{0, "-inf", 0}, {0, 0, 0}, {0, 0, 0}}};
+  req = mha::parse_forward_request(one);
+  EXPECT_EQ(req.masks.attn_mask.heads(), 1);
+  EXPECT_EQ(req.masks.attn_mask(0, 0, 1), -std::numeric_limits<float>::infinity());
+  const json r1 = mha::response_to_json(mha::run_forward(req), req.config, req.parameter_count());
+  EXPECT_EQ(r1["attn_weights"][1][0][1], 0.0);  // both heads masked
+  EXPECT_EQ(r1["attn_weights"][0][0][1], 0.0);
 }
 
 TEST(ParseForwardRequest, NullOptionalKeysAreAbsent) {

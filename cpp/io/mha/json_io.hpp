@@ -73,8 +73,9 @@ ForwardRequest parse_forward_request(const nlohmann::json& request);
 /// validated, so in practice nothing on bad input).
 AttentionResult run_forward(const ForwardRequest& request, const ForwardOptions& options = {false});
 
-/// A float32 value as a JSON number that reads back as the same float32 and is as short as
-/// possible (0.1f -> 0.1, not 0.10000000149011612): the float's shortest round-trip decimal,
+/// A float32 value as a JSON number that reads back (text -> double -> float32, as numpy and JS
+/// readers do) as the same float32, in at most 9 significant digits and almost always the
+/// fewest (0.1f -> 0.1, not 0.10000000149011612): Grisu2's round-trip decimal for the float,
 /// stored as the nearest double. Non-finite input is stored as JSON null (never produced by the
 /// core's outputs).
 nlohmann::json float_to_json(float x);
