@@ -146,7 +146,7 @@ export function parseHash(hash, limits = PAGE_LIMITS) {
   let preset = null;
   if (params.has('preset')) {
     const name = params.get('preset');
-    if (Object.hasOwn(PRESETS, name)) {
+    if (Object.prototype.hasOwnProperty.call(PRESETS, name)) {
       base = PRESETS[name].state;
       preset = name;
     } else {
