@@ -12,13 +12,9 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <fstream>
-#include <iostream>
-#include <iterator>
 #include <limits>
 #include <new>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -75,22 +71,24 @@ std::string one_line(std::string text) {
 
 std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
 
-std::string read_all(std::istream& in) {
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
+/// The whole of `file` ("-" = stdin). Throws input_error naming the file and the system's reason
+/// (missing file, permission, a directory, a read error).
 std::string read_input(const std::string& file) {
-  if (file == "-") {
-    std::string text = read_all(std::cin);
-    if (std::cin.bad()) throw input_error{"cannot read standard input"};
-    return text;
+  const bool is_stdin = file == "-";
+  const std::string what = is_stdin ? std::string("standard input") : in_quotes(file);
+  std::FILE* f = is_stdin ? stdin : std::fopen(file.c_str(), "rb");
+  if (f == nullptr) throw input_error{"cannot open " + what + ": " + std::strerror(errno)};
+  std::string text;
+  char buf[1 << 16];
+  std::size_t got = 0;
+  errno = 0;
+  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, got);
+  const bool failed = std::ferror(f) != 0;
+  const int err = errno;
+  if (!is_stdin) std::fclose(f);
+  if (failed) {
+    throw input_error{"cannot read " + what + ": " + (err != 0 ? std::strerror(err) : "read error")};
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    throw input_error{"cannot open " + in_quotes(file) + ": " + std::strerror(errno)};
-  }
-  std::string text = read_all(in);
-  if (in.bad()) throw input_error{"cannot read " + in_quotes(file) + ": " + std::strerror(errno)};
   return text;
 }
 
@@ -98,7 +96,10 @@ std::string read_input(const std::string& file) {
 bool write_response(const nlohmann::json& response) {
   const std::string text = response.dump() + "\n";
   const bool ok = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
-  return std::fflush(stdout) == 0 && ok;
+  if (std::fflush(stdout) == 0 && ok) return true;
+  std::fprintf(stderr, "mha: internal error: cannot write the response to stdout: %s\n",
+               std::strerror(errno));
+  return false;
 }
 
 /// A non-negative decimal integer with no sign, spaces or suffix, at most `max`.
@@ -154,7 +155,7 @@ int cmd_numpy_experiment(const std::vector<std::string>& args) {
     }
     std::optional<std::uint64_t>* target = nullptr;
     std::uint64_t max = max_size;
-    const char* meaning = "a positive integer";
+    const char* meaning = "a positive integer (at most 2147483647)";
     if (name == "--seed") {
       target = &seed;
       max = max_seed;

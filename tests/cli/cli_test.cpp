@@ -372,6 +372,7 @@ TEST(CliForwardErrors, NamesKeysAndValues) {
 TEST(CliForwardErrors, FileAndUsage) {
   EXPECT_TRUE(fails_with(run_mha({"forward", "/nonexistent/request.json"}),
                          {"cannot open \"/nonexistent/request.json\"", "No such file"}));
+  EXPECT_TRUE(fails_with(run_mha({"forward", "/"}), {"cannot read \"/\"", "Is a directory"}));
   EXPECT_TRUE(fails_with(run_mha({"forward", "a.json", "b.json"}), {"at most one FILE"}, 2));
   EXPECT_TRUE(fails_with(run_mha({"forward", "--pretty"}), {"unknown option \"--pretty\""}, 2));
 }
@@ -464,6 +465,7 @@ TEST(CliNumpyExperimentErrors, UsageAndValues) {
   EXPECT_TRUE(fails_with(run_mha(with(2, "7.5")), {"--seed", "\"7.5\""}, 2));
   EXPECT_TRUE(fails_with(run_mha(with(2, "seven")), {"--seed", "\"seven\""}, 2));
   EXPECT_TRUE(fails_with(run_mha(with(4, "0")), {"--tokens must be a positive integer", "\"0\""}, 2));
+  EXPECT_TRUE(fails_with(run_mha(with(4, "99999999999")), {"--tokens", "at most 2147483647", "\"99999999999\""}, 2));
   EXPECT_TRUE(fails_with(run_mha(with(6, "")), {"--d-model must be a positive integer", "\"\""}, 2));
   EXPECT_TRUE(fails_with(run_mha({"numpy-experiment", "--tokens", "5", "--d-model", "8", "--num-heads", "2"}),
                          {"needs --seed"}, 2));
