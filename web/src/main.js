@@ -7,7 +7,6 @@ import { HeadHeatmap, readTheme } from './heatmap.js';
 import { headTable } from './table.js';
 import { formatCount, readoutText } from './format.js';
 import { tokenize } from './tokenize.js';
-import { loadCore } from './load_core.js';
 import {
   DEFAULTS,
   PRESETS,
@@ -284,7 +283,7 @@ async function start() {
     return;
   }
   try {
-    mod = await loadCore(createMhaModule, window);
+    mod = await createMhaModule();  // no fetch: the glue decodes its inlined wasm (pre.js)
   } catch (e) {
     els.summary.textContent = 'The attention core is not available.';
     showAlert(`The attention core failed to start: ${errorMessage(e)}`);
