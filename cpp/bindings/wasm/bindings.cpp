@@ -7,6 +7,7 @@
 // h*n*m), attn_weights (h*n*m).
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
+#include <malloc.h>
 
 #include <cmath>
 #include <cstdint>
@@ -393,6 +394,16 @@ val positional_encoding(val n, val d) {
   });
 }
 
+/// Memory use, for leak tests and the page's diagnostics: bytes held by malloc right now and the
+/// size of wasm linear memory (which only grows).
+val memory_stats() {
+  const struct mallinfo info = mallinfo();
+  val out = val::object();
+  out.set("malloc_in_use_bytes", static_cast<double>(info.uordblks));
+  out.set("wasm_memory_bytes", val::module_property("HEAP8")["length"]);
+  return out;
+}
+
 struct JsLimits {
   double max_tokens, max_d_model, max_num_heads, max_weight_entries;
 };
@@ -417,6 +428,7 @@ EMSCRIPTEN_BINDINGS(mha_lab) {
   function("parameterCount", &parameter_count);
   function("randn", &randn);
   function("sinusoidalPositionalEncoding", &positional_encoding);
+  function("memoryStats", &memory_stats);
 
   class_<JsMultiheadAttention>("MultiheadAttention")
       .constructor(&make_layer, allow_raw_pointers())
