@@ -135,8 +135,14 @@ mha::RowMatrixXf matrix(const val& obj, const char* key, Index rows, Index cols,
 mha::VectorXf vector_or_empty(const val& obj, const char* key, Index length,
                               const std::string& meaning) {
   if (!has(obj, key)) return {};
-  mha::RowMatrixXf m = matrix(obj, key, 1, length, meaning);
-  return m.row(0).transpose();
+  const val v = obj[key];
+  const std::size_t got = array_length(v, key);
+  if (static_cast<Index>(got) != length) {
+    throw mha::shape_error(std::string(key) + " has " + std::to_string(got) + " values, expected " +
+                           meaning + " = " + std::to_string(length));
+  }
+  const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(v);
+  return Eigen::Map<const mha::VectorXf>(data.data(), length);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -223,13 +229,15 @@ mha::AttentionMasks read_masks(const val& req, Index h, Index n, Index m) {
     bool is_bool = v.instanceof (val::global("Uint8Array")) || v.instanceof
         (val::global("Int8Array"));
     if (v.isArray() && length > 0) is_bool = v[0].typeOf().as<std::string>() == "boolean";
-    const Index heads = static_cast<Index>(length) == n * m       ? 1
-                        : static_cast<Index>(length) == h * n * m ? h
-                                                                  : -1;
+    // 64-bit: h * n * m reaches 2^32 within the limits and Index is 32-bit under wasm32.
+    const std::int64_t per_head = std::int64_t{n} * m;
+    const std::int64_t all_heads = per_head * h;
+    const auto count = static_cast<std::int64_t>(length);
+    const Index heads = count == per_head ? 1 : count == all_heads ? h : -1;
     if (heads < 0) {
       throw mha::shape_error("attn_mask has " + std::to_string(length) +
-                             " values, expected n*m = " + std::to_string(n * m) +
-                             " or num_heads*n*m = " + std::to_string(h * n * m));
+                             " values, expected n*m = " + std::to_string(per_head) +
+                             " or num_heads*n*m = " + std::to_string(all_heads));
     }
     masks.attn_mask_kind =
         is_bool ? mha::AttentionMasks::Kind::boolean : mha::AttentionMasks::Kind::additive;
