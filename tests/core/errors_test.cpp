@@ -11,6 +11,8 @@
 
 namespace {
 
+using mha_test::config;
+
 using mha::Index;
 using mha::RowMatrixXf;
 
@@ -32,15 +34,6 @@ std::string message_of(const std::function<void()>& f) {
 #define EXPECT_MESSAGE_HAS(msg, part)            \
   EXPECT_NE((msg).find(part), std::string::npos) \
       << "message \"" << (msg) << "\" lacks \"" << (part) << "\""
-
-mha::AttentionConfig config(Index d, Index h, Index kdim = 0, Index vdim = 0) {
-  mha::AttentionConfig c;
-  c.d_model = d;
-  c.num_heads = h;
-  c.kdim = kdim;
-  c.vdim = vdim;
-  return c;
-}
 
 /// Deterministic, well-scaled data (no RNG needed for error tests).
 RowMatrixXf filled(Index r, Index c, float seed = 0.1f) {

@@ -30,6 +30,16 @@ namespace mha_test {
 using json = nlohmann::json;
 using mha::Index;
 
+/// An AttentionConfig in one expression: d_model, num_heads, kdim and vdim (0 = d_model).
+inline mha::AttentionConfig config(Index d, Index h, Index kdim = 0, Index vdim = 0) {
+  mha::AttentionConfig c;
+  c.d_model = d;
+  c.num_heads = h;
+  c.kdim = kdim;
+  c.vdim = vdim;
+  return c;
+}
+
 /// Loads tests/fixtures/<name> and checks its header.
 inline json load_fixture(const std::string& name) {
   const std::string path = std::string(MHA_FIXTURES_DIR) + "/" + name;

@@ -14,21 +14,14 @@
 
 namespace {
 
+using mha_test::config;
+
 using mha::Index;
 using mha::RowMatrixXd;
 using mha::RowMatrixXf;
 
 RowMatrixXf randn_f(mha::NumpyRandomState& rng, Index r, Index c, double scale = 1.0) {
   return (rng.randn(r, c) * scale).cast<float>();
-}
-
-mha::AttentionConfig config(Index d, Index h, Index kdim = 0, Index vdim = 0) {
-  mha::AttentionConfig c;
-  c.d_model = d;
-  c.num_heads = h;
-  c.kdim = kdim;
-  c.vdim = vdim;
-  return c;
 }
 
 mha::AttentionWeights random_fused(mha::NumpyRandomState& rng, Index d, bool bias) {
