@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <exception>
+#include <iomanip>
 #include <limits>
 #include <new>
 #include <sstream>
@@ -51,9 +52,15 @@ auto guarded(Body&& body) -> decltype(body()) {
   js_error.throw_();
 }
 
+/// The shortest decimal that reads back as `x` (2.0000001 stays 2.0000001, 1e10 is 10000000000).
 std::string number_str(double x) {
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::ostringstream s;
+    s << std::setprecision(precision) << x;
+    if (!std::isfinite(x) || std::stod(s.str()) == x) return s.str();
+  }
   std::ostringstream s;
-  s << x;
+  s << std::setprecision(17) << x;
   return s.str();
 }
 
@@ -88,10 +95,22 @@ std::int64_t integer(const val& obj, const char* key, std::int64_t min, std::int
   return static_cast<std::int64_t>(x);
 }
 
-/// A configuration size: any integer that fits Index; the core checks the range itself.
-Index size_field(const val& obj, const char* key) {
+/// A configuration size. The core checks the range itself (AttentionConfig::validate); only a value
+/// that does not fit Index is answered here, in the core's words ("... exceeds the limit of N").
+Index size_field(const val& obj, const char* key, Index limit) {
   constexpr std::int64_t big = std::numeric_limits<Index>::max();
-  return static_cast<Index>(integer(obj, key, -big, big));
+  constexpr std::int64_t exact = std::int64_t{1} << 53;  // every integer double up to here
+  const double x = has(obj, key) && obj[key].typeOf().as<std::string>() == "number"
+                       ? obj[key].as<double>()
+                       : 0.0;
+  if (std::isfinite(x) && x == std::floor(x) && (x > big || x < -big)) {
+    if (x < 0)
+      throw mha::config_error(std::string(key) + "=" + number_str(x) +
+                              " must be a positive integer");
+    throw mha::limit_error(std::string(key) + "=" + number_str(x) + " exceeds the limit of " +
+                           std::to_string(limit));
+  }
+  return static_cast<Index>(integer(obj, key, -exact, exact));
 }
 
 bool boolean_or(const val& obj, const char* key, bool fallback) {
@@ -185,10 +204,10 @@ mha::AttentionConfig read_config(const val& req) {
   mha::AttentionConfig c;
   // Range checks beyond "is an integer" are the core's (AttentionConfig::validate), so the
   // messages are the same natively and here.
-  c.d_model = size_field(req, "d_model");
-  c.num_heads = size_field(req, "num_heads");
-  c.kdim = has(req, "kdim") ? size_field(req, "kdim") : 0;
-  c.vdim = has(req, "vdim") ? size_field(req, "vdim") : 0;
+  c.d_model = size_field(req, "d_model", mha::limits::max_d_model);
+  c.num_heads = size_field(req, "num_heads", mha::limits::max_num_heads);
+  c.kdim = has(req, "kdim") ? size_field(req, "kdim", mha::limits::max_d_model) : 0;
+  c.vdim = has(req, "vdim") ? size_field(req, "vdim", mha::limits::max_d_model) : 0;
   c.validate();
   return c;
 }
