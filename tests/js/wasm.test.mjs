@@ -192,10 +192,22 @@ test('errors arrive as JS Errors naming the values, and the module keeps working
 
 test('outputs are copies: they stay correct when wasm memory grows in a later call', () => {
   const small = mod.numpyExperiment({ seed: 7, tokens: 5, d_model: 8, num_heads: 2 });
-  const before = Array.from(small.attn_weights);
+  // Also a result of forward and of a layer, and randn / positional encodings: every array kept.
+  const c = fixture('torch_mha.json').cases.find((x) => x.name === 'bias');
+  const layer = new mod.MultiheadAttention(torchRequest(c));
+  const kept = {
+    small, forward: mod.forward(torchRequest(c)), layer: layer.forward({ n: c.n, query: f32(c.query) }),
+    randn: { draws: mod.randn(7, 16) }, pe: { pe: mod.sinusoidalPositionalEncoding(5, 8) },
+  };
+  layer.delete();
+  const copy = (r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, ArrayBuffer.isView(v) ? Array.from(v) : v]));
+  const before = Object.fromEntries(Object.entries(kept).map(([k, r]) => [k, copy(r)]));
+  const memoryBefore = mod.memoryStats().wasm_memory_bytes;
   // 12 heads x 1024 x 1024 floats = 48 MiB of weights plus scores: far beyond the 16 MiB start.
   const big = mod.numpyExperiment({ seed: 1, tokens: 1024, d_model: 96, num_heads: 12, keep_intermediates: true });
   assert.equal(big.attn_weights.length, 12 * 1024 * 1024);
-  assert.deepEqual(Array.from(small.attn_weights), before);
+  // The call did grow linear memory (views into the old buffer would now be detached, length 0).
+  assert.ok(mod.memoryStats().wasm_memory_bytes > memoryBefore, 'wasm memory grew');
+  for (const [name, r] of Object.entries(kept)) assert.deepEqual(copy(r), before[name], name);
   assert.equal(small.attn_weights[2].toFixed(3), '0.424');
 });
