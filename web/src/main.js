@@ -115,11 +115,30 @@ function showTokens(text) {
 }
 
 /**
+ * Diagnostics hook (read by tests/browser/memory.test.mjs): after every update the core's
+ * memoryStats() are on #core-version as data-malloc-in-use-bytes and data-wasm-memory-bytes.
+ * Read-only numbers; the module itself is not exposed to other scripts.
+ */
+function showMemoryStats() {
+  const stats = mod.memoryStats();
+  els.coreVersion.dataset.mallocInUseBytes = String(stats.malloc_in_use_bytes);
+  els.coreVersion.dataset.wasmMemoryBytes = String(stats.wasm_memory_bytes);
+}
+
+/**
  * Validates the controls and, when they are valid, recomputes and redraws.
  * Invalid settings leave the current view on screen and show why in the alert region.
  * @returns {boolean} whether the view was updated
  */
 function update() {
+  try {
+    return updateView();
+  } finally {
+    showMemoryStats();
+  }
+}
+
+function updateView() {
   showTokens(els.text.value);
   const read = readControls(rawControls());
   if (!read.ok) {
