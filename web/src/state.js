@@ -167,7 +167,12 @@ export function parseHash(hash, limits = PAGE_LIMITS) {
     const raw = params.get('text');
     const tok = raw.length > MAX_TEXT_CHARS ? null : tokenizeChecked(raw, limits.maxTokens);
     if (tok?.ok) state.text = raw;
-    else notes.push(`The text in the address ${tok ? tok.message : 'is too long'} Using "${state.text}".`);
+    else {
+      const why = tok
+        ? `The text in the address cannot be shown: ${tok.message}`
+        : `The text in the address has ${raw.length} characters (at most ${MAX_TEXT_CHARS}).`;
+      notes.push(`${why} Using "${state.text}".`);
+    }
   }
   if (params.has('d_model')) {
     const raw = params.get('d_model');
