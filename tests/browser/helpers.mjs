@@ -62,11 +62,14 @@ export async function startTargets() {
 
 /**
  * Opens `target.url + hash` in a fresh context and records every problem:
- * console errors, uncaught exceptions, failed or >= 400 requests, and requests to anything
- * but the page's own origin (those are also aborted, so nothing can leave the machine).
+ * console errors, uncaught exceptions, dialogs (alert/confirm/prompt), failed or >= 400 requests,
+ * and requests to anything but the page's own origin (those are also aborted, so nothing can
+ * leave the machine). `setup(context)`, if given, runs before the page is created.
  */
-export async function openPage(browser, target, hash = '', { width = 1280, height = 900, dpr = 1 } = {}) {
+export async function openPage(browser, target, hash = '', { width = 1280, height = 900, dpr = 1, setup } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: dpr });
+  // Optional: prepare the context before the page exists (e.g. context.addInitScript(...)).
+  if (setup) await setup(context);
   const problems = [];
   const requests = [];
   await context.route('**/*', (route) => {
@@ -80,6 +83,11 @@ export async function openPage(browser, target, hash = '', { width = 1280, heigh
     if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+  // The page never opens a dialog: one would mean that supplied text ran as script.
+  page.on('dialog', (d) => {
+    problems.push(`dialog (${d.type()}): ${d.message()}`);
+    d.dismiss().catch(() => {});
+  });
   page.on('request', (r) => {
     const u = r.url();
     requests.push(u);
