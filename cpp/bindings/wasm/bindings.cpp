@@ -281,6 +281,13 @@ mha::AttentionMasks read_masks(const val& req, Index h, Index n, Index m) {
 mha::ForwardOptions read_options(const val& req) {
   mha::ForwardOptions options;
   options.keep_intermediates = boolean_or(req, "keep_intermediates", true);
+  if (has(req, "ablated_heads")) {  // one entry per head; the core checks the count
+    const val v = req["ablated_heads"];
+    array_length(v, "ablated_heads");
+    for (const float a : emscripten::convertJSArrayToNumberVector<float>(v)) {
+      options.ablated_heads.push_back(a != 0.0f ? 1 : 0);
+    }
+  }
   return options;
 }
 

@@ -266,7 +266,7 @@ void AttentionMasks::validate(Index num_heads, Index n, Index m) const {
 
 void validate_forward_inputs(const AttentionConfig& config, const AttentionWeights& weights,
                              const MatrixRef& query, const MatrixRef& key, const MatrixRef& value,
-                             const AttentionMasks& masks) {
+                             const AttentionMasks& masks, const ForwardOptions& options) {
   config.validate();
   const Index n = query.rows();
   const Index m = key.rows();
@@ -312,6 +312,12 @@ void validate_forward_inputs(const AttentionConfig& config, const AttentionWeigh
   detail::expect_finite("key", key);
   detail::expect_finite("value", value);
   masks.validate(config.num_heads, n, m);
+  if (!options.ablated_heads.empty() &&
+      static_cast<Index>(options.ablated_heads.size()) != config.num_heads) {
+    throw shape_error(
+        "ablated_heads has " + std::to_string(options.ablated_heads.size()) +
+        " entries, expected one per head, num_heads = " + std::to_string(config.num_heads));
+  }
 }
 
 namespace {
@@ -344,7 +350,7 @@ AttentionResult multi_head_attention_forward(const AttentionConfig& config,
                                              const MatrixRef& query, const MatrixRef& key,
                                              const MatrixRef& value, const AttentionMasks& masks,
                                              const ForwardOptions& options) {
-  validate_forward_inputs(config, weights, query, key, value, masks);
+  validate_forward_inputs(config, weights, query, key, value, masks, options);
   const Index n = query.rows(), m = key.rows(), d = config.d_model, h = config.num_heads;
   const Index d_head = config.d_head();
   const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d_head)));
@@ -418,7 +424,11 @@ AttentionResult multi_head_attention_forward(const AttentionConfig& config,
       row = (row.array() == neg_inf).select(0.0f, (row.array() - row_max).exp());
       row /= row.sum();
     }
-    head_outputs.middleCols(i * d_head, d_head).noalias() = A * V.middleCols(i * d_head, d_head);
+    if (options.ablated(i)) {
+      head_outputs.middleCols(i * d_head, d_head).setZero();
+    } else {
+      head_outputs.middleCols(i * d_head, d_head).noalias() = A * V.middleCols(i * d_head, d_head);
+    }
   }
 
   result.output = linear(head_outputs, weights.out_proj_weight, weights.out_proj_bias);

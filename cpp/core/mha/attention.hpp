@@ -161,9 +161,21 @@ struct AttentionMasks {
 };
 
 struct ForwardOptions {
+  ForwardOptions() = default;
+  ForwardOptions(bool keep) : keep_intermediates(keep) {}  // NOLINT: {false} reads well
+
   /// Keep q, k, v, scores and head_outputs in the result (an "explain this cell" view needs them).
   /// Off saves two (n, d)-sized and one (h, n, m)-sized buffers.
   bool keep_intermediates = true;
+  /// Head ablation, (h) or empty: a nonzero entry switches that head off — its output Y_i is
+  /// zeroed before out_proj (Michel et al. 2019, "Are Sixteen Heads Really Better than One?").
+  /// Its attention weights are still computed and returned. Throws shape_error unless the size
+  /// is 0 or num_heads.
+  std::vector<std::uint8_t> ablated_heads;
+
+  bool ablated(Index head) const {
+    return !ablated_heads.empty() && ablated_heads[static_cast<std::size_t>(head)] != 0;
+  }
 };
 
 /// Everything one forward pass produces. Per-head weights are always returned, never averaged.
@@ -204,13 +216,14 @@ AttentionResult multi_head_attention_reference(const AttentionConfig& config,
                                                const AttentionWeights& weights,
                                                const MatrixRef& query, const MatrixRef& key,
                                                const MatrixRef& value,
-                                               const AttentionMasks& masks = {});
+                                               const AttentionMasks& masks = {},
+                                               const ForwardOptions& options = {});
 
-/// Validates every input of a forward call (config, weights, shapes, finiteness, masks, limits)
-/// and throws the error the forward functions would. Both forward functions call it first.
+/// Validates every input of a forward call (config, weights, shapes, finiteness, masks, options,
+/// limits) and throws the error the forward functions would. Both forward functions call it first.
 void validate_forward_inputs(const AttentionConfig& config, const AttentionWeights& weights,
                              const MatrixRef& query, const MatrixRef& key, const MatrixRef& value,
-                             const AttentionMasks& masks);
+                             const AttentionMasks& masks, const ForwardOptions& options = {});
 
 /// Number of learned parameters, counted as PyTorch's sum(p.numel() for p in mha.parameters()):
 ///   d*d + d*kdim + d*vdim (q, k, v projections) + d*d (out_proj), plus 3d + d with biases.

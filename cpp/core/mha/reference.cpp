@@ -35,9 +35,10 @@ RowMatrixXd linear_loops(const MatrixRef& x, const Eigen::Ref<const RowMatrixXf>
 AttentionResult multi_head_attention_reference(const AttentionConfig& config,
                                                const AttentionWeights& weights,
                                                const MatrixRef& query, const MatrixRef& key,
-                                               const MatrixRef& value,
-                                               const AttentionMasks& masks) {
-  validate_forward_inputs(config, weights, query, key, value, masks);
+                                               const MatrixRef& value, const AttentionMasks& masks,
+                                               const ForwardOptions& options) {
+  // options.keep_intermediates is ignored: the reference always fills the intermediates.
+  validate_forward_inputs(config, weights, query, key, value, masks, options);
   const Index n = query.rows(), m = key.rows(), d = config.d_model, h = config.num_heads;
   const Index d_head = config.d_head();
   const bool has_bias = weights.in_proj_bias.size() > 0;
@@ -92,6 +93,7 @@ AttentionResult multi_head_attention_reference(const AttentionConfig& config,
       for (Index j = 0; j < m; ++j) {
         const double a = s[static_cast<std::size_t>(j)] / sum;
         result.attn_weights(head, i, j) = static_cast<float>(a);
+        if (options.ablated(head)) continue;  // switched off: this head's Y stays 0
         for (Index c = c0; c < c0 + d_head; ++c) Y(i, c) += a * V(j, c);
       }
     }

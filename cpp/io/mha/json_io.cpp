@@ -614,8 +614,10 @@ AttentionResult run_numpy_experiment(const NumpyExperiment& experiment,
   if (options.positional) x += sinusoidal_positional_encoding(x.rows(), x.cols());
   AttentionMasks masks;
   masks.is_causal = options.causal;
+  ForwardOptions forward_options;
+  forward_options.keep_intermediates = false;
   return multi_head_attention_forward(experiment.config, experiment.weights, x, x, x, masks,
-                                      ForwardOptions{false});
+                                      forward_options);
 }
 
 json experiment_to_json(std::uint32_t seed, const NumpyExperiment& experiment,
