@@ -128,7 +128,7 @@ test('configuration: num_heads zero, negative, non-integer, not a number; d_mode
     [{ d_model: 0 }, 'd_model=0 must be a positive integer'],
     [{ d_model: -8 }, 'd_model=-8 must be a positive integer'],
     [{ d_model: 8.5 }, 'd_model=8.5 must be an integer'],
-    [{ kdim: -1 }, "kdim=-1 and vdim=0 must be positive (or 0 for 'same as d_model')"],
+    [{ kdim: -1 }, "kdim=-1 must be positive (or 0 for 'same as d_model')"],
   ];
   for (const [change, message] of cases) answersEverywhere({ ...BASE, ...change }, message, 'config');
 });

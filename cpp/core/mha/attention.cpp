@@ -45,9 +45,11 @@ void AttentionConfig::validate() const {
   if (d_model <= 0) {
     throw config_error("d_model=" + std::to_string(d_model) + " must be a positive integer");
   }
-  if (kdim < 0 || vdim < 0) {
-    throw config_error("kdim=" + std::to_string(kdim) + " and vdim=" + std::to_string(vdim) +
-                       " must be positive (or 0 for 'same as d_model')");
+  for (const auto& [name, value] : {std::pair{"kdim", kdim}, std::pair{"vdim", vdim}}) {
+    if (value < 0) {
+      throw config_error(std::string(name) + "=" + std::to_string(value) +
+                         " must be positive (or 0 for 'same as d_model')");
+    }
   }
   if (num_heads > limits::max_num_heads) {
     throw limit_error("num_heads=" + std::to_string(num_heads) + " exceeds the limit of " +
