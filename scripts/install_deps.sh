@@ -5,12 +5,19 @@
 #
 # Python (numpy, PyTorch) is only for regenerating golden data (scripts/make_fixtures.py):
 # pass --fixtures to install it as well. Tests never need Python.
+# --fuzz adds clang and its compiler-rt (libFuzzer, ASan, UBSan) for scripts/fuzz.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake make g++ pkg-config libeigen3-dev xtl-dev nlohmann-json3-dev libgtest-dev
           emscripten chromium fonts-dejavu-core)
-[[ "${1:-}" == "--fixtures" ]] && packages+=(python3-numpy python3-torch libopenblas0-pthread)
+for arg in "$@"; do
+  case "$arg" in
+    --fixtures) packages+=(python3-numpy python3-torch libopenblas0-pthread) ;;
+    --fuzz) packages+=(clang libclang-rt-14-dev) ;;
+    *) echo "install_deps: unknown option $arg (--fixtures, --fuzz)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

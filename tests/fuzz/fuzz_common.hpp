@@ -1,0 +1,58 @@
+// Shared checks of the fuzz targets (tests/fuzz/): what a successful forward pass must satisfy.
+// A violated invariant is a finding: the target prints what broke and calls abort(), which
+// libFuzzer (and the corpus replay driver) report as a crash.
+//
+// Shape legend (as attention.hpp): n = query tokens, m = key tokens, d = d_model, h = num_heads.
+#pragma once
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "mha/attention.hpp"
+
+namespace mha_fuzz {
+
+/// Prints `what` and aborts: the fuzzer records the input as a crash.
+[[noreturn]] inline void finding(const char* what, double a = 0.0, double b = 0.0) {
+  std::fprintf(stderr, "FUZZ FINDING: %s (%.9g, %.9g)\n", what, a, b);
+  std::abort();
+}
+
+template <typename Derived>
+void require_finite(const char* what, const Eigen::DenseBase<Derived>& x) {
+  if (x.size() > 0 && !x.allFinite()) finding(what);
+}
+
+/// The contract of AttentionResult (attention.hpp): output (n, d) and weights (h, n, m) finite,
+/// weights in [0, 1]; a row flagged in fully_masked_rows is all 0, every other row sums to 1
+/// (within the float32 rounding of a sum of m terms and one division).
+inline void check_result(const mha::AttentionResult& r, mha::Index h, mha::Index n, mha::Index m,
+                         mha::Index d) {
+  if (r.output.rows() != n || r.output.cols() != d) finding("output has the wrong shape");
+  if (r.attn_weights.heads() != h || r.attn_weights.rows() != n || r.attn_weights.cols() != m) {
+    finding("attn_weights has the wrong shape");
+  }
+  if (static_cast<mha::Index>(r.fully_masked_rows.size()) != h * n) {
+    finding("fully_masked_rows has the wrong size");
+  }
+  require_finite("output holds NaN or inf", r.output);
+  const double row_tol = (2.0 * static_cast<double>(m) + 4.0) * 0x1p-24;
+  for (mha::Index i = 0; i < h; ++i) {
+    const auto A = r.attn_weights.head(i);
+    require_finite("attn_weights hold NaN or inf", A);
+    for (mha::Index row = 0; row < n; ++row) {
+      const bool masked = r.fully_masked_rows[static_cast<std::size_t>(i * n + row)] != 0;
+      double sum = 0.0;
+      for (mha::Index j = 0; j < m; ++j) {
+        const float a = A(row, j);
+        if (!(a >= 0.0f && a <= 1.0f)) finding("a weight lies outside [0, 1]", a);
+        if (masked && a != 0.0f) finding("a fully masked row holds a nonzero weight", a);
+        sum += a;
+      }
+      if (!masked && std::fabs(sum - 1.0) > row_tol) finding("a row does not sum to 1", sum);
+    }
+  }
+}
+
+}  // namespace mha_fuzz
