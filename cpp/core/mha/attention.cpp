@@ -467,7 +467,7 @@ AttentionResult MultiheadAttention::forward(const MatrixRef& x, const AttentionM
 // ---------------------------------------------------------------------------------------------
 // Positional encoding
 
-RowMatrixXf sinusoidal_positional_encoding(Index n, Index d) {
+RowMatrixXd sinusoidal_positional_encoding_f64(Index n, Index d) {
   if (n <= 0 || d <= 0) {
     throw shape_error("positional encoding of " + shape_str(n, d) + ": n and d must be positive");
   }
@@ -476,16 +476,20 @@ RowMatrixXf sinusoidal_positional_encoding(Index n, Index d) {
                       std::to_string(limits::max_tokens) + " tokens, d_model " +
                       std::to_string(limits::max_d_model) + ")");
   }
-  RowMatrixXf pe(n, d);
+  RowMatrixXd pe(n, d);
   for (Index pos = 0; pos < n; ++pos) {
     for (Index c = 0; c < d; ++c) {
       const Index two_i = c - (c % 2);
       const double angle = static_cast<double>(pos) /
                            std::pow(10000.0, static_cast<double>(two_i) / static_cast<double>(d));
-      pe(pos, c) = static_cast<float>(c % 2 == 0 ? std::sin(angle) : std::cos(angle));
+      pe(pos, c) = c % 2 == 0 ? std::sin(angle) : std::cos(angle);
     }
   }
   return pe;
+}
+
+RowMatrixXf sinusoidal_positional_encoding(Index n, Index d) {
+  return sinusoidal_positional_encoding_f64(n, d).cast<float>();
 }
 
 }  // namespace mha

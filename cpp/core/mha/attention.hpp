@@ -262,5 +262,7 @@ class MultiheadAttention {
 ///   PE(pos, 2i) = sin(pos / 10000^(2i/d)),  PE(pos, 2i+1) = cos(pos / 10000^(2i/d)).
 /// Throws shape_error when n <= 0 or d <= 0, limit_error beyond mha::limits.
 RowMatrixXf sinusoidal_positional_encoding(Index n, Index d);
+/// The same in float64 (sinusoidal_positional_encoding is this, rounded to float32).
+RowMatrixXd sinusoidal_positional_encoding_f64(Index n, Index d);
 
 }  // namespace mha

@@ -72,11 +72,11 @@ std::vector<Index> array_shape(const json& v, const std::string& name, const std
   for (std::size_t level = 0; level < rank; ++level) {
     if (!cur->is_array()) {
       if (level == 0) {
-        throw parse_error(name + " must be " + std::to_string(rank) +
-                          "-level nested arrays " + what + ", got " + describe(*cur));
+        throw parse_error(name + " must be " + std::to_string(rank) + "-level nested arrays " +
+                          what + ", got " + describe(*cur));
       }
-      throw parse_error(path + " must be an array, got " + describe(*cur) + " (" + name +
-                        " is " + what + ")");
+      throw parse_error(path + " must be an array, got " + describe(*cur) + " (" + name + " is " +
+                        what + ")");
     }
     if (cur->empty()) {
       throw shape_error(path + " is empty; " + name + " must be " + what +
@@ -85,8 +85,8 @@ std::vector<Index> array_shape(const json& v, const std::string& name, const std
     const Index size = static_cast<Index>(cur->size());
     if (size > max_sizes[level]) {
       throw limit_error(path + " has " + std::to_string(size) + " entries, above the limit of " +
-                        std::to_string(max_sizes[level]) + " (mha::limits::" +
-                        limit_names[level] + ")");
+                        std::to_string(max_sizes[level]) + " (mha::limits::" + limit_names[level] +
+                        ")");
     }
     shape[level] = size;
     cur = &(*cur)[0];
@@ -107,9 +107,9 @@ std::vector<Index> array_shape(const json& v, const std::string& name, const std
             throw parse_error(sub_path + " must be an array, got " + describe(sub) + " (" + name +
                               " is " + what + ")");
           }
-          throw parse_error(sub_path + " has " + std::to_string(sub.size()) +
-                            " values, expected " + std::to_string(shape[level + 1]) + " like " +
-                            path + "[0]" + " (arrays must be rectangular)");
+          throw parse_error(sub_path + " has " + std::to_string(sub.size()) + " values, expected " +
+                            std::to_string(shape[level + 1]) + " like " + path + "[0]" +
+                            " (arrays must be rectangular)");
         }
         check(sub, level + 1, sub_path);
       }
@@ -153,8 +153,8 @@ RowMatrixXf to_matrix(const json& v, const std::string& name, const std::string&
   return out;
 }
 
-VectorXf to_vector(const json& v, const std::string& name, const std::string& what,
-                   Index max_size, const char* size_limit) {
+VectorXf to_vector(const json& v, const std::string& name, const std::string& what, Index max_size,
+                   const char* size_limit) {
   const auto shape = array_shape(v, name, what, {max_size}, {size_limit});
   VectorXf out(shape[0]);
   for (Index i = 0; i < shape[0]; ++i) {
@@ -169,10 +169,10 @@ VectorXf to_vector(const json& v, const std::string& name, const std::string& wh
 
 const std::set<std::string>& known_keys() {
   static const std::set<std::string> keys = {
-      "num_heads",      "query",         "key",           "value",           "in_proj_weight",
-      "q_proj_weight",  "k_proj_weight", "v_proj_weight", "in_proj_bias",    "out_proj_weight",
-      "out_proj_bias",  "attn_mask",     "key_padding_mask", "is_causal",    "kdim",
-      "vdim"};
+      "num_heads",        "query",           "key",           "value",
+      "in_proj_weight",   "q_proj_weight",   "k_proj_weight", "v_proj_weight",
+      "in_proj_bias",     "out_proj_weight", "out_proj_bias", "attn_mask",
+      "key_padding_mask", "is_causal",       "kdim",          "vdim"};
   return keys;
 }
 
@@ -291,8 +291,7 @@ void parse_attn_mask(const json& v, Index h, Index n, Index m, AttentionMasks& m
   }
   const json& first = rank == 2 ? v[0][0] : v[0][0][0];
   const bool boolean = first.is_boolean();
-  masks.attn_mask_kind =
-      boolean ? AttentionMasks::Kind::boolean : AttentionMasks::Kind::additive;
+  masks.attn_mask_kind = boolean ? AttentionMasks::Kind::boolean : AttentionMasks::Kind::additive;
   masks.attn_mask = HeadStack(heads, n, m);
   for (Index hh = 0; hh < heads; ++hh) {
     const json& head = rank == 2 ? v : v[static_cast<std::size_t>(hh)];
@@ -321,8 +320,8 @@ void parse_attn_mask(const json& v, Index h, Index n, Index m, AttentionMasks& m
 }
 
 void parse_key_padding_mask(const json& v, Index m, AttentionMasks& masks) {
-  const auto shape = array_shape(v, "key_padding_mask", "(m,) booleans", {limits::max_tokens},
-                                 {"max_tokens"});
+  const auto shape =
+      array_shape(v, "key_padding_mask", "(m,) booleans", {limits::max_tokens}, {"max_tokens"});
   if (shape[0] != m) {
     throw shape_error("key_padding_mask has " + std::to_string(shape[0]) +
                       " values, expected one per key token, m = " + std::to_string(m));
@@ -379,8 +378,8 @@ ForwardRequest parse_forward_request(const json& request) {
   }
   for (const auto& item : request.items()) {
     if (known_keys().count(item.key()) == 0) {
-      throw parse_error("unknown key \"" + item.key() + "\" in the request (known keys: " +
-                        known_keys_text() + ")");
+      throw parse_error("unknown key \"" + item.key() +
+                        "\" in the request (known keys: " + known_keys_text() + ")");
     }
   }
 
@@ -392,8 +391,8 @@ ForwardRequest parse_forward_request(const json& request) {
                        " must be a positive integer");
   }
   if (config.num_heads > limits::max_num_heads) {
-    throw limit_error("num_heads=" + std::to_string(config.num_heads) +
-                      " exceeds the limit of " + std::to_string(limits::max_num_heads));
+    throw limit_error("num_heads=" + std::to_string(config.num_heads) + " exceeds the limit of " +
+                      std::to_string(limits::max_num_heads));
   }
   const Index h = config.num_heads;
 
@@ -407,8 +406,9 @@ ForwardRequest parse_forward_request(const json& request) {
   const json* key = find_key(request, "key");
   const json* value = find_key(request, "value");
   if ((key == nullptr) != (value == nullptr)) {
-    throw parse_error(std::string(key ? "\"key\" given without \"value\"" : "\"value\" given without \"key\"") +
-                      ": give both, or neither (then both are the query)");
+    throw parse_error(
+        std::string(key ? "\"key\" given without \"value\"" : "\"value\" given without \"key\"") +
+        ": give both, or neither (then both are the query)");
   }
   Index m = n;
   if (key != nullptr) {
@@ -444,8 +444,7 @@ ForwardRequest parse_forward_request(const json& request) {
 
   // Weights: in_proj_weight, or q/k/v_proj_weight.
   const json* in_proj = find_key(request, "in_proj_weight");
-  const json* separate[3] = {find_key(request, "q_proj_weight"),
-                             find_key(request, "k_proj_weight"),
+  const json* separate[3] = {find_key(request, "q_proj_weight"), find_key(request, "k_proj_weight"),
                              find_key(request, "v_proj_weight")};
   const char* separate_names[3] = {"q_proj_weight", "k_proj_weight", "v_proj_weight"};
   const bool any_separate = separate[0] || separate[1] || separate[2];
@@ -479,24 +478,24 @@ ForwardRequest parse_forward_request(const json& request) {
     out_bias = to_vector(*b, "out_proj_bias", "(d_model,)", limits::max_d_model, "max_d_model");
   }
   if (in_proj != nullptr) {
-    RowMatrixXf w = to_matrix(*in_proj, "in_proj_weight", "(3*d_model, d_model)",
-                              3 * limits::max_d_model, "max_d_model (times 3)",
-                              limits::max_d_model, "max_d_model");
+    RowMatrixXf w =
+        to_matrix(*in_proj, "in_proj_weight", "(3*d_model, d_model)", 3 * limits::max_d_model,
+                  "max_d_model (times 3)", limits::max_d_model, "max_d_model");
     req.weights = AttentionWeights::fused(std::move(w), std::move(in_bias), std::move(out_w),
                                           std::move(out_bias));
   } else {
-    RowMatrixXf wq = to_matrix(*separate[0], "q_proj_weight", "(d_model, d_model)",
-                               limits::max_d_model, "max_d_model", limits::max_d_model,
-                               "max_d_model");
-    RowMatrixXf wk = to_matrix(*separate[1], "k_proj_weight", "(d_model, kdim)",
-                               limits::max_d_model, "max_d_model", limits::max_d_model,
-                               "max_d_model");
-    RowMatrixXf wv = to_matrix(*separate[2], "v_proj_weight", "(d_model, vdim)",
-                               limits::max_d_model, "max_d_model", limits::max_d_model,
-                               "max_d_model");
-    req.weights = AttentionWeights::separate(std::move(wq), std::move(wk), std::move(wv),
-                                             std::move(in_bias), std::move(out_w),
-                                             std::move(out_bias));
+    RowMatrixXf wq =
+        to_matrix(*separate[0], "q_proj_weight", "(d_model, d_model)", limits::max_d_model,
+                  "max_d_model", limits::max_d_model, "max_d_model");
+    RowMatrixXf wk =
+        to_matrix(*separate[1], "k_proj_weight", "(d_model, kdim)", limits::max_d_model,
+                  "max_d_model", limits::max_d_model, "max_d_model");
+    RowMatrixXf wv =
+        to_matrix(*separate[2], "v_proj_weight", "(d_model, vdim)", limits::max_d_model,
+                  "max_d_model", limits::max_d_model, "max_d_model");
+    req.weights =
+        AttentionWeights::separate(std::move(wq), std::move(wk), std::move(wv), std::move(in_bias),
+                                   std::move(out_w), std::move(out_bias));
   }
 
   // Masks.
@@ -523,8 +522,8 @@ AttentionResult run_forward(const ForwardRequest& request, const ForwardOptions&
     return multi_head_attention_forward(request.config, request.weights, request.query,
                                         request.query, request.query, request.masks, options);
   }
-  return multi_head_attention_forward(request.config, request.weights, request.query,
-                                      request.key, request.value, request.masks, options);
+  return multi_head_attention_forward(request.config, request.weights, request.query, request.key,
+                                      request.value, request.masks, options);
 }
 
 // -----------------------------------------------------------------------------------------------
@@ -535,9 +534,10 @@ json float_to_json(float x) {
   // A round-trip decimal for the float (Grisu2: at most 9 digits, almost always the fewest),
   // stored as the nearest double: nlohmann then prints that double's shortest form, i.e. the
   // same digits. Checked for random bit patterns over the whole float range in
-  // tests/cli/json_io_test.cpp (and once for 3e7 floats, including all of [1, 2), by hand). std::to_chars(float) would do this, but
-  // Emscripten 3.1's libc++ lacks it, so: nlohmann's own Grisu2, which its serializer applies to
-  // float number types (fast, ~0.4 us), else the shortest "%.*g" that reads back (~4 us).
+  // tests/cli/json_io_test.cpp (and once for 3e7 floats, including all of [1, 2), by hand).
+  // std::to_chars(float) would do this, but Emscripten 3.1's libc++ lacks it, so: nlohmann's own
+  // Grisu2, which its serializer applies to float number types (fast, ~0.4 us), else the shortest
+  // "%.*g" that reads back (~4 us).
   char buf[64] = {};
 #if defined(NLOHMANN_JSON_VERSION_MAJOR) && NLOHMANN_JSON_VERSION_MAJOR == 3 && \
     defined(NLOHMANN_JSON_VERSION_MINOR) && NLOHMANN_JSON_VERSION_MINOR >= 9
@@ -577,7 +577,8 @@ json matrix_to_json(const RowMatrixXd& matrix) {
 
 json head_stack_to_json(const HeadStack& stack) {
   json heads = json::array();
-  for (Index i = 0; i < stack.heads(); ++i) heads.push_back(matrix_to_json(RowMatrixXf(stack.head(i))));
+  for (Index i = 0; i < stack.heads(); ++i)
+    heads.push_back(matrix_to_json(RowMatrixXf(stack.head(i))));
   return heads;
 }
 
@@ -610,14 +611,11 @@ json response_to_json(const AttentionResult& result, const AttentionConfig& conf
 
 AttentionResult run_numpy_experiment(const NumpyExperiment& experiment,
                                      const ExperimentOptions& options) {
-  RowMatrixXf x = experiment.x;
-  if (options.positional) x += sinusoidal_positional_encoding(x.rows(), x.cols());
   AttentionMasks masks;
   masks.is_causal = options.causal;
-  ForwardOptions forward_options;
-  forward_options.keep_intermediates = false;
-  return multi_head_attention_forward(experiment.config, experiment.weights, x, x, x, masks,
-                                      forward_options);
+  // float64 throughout, as the course's numpy code: its 3-decimal printouts are reproduced.
+  return numpy_experiment_forward(experiment,
+                                  numpy_experiment_input(experiment, options.positional), masks);
 }
 
 json experiment_to_json(std::uint32_t seed, const NumpyExperiment& experiment,
@@ -629,8 +627,8 @@ json experiment_to_json(std::uint32_t seed, const NumpyExperiment& experiment,
   response["positional"] = options.positional;
   response["X"] = matrix_to_json(experiment.x_f64);
   if (options.positional) {
-    response["positional_encoding"] = matrix_to_json(
-        sinusoidal_positional_encoding(experiment.x.rows(), experiment.x.cols()));
+    response["positional_encoding"] =
+        matrix_to_json(sinusoidal_positional_encoding(experiment.x.rows(), experiment.x.cols()));
   }
   response["Wq"] = matrix_to_json(experiment.Wq);
   response["Wk"] = matrix_to_json(experiment.Wk);

@@ -99,8 +99,9 @@ struct ExperimentOptions {
   bool positional = false;  ///< add sinusoidal_positional_encoding(n, d) to X before attention
 };
 
-/// Runs module 08's experiment: float32(X) (+ positional encoding) through the experiment's
-/// weights, no bias. Shapes: X (n, d) with n = tokens; output (n, d), weights (h, n, n).
+/// Runs module 08's experiment in float64 as numpy does (mha::numpy_experiment_forward): X
+/// (+ positional encoding) through the experiment's weights, no bias. Shapes: X (n, d) with
+/// n = tokens; output (n, d), weights (h, n, n) (float32 copies of the float64 results).
 /// Throws what make_numpy_experiment / the core throw (config_error, shape_error, limit_error).
 AttentionResult run_numpy_experiment(const NumpyExperiment& experiment,
                                      const ExperimentOptions& options);
