@@ -129,13 +129,13 @@ export async function cellCentre(page, head, row, col) {
 }
 
 /**
- * The RGBA of the canvas pixel under CSS point (x, y) of head `head`'s canvas.
+ * The RGBA of the pixel under CSS point (x, y) of the canvas matching `selector`.
  * (Copied 1:1 into a scratch canvas made for reading, so the page's canvas is not read back
  * repeatedly, which Chrome would warn about in the console.)
  */
-export function canvasPixel(page, head, x, y) {
+export function canvasPixelAt(page, selector, x, y) {
   return page.$eval(
-    `canvas[data-head="${head}"]`,
+    selector,
     (c, [px, py]) => {
       const s = window.devicePixelRatio;
       const probe = document.createElement('canvas');
@@ -147,4 +147,9 @@ export function canvasPixel(page, head, x, y) {
     },
     [x, y],
   );
+}
+
+/** The RGBA of the pixel under CSS point (x, y) of head `head`'s canvas. */
+export function canvasPixel(page, head, x, y) {
+  return canvasPixelAt(page, `canvas[data-head="${head}"]`, x, y);
 }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { parseColor } from '../../web/src/color.js';
 import {
-  ROOT, assertPrerequisites, launchBrowser, startTargets, openPage, tableRow, cellCentre, canvasPixel,
+  ROOT, assertPrerequisites, launchBrowser, startTargets, openPage, tableRow, cellCentre, canvasPixel, canvasPixelAt,
 } from './helpers.mjs';
 
 const MODULE_08 = '#preset=module-08';
@@ -78,9 +78,14 @@ for (const which of [0, 1]) {
         assert.equal(await page.inputValue('#text'), 'Heads look at different things');
       }));
 
-    test('canvas cells have the viridis colour of their weight (also at devicePixelRatio 2)', async () => {
+    test('canvas cells have the legend\'s colour for their weight (also at devicePixelRatio 2)', async () => {
       for (const dpr of [1, 2]) {
         await withPage(target(), MODULE_08, async ({ page }) => {
+          // Where the legend's 0 -> 1 strip lies in its canvas (CSS px), as drawn by the page.
+          const strip = await page.$eval('#legend', (c) => ({
+            x: Number(c.dataset.stripX), width: Number(c.dataset.stripWidth), height: Number(c.dataset.stripHeight),
+          }));
+          assert.ok(strip.width > 0 && strip.height > 0, 'legend strip geometry');
           const cells = [[0, 0, 2], [0, 0, 3], [1, 0, 4], [0, 4, 0], [1, 2, 2], [1, 3, 1]];
           for (const [head, row, col] of cells) {
             const w = Number(await page.getAttribute(
@@ -94,6 +99,14 @@ for (const which of [0, 1]) {
                 `dpr ${dpr} head ${head} (${row},${col}) w=${w}: got ${got.slice(0, 3)} want ${want}`);
             }
             assert.equal(got[3], 255);
+            // The legend, read where it shows w, has the cell's colour. ±4 per channel: the strip
+            // is 256 samples stretched over its width, so a pixel may show the neighbouring sample.
+            const lx = Math.min(strip.x + w * strip.width, strip.x + strip.width - 0.5);
+            const legend = await canvasPixelAt(page, '#legend', lx, strip.height / 2);
+            for (let k = 0; k < 3; k++) {
+              assert.ok(Math.abs(got[k] - legend[k]) <= 4,
+                `dpr ${dpr} head ${head} (${row},${col}) w=${w}: cell ${got.slice(0, 3)} legend ${legend.slice(0, 3)}`);
+            }
           }
           // Crisp: the canvas backing store is devicePixelRatio times its CSS size.
           const ratio = await page.$eval('canvas[data-head="0"]', (cv) => cv.width / cv.getBoundingClientRect().width);

@@ -28,6 +28,10 @@ export function drawLegend(canvas) {
   sctx.putImageData(img, 0, 0);
   ctx.imageSmoothingEnabled = false;
   ctx.drawImage(strip, PAD_X, 0, STRIP_W, STRIP_H);
+  // Where the strip is (CSS px), for tests that read the legend's colour at a weight.
+  canvas.dataset.stripX = String(PAD_X);
+  canvas.dataset.stripWidth = String(STRIP_W);
+  canvas.dataset.stripHeight = String(STRIP_H);
 
   const ink = getComputedStyle(canvas).getPropertyValue('--label-ink').trim() || '#1a1a1a';
   ctx.strokeStyle = ink;
