@@ -44,3 +44,12 @@ test('token count limits', () => {
   assert.equal(none.ok, false);
   assert.match(none.message, /no tokens/);
 });
+
+test('invisible format characters separate and are never tokens of their own', () => {
+  // U+200B zero-width space, U+00AD soft hyphen, U+FEFF byte-order mark, U+2060 word joiner.
+  assert.deepEqual(tokenize('cat\u200Bsat'), ['cat', 'sat']);
+  assert.deepEqual(tokenize('\uFEFFThe cat \u200B sat\u2060'), ['The', 'cat', 'sat']);
+  assert.deepEqual(tokenize('a \u00AD b'), ['a', 'b']);
+  // A zero-width joiner inside an emoji sequence still keeps the sequence whole.
+  assert.deepEqual(tokenize('hi 👩\u200D💻'), ['hi', '👩\u200D💻']);
+});

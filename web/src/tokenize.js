@@ -1,6 +1,7 @@
 // Splitting the sentence into tokens (the rule is also stated in the page's help text).
 //
-// Rule, applied left to right, spaces only separate:
+// Rule, applied left to right; spaces and invisible format characters (zero-width space,
+// soft hyphen, byte-order mark: Unicode category Cf) only separate:
 //   1. a word: a run of Unicode letters, digits and combining marks, optionally joined by an
 //      apostrophe (' or ’) to another such run: "don't", "l’homme", "naïve", "42";
 //   2. any other non-space character is a token by itself ("," "." "<" "="), together with the
@@ -11,7 +12,7 @@
 
 /** A word (rule 1) or one other symbol (rule 2). */
 const TOKEN_RE =
-  /[\p{L}\p{N}\p{M}]+(?:['’][\p{L}\p{N}\p{M}]+)*|\p{Regional_Indicator}{2}|[^\s\p{L}\p{N}](?:[\p{M}\p{Emoji_Modifier}\uFE0F]|\u200D[^\s])*/gu;
+  /[\p{L}\p{N}\p{M}]+(?:['’][\p{L}\p{N}\p{M}]+)*|\p{Regional_Indicator}{2}|[^\s\p{L}\p{N}\p{Cf}](?:[\p{M}\p{Emoji_Modifier}\uFE0F]|\u200D[^\s])*/gu;
 
 /**
  * At most this many tokens: each token is a row and a column of every head's grid, and the
