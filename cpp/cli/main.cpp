@@ -2,12 +2,15 @@
 //
 //   mha forward [FILE|-]        one JSON request (FILE, or stdin) -> one JSON response on stdout
 //   mha numpy-experiment --seed S --tokens N --d-model D --num-heads H [--causal] [--positional]
+//   mha translate TEXT [--model FILE] [--json] [--logits] [--ablate KIND:LAYER:HEAD]...
+//   mha date-eval [--model FILE] [--heldout FILE] [--no-ablation] [--limit N]
 //   mha --help | mha help
 //
 // Exit status: 0 success; 2 bad input or usage ("mha: error: ..." on stderr, nothing on stdout);
 // 1 an unexpected internal failure (or stdout could not be written).
 // This file only handles arguments, I/O and exit codes; parsing and serialising live in mha_io.
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -18,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "mha/date_model.hpp"
 #include "mha/experiment.hpp"
 #include "mha/json_io.hpp"
 
@@ -29,7 +33,9 @@ constexpr int exit_bad_input = 2;
 
 const char* const usage_line =
     "usage: mha forward [FILE|-] | mha numpy-experiment --seed S --tokens N --d-model D "
-    "--num-heads H [--causal] [--positional] | mha --help";
+    "--num-heads H [--causal] [--positional] | mha translate TEXT [--model FILE] [--json] "
+    "[--logits] [--ablate KIND:LAYER:HEAD] | mha date-eval [--model FILE] [--heldout FILE] "
+    "[--no-ablation] [--limit N] | mha --help";
 
 const char* const help_text =
     "mha - multi-head attention (PyTorch nn.MultiheadAttention semantics, batch of 1, no dropout)\n"
@@ -42,10 +48,22 @@ const char* const help_text =
     "      out_proj_weight, out_proj_bias, attn_mask, key_padding_mask, is_causal, kdim, vdim.\n"
     "      Response: output (n, d), attn_weights (h, n, m) per head, fully_masked_rows,\n"
     "      num_heads, d_model, d_head, kdim, vdim, n, m, parameter_count.\n"
-    "  mha numpy-experiment --seed S --tokens N --d-model D --num-heads H [--causal] [--positional]\n"
+    "  mha numpy-experiment --seed S --tokens N --d-model D --num-heads H [--causal] "
+    "[--positional]\n"
     "      Module 08's seeded numpy program: np.random.seed(S); X = randn(N, D);\n"
     "      Wq, Wk, Wv, Wo = randn(D, D) x 4; X @ W convention, no bias. Prints the forward\n"
     "      response plus seed, X, Wq, Wk, Wv, Wo (numpy's float64 draws). S in [0, 4294967295].\n"
+    "  mha translate TEXT [--model FILE] [--json] [--logits] [--ablate KIND:LAYER:HEAD]...\n"
+    "      Translate a date with the trained model (default: the repository's\n"
+    "      web/date_model.safetensors) and print the ISO date, e.g. 2026-11-30. --json prints\n"
+    "      {input, output, source_tokens, output_tokens, produced_eos, num_heads,\n"
+    "      num_encoder_layers, num_decoder_layers, encoder_self (L, h, S, S), decoder_self\n"
+    "      (L, h, T, T), cross (L, h, T, S)}; --logits adds logits (T, V). --ablate switches a\n"
+    "      head off (KIND = encoder_self | decoder_self | cross), repeatable.\n"
+    "  mha date-eval [--model FILE] [--heldout FILE] [--no-ablation] [--limit N]\n"
+    "      Exact-match accuracy on held-out dates (default tests/fixtures/date_heldout.json),\n"
+    "      overall and per format, and what every head does: role mass of cross-attention\n"
+    "      heads, offsets of self-attention heads, accuracy with each head ablated. JSON.\n"
     "  mha --help | mha help\n"
     "\n"
     "exit status: 0 success; 2 bad input or usage (one line \"mha: error: ...\" on stderr,\n"
@@ -199,6 +217,301 @@ int cmd_numpy_experiment(const std::vector<std::string>& args) {
                                                                                   : exit_internal;
 }
 
+// -----------------------------------------------------------------------------------------------
+// The date model (docs/date-model.md)
+
+std::string date_model_path(const std::optional<std::string>& model) {
+#ifdef MHA_DEFAULT_DATE_MODEL
+  return model.value_or(MHA_DEFAULT_DATE_MODEL);
+#else
+  if (!model) throw usage_error{"--model FILE is required (this build has no default model)"};
+  return *model;
+#endif
+}
+
+mha::DateModel load_date_model(const std::string& file) {
+  const std::string text = read_input(file);
+  try {
+    return mha::DateModel::load(std::vector<std::uint8_t>(text.begin(), text.end()));
+  } catch (const mha::error& e) {
+    throw input_error{"cannot load the date model " + in_quotes(file) + ": " + e.what()};
+  }
+}
+
+/// "KIND:LAYER:HEAD", e.g. "cross:1:3".
+mha::HeadId parse_head(const std::string& text) {
+  const auto a = text.find(':');
+  const auto b = a == std::string::npos ? a : text.find(':', a + 1);
+  if (b == std::string::npos) {
+    throw usage_error{"--ablate takes KIND:LAYER:HEAD (e.g. cross:1:3), got " + in_quotes(text)};
+  }
+  mha::HeadId id;
+  id.kind = mha::parse_attention_kind(text.substr(0, a));
+  const auto layer = parse_unsigned(text.substr(a + 1, b - a - 1), 1u << 20);
+  const auto head = parse_unsigned(text.substr(b + 1), 1u << 20);
+  if (!layer || !head) {
+    throw usage_error{"--ablate takes KIND:LAYER:HEAD with integers, got " + in_quotes(text)};
+  }
+  id.layer = static_cast<mha::Index>(*layer);
+  id.head = static_cast<mha::Index>(*head);
+  return id;
+}
+
+/// Options of the form --name VALUE or --name=VALUE; flags without a value.
+struct Options {
+  std::vector<std::string> positional;
+  std::vector<std::pair<std::string, std::string>> values;
+  std::vector<std::string> flags;
+};
+
+Options parse_options(const std::vector<std::string>& args, const std::vector<std::string>& valued,
+                      const std::vector<std::string>& flags, const std::string& command) {
+  Options out;
+  const auto known = [](const std::vector<std::string>& list, const std::string& name) {
+    for (const auto& x : list) {
+      if (x == name) return true;
+    }
+    return false;
+  };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string name = args[i];
+    if (name.size() < 2 || name.rfind("--", 0) != 0) {
+      out.positional.push_back(name);
+      continue;
+    }
+    std::optional<std::string> value;
+    if (const auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    if (known(flags, name)) {
+      if (value) throw usage_error{name + " takes no value"};
+      out.flags.push_back(name);
+    } else if (known(valued, name)) {
+      if (!value) {
+        if (i + 1 >= args.size()) throw usage_error{name + " needs a value"};
+        value = args[++i];
+      }
+      out.values.emplace_back(name, *value);
+    } else {
+      throw usage_error{"unknown option " + in_quotes(args[i]) + " for " + command};
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> single(const Options& o, const std::string& name) {
+  std::optional<std::string> v;
+  for (const auto& [key, value] : o.values) {
+    if (key != name) continue;
+    if (v) throw usage_error{name + " given twice"};
+    v = value;
+  }
+  return v;
+}
+
+bool has_flag(const Options& o, const std::string& name) {
+  for (const auto& f : o.flags) {
+    if (f == name) return true;
+  }
+  return false;
+}
+
+/// L stacks of (h, rows, cols) -> nested arrays (L, h, rows, cols).
+nlohmann::json stacks_to_json(const std::vector<mha::HeadStack>& stacks) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& s : stacks) out.push_back(mha::head_stack_to_json(s));
+  return out;
+}
+
+int cmd_translate(const std::vector<std::string>& args) {
+  const Options o =
+      parse_options(args, {"--model", "--ablate"}, {"--json", "--logits"}, "translate");
+  if (o.positional.size() != 1) {
+    throw usage_error{"translate takes one TEXT (quote it), got " +
+                      std::to_string(o.positional.size())};
+  }
+  const bool json = has_flag(o, "--json");
+  const bool logits = has_flag(o, "--logits");
+  if (logits && !json) throw usage_error{"--logits needs --json"};
+  mha::Ablation ablation;
+  for (const auto& [key, value] : o.values) {
+    if (key == "--ablate") ablation.push_back(parse_head(value));
+  }
+  const mha::DateModel model = load_date_model(date_model_path(single(o, "--model")));
+  const mha::DateTranslation t = model.translate(o.positional[0], ablation, logits);
+  if (!json) {
+    const std::string line = t.output + "\n";
+    const bool ok = std::fwrite(line.data(), 1, line.size(), stdout) == line.size();
+    return ok && std::fflush(stdout) == 0 ? exit_ok : exit_internal;
+  }
+  const mha::Seq2SeqConfig& c = model.transformer().config();
+  nlohmann::json out = {{"input", t.input},
+                        {"output", t.output},
+                        {"source_tokens", t.source_tokens},
+                        {"output_tokens", t.output_tokens},
+                        {"produced_eos", t.produced_eos},
+                        {"num_heads", c.num_heads},
+                        {"num_encoder_layers", c.num_encoder_layers},
+                        {"num_decoder_layers", c.num_decoder_layers},
+                        {"encoder_self", stacks_to_json(t.trace.encoder_self)},
+                        {"decoder_self", stacks_to_json(t.trace.decoder_self)},
+                        {"cross", stacks_to_json(t.trace.cross)}};
+  if (logits) out["logits"] = mha::matrix_to_json(t.trace.logits);
+  return write_response(out) ? exit_ok : exit_internal;
+}
+
+/// The held-out file: an array of {input, target, format, roles}, or an object holding one
+/// such array under "examples".
+std::vector<mha::DateExample> read_heldout(const std::string& file) {
+  const nlohmann::json doc = mha::parse_json_text(read_input(file));
+  const nlohmann::json* list = &doc;
+  if (doc.is_object() && doc.contains("examples")) list = &doc.at("examples");
+  if (!list->is_array()) {
+    throw input_error{in_quotes(file) +
+                      " must hold an array of {input, target, format, roles} (or {\"examples\": "
+                      "[...]})"};
+  }
+  std::vector<mha::DateExample> out;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const nlohmann::json& e = (*list)[i];
+    mha::DateExample ex;
+    for (const auto& [key, target] :
+         {std::pair{"input", &ex.input}, std::pair{"target", &ex.target},
+          std::pair{"format", &ex.format}, std::pair{"roles", &ex.roles}}) {
+      if (!e.is_object() || !e.contains(key) || !e.at(key).is_string()) {
+        throw input_error{in_quotes(file) + ": example " + std::to_string(i) + " needs a string " +
+                          in_quotes(key)};
+      }
+      *target = e.at(key).get<std::string>();
+    }
+    out.push_back(std::move(ex));
+  }
+  return out;
+}
+
+nlohmann::json rounded(double x, int digits = 6) {
+  const double scale = std::pow(10.0, digits);
+  return std::round(x * scale) / scale;
+}
+
+int cmd_date_eval(const std::vector<std::string>& args) {
+  const Options o =
+      parse_options(args, {"--model", "--heldout", "--limit"}, {"--no-ablation"}, "date-eval");
+  if (!o.positional.empty()) {
+    throw usage_error{"date-eval takes no positional argument, got " + in_quotes(o.positional[0])};
+  }
+  const std::string model_file = date_model_path(single(o, "--model"));
+#ifdef MHA_DEFAULT_DATE_HELDOUT
+  const std::string heldout_file = single(o, "--heldout").value_or(MHA_DEFAULT_DATE_HELDOUT);
+#else
+  const std::string heldout_file =
+      single(o, "--heldout").value_or("tests/fixtures/date_heldout.json");
+#endif
+  const mha::DateModel model = load_date_model(model_file);
+  std::vector<mha::DateExample> examples = read_heldout(heldout_file);
+  if (const auto limit = single(o, "--limit")) {
+    const auto n = parse_unsigned(*limit, std::numeric_limits<std::uint32_t>::max());
+    if (!n || *n == 0) throw usage_error{"--limit must be a positive integer, got " + *limit};
+    if (*n < examples.size()) examples.resize(static_cast<std::size_t>(*n));
+  }
+  const bool ablate = !has_flag(o, "--no-ablation");
+  const mha::DateEvaluation ev = mha::evaluate_date_model(model, examples, ablate);
+
+  nlohmann::json per_format = nlohmann::json::object();
+  for (const auto& [format, counts] : ev.per_format) {
+    per_format[format] = {{"examples", counts.first},
+                          {"correct", counts.second},
+                          {"accuracy", rounded(double(counts.second) / double(counts.first))}};
+  }
+  static const char* groups[] = {"year", "month", "day"};
+  static const char* roles[] = {"Y", "M", "D", "W", "."};
+  static const char* offsets[] = {"-2", "-1", "0", "+1", "+2", "bos"};
+  nlohmann::json heads = nlohmann::json::array();
+  const mha::HeadReport* year_head = nullptr;
+  const mha::HeadReport* least_useful = nullptr;
+  for (const mha::HeadReport& h : ev.heads) {
+    nlohmann::json j = {{"kind", mha::attention_kind_name(h.id.kind)},
+                        {"layer", h.id.layer},
+                        {"head", h.id.head},
+                        {"label", h.label}};
+    if (h.id.kind == mha::AttentionKind::cross) {
+      nlohmann::json mass = nlohmann::json::object();
+      for (std::size_t g = 0; g < 3; ++g) {
+        for (std::size_t r = 0; r < 5; ++r) mass[groups[g]][roles[r]] = rounded(h.role_mass[g][r]);
+      }
+      j["role_mass"] = mass;
+      j["year_share"] = rounded(h.role_mass[0][0]);
+      j["month_share"] = rounded(h.role_mass[1][1]);
+      j["day_share"] = rounded(h.role_mass[2][2]);
+      if (year_head == nullptr || h.role_mass[0][0] > year_head->role_mass[0][0]) year_head = &h;
+    } else {
+      nlohmann::json mass = nlohmann::json::object();
+      const std::size_t count = h.id.kind == mha::AttentionKind::decoder_self ? 6 : 5;
+      for (std::size_t k = 0; k < count; ++k) mass[offsets[k]] = rounded(h.offset_mass[k]);
+      j["offset_mass"] = mass;
+    }
+    if (h.ablated_accuracy >= 0.0) {
+      j["ablated_accuracy"] = rounded(h.ablated_accuracy);
+      j["accuracy_drop"] = rounded(ev.accuracy() - h.ablated_accuracy);
+      if (least_useful == nullptr || h.ablated_accuracy > least_useful->ablated_accuracy) {
+        least_useful = &h;
+      }
+    }
+    heads.push_back(j);
+  }
+  const auto head_name = [](const mha::HeadReport& h) {
+    return std::string(mha::attention_kind_name(h.id.kind)) + " layer " +
+           std::to_string(h.id.layer) + " head " + std::to_string(h.id.head);
+  };
+  nlohmann::json checks = nlohmann::json::object();
+  if (year_head != nullptr) {
+    checks["year_head"] = {{"head", head_name(*year_head)},
+                           {"kind", mha::attention_kind_name(year_head->id.kind)},
+                           {"layer", year_head->id.layer},
+                           {"index", year_head->id.head},
+                           {"year_share", rounded(year_head->role_mass[0][0])},
+                           {"at_least_80_percent", year_head->role_mass[0][0] >= 0.8}};
+  }
+  if (least_useful != nullptr) {
+    checks["least_useful_head"] = {
+        {"head", head_name(*least_useful)},
+        {"kind", mha::attention_kind_name(least_useful->id.kind)},
+        {"layer", least_useful->id.layer},
+        {"index", least_useful->id.head},
+        {"ablated_accuracy", rounded(least_useful->ablated_accuracy)},
+        {"accuracy_drop", rounded(ev.accuracy() - least_useful->ablated_accuracy)}};
+  }
+  nlohmann::json failures = nlohmann::json::array();
+  for (const auto& f : ev.failures) {
+    for (const auto& ex : examples) {
+      if (ex.input == f.input) {
+        failures.push_back({{"input", f.input},
+                            {"target", ex.target},
+                            {"output", f.output},
+                            {"format", ex.format}});
+        break;
+      }
+    }
+  }
+  const nlohmann::json out = {{"model",
+                               {{"file", model_file},
+                                {"xxh64", model.checksum()},
+                                {"config", nlohmann::json::parse(model.config_json())}}},
+                              {"heldout", heldout_file},
+                              {"examples", ev.examples},
+                              {"correct", ev.correct},
+                              {"accuracy", rounded(ev.accuracy())},
+                              {"per_format", per_format},
+                              {"failures", failures},
+                              {"heads", heads},
+                              {"checks", checks},
+                              {"seconds",
+                               {{"translate_all", rounded(ev.seconds, 3)},
+                                {"ablation_all_heads", rounded(ev.ablation_seconds, 3)}}}};
+  return write_response(out) ? exit_ok : exit_internal;
+}
+
 int run(const std::vector<std::string>& argv) {
   if (argv.empty()) throw usage_error{"missing subcommand"};
   for (const auto& a : argv) {
@@ -215,6 +528,8 @@ int run(const std::vector<std::string>& argv) {
   }
   if (command == "forward") return cmd_forward(rest);
   if (command == "numpy-experiment") return cmd_numpy_experiment(rest);
+  if (command == "translate") return cmd_translate(rest);
+  if (command == "date-eval") return cmd_date_eval(rest);
   throw usage_error{"unknown subcommand " + in_quotes(command)};
 }
 
