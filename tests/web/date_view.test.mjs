@@ -1,0 +1,179 @@
+// web/src/date_view.js: axis labels per attention kind, slicing a layer out of a translation,
+// the heads' roles, the bundled model's bytes and metadata.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  KINDS, KIND_IDS, BOS, displayToken, sourceLength, tooLongMessage, axisTokens, layerView, allPanels,
+  thumbCell, headKey, readRoles, formatPercent, base64ToBytes, safetensorsMetadata, metadataJson,
+  modelSummary, dateReadout, layerCount,
+} from '../../web/src/date_view.js';
+
+/** A translation shaped like mod.DateModel's: S input chars, T decoder steps, h heads, 2 + 2 layers. */
+function fakeResult(input = 'Nov 30', output = '2026-11-30', eos = true, h = 2) {
+  const source_tokens = Array.from(input);
+  const output_tokens = [...Array.from(output), ...(eos ? ['<eos>'] : [])];
+  const S = source_tokens.length;
+  const T = output_tokens.length;
+  const fill = (n, m) => Float32Array.from({ length: h * n * m }, (_, i) => i);
+  return {
+    input, output, source_tokens, output_tokens, num_heads: h, num_encoder_layers: 2, num_decoder_layers: 2,
+    encoder_self: [fill(S, S), fill(S, S)],
+    decoder_self: [fill(T, T), fill(T, T)],
+    cross: [fill(T, S), fill(T, S)],
+  };
+}
+
+test('three kinds, in the order encoder self, decoder self, cross', () => {
+  assert.deepEqual(KIND_IDS, ['encoder_self', 'decoder_self', 'cross']);
+  assert.match(KINDS[1].label, /causal/);
+});
+
+test('spaces and invisible characters become visible labels; other tokens stay', () => {
+  assert.equal(displayToken(' '), '␣');
+  assert.equal(displayToken('\t'), '⇥');
+  assert.equal(displayToken('\n'), '↵');
+  assert.equal(displayToken('\u200B'), 'U+200B');
+  assert.equal(displayToken('\u00A0'), 'U+00A0');
+  assert.equal(displayToken('\u0007'), 'U+0007');
+  for (const t of ['N', '3', ',', '<eos>', '<', 'é', '😀', '<script>']) assert.equal(displayToken(t), t);
+});
+
+test('length counts code points; the too-long message names both numbers', () => {
+  assert.equal(sourceLength('Nov 30, 2026'), 12);
+  assert.equal(sourceLength('😀😀'), 2);
+  assert.equal(sourceLength(''), 0);
+  assert.equal(tooLongMessage(45, 32),
+    'This input has 45 characters; the model reads at most 32 (its max_source_len). Shorten it to see a translation.');
+});
+
+test('axes: encoder input × input, decoder output × (<bos> + output so far), cross output × input', () => {
+  const r = fakeResult('Nov 3', '2026-11-03');
+  const src = ['N', 'o', 'v', '␣', '3'];
+  const out = [...'2026-11-03', '<eos>'];
+  assert.deepEqual(axisTokens(r, 'encoder_self'), { rows: src, cols: src });
+  assert.deepEqual(axisTokens(r, 'cross'), { rows: out, cols: src });
+  const dec = axisTokens(r, 'decoder_self');
+  assert.deepEqual(dec.rows, out);
+  assert.deepEqual(dec.cols, [BOS, ...'2026-11-03']);
+  assert.equal(dec.cols.length, dec.rows.length, 'square');
+  assert.throws(() => axisTokens(r, 'bogus'), /unknown attention kind "bogus"/);
+});
+
+test('without <eos> the decoder axes still line up', () => {
+  const r = fakeResult('x', '0000-00-00', false);
+  const dec = axisTokens(r, 'decoder_self');
+  assert.equal(dec.rows.length, 10);
+  assert.deepEqual(dec.cols, [BOS, ...'0000-00-0']);
+});
+
+test('empty output (<eos> first): one decoder step', () => {
+  const r = fakeResult('ab', '', true);
+  assert.deepEqual(axisTokens(r, 'decoder_self'), { rows: ['<eos>'], cols: [BOS] });
+  assert.equal(layerView(r, 'cross', 0).n, 1);
+});
+
+test('layerView: the layer\'s weights with n, m and no masked rows; sizes are checked', () => {
+  const r = fakeResult('Nov 30', '2026-11-30');
+  const v = layerView(r, 'cross', 1);
+  assert.equal(v.n, 11);
+  assert.equal(v.m, 6);
+  assert.equal(v.num_heads, 2);
+  assert.equal(v.attn_weights, r.cross[1]);
+  assert.equal(v.fully_masked_rows.length, 22);
+  assert.ok(v.fully_masked_rows.every((x) => x === 0));
+  assert.equal(layerView(r, 'encoder_self', 0).n, 6);
+  assert.throws(() => layerView(r, 'cross', 2), /no cross layer 2/);
+  r.cross[0] = new Float32Array(5);
+  assert.throws(() => layerView(r, 'cross', 0), /cross layer 0 has 5 weights, expected 2\*11\*6/);
+});
+
+test('all panels: every encoder layer, then decoder self, then cross — (L_enc + 2 L_dec) of them', () => {
+  const r = fakeResult();
+  assert.deepEqual(allPanels(r).map((p) => `${p.kind}${p.layer}`),
+    ['encoder_self0', 'encoder_self1', 'decoder_self0', 'decoder_self1', 'cross0', 'cross1']);
+  assert.equal(layerCount(r, 'encoder_self'), 2);
+  r.num_encoder_layers = 3;
+  r.encoder_self.push(r.encoder_self[0]);
+  assert.equal(allPanels(r).length, 3 + 2 * 2);
+});
+
+test('small multiples: 2 to 6 px a cell, the larger side near 64 px', () => {
+  assert.equal(thumbCell(11, 12), 5);
+  assert.equal(thumbCell(3, 3), 6);
+  assert.equal(thumbCell(11, 40), 2);
+  assert.equal(thumbCell(11, 200), 2);
+  assert.equal(thumbCell(0, 0), 6);
+});
+
+test('roles: an array or {heads: [...]}, tolerant field names, fractions or percentages', () => {
+  const roles = readRoles({
+    baseline_accuracy: 0.998,
+    heads: [
+      { kind: 'cross', layer: 1, head: 2, role: 'reads the year: 91%', accuracy_ablated: 0.975 },
+      { kind: 'encoder_self', layer: 0, head: 0, label: 'positional', ablated_accuracy: 99.5 },
+      { kind: 'decoder_self', layer: 1, head: 3 },
+      { kind: 'nonsense', layer: 0, head: 0, role: 'x' },
+      { kind: 'cross', layer: 'one', head: 0, role: 'x' },
+      null,
+    ],
+  });
+  assert.equal(roles.size, 3);
+  assert.deepEqual(roles.get(headKey('cross', 1, 2)), {
+    role: 'reads the year: 91%',
+    ablated: 'exact match with this head switched off: 97.5% (all heads: 99.8%)',
+  });
+  assert.equal(roles.get(headKey('encoder_self', 0, 0)).role, 'positional');
+  assert.match(roles.get(headKey('encoder_self', 0, 0)).ablated, /: 99\.5% /);
+  assert.deepEqual(roles.get(headKey('decoder_self', 1, 3)), { role: null, ablated: null });
+  const list = readRoles([{ kind: 'decoder_cross', layer: 0, head: 1, role: 'reads the day: 80%' }]);
+  assert.equal(list.get('cross/0/1').role, 'reads the day: 80%');
+  assert.equal(list.get('cross/0/1').ablated, null);
+  for (const bad of [null, undefined, 42, 'x', {}, { heads: 'no' }]) assert.equal(readRoles(bad).size, 0);
+});
+
+test('percentages', () => {
+  assert.equal(formatPercent(0.91), '91%');
+  assert.equal(formatPercent(0.9975), '99.8%');
+  assert.equal(formatPercent(91), '91%');
+  assert.equal(formatPercent(1), '100%');
+  assert.equal(formatPercent('x'), null);
+});
+
+/** A minimal safetensors file: u64 header length, the JSON header, then data. */
+function safetensors(metadata, data = [1, 2, 3, 4]) {
+  const header = new TextEncoder().encode(JSON.stringify({ __metadata__: metadata }));
+  const bytes = new Uint8Array(8 + header.length + data.length);
+  new DataView(bytes.buffer).setUint32(0, header.length, true);
+  bytes.set(header, 8);
+  bytes.set(data, 8 + header.length);
+  return bytes;
+}
+
+test('base64 → bytes, and the safetensors metadata read for display', () => {
+  const file = safetensors({ format: 'mha-lab-date-model', training: '{"heldout_accuracy":0.998,"seconds":900}' });
+  const back = base64ToBytes(Buffer.from(file).toString('base64'));
+  assert.deepEqual(back, file);
+  const meta = safetensorsMetadata(back);
+  assert.equal(meta.format, 'mha-lab-date-model');
+  assert.deepEqual(metadataJson(meta, 'training'), { heldout_accuracy: 0.998, seconds: 900 });
+  assert.equal(metadataJson(meta, 'missing'), null);
+  assert.equal(safetensorsMetadata(new Uint8Array(4)), null);
+  assert.equal(safetensorsMetadata(Uint8Array.of(200, 0, 0, 0, 0, 0, 0, 0, 1)), null, 'header past the end');
+  assert.equal(safetensorsMetadata(safetensors(null).slice(0, 12)), null);
+  assert.equal(safetensorsMetadata('x'), null);
+});
+
+test('the model line', () => {
+  const config = { d_model: 64, num_heads: 4, num_encoder_layers: 2, num_decoder_layers: 2, max_source_len: 40 };
+  assert.equal(modelSummary(config, 250_000, { heldout_accuracy: 0.9985, seconds: 1200 }),
+    'd_model 64, 4 heads, 2 encoder + 2 decoder layers · reads at most 40 characters · 244 KB of fp16 weights · ' +
+    '99.9% exact match on held-out dates (training run) · trained in 20 min');
+  assert.equal(modelSummary(config, 0, null),
+    'd_model 64, 4 heads, 2 encoder + 2 decoder layers · reads at most 40 characters');
+});
+
+test('readout line', () => {
+  assert.equal(dateReadout('cross', 1, 2, '0', '3', '0.912'), "cross · layer 1 · head 2 · output '0' → input '3': 0.912");
+  assert.equal(dateReadout('encoder_self', 0, 0, 'N', '␣', '0.100'), "encoder self · layer 0 · head 0 · input 'N' → input '␣': 0.100");
+  assert.equal(dateReadout('decoder_self', 0, 1, '2', '<bos>', '1.000'), "decoder self · layer 0 · head 1 · output '2' → read '<bos>': 1.000");
+});

@@ -1,0 +1,72 @@
+// Which mode the page is in, and the Date translator's settings in the URL hash:
+//   #mode=date&date=Nov%2030%2C%202026&kind=cross&layer=0
+// No "mode" (or mode=random) is the random-embeddings page of state.js, whose hashes are unchanged.
+// Pure functions, no DOM: tested by tests/web/date_state.test.mjs.
+import { KIND_IDS } from './date_view.js';
+
+export const MODES = Object.freeze(['random', 'date']);
+
+/** Keys this module reads; state.js does not report them as unknown. */
+export const DATE_HASH_KEYS = Object.freeze(['mode', 'date', 'kind', 'layer']);
+
+export const DATE_DEFAULTS = Object.freeze({ date: 'Nov 30, 2026', kind: 'cross', layer: 0 });
+
+/** Longest date text the address may carry (the model's own limit is smaller; the page says so). */
+export const MAX_DATE_CHARS = 2000;
+
+function params(hash) {
+  try {
+    return new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
+  } catch {
+    return new URLSearchParams();
+  }
+}
+
+function quote(v) {
+  const s = String(v);
+  return s.length > 40 ? `${s.slice(0, 39)}…` : s;
+}
+
+/** @returns {{mode: 'random'|'date', notes: string[]}} */
+export function parseMode(hash) {
+  const p = params(hash);
+  if (!p.has('mode')) return { mode: 'random', notes: [] };
+  const raw = p.get('mode');
+  if (MODES.includes(raw)) return { mode: raw, notes: [] };
+  return { mode: 'random', notes: [`Unknown mode "${quote(raw)}" in the address; showing random embeddings.`] };
+}
+
+/**
+ * The Date translator's settings from the hash; invalid values fall back to the defaults with a
+ * note. `layer` is only checked to be a small whole number here: the page clamps it to the
+ * model's layer count once the model is loaded.
+ * @returns {{state: {date: string, kind: string, layer: number}, notes: string[]}}
+ */
+export function parseDateHash(hash) {
+  const p = params(hash);
+  const state = { ...DATE_DEFAULTS };
+  const notes = [];
+  if (p.has('date')) {
+    const raw = p.get('date');
+    if (raw.length <= MAX_DATE_CHARS) state.date = raw;
+    else notes.push(`The date in the address has ${raw.length} characters (at most ${MAX_DATE_CHARS}); using "${state.date}".`);
+  }
+  if (p.has('kind')) {
+    const raw = p.get('kind');
+    if (KIND_IDS.includes(raw)) state.kind = raw;
+    else notes.push(`kind=${quote(raw)} in the address is not one of ${KIND_IDS.join(', ')}; using kind=${state.kind}.`);
+  }
+  if (p.has('layer')) {
+    const raw = p.get('layer');
+    if (/^\d{1,2}$/.test(raw.trim())) state.layer = Number(raw.trim());
+    else notes.push(`layer=${quote(raw)} in the address is not a layer number; using layer=${state.layer}.`);
+  }
+  return { state, notes };
+}
+
+/** The hash (without "#") that parseMode / parseDateHash read back as date mode with `state`. */
+export function dateStateToHash(state) {
+  // encodeURIComponent keeps spaces as %20 (not "+"); commas and slashes are fine in a fragment.
+  const date = encodeURIComponent(state.date).replace(/%2C/g, ',').replace(/%2F/g, '/');
+  return `mode=date&date=${date}&kind=${state.kind}&layer=${state.layer}`;
+}
