@@ -6,10 +6,16 @@
 //   dist/app.js       web/src/main.js and its imports (incl. d3-scale-chromatic), bundled by
 //                     esbuild into ONE classic IIFE script (Chrome refuses module scripts on file://)
 //   dist/mha_wasm.js  the Emscripten glue (SINGLE_FILE: the wasm is inside it)
+//   dist/date_model.js  only when web/date_model.safetensors exists: a classic script setting
+//                     the global MHA_DATE_MODEL = {bytes, safetensors: <base64>, heads: <the JSON of
+//                     web/date_model_heads.json, or null>}. The page adds it (<script src>) only
+//                     when the Date translator is opened: first load stays small, and file:// works
+//                     (a page opened from disk may not fetch() the .safetensors file itself).
 //
 // Usage: node scripts/build_web.mjs --wasm build/wasm/mha_wasm.js --out dist
+//        [--date-model web/date_model.safetensors] [--date-heads web/date_model_heads.json]
 import { build } from 'esbuild';
-import { copyFile, mkdir, readFile, writeFile, access } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, writeFile, access, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -20,11 +26,58 @@ const PLACEHOLDER = /%MHA_LAB_VERSION%/g;
 
 function usage(message) {
   if (message) console.error(`build_web: ${message}`);
-  console.error('usage: node scripts/build_web.mjs --wasm build/wasm/mha_wasm.js --out dist');
+  console.error('usage: node scripts/build_web.mjs --wasm build/wasm/mha_wasm.js --out dist ' +
+    '[--date-model web/date_model.safetensors] [--date-heads web/date_model_heads.json]');
   process.exit(2);
 }
 
-export async function buildWeb({ wasm, out }) {
+async function readIfExists(file) {
+  try {
+    return await readFile(file);
+  } catch (e) {
+    if (e.code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+/**
+ * dist/date_model.js from the model file and the heads' roles, or no file when there is no model
+ * (a stale one is removed). A heads file that is not JSON is left out with a warning: the page
+ * then shows no roles. @returns {Promise<{bytes: number, heads: boolean} | null>}
+ */
+export async function writeDateModel({ model, heads, outDir, warn = console.warn }) {
+  const target = path.join(outDir, 'date_model.js');
+  const bytes = await readIfExists(model);
+  if (!bytes) {
+    await rm(target, { force: true });
+    return null;
+  }
+  let headsJson = null;
+  const headsText = await readIfExists(heads);
+  if (headsText) {
+    try {
+      headsJson = JSON.parse(headsText.toString('utf8'));
+    } catch (e) {
+      warn(`build_web: ${heads} is not valid JSON (${e.message}); the page will show no head roles`);
+    }
+  }
+  const data = { bytes: bytes.length, safetensors: bytes.toString('base64'), heads: headsJson };
+  await writeFile(
+    target,
+    `/* mha-lab date model: ${path.basename(model)} (${bytes.length} bytes) as base64` +
+      `${headsJson ? `, and ${path.basename(heads)}` : ''}. Written by scripts/build_web.mjs; ` +
+      'added to the page only when the Date translator is opened. */\n' +
+      `var MHA_DATE_MODEL = ${JSON.stringify(data)};\n`,
+  );
+  return { bytes: bytes.length, heads: headsJson !== null };
+}
+
+export async function buildWeb({
+  wasm,
+  out,
+  dateModel = path.join(WEB, 'date_model.safetensors'),
+  dateHeads = path.join(WEB, 'date_model_heads.json'),
+}) {
   const wasmPath = path.resolve(wasm);
   const outDir = path.resolve(out);
   try {
@@ -56,14 +109,21 @@ export async function buildWeb({ wasm, out }) {
   await copyFile(path.join(WEB, 'style.css'), path.join(outDir, 'style.css'));
   await copyFile(path.join(WEB, 'favicon.svg'), path.join(outDir, 'favicon.svg'));
   await copyFile(wasmPath, path.join(outDir, 'mha_wasm.js'));
-  return { outDir, version };
+  const date = await writeDateModel({ model: path.resolve(dateModel), heads: path.resolve(dateHeads), outDir });
+  return { outDir, version, date };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   let values;
   try {
     ({ values } = parseArgs({
-      options: { wasm: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        wasm: { type: 'string' },
+        out: { type: 'string' },
+        'date-model': { type: 'string' },
+        'date-heads': { type: 'string' },
+        help: { type: 'boolean' },
+      },
     }));
   } catch (e) {
     usage(e.message);
@@ -71,8 +131,18 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   if (values.help) usage();
   if (!values.wasm || !values.out) usage('--wasm and --out are required');
   try {
-    const { outDir, version } = await buildWeb(values);
-    console.log(`build_web: page v${version} written to ${path.relative(process.cwd(), outDir) || '.'}/`);
+    const { outDir, version, date } = await buildWeb({
+      wasm: values.wasm,
+      out: values.out,
+      ...(values['date-model'] ? { dateModel: values['date-model'] } : {}),
+      ...(values['date-heads'] ? { dateHeads: values['date-heads'] } : {}),
+    });
+    const where = path.relative(process.cwd(), outDir) || '.';
+    console.log(`build_web: page v${version} written to ${where}/`);
+    console.log(date
+      ? `build_web: date model (${date.bytes} bytes${date.heads ? ', with head roles' : ', no head roles'}) in ${where}/date_model.js`
+      : `build_web: no ${values['date-model'] ?? 'web/date_model.safetensors'}: ` +
+        'the Date translator will say the model is missing');
   } catch (e) {
     console.error(`build_web: ${e.message}`);
     process.exit(1);

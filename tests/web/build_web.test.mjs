@@ -6,6 +6,7 @@ import { mkdtemp, readFile, writeFile, rm, readdir } from 'node:fs/promises';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import os from 'node:os';
+import vm from 'node:vm';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,7 +20,9 @@ before(async () => {
   const glue = path.join(tmp, 'mha_wasm.js');
   await writeFile(glue, 'var createMhaModule = function () { return Promise.reject(new Error("stub")); };\n');
   out = path.join(tmp, 'dist');
-  await run(process.execPath, ['scripts/build_web.mjs', '--wasm', glue, '--out', out], { cwd: ROOT });
+  // No date model here (whatever web/ holds): the page's own files only.
+  await run(process.execPath, ['scripts/build_web.mjs', '--wasm', glue, '--out', out,
+    '--date-model', path.join(tmp, 'none.safetensors')], { cwd: ROOT });
 });
 
 after(() => rm(tmp, { recursive: true, force: true }));
@@ -71,4 +74,48 @@ test('a missing wasm glue is a clear error', async () => {
     run(process.execPath, ['scripts/build_web.mjs', '--wasm', path.join(tmp, 'none.js'), '--out', out], { cwd: ROOT }),
     (e) => e.code === 1 && /none\.js not found: run \.\/scripts\/build\.sh/.test(e.stderr),
   );
+});
+
+/** Runs dist/date_model.js as a classic script would, and returns the global it sets. */
+async function loadDateModelScript(dir) {
+  const src = await readFile(path.join(dir, 'date_model.js'), 'utf8');
+  const sandbox = {};
+  vm.runInNewContext(src, sandbox);
+  return { src, model: sandbox.MHA_DATE_MODEL };
+}
+
+test('date_model.js: the model as base64 and the heads\' roles, in a classic script', async () => {
+  const model = path.join(tmp, 'm.safetensors');
+  const heads = path.join(tmp, 'm_heads.json');
+  const bytes = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7) % 256));
+  await writeFile(model, bytes);
+  await writeFile(heads, JSON.stringify({ heads: [{ kind: 'cross', layer: 0, head: 1, role: 'reads the year: 91%' }] }));
+  const dir = path.join(tmp, 'with-model');
+  const { stdout } = await run(process.execPath, ['scripts/build_web.mjs', '--wasm', path.join(tmp, 'mha_wasm.js'),
+    '--out', dir, '--date-model', model, '--date-heads', heads], { cwd: ROOT });
+  assert.match(stdout, /date model \(3000 bytes, with head roles\)/);
+  assert.deepEqual((await readdir(dir)).sort(),
+    ['app.js', 'date_model.js', 'favicon.svg', 'index.html', 'mha_wasm.js', 'style.css']);
+  const { src, model: m } = await loadDateModelScript(dir);
+  assert.match(src, /^\/\* mha-lab date model: m\.safetensors \(3000 bytes\)/);
+  assert.doesNotMatch(src, /^\s*(import|export)\s/m, 'a classic script');
+  assert.equal(m.bytes, 3000);
+  assert.deepEqual(Buffer.from(m.safetensors, 'base64'), bytes);
+  assert.equal(m.heads.heads[0].role, 'reads the year: 91%');
+  // The page's first load does not include it: index.html never names it, app.js adds it on demand.
+  assert.doesNotMatch(await readFile(path.join(dir, 'index.html'), 'utf8'), /date_model/);
+  assert.match(await readFile(path.join(dir, 'app.js'), 'utf8'), /"date_model\.js"/);
+
+  // A heads file that is not JSON: a warning, and no roles (the model is still there).
+  await writeFile(heads, '{not json');
+  const bad = await run(process.execPath, ['scripts/build_web.mjs', '--wasm', path.join(tmp, 'mha_wasm.js'),
+    '--out', dir, '--date-model', model, '--date-heads', heads], { cwd: ROOT });
+  assert.match(bad.stderr, /m_heads\.json is not valid JSON/);
+  assert.equal((await loadDateModelScript(dir)).model.heads, null);
+
+  // No model any more: a stale date_model.js is removed, so dist/ never ships an old model.
+  const gone = await run(process.execPath, ['scripts/build_web.mjs', '--wasm', path.join(tmp, 'mha_wasm.js'),
+    '--out', dir, '--date-model', path.join(tmp, 'none.safetensors')], { cwd: ROOT });
+  assert.match(gone.stdout, /no .*none\.safetensors: the Date translator will say the model is missing/);
+  assert.ok(!(await readdir(dir)).includes('date_model.js'));
 });
