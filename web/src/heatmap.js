@@ -12,11 +12,13 @@ const FONT_BOLD = `bold ${FONT}`;
  * @param {object} p
  * @param {number} p.head head index
  * @param {object} p.result the module's result ({n, m, attn_weights, fully_masked_rows})
- * @param {string[]} p.tokens labels (queries and keys are the same sequence here)
+ * @param {string[]} p.tokens labels of the query rows (and of the key columns, by default)
+ * @param {string[]} [p.keyTokens] labels of the key columns when they differ (cross-attention)
+ * @param {string} [p.name] what the grid is called in its accessible label (default "Head h")
  * @param {(sel: {head: number, row: number, col: number} | null) => void} p.onSelect
  */
 export class HeadHeatmap {
-  constructor({ head, result, tokens, onSelect }) {
+  constructor({ head, result, tokens, keyTokens, name = `Head ${head}`, onSelect }) {
     this.head = head;
     this.n = result.n;
     this.m = result.m;
@@ -24,7 +26,7 @@ export class HeadHeatmap {
     this.masked = result.fully_masked_rows;
     this.tokens = tokens;
     this.rowLabels = tokens.map((t) => truncateLabel(t, LABEL_CHARS));
-    this.colLabels = this.rowLabels;
+    this.colLabels = keyTokens ? keyTokens.map((t) => truncateLabel(t, LABEL_CHARS)) : this.rowLabels;
     this.onSelect = onSelect;
     this.selection = null; // {head, row, col} shared by all heads
     this.lastCell = null; // the last selected (row, col), kept when the selection is cleared
@@ -50,10 +52,10 @@ export class HeadHeatmap {
     canvas.setAttribute('aria-roledescription', 'attention heatmap');
     canvas.setAttribute(
       'aria-label',
-      `Head ${head}: ${this.n} query rows by ${this.m} key columns. ` +
+      `${name}: ${this.n} query rows by ${this.m} key columns. ` +
         'Arrow keys move between cells; the value is read out below the controls.',
     );
-    canvas.textContent = `Head ${head} attention weights; see the table that follows.`;
+    canvas.textContent = `${name} attention weights; see the table that follows.`;
     this.canvas = canvas;
 
     canvas.addEventListener('mousemove', (e) => {

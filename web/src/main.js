@@ -1,5 +1,6 @@
 // mha-lab page: reads the controls (or the URL hash), asks the wasm core for module 08's seeded
 // experiment, and draws every head's attention weights as a canvas grid plus a hidden table.
+// A second mode, the Date translator (date_mode.js, #mode=date), runs a trained model instead.
 // Bundled by scripts/build_web.mjs into one classic script, dist/app.js (file:// safe).
 /* global createMhaModule */
 import { drawLegend } from './legend.js';
@@ -7,6 +8,8 @@ import { HeadHeatmap, readTheme } from './heatmap.js';
 import { headTable } from './table.js';
 import { formatCount, readoutText } from './format.js';
 import { tokenize } from './tokenize.js';
+import { DateMode } from './date_mode.js';
+import { parseDateHash, parseMode } from './date_state.js';
 import {
   DEFAULTS,
   PRESETS,
@@ -36,6 +39,10 @@ const els = {
   readout: $('readout'),
   heads: $('heads'),
   coreVersion: $('core-version'),
+  tabs: [...document.querySelectorAll('.mode-tab')],
+  randomPanel: $('random-panel'),
+  datePanel: $('date-panel'),
+  skipLink: document.querySelector('.skip-link'),
 };
 const READOUT_HINT = els.readout.textContent;
 const NUMBER_FIELDS = ['d_model', 'num_heads', 'seed'];
@@ -44,6 +51,9 @@ let mod = null;
 /** The view on screen: {state, tokens, result, heatmaps}. Replaced only by a valid update. */
 let view = null;
 let selection = null;
+/** 'random' (module 08's experiment, the controls above) or 'date' (the Date translator). */
+let mode = 'random';
+const dateMode = new DateMode({ getModule: () => mod, afterUpdate: () => showMemoryStats() });
 
 function errorMessage(e) {
   return e instanceof Error ? e.message : String(e);
@@ -258,6 +268,7 @@ function select(sel) {
 }
 
 function writeHash(state) {
+  if (mode !== 'random') return;
   const hash = `#${stateToHash(state)}`;
   if (location.hash === hash) return;
   try {
@@ -268,7 +279,17 @@ function writeHash(state) {
 }
 
 function applyHash(hash) {
-  const { state, notes } = parseHash(hash);
+  const wanted = parseMode(hash);
+  if (wanted.mode === 'date') {
+    const date = parseDateHash(hash);
+    showMode('date');
+    dateMode.enter(date.state, date.notes);
+    return;
+  }
+  showMode('random');
+  const parsed = parseHash(hash);
+  const { state } = parsed;
+  const notes = [...wanted.notes, ...parsed.notes];
   setControls(state);
   showNotes(notes);
   if (!update() && !view) {
@@ -277,6 +298,51 @@ function applyHash(hash) {
     setControls(DEFAULTS);
     update();
   }
+}
+
+/** Shows one mode's panel and marks its tab (tabs pattern: the selected tab is the Tab stop). */
+function showMode(next) {
+  mode = next;
+  for (const tab of els.tabs) {
+    const on = tab.dataset.mode === next;
+    tab.setAttribute('aria-selected', String(on));
+    tab.tabIndex = on ? 0 : -1;
+  }
+  els.randomPanel.hidden = next !== 'random';
+  els.datePanel.hidden = next !== 'date';
+  els.skipLink.href = next === 'date' ? '#date-heads-section' : '#heads-section';
+  if (next !== 'date') dateMode.leave();
+}
+
+/** A tab was chosen: switch, keeping each mode's own settings. */
+function switchMode(next) {
+  if (next === mode) return;
+  if (next === 'date') {
+    showMode('date');
+    dateMode.enter(dateMode.state);
+    return;
+  }
+  showMode('random');
+  if (view) {
+    writeHash(view.state);
+    update();
+  } else {
+    applyHash('');
+  }
+}
+
+function wireTabs() {
+  els.tabs.forEach((tab, i) => {
+    tab.addEventListener('click', () => switchMode(tab.dataset.mode));
+    tab.addEventListener('keydown', (e) => {
+      const last = els.tabs.length - 1;
+      const to = { ArrowRight: i === last ? 0 : i + 1, ArrowLeft: i === 0 ? last : i - 1, Home: 0, End: last }[e.key];
+      if (to === undefined) return;
+      e.preventDefault();
+      els.tabs[to].focus();
+      switchMode(els.tabs[to].dataset.mode);
+    });
+  });
 }
 
 function debounce(fn, ms) {
@@ -310,6 +376,7 @@ async function start() {
   }
   els.coreVersion.textContent = String(mod.version);
 
+  wireTabs();
   applyHash(location.hash);
 
   const later = debounce(update, 150);

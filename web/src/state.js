@@ -5,6 +5,7 @@
 // The wasm module is the authority on which (d_model, num_heads) pairs are valid; the checks here
 // are only those the module cannot see (empty or non-integer input, this page's display limits).
 import { tokenizeChecked, MAX_TOKENS } from './tokenize.js';
+import { DATE_HASH_KEYS } from './date_state.js';
 
 export const SEED_MAX = 4294967295; // 2^32 - 1: numpy's legacy np.random.seed range
 
@@ -155,7 +156,7 @@ export function parseHash(hash, limits = PAGE_LIMITS) {
   }
   const state = { ...base };
   for (const key of params.keys()) {
-    if (key !== 'preset' && !KEYS.includes(key)) {
+    if (key !== 'preset' && !KEYS.includes(key) && !DATE_HASH_KEYS.includes(key)) {
       notes.push(`Ignored unknown setting "${quoteValue(key)}" in the address.`);
     }
   }

@@ -7,10 +7,11 @@ import { formatWeight } from './format.js';
  * @param {Float32Array} weights (h, n, m) row-major
  * @param {Uint8Array} maskedRows (h, n): 1 where every key of the row is masked
  * @param {string[]} queryTokens n labels, @param {string[]} keyTokens m labels
+ * @param {{title?: string, note?: string}} [text] the caption's title and the note after it
  * @returns {HTMLTableElement} (to be placed in a .visually-hidden wrapper: a table itself
  *   grows to its content whatever its CSS width, and would widen the page)
  */
-export function headTable(head, weights, maskedRows, queryTokens, keyTokens) {
+export function headTable(head, weights, maskedRows, queryTokens, keyTokens, text = {}) {
   const n = queryTokens.length;
   const m = keyTokens.length;
   const table = document.createElement('table');
@@ -18,9 +19,9 @@ export function headTable(head, weights, maskedRows, queryTokens, keyTokens) {
   table.dataset.head = String(head);
 
   const caption = table.createCaption();
-  caption.textContent = `Head ${head} attention weights`;
+  caption.textContent = text.title ?? `Head ${head} attention weights`;
   const note = document.createElement('span');
-  note.textContent = ' (rows: query tokens, columns: key tokens; each row sums to 1)';
+  note.textContent = ` (${text.note ?? 'rows: query tokens, columns: key tokens'}; each row sums to 1)`;
   caption.append(note);
 
   const thead = table.createTHead();

@@ -1,0 +1,317 @@
+// The Date translator mode in headless Chromium, served over http and opened from file://:
+// the trained model (dist/date_model.js, from web/date_model.safetensors) running through
+// mod.DateModel, its grids, tables, small multiples, timing, and its failure modes.
+// Needs ./scripts/build.sh first (with the model file present).
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { assertPrerequisites, launchBrowser, startTargets, openPage, DIST, ROOT } from './helpers.mjs';
+
+const TIMEOUT = 120_000;
+const MODEL_FILE = path.join(ROOT, 'web', 'date_model.safetensors');
+const DATE = 'Nov 30, 2026';
+const ISO = '2026-11-30';
+/** Per-keystroke budget (translation + grids + tables + small multiples + layout), median. */
+const BUDGET_MS = 50;
+
+let browser;
+let servers;
+let config;
+
+/** The model's config, read from the safetensors header here (not from the page). */
+function modelConfig() {
+  const bytes = readFileSync(MODEL_FILE);
+  const n = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
+  return JSON.parse(header.__metadata__.config);
+}
+
+before(async () => {
+  assertPrerequisites();
+  if (!existsSync(MODEL_FILE)) throw new Error(`${MODEL_FILE} is missing: the Date translator has no model`);
+  if (!existsSync(path.join(DIST, 'date_model.js'))) {
+    throw new Error('dist/date_model.js is missing: rebuild the page (./scripts/build.sh) now that the model exists');
+  }
+  config = modelConfig();
+  browser = await launchBrowser();
+  servers = await startTargets();
+});
+
+after(async () => {
+  await browser?.close();
+  await servers?.close();
+});
+
+/** Opens the page in date mode (or `hash`), waits for the model, runs `fn`, checks for problems. */
+async function withDatePage(target, hash, fn, options) {
+  const p = await openPage(browser, target, hash, options);
+  try {
+    if (hash.includes('mode=date')) await waitReady(p.page);
+    await fn(p);
+    assert.deepEqual(p.problems, [], 'no console errors, failed requests or foreign requests');
+    for (const u of p.requests) assert.ok(target.isOwn(u), `own files only: ${u}`);
+  } finally {
+    await p.close();
+  }
+}
+
+async function waitReady(page) {
+  await page.waitForSelector('#date-panel[data-state="ready"], #date-panel[data-state="error"]', { timeout: 30000 });
+  assert.equal(await page.getAttribute('#date-panel', 'data-state'), 'ready', await page.textContent('#date-alert'));
+}
+
+const q = (sel) => `#date-heads ${sel}`;
+const colTokens = (page, head = 0) =>
+  page.$$eval(q(`table[data-head="${head}"] th[scope="col"]`), (ths) => ths.map((t) => t.dataset.token));
+const rowTokens = (page, head = 0) =>
+  page.$$eval(q(`table[data-head="${head}"] th[scope="row"]`), (ths) => ths.map((t) => t.dataset.token));
+/** Full-precision weights of every row of every table in `scope`: [table][row][col]. */
+const tableWeights = (page, scope = '#date-heads') =>
+  page.$$eval(`${scope} table[data-head]`, (tables) => tables.map((t) =>
+    [...t.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.weight)))));
+const visible = (s) => Array.from(s).map((c) => (c === ' ' ? '␣' : c));
+
+async function selectAndWait(page, select, value) {
+  await page.selectOption(select, value);
+  const [kind, layer] = select === '#date-kind' ? [value, null] : [null, value];
+  await page.waitForFunction(([k, l]) => {
+    const t = document.querySelector('#date-heads table[data-head="0"]');
+    return t && (k === null || t.dataset.kind === k) && (l === null || t.dataset.layer === l);
+  }, [kind, layer]);
+}
+
+for (const which of [0, 1]) {
+  const target = () => servers.targets[which];
+  describe(`date translator ${which === 0 ? 'served over http' : 'opened from file://'}`, { timeout: TIMEOUT }, () => {
+    test('typing "Nov 30, 2026" shows 2026-11-30 as you type, within the keystroke budget', (t) =>
+      withDatePage(target(), '#mode=date&date=', async ({ page }) => {
+        assert.equal(await page.getAttribute('#tab-date', 'aria-selected'), 'true');
+        assert.equal(await page.isVisible('#random-panel'), false);
+        assert.equal(await page.textContent('#date-output'), '');
+        await page.evaluate(() => {
+          // Every timing the page records (one per input event), kept for the test.
+          window.__ms = [];
+          const s = document.getElementById('date-summary');
+          new MutationObserver(() => window.__ms.push(Number(s.dataset.ms))).observe(s, { attributeFilter: ['data-ms'] });
+        });
+        await page.click('#date-text');
+        await page.keyboard.type(DATE, { delay: 20 });
+        await page.waitForFunction((iso) => document.getElementById('date-output').textContent === iso, ISO);
+        assert.equal(await page.textContent('#date-output'), ISO);
+        assert.equal(await page.textContent('#date-alert'), '');
+        assert.equal(await page.evaluate(() => location.hash), '#mode=date&date=Nov%2030,%202026&kind=cross&layer=0');
+        const pageMs = await page.evaluate(() => window.__ms);
+        assert.ok(pageMs.length >= DATE.length, `one timing per keystroke (${pageMs.length})`);
+
+        // The same work timed from outside the handler, with the style and layout it causes: one
+        // input event per prefix of a long date, as keystrokes send them (a frame apart).
+        const outside = await page.evaluate(async (text) => {
+          const el = document.getElementById('date-text');
+          const times = [];
+          for (let i = 1; i <= text.length; i++) {
+            el.value = text.slice(0, i);
+            const t0 = performance.now();
+            el.dispatchEvent(new Event('input', { bubbles: true }));
+            void document.body.offsetHeight; // style and layout of what changed
+            times.push(performance.now() - t0);
+            await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+          }
+          return times;
+        }, 'Monday, November 30, 2026');
+        const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+        const max = (a) => Math.max(...a);
+        t.diagnostic(`keystroke ms (page's own timing): median ${median(pageMs).toFixed(1)}, max ${max(pageMs).toFixed(1)}`);
+        t.diagnostic(`keystroke ms (handler + layout): median ${median(outside).toFixed(1)}, max ${max(outside).toFixed(1)}`);
+        assert.ok(median(pageMs) < BUDGET_MS, `median ${median(pageMs)} ms per keystroke (budget ${BUDGET_MS})`);
+        assert.ok(median(outside) < BUDGET_MS, `median ${median(outside)} ms with layout (budget ${BUDGET_MS})`);
+        assert.ok(max(outside) < 3 * BUDGET_MS, `slowest keystroke ${max(outside)} ms`);
+        assert.equal(await page.textContent('#date-output'), ISO);
+      }));
+
+    test('cross-attention tables: input characters across, output characters down, rows sum to 1', () =>
+      withDatePage(target(), `#mode=date&date=${encodeURIComponent(DATE)}`, async ({ page }) => {
+        const h = config.num_heads;
+        assert.equal(await page.locator(q('table[data-head]')).count(), h);
+        assert.equal(await page.locator(q('canvas[data-head]')).count(), h);
+        const outTokens = [...ISO, '<eos>'];
+        for (let head = 0; head < h; head++) {
+          assert.deepEqual(await colTokens(page, head), visible(DATE), `head ${head} columns`);
+          assert.deepEqual(await rowTokens(page, head), outTokens, `head ${head} rows`);
+        }
+        assert.equal(await page.getAttribute(q('table[data-head="0"]'), 'data-kind'), 'cross');
+        assert.match(await page.textContent(q('table[data-head="0"] caption')), /^Cross-attention, layer 0, head 0 attention weights/);
+        for (const table of await tableWeights(page)) {
+          assert.equal(table.length, outTokens.length);
+          for (const row of table) {
+            assert.equal(row.length, DATE.length);
+            assert.equal(row.reduce((s, w) => s + w, 0).toFixed(3), '1.000');
+          }
+        }
+        // The cells show 3 decimals; the canvas has as many rows and columns as the table.
+        const cell = await page.textContent(q('table[data-head="0"] tbody tr[data-row="0"] td'));
+        assert.match(cell, /^\d\.\d{3}$/);
+        assert.equal(await page.getAttribute(q('canvas[data-head="0"]'), 'data-cols'), String(DATE.length));
+        assert.equal(await page.getAttribute(q('canvas[data-head="0"]'), 'data-rows'), String(outTokens.length));
+
+        // Hovering a cell reads it out.
+        const canvas = page.locator(q('canvas[data-head="1"]'));
+        await canvas.scrollIntoViewIfNeeded();
+        const box = await canvas.boundingBox();
+        const g = await canvas.evaluate((c) => ({ x: +c.dataset.originX, y: +c.dataset.originY, cell: +c.dataset.cell }));
+        await page.mouse.move(box.x + g.x + 4.5 * g.cell, box.y + g.y + 0.5 * g.cell);
+        const w = Number(await page.getAttribute(q('table[data-head="1"] tbody tr[data-row="0"] td:nth-of-type(5)'), 'data-weight'));
+        await page.waitForFunction(() => /head 1/.test(document.getElementById('date-readout').textContent));
+        assert.equal(await page.textContent('#date-readout'), `cross · layer 0 · head 1 · output '2' → input '3': ${w.toFixed(3)}`);
+      }));
+
+    test('switching kind and layer redraws the grids with the right axes (decoder self is causal)', () =>
+      withDatePage(target(), `#mode=date&date=${encodeURIComponent(DATE)}`, async ({ page }) => {
+        const h = config.num_heads;
+        const cross0 = await tableWeights(page);
+
+        await selectAndWait(page, '#date-kind', 'encoder_self');
+        assert.equal(await page.locator(q('table[data-head]')).count(), h);
+        assert.deepEqual(await colTokens(page), visible(DATE));
+        assert.deepEqual(await rowTokens(page), visible(DATE));
+        assert.match(await page.textContent('#date-heads-title'), /^Encoder self-attention, layer 0/);
+        assert.equal(await page.locator('#date-layer option').count(), config.num_encoder_layers);
+
+        await selectAndWait(page, '#date-kind', 'decoder_self');
+        assert.deepEqual(await rowTokens(page), [...ISO, '<eos>']);
+        assert.deepEqual(await colTokens(page), ['<bos>', ...ISO]);
+        for (const table of await tableWeights(page)) {
+          table.forEach((row, i) => {
+            assert.equal(row.reduce((s, x) => s + x, 0).toFixed(3), '1.000');
+            row.forEach((x, j) => { if (j > i) assert.equal(x, 0, `causal: row ${i} col ${j}`); });
+          });
+        }
+        const dec0 = await tableWeights(page);
+        await selectAndWait(page, '#date-layer', String(config.num_decoder_layers - 1));
+        assert.notDeepEqual(await tableWeights(page), dec0, 'another layer, other weights');
+        assert.equal(await page.getAttribute(q('table[data-head="0"]'), 'data-layer'), String(config.num_decoder_layers - 1));
+        assert.match(await page.evaluate(() => location.hash), new RegExp(`kind=decoder_self&layer=${config.num_decoder_layers - 1}$`));
+
+        await selectAndWait(page, '#date-kind', 'cross');
+        await selectAndWait(page, '#date-layer', '0');
+        assert.deepEqual(await tableWeights(page), cross0, 'back to cross layer 0: the same numbers');
+      }));
+
+    test('all layers at a glance: (L_enc + 2·L_dec) × h small grids; a click or Enter enlarges one', () =>
+      withDatePage(target(), `#mode=date&date=${encodeURIComponent(DATE)}`, async ({ page }) => {
+        const want = (config.num_encoder_layers + 2 * config.num_decoder_layers) * config.num_heads;
+        assert.equal(await page.locator('#date-overview button.thumb').count(), want);
+        assert.equal(await page.locator('#date-overview canvas').count(), want);
+        assert.equal(await page.getAttribute('#date-overview', 'data-count'), String(want));
+
+        const thumb = page.locator('#date-overview .thumb[data-kind="encoder_self"][data-layer="0"][data-head="1"]');
+        const small = await thumb.locator('canvas').boundingBox();
+        await thumb.click();
+        await page.waitForFunction(() => document.getElementById('date-zoom').dataset.kind === 'encoder_self');
+        assert.equal(await thumb.getAttribute('aria-pressed'), 'true');
+        assert.equal(await page.locator('#date-overview .thumb[aria-pressed="true"]').count(), 1);
+        const zoom = page.locator('#date-zoom');
+        assert.deepEqual([await zoom.getAttribute('data-layer'), await zoom.getAttribute('data-head')], ['0', '1']);
+        const big = await zoom.locator('canvas.heatmap').boundingBox();
+        assert.ok(big.width > 3 * small.width && big.height > 3 * small.height, `enlarged: ${big.width} vs ${small.width}`);
+        assert.deepEqual(await page.$$eval('#date-zoom th[scope="col"]', (ths) => ths.map((t) => t.dataset.token)), visible(DATE));
+        assert.match(await zoom.locator('.head-title').textContent(), /^Encoder self-attention, layer 0, head 1$/);
+
+        // Keyboard: Tab reaches the small grids (buttons), Enter enlarges.
+        const last = page.locator(`#date-overview .thumb[data-kind="cross"][data-layer="${config.num_decoder_layers - 1}"][data-head="${config.num_heads - 1}"]`);
+        await last.focus();
+        await page.keyboard.press('Enter');
+        await page.waitForFunction(() => document.getElementById('date-zoom').dataset.kind === 'cross');
+        assert.equal(await page.getAttribute('#date-zoom', 'data-head'), String(config.num_heads - 1));
+        assert.deepEqual(await page.$$eval('#date-zoom th[scope="row"]', (ths) => ths.map((t) => t.dataset.token)), [...ISO, '<eos>']);
+
+        // A new translation keeps the enlarged head, redrawn for the new input.
+        await page.fill('#date-text', '1 Jan 2000');
+        await page.waitForFunction(() => document.getElementById('date-output').textContent === '2000-01-01');
+        assert.deepEqual(await page.$$eval('#date-zoom th[scope="col"]', (ths) => ths.map((t) => t.dataset.token)), visible('1 Jan 2000'));
+      }));
+
+    test('too-long input: a clear message, and the last view stays', () =>
+      withDatePage(target(), `#mode=date&date=${encodeURIComponent(DATE)}`, async ({ page }) => {
+        const max = config.max_source_len;
+        assert.equal(await page.getAttribute('#date-panel', 'data-max-source-length'), String(max));
+        const before = await tableWeights(page);
+        const hash = await page.evaluate(() => location.hash);
+        const long = `${DATE} ${'x'.repeat(max)}`;
+        await page.fill('#date-text', long);
+        await page.waitForFunction(() => document.getElementById('date-alert').textContent !== '');
+        const alert = await page.textContent('[role="alert"]#date-alert');
+        assert.ok(alert.startsWith(`This input has ${Array.from(long).length} characters; the model reads at most ${max}`), alert);
+        assert.match(alert, /still show the last input the model read, “Nov 30, 2026”\.$/);
+        assert.ok(await page.isVisible('#date-alert'));
+        assert.equal(await page.getAttribute('#date-text', 'aria-invalid'), 'true');
+        assert.equal(await page.textContent('#date-output'), ISO, 'the last output stays');
+        assert.match(await page.textContent('#date-output-note'), /for “Nov 30, 2026”/);
+        assert.deepEqual(await tableWeights(page), before, 'the last grids stay');
+        assert.deepEqual(await colTokens(page), visible(DATE));
+        assert.equal(await page.evaluate(() => location.hash), hash, 'the address keeps the last good view');
+
+        // Exactly at the limit is fine; back to a date clears the message.
+        await page.fill('#date-text', 'x'.repeat(max));
+        await page.waitForFunction(() => document.getElementById('date-alert').textContent === '');
+        assert.equal((await colTokens(page)).length, max);
+        await page.fill('#date-text', DATE);
+        await page.waitForFunction((iso) => document.getElementById('date-output').textContent === iso, ISO);
+        assert.equal(await page.getAttribute('#date-text', 'aria-invalid'), null);
+      }));
+
+    test('no date, or an impossible one: the model still answers, shown as its output', () =>
+      withDatePage(target(), `#mode=date&date=${encodeURIComponent(DATE)}`, async ({ page }) => {
+        for (const text of ['hello', '31 February 2026', '<img src=x>']) {
+          await page.fill('#date-text', text);
+          await page.waitForFunction((s) => {
+            const th = [...document.querySelectorAll('#date-heads table[data-head="0"] th[scope="col"]')];
+            return th.length === Array.from(s).length;
+          }, text);
+          assert.equal(await page.textContent('#date-alert'), '', text);
+          assert.deepEqual(await colTokens(page), visible(text));
+          const out = await page.textContent('#date-output');
+          assert.ok(out.length <= config.max_target_len, `${text} → ${out}`);
+          assert.equal(await page.textContent('.date-result-label'), 'The model’s output');
+          assert.ok((await page.textContent('#date-heads-title')).endsWith(`reading “${text}”`), text);
+        }
+        assert.equal(await page.locator('#date-panel img').count(), 0, 'tokens are text');
+      }));
+
+    test('the model loads only when the mode is opened, from the page\'s own files; tabs switch back', () =>
+      withDatePage(target(), '#preset=module-08', async ({ page, requests }) => {
+        const files = () => requests.map((u) => u.split('/').pop().split('#')[0]);
+        assert.ok(!files().includes('date_model.js'), 'not part of the first load');
+        await page.click('#tab-date');
+        await waitReady(page);
+        assert.equal(await page.textContent('#date-output'), ISO, 'the default date');
+        assert.ok(files().includes('date_model.js'));
+        assert.ok(!requests.some((u) => /\.safetensors|\.json$/.test(u)), 'the model comes inside date_model.js');
+        assert.match(await page.evaluate(() => location.hash), /^#mode=date&date=Nov%2030,%202026/);
+        assert.match(await page.textContent('#date-model-info'), new RegExp(`d_model ${config.d_model}, ${config.num_heads} heads`));
+
+        // Back to module 08 by keyboard (arrow keys move between tabs), with its numbers and address.
+        await page.focus('#tab-date');
+        await page.keyboard.press('ArrowLeft');
+        await page.waitForFunction(() => !document.getElementById('random-panel').hidden);
+        assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-random');
+        assert.equal(await page.isVisible('#date-panel'), false);
+        assert.equal(await page.evaluate(() => location.hash), '#preset=module-08');
+        const row = await page.$$eval('#heads table[data-head="0"] tbody tr[data-row="0"] td', (tds) => tds.map((x) => x.textContent));
+        assert.deepEqual(row, ['0.000', '0.000', '0.424', '0.576', '0.000']);
+        // And again to the translator: the model is not loaded twice.
+        await page.click('#tab-date');
+        await page.waitForFunction(() => !document.getElementById('date-panel').hidden);
+        assert.equal(await page.textContent('#date-output'), ISO);
+        assert.equal(files().filter((f) => f === 'date_model.js').length, 1);
+      }));
+
+    test('360 px wide: no sideways scrolling of the page', () =>
+      withDatePage(target(), `#mode=date&date=${encodeURIComponent('Monday, November 30, 2026')}`, async ({ page }) => {
+        const { scroll, client } = await page.evaluate(() => ({
+          scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+        assert.ok(scroll <= client, `page ${scroll} px wide in a ${client} px window`);
+        assert.equal(await page.textContent('#date-output'), ISO);
+      }, { width: 360, height: 740 }));
+  });
+}

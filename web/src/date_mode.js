@@ -1,0 +1,580 @@
+// The "Date translator" mode: a trained date-translation Transformer (mod.DateModel, see
+// docs/js-api.md) runs on every keystroke; its attention is drawn per head for the chosen
+// layer and kind, and for every layer at once as small multiples, one enlarged on request.
+//
+// The model's bytes come from date_model.js, a classic script written by scripts/build_web.mjs
+// (base64 of web/date_model.safetensors, plus web/date_model_heads.json when present). It is
+// added to the page only when this mode is first opened, so the page's first load stays small,
+// and it works from file:// (no fetch). Tokens are shown as text only (textContent, fillText).
+/* global MHA_DATE_MODEL */
+import { drawLegend } from './legend.js';
+import { HeadHeatmap, readTheme } from './heatmap.js';
+import { headTable } from './table.js';
+import { weightToRgb } from './color.js';
+import { formatWeight } from './format.js';
+import { DATE_DEFAULTS, dateStateToHash } from './date_state.js';
+import {
+  KINDS, base64ToBytes, dateReadout, headKey, kindInfo, layerCount, layerView,
+  metadataJson, modelSummary, readRoles, safetensorsMetadata, sourceLength, thumbCell, tooLongMessage,
+} from './date_view.js';
+
+const MODEL_SCRIPT = 'date_model.js';
+
+function errorMessage(e) {
+  return e instanceof Error ? e.message : String(e);
+}
+
+function el(tag, className, text) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+/** Adds <script src="date_model.js"> once; resolves with the global it defines. */
+function loadModelScript() {
+  return new Promise((resolve, reject) => {
+    if (typeof MHA_DATE_MODEL === 'object' && MHA_DATE_MODEL) {
+      resolve(MHA_DATE_MODEL);
+      return;
+    }
+    const s = document.createElement('script');
+    s.src = MODEL_SCRIPT;
+    s.addEventListener('load', () => {
+      if (typeof MHA_DATE_MODEL === 'object' && MHA_DATE_MODEL) resolve(MHA_DATE_MODEL);
+      else reject(new Error(`${MODEL_SCRIPT} loaded but holds no model`));
+    });
+    s.addEventListener('error', () => {
+      s.remove();
+      reject(new Error(
+        `${MODEL_SCRIPT} is not next to index.html: this build of the page has no date model ` +
+          '(web/date_model.safetensors was missing when scripts/build_web.mjs ran)',
+      ));
+    });
+    document.body.append(s);
+  });
+}
+
+export class DateMode {
+  /**
+   * @param {object} p
+   * @param {() => object|null} p.getModule the wasm module once it has started
+   * @param {() => void} [p.afterUpdate] called after every translation attempt (memory stats)
+   */
+  constructor({ getModule, afterUpdate = () => {} }) {
+    const $ = (id) => document.getElementById(id);
+    this.els = {
+      panel: $('date-panel'),
+      form: $('date-controls'),
+      text: $('date-text'),
+      kind: $('date-kind'),
+      layer: $('date-layer'),
+      output: $('date-output'),
+      outputNote: $('date-output-note'),
+      alert: $('date-alert'),
+      notes: $('date-notes'),
+      summary: $('date-summary'),
+      modelInfo: $('date-model-info'),
+      legend: $('date-legend'),
+      readout: $('date-readout'),
+      headsTitle: $('date-heads-title'),
+      axes: $('date-axes'),
+      heads: $('date-heads'),
+      overview: $('date-overview'),
+      overviewHelp: $('date-overview-help'),
+      zoom: $('date-zoom'),
+    };
+    this.readoutHint = this.els.readout.textContent;
+    this.getModule = getModule;
+    this.afterUpdate = afterUpdate;
+    this.state = { ...DATE_DEFAULTS };
+    this.model = null;
+    this.roles = new Map();
+    this.loading = null;
+    this.active = false;
+    /** The translation on screen: replaced only by a successful translate(). */
+    this.result = null;
+    this.grids = [];
+    this.zoomGrid = null;
+    this.zoomed = null; // {kind, layer, head}
+    this.selection = null;
+    this.wired = false;
+    this.widths = { heads: 0, zoom: 0 };
+    this.theme = null;
+    /** The small multiples' buttons and canvases, built once per model: [{kind, layer, head, button, canvas}]. */
+    this.thumbs = null;
+  }
+
+  /** Shows this mode with `state` (from the address or the tab); loads the model the first time. */
+  async enter(state, notes = []) {
+    this.active = true;
+    this.state = { ...this.state, ...state };
+    this.els.text.value = this.state.date;
+    this.els.kind.value = this.state.kind;
+    this.showNotes(notes);
+    this.writeHash();
+    this.wire();
+    drawLegend(this.els.legend);
+    if (!(await this.load()) || !this.active) return;
+    this.fillLayers();
+    this.buildOverview();
+    this.update();
+    // Widths once the first translation is on screen (the small multiples set the zoom's width).
+    this.measure();
+    this.layout();
+    this.setState('ready');
+  }
+
+  leave() {
+    this.active = false;
+  }
+
+  /** The current settings (for the address). */
+  hash() {
+    return dateStateToHash(this.state);
+  }
+
+  wire() {
+    if (this.wired) return;
+    this.wired = true;
+    const { form, text, kind, layer } = this.els;
+    text.addEventListener('input', () => this.onInput());
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      this.onInput();
+    });
+    kind.addEventListener('change', () => {
+      this.state.kind = kind.value;
+      this.fillLayers();
+      this.redraw();
+    });
+    layer.addEventListener('change', () => {
+      this.state.layer = Number(layer.value);
+      this.redraw();
+    });
+    // Widths and label colours are read here, not on every keystroke: reading them forces a
+    // style and layout pass in the middle of an update.
+    let frame = 0;
+    new ResizeObserver(() => {
+      const heads = this.els.heads.clientWidth;
+      const zoom = this.els.zoom.clientWidth;
+      if (heads === this.widths.heads && zoom === this.widths.zoom) return;
+      this.widths = { heads, zoom };
+      cancelAnimationFrame(frame);
+      frame = requestAnimationFrame(() => this.layout());
+    }).observe(this.els.panel);
+    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+      this.theme = null;
+      drawLegend(this.els.legend);
+      this.layout();
+    });
+  }
+
+  /** Reads the widths and label colours now (on entering the mode, and after a resize). */
+  measure() {
+    this.widths = { heads: this.els.heads.clientWidth, zoom: this.els.zoom.clientWidth };
+    this.theme = readTheme(this.els.heads);
+  }
+
+  /** Loads the model once: the bundled bytes → new mod.DateModel. @returns {Promise<boolean>} */
+  load() {
+    if (!this.loading) {
+      this.loading = this.loadOnce().then(
+        () => true,
+        (e) => {
+          this.loading = null; // a later visit may try again
+          this.setState('error');
+          this.els.summary.textContent = 'The date model is not available.';
+          this.showAlert(`The date model could not be loaded: ${errorMessage(e)}`);
+          return false;
+        },
+      );
+    }
+    return this.loading;
+  }
+
+  async loadOnce() {
+    this.setState('loading');
+    this.els.summary.textContent = 'Loading the date model…';
+    const mod = this.getModule();
+    if (!mod) throw new Error('the attention core has not started');
+    if (typeof mod.DateModel !== 'function') {
+      throw new Error('this build of the attention core has no DateModel; rebuild with ./scripts/build.sh');
+    }
+    const bundle = await loadModelScript();
+    const bytes = base64ToBytes(bundle.safetensors);
+    this.model = new mod.DateModel(bytes); // throws on a bad file (e.g. checksum mismatch)
+    this.roles = readRoles(bundle.heads ?? null);
+    const meta = safetensorsMetadata(bytes);
+    this.els.modelInfo.textContent = `Model: ${modelSummary(this.model.config, bytes.length, metadataJson(meta, 'training'))}`;
+    this.zoomed ??= this.defaultZoom();
+    this.els.panel.dataset.maxSourceLength = String(this.model.maxSourceLength);
+    this.els.overviewHelp.textContent =
+      'Every head of every layer, small, on the same colour scale. Select one to enlarge it' +
+      (this.roles.size ? ', with its measured role.' : '.');
+  }
+
+  /** The head enlarged at first: a cross-attention head that reads the year, if roles are known. */
+  defaultZoom() {
+    const cfg = this.model.config;
+    for (const [key, role] of this.roles) {
+      const [kind, layer, head] = key.split('/');
+      if (kind === 'cross' && /year/i.test(role.role ?? '')) return { kind, layer: Number(layer), head: Number(head) };
+    }
+    return { kind: 'cross', layer: Math.max(0, cfg.num_decoder_layers - 1), head: 0 };
+  }
+
+  setState(s) {
+    this.els.panel.dataset.state = s;
+  }
+
+  /** The layer select, for the chosen kind; an out-of-range layer becomes the last one, with a note. */
+  fillLayers() {
+    if (!this.model) return;
+    const cfg = this.model.config;
+    const count = this.state.kind === 'encoder_self' ? cfg.num_encoder_layers : cfg.num_decoder_layers;
+    if (this.state.layer >= count) {
+      this.addNote(`The model has ${count} ${kindInfo(this.state.kind).label.toLowerCase()} layers (0–${count - 1}); showing layer ${count - 1}.`);
+      this.state.layer = count - 1;
+    }
+    const options = [];
+    for (let l = 0; l < count; l++) {
+      const o = el('option', '', `Layer ${l}${l === 0 ? ' (first)' : l === count - 1 ? ' (last)' : ''}`);
+      o.value = String(l);
+      options.push(o);
+    }
+    this.els.layer.replaceChildren(...options);
+    this.els.layer.value = String(this.state.layer);
+  }
+
+  onInput() {
+    if (!this.model) return;
+    this.state.date = this.els.text.value;
+    this.update();
+  }
+
+  /**
+   * Translates the text box and redraws; a failure keeps the last view and says why.
+   * The time it took (translation, grids, tables, small multiples) is on #date-summary as data-ms.
+   */
+  update() {
+    const t0 = performance.now();
+    try {
+      return this.translateAndDraw();
+    } finally {
+      this.showTiming(performance.now() - t0);
+      this.afterUpdate();
+    }
+  }
+
+  translateAndDraw() {
+    const text = this.els.text.value;
+    const max = this.model.maxSourceLength;
+    const length = sourceLength(text);
+    let result;
+    if (length === 0) {
+      // Nothing to read: the grids keep the last translation (their heading names its input).
+      this.clearAlert();
+      this.els.output.textContent = '';
+      this.els.output.classList.remove('stale');
+      this.els.outputNote.textContent = 'Type a date: the model’s output appears here as you type.';
+      this.writeHash();
+      return false;
+    }
+    if (length > max) {
+      this.fail(tooLongMessage(length, max));
+      return false;
+    }
+    try {
+      result = this.model.translate(text);
+    } catch (e) {
+      this.fail(errorMessage(e));
+      return false;
+    }
+    this.clearAlert();
+    this.result = result;
+    this.showOutput(result, null);
+    this.redraw();
+    this.writeHash();
+    return true;
+  }
+
+  fail(message) {
+    const last = this.result
+      ? ` The output and the grids still show the last input the model read, “${this.result.input}”.`
+      : '';
+    this.showAlert(message + last);
+    this.els.text.setAttribute('aria-invalid', 'true');
+    if (this.result) this.showOutput(this.result, this.result.input);
+  }
+
+  showOutput(result, staleFor) {
+    const { output } = this.els;
+    output.textContent = result.output;
+    output.classList.toggle('stale', staleFor !== null);
+    const eos = result.output_tokens[result.output_tokens.length - 1] === '<eos>';
+    const chars = result.output_tokens.length - (eos ? 1 : 0);
+    let note = eos
+      ? `${chars} character${chars === 1 ? '' : 's'}, then <eos>`
+      : `stopped after ${chars} characters without writing <eos>`;
+    if (result.output === '') note = 'nothing: the model wrote <eos> first';
+    if (staleFor !== null) note = `for “${staleFor}”, the last input the model could read`;
+    this.els.outputNote.textContent = note;
+  }
+
+  showTiming(ms) {
+    this.els.summary.dataset.ms = ms.toFixed(2);
+    if (!this.result) return;
+    const r = this.result;
+    this.els.summary.textContent =
+      `${r.source_tokens.length} input character${r.source_tokens.length === 1 ? '' : 's'} → ` +
+      `${r.output_tokens.length} decoder steps · translated and drawn in ${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
+  }
+
+  /** Rebuilds the per-head grids, the small multiples and the enlarged head from this.result. */
+  redraw() {
+    if (!this.result) return;
+    this.writeHash();
+    const r = this.result;
+    const { kind } = this.state;
+    const layer = Math.min(this.state.layer, layerCount(r, kind) - 1);
+    const info = kindInfo(kind);
+    this.els.headsTitle.textContent = `${info.label}, layer ${layer}: ${r.num_heads} heads, reading “${r.input}”`;
+    this.els.axes.textContent = `Rows: ${info.rows}. Columns: ${info.cols}. Each row sums to 1.`;
+
+    const view = layerView(r, kind, layer);
+    const figures = [];
+    this.grids = [];
+    for (let h = 0; h < r.num_heads; h++) {
+      const { figure, grid } = this.headFigure(view, kind, layer, h, (sel) => this.select(sel, 'layer'));
+      figures.push(figure);
+      this.grids.push(grid);
+    }
+    this.els.heads.replaceChildren(...figures);
+    this.drawOverview();
+    this.drawZoom();
+    if (this.selection && (this.selection.group !== 'layer' || this.selection.row >= view.n ||
+        this.selection.col >= view.m)) {
+      this.selection = null;
+    }
+    this.layout();
+    this.select(this.selection, 'layer');
+  }
+
+  /** One head's figure: caption (and measured role), canvas grid, hidden table. */
+  headFigure(view, kind, layer, h, onSelect) {
+    const info = kindInfo(kind);
+    const figure = el('figure', 'head');
+    Object.assign(figure.dataset, { kind, layer: String(layer), head: String(h) });
+    const caption = el('figcaption');
+    caption.append(el('span', 'head-title', `Head ${h}`));
+    const role = this.roles.get(headKey(kind, layer, h));
+    if (role?.role) caption.append(el('span', 'head-role', role.role));
+    if (role?.ablated) caption.append(el('span', 'head-detail head-ablated', role.ablated));
+    const name = `${info.label}, layer ${layer}, head ${h}`;
+    const grid = new HeadHeatmap({
+      head: h, result: view, tokens: view.rows, keyTokens: view.cols, name, onSelect,
+    });
+    Object.assign(grid.canvas.dataset, { kind, layer: String(layer) });
+    const scroller = el('div', 'grid-scroll');
+    scroller.append(grid.canvas);
+    const hidden = el('div', 'visually-hidden table-holder');
+    const table = headTable(h, view.attn_weights, view.fully_masked_rows, view.rows, view.cols, {
+      title: `${name} attention weights`,
+      note: `rows: ${info.rows}; columns: ${info.cols}`,
+    });
+    Object.assign(table.dataset, { kind, layer: String(layer) });
+    hidden.append(table);
+    figure.append(caption, scroller, hidden);
+    return { figure, grid };
+  }
+
+  /**
+   * The small multiples' buttons, one per layer × kind × head of the model, built once: a
+   * keystroke only repaints their canvases (see drawOverview).
+   */
+  buildOverview() {
+    if (this.thumbs) return;
+    const cfg = this.model.config;
+    const counts = { encoder_self: cfg.num_encoder_layers, decoder_self: cfg.num_decoder_layers, cross: cfg.num_decoder_layers };
+    this.thumbs = [];
+    const rows = [];
+    for (const { id: kind, label, short } of KINDS) {
+      for (let layer = 0; layer < counts[kind]; layer++) {
+        const row = el('div', 'overview-row');
+        const thumbs = el('div', 'thumbs');
+        for (let head = 0; head < cfg.num_heads; head++) {
+          const button = el('button', 'thumb');
+          button.type = 'button';
+          Object.assign(button.dataset, { kind, layer: String(layer), head: String(head) });
+          const role = this.roles.get(headKey(kind, layer, head));
+          const name = `${label}, layer ${layer}, head ${head}${role?.role ? `: ${role.role}` : ''}`;
+          button.setAttribute('aria-label', `Enlarge ${name}`);
+          button.title = name;
+          button.setAttribute('aria-pressed', 'false');
+          const canvas = el('canvas', 'thumb-canvas');
+          canvas.setAttribute('aria-hidden', 'true');
+          button.append(canvas, el('span', 'thumb-head', `h${head}`));
+          button.addEventListener('click', () => this.zoom({ kind, layer, head }));
+          thumbs.append(button);
+          this.thumbs.push({ kind, layer, head, button, canvas });
+        }
+        row.append(el('p', 'overview-title', `${short}, layer ${layer}`), thumbs);
+        rows.push(row);
+      }
+    }
+    this.els.overview.replaceChildren(...rows);
+    this.els.overview.dataset.count = String(this.thumbs.length);
+    this.markZoomed();
+  }
+
+  /** Repaints every small multiple from this.result (one pixel per cell, scaled by CSS). */
+  drawOverview() {
+    const r = this.result;
+    const views = new Map();
+    for (const t of this.thumbs) {
+      const key = `${t.kind}/${t.layer}`;
+      if (!views.has(key)) views.set(key, layerView(r, t.kind, t.layer));
+      paintThumb(t.canvas, views.get(key), t.head);
+    }
+  }
+
+  markZoomed() {
+    const z = this.zoomed;
+    for (const t of this.thumbs ?? []) {
+      const on = !!z && t.kind === z.kind && t.layer === z.layer && t.head === z.head;
+      t.button.setAttribute('aria-pressed', String(on));
+    }
+  }
+
+  zoom(which) {
+    this.zoomed = which;
+    this.markZoomed();
+    this.drawZoom();
+    this.layoutZoom();
+  }
+
+  /** The enlarged head: labels, grid, role and table, beside (or under) the small multiples. */
+  drawZoom() {
+    const r = this.result;
+    const z = this.zoomed;
+    const box = this.els.zoom;
+    if (!z || z.layer >= layerCount(r, z.kind) || z.head >= r.num_heads) {
+      this.zoomed = null;
+      this.zoomGrid = null;
+      delete box.dataset.kind;
+      box.replaceChildren(el('p', 'help zoom-hint', 'Select a small grid to see it enlarged here, with its labels.'));
+      return;
+    }
+    const view = layerView(r, z.kind, z.layer);
+    const { figure, grid } = this.headFigure(view, z.kind, z.layer, z.head, (sel) => this.select(sel, 'zoom'));
+    const title = figure.querySelector('.head-title');
+    title.textContent = `${kindInfo(z.kind).label}, layer ${z.layer}, head ${z.head}`;
+    Object.assign(box.dataset, { kind: z.kind, layer: String(z.layer), head: String(z.head) });
+    box.replaceChildren(...figure.childNodes);
+    this.zoomGrid = grid;
+  }
+
+  layout() {
+    if (!this.theme) this.theme = readTheme(this.els.heads);
+    const { theme } = this;
+    const width = this.widths.heads;
+    const n = this.grids.length;
+    const perRow = width >= 1000 ? Math.min(n, 4) : width >= 620 ? Math.min(n, 2) : 1;
+    // Figures have 8 px padding and a border each side; the flex gap is 16 px.
+    const available = Math.max(200, Math.floor((width - 16 * (perRow - 1)) / perRow) - 18);
+    for (const g of this.grids) g.resize(available, theme);
+    this.layoutZoom();
+  }
+
+  layoutZoom() {
+    if (!this.zoomGrid) return;
+    if (!this.theme) this.theme = readTheme(this.els.heads);
+    this.zoomGrid.resize(Math.max(200, this.widths.zoom - 18), this.theme);
+  }
+
+  /** Hover / keyboard cell: highlights the query row across the chosen layer's heads. */
+  select(sel, group) {
+    const grids = group === 'zoom' ? (this.zoomGrid ? [this.zoomGrid] : []) : this.grids;
+    if (sel) this.selection = { ...sel, group };
+    else if (this.selection?.group === group) this.selection = null;
+    for (const g of grids) g.setSelection(sel);
+    if (!sel) {
+      this.els.readout.textContent = this.readoutHint;
+      return;
+    }
+    const g = grids.find((x) => x.head === sel.head);
+    if (!g) return;
+    const w = g.weights[(sel.head * g.n + sel.row) * g.m + sel.col];
+    const kind = g.canvas.dataset.kind;
+    this.els.readout.textContent = dateReadout(
+      kind, Number(g.canvas.dataset.layer), sel.head, g.rowLabels[sel.row], g.colLabels[sel.col], formatWeight(w),
+    );
+  }
+
+  writeHash() {
+    if (!this.active) return;
+    const hash = `#${this.hash()}`;
+    if (location.hash === hash) return;
+    try {
+      history.replaceState(null, '', hash);
+    } catch {
+      // Sandboxed frames may refuse; the page works without.
+    }
+  }
+
+  showAlert(message) {
+    this.els.alert.textContent = /[.!?”]$/.test(message) ? message : `${message}.`;
+  }
+
+  clearAlert() {
+    this.els.alert.textContent = '';
+    this.els.text.removeAttribute('aria-invalid');
+  }
+
+  showNotes(notes) {
+    this.els.notes.replaceChildren(...notes.map((n) => el('p', '', n)));
+  }
+
+  addNote(note) {
+    this.els.notes.append(el('p', '', note));
+  }
+}
+
+/**
+ * A small multiple: one canvas pixel per cell, shown `cell` CSS px wide without smoothing
+ * (image-rendering: pixelated), so a keystroke costs one putImageData per head.
+ */
+function paintThumb(canvas, view, head) {
+  const { n, m } = view;
+  const cell = thumbCell(n, m);
+  if (canvas.width !== Math.max(1, m)) canvas.width = Math.max(1, m);
+  if (canvas.height !== Math.max(1, n)) canvas.height = Math.max(1, n);
+  canvas.style.width = `${m * cell}px`;
+  canvas.style.height = `${n * cell}px`;
+  if (n === 0 || m === 0) return;
+  canvas.getContext('2d').putImageData(new ImageData(fastHeadPixels(view.attn_weights, head, n, m), m, n), 0, 0);
+}
+
+let lut = null;
+/** headPixels (color.js) through a 1024-step table of the same viridis colours: small multiples only. */
+function fastHeadPixels(weights, head, n, m) {
+  if (!lut) {
+    lut = new Uint8ClampedArray(1024 * 4);
+    for (let i = 0; i < 1024; i++) {
+      const [r, g, b] = weightToRgb(i / 1023);
+      lut.set([r, g, b, 255], 4 * i);
+    }
+  }
+  const out = new Uint8ClampedArray(n * m * 4);
+  const base = head * n * m;
+  for (let c = 0; c < n * m; c++) {
+    const w = weights[base + c];
+    const i = 4 * (w > 0 ? (w < 1 ? Math.round(w * 1023) : 1023) : 0);
+    out[4 * c] = lut[i];
+    out[4 * c + 1] = lut[i + 1];
+    out[4 * c + 2] = lut[i + 2];
+    out[4 * c + 3] = 255;
+  }
+  return out;
+}
