@@ -450,6 +450,11 @@ int cmd_date_eval(const std::vector<std::string>& args) {
       const std::size_t count = h.id.kind == mha::AttentionKind::decoder_self ? 6 : 5;
       for (std::size_t k = 0; k < count; ++k) mass[offsets[k]] = rounded(h.offset_mass[k]);
       j["offset_mass"] = mass;
+      if (h.id.kind == mha::AttentionKind::encoder_self) {
+        nlohmann::json keys = nlohmann::json::object();
+        for (std::size_t r = 0; r < 5; ++r) keys[roles[r]] = rounded(h.key_role_mass[r]);
+        j["key_role_mass"] = keys;
+      }
     }
     if (h.ablated_accuracy >= 0.0) {
       j["ablated_accuracy"] = rounded(h.ablated_accuracy);

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <set>
@@ -381,7 +382,17 @@ struct HeadSums {
   std::array<double, 3> role_rows{};  ///< queries counted per group
   std::array<double, 6> offset_mass{};
   double offset_rows = 0;
+  std::array<double, 5> key_role_mass{};
 };
+
+void add_key_roles(HeadSums& s, const HeadStack& w, Index head, const std::string& roles) {
+  for (Index i = 0; i < w.rows(); ++i) {
+    for (Index j = 0; j < w.cols(); ++j) {
+      s.key_role_mass[static_cast<std::size_t>(role_index(roles[static_cast<std::size_t>(j)]))] +=
+          w(head, i, j);
+    }
+  }
+}
 
 void add_self(HeadSums& s, const HeadStack& w, Index head, bool decoder) {
   for (Index i = 0; i < w.rows(); ++i) {
@@ -421,12 +432,29 @@ std::string self_label(const std::array<double, 6>& m, bool decoder) {
 }
 
 std::string cross_label(const RoleMass& m) {
+  // The groups (year, month, day) whose output positions put at least half their mass on their
+  // own field; a head strong in all three reads whichever field is being written.
   static const char* groups[] = {"year", "month", "day"};
+  std::vector<std::size_t> strong;
   std::size_t best = 0;
-  for (std::size_t g = 1; g < 3; ++g) {
+  for (std::size_t g = 0; g < 3; ++g) {
+    if (m[g][g] >= 0.5) strong.push_back(g);
     if (m[g][g] > m[best][best]) best = g;
   }
-  return std::string("reads the ") + groups[best] + ": " + percent(m[best][best]);
+  if (strong.empty()) {
+    return std::string("spread out; most on the ") + groups[best] + ": " + percent(m[best][best]);
+  }
+  if (strong.size() == 1) {
+    return std::string("reads the ") + groups[strong[0]] + ": " + percent(m[strong[0]][strong[0]]);
+  }
+  std::string label = strong.size() == 3 ? "reads the field being written: " : "reads the ";
+  for (std::size_t k = 0; k < strong.size(); ++k) {
+    if (strong.size() == 2 && k == 1) label += " and the ";
+    if (strong.size() == 3 && k > 0) label += ", ";
+    label += std::string(groups[strong[k]]) + (strong.size() == 3 ? " " : ": ") +
+             percent(m[strong[k]][strong[k]]);
+  }
+  return label;
 }
 
 }  // namespace
@@ -476,6 +504,7 @@ DateEvaluation evaluate_date_model(const DateModel& model, const std::vector<Dat
       switch (id.kind) {
         case AttentionKind::encoder_self:
           add_self(sums[k], t.trace.encoder_self[l], id.head, false);
+          add_key_roles(sums[k], t.trace.encoder_self[l], id.head, ex.roles);
           break;
         case AttentionKind::decoder_self:
           add_self(sums[k], t.trace.decoder_self[l], id.head, true);
@@ -508,7 +537,25 @@ DateEvaluation evaluate_date_model(const DateModel& model, const std::vector<Dat
       for (std::size_t r = 0; r < 6; ++r) {
         report.offset_mass[r] = s.offset_rows > 0 ? s.offset_mass[r] / s.offset_rows : 0.0;
       }
+      for (std::size_t r = 0; r < 5; ++r) {
+        report.key_role_mass[r] = s.offset_rows > 0 ? s.key_role_mass[r] / s.offset_rows : 0.0;
+      }
       report.label = self_label(report.offset_mass, heads[k].kind == AttentionKind::decoder_self);
+      if (heads[k].kind == AttentionKind::encoder_self) {
+        // A content head: more of its mass on one role (year, month, day, weekday) than on any
+        // one relative position.
+        static const char* role_names[] = {"the year", "the month", "the day", "the weekday"};
+        std::size_t best_role = 0;
+        for (std::size_t r = 1; r < 4; ++r) {
+          if (report.key_role_mass[r] > report.key_role_mass[best_role]) best_role = r;
+        }
+        const double best_offset =
+            *std::max_element(report.offset_mass.begin(), report.offset_mass.begin() + 5);
+        if (report.key_role_mass[best_role] > best_offset) {
+          report.label = std::string("looks at ") + role_names[best_role] + ": " +
+                         percent(report.key_role_mass[best_role]);
+        }
+      }
     }
     if (ablate && !examples.empty()) {
       // Exact match through DateModel::reproduces (one teacher-forced pass per example, the

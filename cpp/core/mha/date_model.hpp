@@ -115,6 +115,8 @@ struct HeadReport {
   /// Self heads: mean mass on key offset (key - query) = -2, -1, 0, +1, +2, and (decoder self)
   /// on position 0 (<bos>) in [5]. Cross heads: zeros.
   std::array<double, 6> offset_mass{};
+  /// Encoder self heads: mean mass on keys of role Y, M, D, W, '.' (over every query). Else zeros.
+  std::array<double, 5> key_role_mass{};
   std::string label;  ///< e.g. "reads the year: 91%", "attends to the previous character: 80%"
 };
 
