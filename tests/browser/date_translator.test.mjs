@@ -59,7 +59,11 @@ async function withDatePage(target, hash, fn, options) {
 async function waitReady(page) {
   await page.waitForSelector('#date-panel[data-state="ready"], #date-panel[data-state="error"]', { timeout: 30000 });
   assert.equal(await page.getAttribute('#date-panel', 'data-state'), 'ready', await page.textContent('#date-alert'));
+  await tablesReady(page);
 }
+
+/** The hidden tables are built just after the frame that shows the grids. */
+const tablesReady = (page) => page.waitForSelector('#date-panel[data-tables="ready"]', { state: 'attached' });
 
 const q = (sel) => `#date-heads ${sel}`;
 const colTokens = (page, head = 0) =>
@@ -71,6 +75,8 @@ const tableWeights = (page, scope = '#date-heads') =>
   page.$$eval(`${scope} table[data-head]`, (tables) => tables.map((t) =>
     [...t.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.weight)))));
 const visible = (s) => Array.from(s).map((c) => (c === ' ' ? '␣' : c));
+/** The decoder's rows: the characters the model wrote (as the page shows them), then <eos>. */
+const outputRows = async (page) => [...Array.from(await page.textContent('#date-output')), '<eos>'];
 
 async function selectAndWait(page, select, value) {
   await page.selectOption(select, value);
@@ -92,16 +98,26 @@ for (const which of [0, 1]) {
         await page.evaluate(() => {
           // Every timing the page records (one per input event), kept for the test.
           window.__ms = [];
+          window.__tablesMs = [];
           const s = document.getElementById('date-summary');
-          new MutationObserver(() => window.__ms.push(Number(s.dataset.ms))).observe(s, { attributeFilter: ['data-ms'] });
+          new MutationObserver((records) => {
+            for (const r of records) {
+              if (r.attributeName === 'data-ms') window.__ms.push(Number(s.dataset.ms));
+              else window.__tablesMs.push(Number(s.dataset.tablesMs));
+            }
+          }).observe(s, { attributeFilter: ['data-ms', 'data-tables-ms'] });
         });
         await page.click('#date-text');
         await page.keyboard.type(DATE, { delay: 20 });
-        await page.waitForFunction((iso) => document.getElementById('date-output').textContent === iso, ISO);
-        assert.equal(await page.textContent('#date-output'), ISO);
+        await page.waitForFunction((n) =>
+          document.querySelectorAll('#date-heads table[data-head="0"] th[scope="col"]').length === n, DATE.length);
+        const typed = await page.textContent('#date-output');
         assert.equal(await page.textContent('#date-alert'), '');
         assert.equal(await page.evaluate(() => location.hash), '#mode=date&date=Nov%2030,%202026&kind=cross&layer=0');
+        await tablesReady(page);
         const pageMs = await page.evaluate(() => window.__ms);
+        const tablesMs = await page.evaluate(() => window.__tablesMs);
+        assert.ok(tablesMs.length >= 1, 'the hidden tables were built');
         assert.ok(pageMs.length >= DATE.length, `one timing per keystroke (${pageMs.length})`);
 
         // The same work timed from outside the handler, with the style and layout it causes: one
@@ -123,10 +139,12 @@ for (const which of [0, 1]) {
         const max = (a) => Math.max(...a);
         t.diagnostic(`keystroke ms (page's own timing): median ${median(pageMs).toFixed(1)}, max ${max(pageMs).toFixed(1)}`);
         t.diagnostic(`keystroke ms (handler + layout): median ${median(outside).toFixed(1)}, max ${max(outside).toFixed(1)}`);
+        t.diagnostic(`hidden tables, built after the frame: median ${median(tablesMs).toFixed(1)} ms, max ${max(tablesMs).toFixed(1)}`);
         assert.ok(median(pageMs) < BUDGET_MS, `median ${median(pageMs)} ms per keystroke (budget ${BUDGET_MS})`);
         assert.ok(median(outside) < BUDGET_MS, `median ${median(outside)} ms with layout (budget ${BUDGET_MS})`);
         assert.ok(max(outside) < 3 * BUDGET_MS, `slowest keystroke ${max(outside)} ms`);
-        assert.equal(await page.textContent('#date-output'), ISO);
+        assert.ok(median(tablesMs) < BUDGET_MS, `hidden tables: median ${median(tablesMs)} ms`);
+        assert.equal(typed, ISO, 'the model\'s output for the typed date');
       }));
 
     test('cross-attention tables: input characters across, output characters down, rows sum to 1', () =>
@@ -134,7 +152,7 @@ for (const which of [0, 1]) {
         const h = config.num_heads;
         assert.equal(await page.locator(q('table[data-head]')).count(), h);
         assert.equal(await page.locator(q('canvas[data-head]')).count(), h);
-        const outTokens = [...ISO, '<eos>'];
+        const outTokens = await outputRows(page);
         for (let head = 0; head < h; head++) {
           assert.deepEqual(await colTokens(page, head), visible(DATE), `head ${head} columns`);
           assert.deepEqual(await rowTokens(page, head), outTokens, `head ${head} rows`);
@@ -178,8 +196,9 @@ for (const which of [0, 1]) {
         assert.equal(await page.locator('#date-layer option').count(), config.num_encoder_layers);
 
         await selectAndWait(page, '#date-kind', 'decoder_self');
-        assert.deepEqual(await rowTokens(page), [...ISO, '<eos>']);
-        assert.deepEqual(await colTokens(page), ['<bos>', ...ISO]);
+        const rows = await outputRows(page);
+        assert.deepEqual(await rowTokens(page), rows);
+        assert.deepEqual(await colTokens(page), ['<bos>', ...rows.slice(0, -1)]);
         for (const table of await tableWeights(page)) {
           table.forEach((row, i) => {
             assert.equal(row.reduce((s, x) => s + x, 0).toFixed(3), '1.000');
@@ -208,6 +227,7 @@ for (const which of [0, 1]) {
         const small = await thumb.locator('canvas').boundingBox();
         await thumb.click();
         await page.waitForFunction(() => document.getElementById('date-zoom').dataset.kind === 'encoder_self');
+        await tablesReady(page);
         assert.equal(await thumb.getAttribute('aria-pressed'), 'true');
         assert.equal(await page.locator('#date-overview .thumb[aria-pressed="true"]').count(), 1);
         const zoom = page.locator('#date-zoom');
@@ -222,12 +242,14 @@ for (const which of [0, 1]) {
         await last.focus();
         await page.keyboard.press('Enter');
         await page.waitForFunction(() => document.getElementById('date-zoom').dataset.kind === 'cross');
+        await tablesReady(page);
         assert.equal(await page.getAttribute('#date-zoom', 'data-head'), String(config.num_heads - 1));
-        assert.deepEqual(await page.$$eval('#date-zoom th[scope="row"]', (ths) => ths.map((t) => t.dataset.token)), [...ISO, '<eos>']);
+        assert.deepEqual(await page.$$eval('#date-zoom th[scope="row"]', (ths) => ths.map((t) => t.dataset.token)),
+          await outputRows(page));
 
         // A new translation keeps the enlarged head, redrawn for the new input.
         await page.fill('#date-text', '1 Jan 2000');
-        await page.waitForFunction(() => document.getElementById('date-output').textContent === '2000-01-01');
+        await page.waitForFunction(() => document.querySelectorAll('#date-zoom th[scope="col"]').length === 10);
         assert.deepEqual(await page.$$eval('#date-zoom th[scope="col"]', (ths) => ths.map((t) => t.dataset.token)), visible('1 Jan 2000'));
       }));
 
@@ -236,6 +258,7 @@ for (const which of [0, 1]) {
         const max = config.max_source_len;
         assert.equal(await page.getAttribute('#date-panel', 'data-max-source-length'), String(max));
         const before = await tableWeights(page);
+        const output = await page.textContent('#date-output');
         const hash = await page.evaluate(() => location.hash);
         const long = `${DATE} ${'x'.repeat(max)}`;
         await page.fill('#date-text', long);
@@ -245,7 +268,7 @@ for (const which of [0, 1]) {
         assert.match(alert, /still show the last input the model read, “Nov 30, 2026”\.$/);
         assert.ok(await page.isVisible('#date-alert'));
         assert.equal(await page.getAttribute('#date-text', 'aria-invalid'), 'true');
-        assert.equal(await page.textContent('#date-output'), ISO, 'the last output stays');
+        assert.equal(await page.textContent('#date-output'), output, 'the last output stays');
         assert.match(await page.textContent('#date-output-note'), /for “Nov 30, 2026”/);
         assert.deepEqual(await tableWeights(page), before, 'the last grids stay');
         assert.deepEqual(await colTokens(page), visible(DATE));
@@ -256,7 +279,8 @@ for (const which of [0, 1]) {
         await page.waitForFunction(() => document.getElementById('date-alert').textContent === '');
         assert.equal((await colTokens(page)).length, max);
         await page.fill('#date-text', DATE);
-        await page.waitForFunction((iso) => document.getElementById('date-output').textContent === iso, ISO);
+        await page.waitForFunction((s) => document.querySelectorAll('#date-heads table[data-head="0"] th[scope="col"]').length === s, DATE.length);
+        assert.equal(await page.textContent('#date-output'), output);
         assert.equal(await page.getAttribute('#date-text', 'aria-invalid'), null);
       }));
 
@@ -284,7 +308,9 @@ for (const which of [0, 1]) {
         assert.ok(!files().includes('date_model.js'), 'not part of the first load');
         await page.click('#tab-date');
         await waitReady(page);
-        assert.equal(await page.textContent('#date-output'), ISO, 'the default date');
+        const output = await page.textContent('#date-output');
+        assert.match(output, /^\S+$/, 'the default date, translated');
+        assert.deepEqual(await colTokens(page), visible(DATE));
         assert.ok(files().includes('date_model.js'));
         assert.ok(!requests.some((u) => /\.safetensors|\.json$/.test(u)), 'the model comes inside date_model.js');
         assert.match(await page.evaluate(() => location.hash), /^#mode=date&date=Nov%2030,%202026/);
@@ -302,7 +328,7 @@ for (const which of [0, 1]) {
         // And again to the translator: the model is not loaded twice.
         await page.click('#tab-date');
         await page.waitForFunction(() => !document.getElementById('date-panel').hidden);
-        assert.equal(await page.textContent('#date-output'), ISO);
+        assert.equal(await page.textContent('#date-output'), output);
         assert.equal(files().filter((f) => f === 'date_model.js').length, 1);
       }));
 
@@ -311,7 +337,7 @@ for (const which of [0, 1]) {
         const { scroll, client } = await page.evaluate(() => ({
           scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
         assert.ok(scroll <= client, `page ${scroll} px wide in a ${client} px window`);
-        assert.equal(await page.textContent('#date-output'), ISO);
+        assert.equal((await colTokens(page)).length, 25);
       }, { width: 360, height: 740 }));
   });
 }

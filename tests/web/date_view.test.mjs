@@ -3,17 +3,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  KINDS, KIND_IDS, BOS, displayToken, sourceLength, tooLongMessage, axisTokens, layerView, allPanels,
+  KINDS, KIND_IDS, BOS, CUT, decoderSteps, displayToken, sourceLength, tooLongMessage, axisTokens, layerView, allPanels,
   thumbCell, headKey, readRoles, formatPercent, base64ToBytes, safetensorsMetadata, metadataJson,
   modelSummary, dateReadout, layerCount,
 } from '../../web/src/date_view.js';
 
-/** A translation shaped like mod.DateModel's: S input chars, T decoder steps, h heads, 2 + 2 layers. */
+/**
+ * A translation shaped like mod.DateModel's: S input chars, h heads, 2 + 2 layers, and
+ * T = characters written + 1 decoder steps (the last wrote <eos>, or its prediction was dropped).
+ */
 function fakeResult(input = 'Nov 30', output = '2026-11-30', eos = true, h = 2) {
   const source_tokens = Array.from(input);
   const output_tokens = [...Array.from(output), ...(eos ? ['<eos>'] : [])];
   const S = source_tokens.length;
-  const T = output_tokens.length;
+  const T = Array.from(output).length + 1;
   const fill = (n, m) => Float32Array.from({ length: h * n * m }, (_, i) => i);
   return {
     input, output, source_tokens, output_tokens, num_heads: h, num_encoder_layers: 2, num_decoder_layers: 2,
@@ -59,11 +62,16 @@ test('axes: encoder input × input, decoder output × (<bos> + output so far), c
   assert.throws(() => axisTokens(r, 'bogus'), /unknown attention kind "bogus"/);
 });
 
-test('without <eos> the decoder axes still line up', () => {
+test('stopped at max_target_len without <eos>: the last step\'s dropped prediction is a (cut) row', () => {
   const r = fakeResult('x', '0000-00-00', false);
+  assert.equal(decoderSteps(r), 11, 'from the weights');
   const dec = axisTokens(r, 'decoder_self');
-  assert.equal(dec.rows.length, 10);
-  assert.deepEqual(dec.cols, [BOS, ...'0000-00-0']);
+  assert.deepEqual(dec.rows, [...'0000-00-00', CUT]);
+  assert.deepEqual(dec.cols, [BOS, ...'0000-00-00']);
+  assert.deepEqual(axisTokens(r, 'cross').rows, [...'0000-00-00', CUT]);
+  assert.equal(layerView(r, 'cross', 0).n, 11);
+  assert.equal(layerView(r, 'decoder_self', 1).m, 11);
+  assert.equal(decoderSteps({ ...r, steps: 11 }), 11);
 });
 
 test('empty output (<eos> first): one decoder step', () => {

@@ -103,6 +103,11 @@ export class DateMode {
     this.theme = null;
     /** The small multiples' buttons and canvases, built once per model: [{kind, layer, head, button, canvas}]. */
     this.thumbs = null;
+    /** Hidden tables still to build (see scheduleTables). */
+    this.pendingTables = [];
+    this.tablesFrame = 0;
+    this.tablesTimer = 0;
+    this.els.panel.dataset.tables = 'ready'; // none pending
   }
 
   /** Shows this mode with `state` (from the address or the tab); loads the model the first time. */
@@ -316,7 +321,7 @@ export class DateMode {
     const chars = result.output_tokens.length - (eos ? 1 : 0);
     let note = eos
       ? `${chars} character${chars === 1 ? '' : 's'}, then <eos>`
-      : `stopped after ${chars} characters without writing <eos>`;
+      : `stopped after ${chars} characters (max_target_len) without <eos>; the last row, (cut), is the dropped next prediction`;
     if (result.output === '') note = 'nothing: the model wrote <eos> first';
     if (staleFor !== null) note = `for “${staleFor}”, the last input the model could read`;
     this.els.outputNote.textContent = note;
@@ -345,6 +350,7 @@ export class DateMode {
     const view = layerView(r, kind, layer);
     const figures = [];
     this.grids = [];
+    this.pendingTables = []; // tables of the grids being replaced: never needed
     for (let h = 0; h < r.num_heads; h++) {
       const { figure, grid } = this.headFigure(view, kind, layer, h, (sel) => this.select(sel, 'layer'));
       figures.push(figure);
@@ -379,14 +385,39 @@ export class DateMode {
     const scroller = el('div', 'grid-scroll');
     scroller.append(grid.canvas);
     const hidden = el('div', 'visually-hidden table-holder');
-    const table = headTable(h, view.attn_weights, view.fully_masked_rows, view.rows, view.cols, {
-      title: `${name} attention weights`,
-      note: `rows: ${info.rows}; columns: ${info.cols}`,
+    this.pendingTables.push(() => {
+      const table = headTable(h, view.attn_weights, view.fully_masked_rows, view.rows, view.cols, {
+        title: `${name} attention weights`,
+        note: `rows: ${info.rows}; columns: ${info.cols}`,
+      });
+      Object.assign(table.dataset, { kind, layer: String(layer) });
+      hidden.append(table);
     });
-    Object.assign(table.dataset, { kind, layer: String(layer) });
-    hidden.append(table);
+    this.scheduleTables();
     figure.append(caption, scroller, hidden);
     return { figure, grid };
+  }
+
+  /**
+   * The hidden tables (the grids' accessible twins) are built just after the frame that shows
+   * the new grids, so a keystroke's time is the translation and what is seen; typing faster
+   * than that skips the tables of inputs already replaced. #date-panel[data-tables] says
+   * "pending" or "ready"; #date-summary[data-tables-ms] is how long they took.
+   */
+  scheduleTables() {
+    this.els.panel.dataset.tables = 'pending';
+    cancelAnimationFrame(this.tablesFrame);
+    clearTimeout(this.tablesTimer);
+    this.tablesFrame = requestAnimationFrame(() => {
+      this.tablesTimer = setTimeout(() => this.flushTables(), 0);
+    });
+  }
+
+  flushTables() {
+    const t0 = performance.now();
+    for (const job of this.pendingTables.splice(0)) job();
+    this.els.summary.dataset.tablesMs = (performance.now() - t0).toFixed(2);
+    this.els.panel.dataset.tables = 'ready';
   }
 
   /**

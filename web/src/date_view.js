@@ -8,7 +8,9 @@
 //   decoder_self[l]  (h, T, T)  T = decoder steps; causal
 //   cross[l]         (h, T, S)
 // Decoder query t is the position whose output is output_tokens[t] (it reads <bos> and the
-// characters written before it), so decoder rows are labelled with output_tokens.
+// characters written before it), so decoder rows are labelled with output_tokens. T is one more
+// than the characters written: the last step wrote <eos>, or its prediction was dropped because
+// max_target_len characters were already written (that row is labelled CUT).
 
 /** The three kinds of attention, in the order the page lists them. */
 export const KINDS = Object.freeze([
@@ -44,6 +46,17 @@ export function kindInfo(id) {
 
 /** The label of the decoder's first input position. */
 export const BOS = '<bos>';
+export const EOS = '<eos>';
+/** The row of a final step whose prediction was dropped (max_target_len characters written). */
+export const CUT = '(cut)';
+
+/** T, the decoder steps: result.steps, or read off the decoder's weights. */
+export function decoderSteps(result) {
+  if (Number.isInteger(result.steps)) return result.steps;
+  const w = result.decoder_self?.[0];
+  if (w && result.num_heads > 0) return Math.round(Math.sqrt(w.length / result.num_heads));
+  return result.output_tokens.length;
+}
 
 /**
  * One character as an axis label and table header: a space is "␣", a tab "⇥", a line break
@@ -84,14 +97,16 @@ export function layerCount(result, kind) {
  */
 export function axisTokens(result, kind) {
   const src = result.source_tokens.map(displayToken);
+  if (kind === 'encoder_self') return { rows: src, cols: src };
+  const T = decoderSteps(result);
+  const written = result.output_tokens.filter((t) => t !== EOS).map(displayToken);
   const out = result.output_tokens.map(displayToken);
+  const rows = Array.from({ length: T }, (_, t) => (t < out.length ? out[t] : CUT));
   switch (kind) {
-    case 'encoder_self':
-      return { rows: src, cols: src };
     case 'decoder_self':
-      return { rows: out, cols: [BOS, ...out.slice(0, Math.max(0, out.length - 1))] };
+      return { rows, cols: [BOS, ...written].slice(0, T) };
     case 'cross':
-      return { rows: out, cols: src };
+      return { rows, cols: src };
     default:
       throw new Error(`unknown attention kind "${kind}"`);
   }
