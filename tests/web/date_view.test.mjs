@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   KINDS, KIND_IDS, BOS, CUT, decoderSteps, displayToken, sourceLength, tooLongMessage, axisTokens, layerView, allPanels,
-  thumbCell, headKey, readRoles, formatPercent, base64ToBytes, safetensorsMetadata, metadataJson,
+  thumbCell, headKey, readRoles, rolesChecksum, roleFindings, checkedHead, formatPercent, base64ToBytes, safetensorsMetadata, metadataJson,
   modelSummary, dateReadout, layerCount,
 } from '../../web/src/date_view.js';
 
@@ -128,7 +128,7 @@ test('roles: an array or {heads: [...]}, tolerant field names, fractions or perc
   assert.equal(roles.size, 3);
   assert.deepEqual(roles.get(headKey('cross', 1, 2)), {
     role: 'reads the year: 91%',
-    ablated: 'exact match with this head switched off: 97.5% (all heads: 99.8%)',
+    ablated: 'without this head: 97.5% exact match (with all: 99.8%)',
   });
   assert.equal(roles.get(headKey('encoder_self', 0, 0)).role, 'positional');
   assert.match(roles.get(headKey('encoder_self', 0, 0)).ablated, /: 99\.5% /);
@@ -139,12 +139,42 @@ test('roles: an array or {heads: [...]}, tolerant field names, fractions or perc
   for (const bad of [null, undefined, 42, 'x', {}, { heads: 'no' }]) assert.equal(readRoles(bad).size, 0);
 });
 
+test('roles as the C++ side writes them (date_model_heads.json): label, ablated_accuracy, checks, model checksum', () => {
+  const json = {
+    accuracy: 0.998,
+    model: { xxh64: 'DDC8DC5EAE1D5285', file: 'web/date_model.safetensors' },
+    heads: [{ kind: 'cross', layer: 1, head: 2, label: 'reads the year: 82%', ablated_accuracy: 0.9, accuracy_drop: 0.098 }],
+    checks: {
+      year_head: { head: 'cross layer 1 head 2', year_share: 0.822254, at_least_80_percent: true },
+      least_useful_head: { head: 'cross layer 0 head 0', ablated_accuracy: 0.9975 },
+    },
+  };
+  assert.deepEqual(readRoles(json).get('cross/1/2'),
+    { role: 'reads the year: 82%', ablated: 'without this head: 90% exact match (with all: 99.8%)' });
+  assert.equal(rolesChecksum(json), 'ddc8dc5eae1d5285');
+  assert.equal(rolesChecksum({ model: { xxh64: 'nope' } }), null);
+  assert.equal(rolesChecksum([]), null);
+  assert.deepEqual(roleFindings(json), [
+    "The head that reads the year: cross layer 1 head 2 (82.2% of its attention mass on the input's year).",
+    'The least useful head, by switching each off: cross layer 0 head 0 (exact match 99.75% without it, 99.8% with all heads).',
+  ]);
+  json.checks.year_head = { ...json.checks.year_head, kind: 'cross', layer: 1, index: 2 };
+  assert.deepEqual(checkedHead(json, 'year_head'), { kind: 'cross', layer: 1, head: 2 });
+  assert.equal(checkedHead(json, 'least_useful_head'), null, 'no kind/layer/index');
+  assert.equal(checkedHead(null, 'year_head'), null);
+  assert.deepEqual(roleFindings({}), []);
+  assert.deepEqual(roleFindings(null), []);
+});
+
 test('percentages', () => {
   assert.equal(formatPercent(0.91), '91%');
   assert.equal(formatPercent(0.9975), '99.8%');
   assert.equal(formatPercent(91), '91%');
   assert.equal(formatPercent(1), '100%');
   assert.equal(formatPercent('x'), null);
+  assert.equal(formatPercent(0.9975, 2), '99.75%');
+  assert.equal(formatPercent(0.9, 2), '90%');
+  assert.equal(formatPercent(0.998, 2), '99.8%');
 });
 
 /** A minimal safetensors file: u64 header length, the JSON header, then data. */
@@ -173,7 +203,7 @@ test('base64 → bytes, and the safetensors metadata read for display', () => {
 
 test('the model line', () => {
   const config = { d_model: 64, num_heads: 4, num_encoder_layers: 2, num_decoder_layers: 2, max_source_len: 40 };
-  assert.equal(modelSummary(config, 250_000, { heldout_accuracy: 0.9985, seconds: 1200 }),
+  assert.equal(modelSummary(config, 250_000, { heldout_exact_match: 0.9985, seconds: 1200 }),
     'd_model 64, 4 heads, 2 encoder + 2 decoder layers · reads at most 40 characters · 244 KB of fp16 weights · ' +
     '99.9% exact match on held-out dates (training run) · trained in 20 min');
   assert.equal(modelSummary(config, 0, null),

@@ -15,7 +15,7 @@ import { formatWeight } from './format.js';
 import { DATE_DEFAULTS, dateStateToHash } from './date_state.js';
 import {
   KINDS, base64ToBytes, dateReadout, headKey, kindInfo, layerCount, layerView,
-  metadataJson, modelSummary, readRoles, safetensorsMetadata, sourceLength, thumbCell, tooLongMessage,
+  checkedHead, metadataJson, modelSummary, readRoles, roleFindings, rolesChecksum, safetensorsMetadata, sourceLength, thumbCell, tooLongMessage,
 } from './date_view.js';
 
 const MODEL_SCRIPT = 'date_model.js';
@@ -82,6 +82,7 @@ export class DateMode {
       heads: $('date-heads'),
       overview: $('date-overview'),
       overviewHelp: $('date-overview-help'),
+      findings: $('date-findings'),
       zoom: $('date-zoom'),
     };
     this.readoutHint = this.els.readout.textContent;
@@ -90,6 +91,7 @@ export class DateMode {
     this.state = { ...DATE_DEFAULTS };
     this.model = null;
     this.roles = new Map();
+    this.yearHead = null;
     this.loading = null;
     this.active = false;
     /** The translation on screen: replaced only by a successful translate(). */
@@ -209,9 +211,20 @@ export class DateMode {
     const bundle = await loadModelScript();
     const bytes = base64ToBytes(bundle.safetensors);
     this.model = new mod.DateModel(bytes); // throws on a bad file (e.g. checksum mismatch)
-    this.roles = readRoles(bundle.heads ?? null);
     const meta = safetensorsMetadata(bytes);
-    this.els.modelInfo.textContent = `Model: ${modelSummary(this.model.config, bytes.length, metadataJson(meta, 'training'))}`;
+    let info = `Model: ${modelSummary(this.model.config, bytes.length, metadataJson(meta, 'training'))}`;
+    // Roles measured on another model file (an older training run) would be wrong: not shown.
+    const heads = bundle.heads ?? null;
+    const measuredOn = rolesChecksum(heads);
+    const checksum = typeof this.model.checksum === 'string' ? this.model.checksum.toLowerCase() : null;
+    if (heads && measuredOn && checksum && measuredOn !== checksum) {
+      info += ` · head roles not shown: they were measured on another model file (xxh64 ${measuredOn}, this one is ${checksum})`;
+    } else {
+      this.roles = readRoles(heads);
+      this.yearHead = checkedHead(heads, 'year_head');
+      this.els.findings.replaceChildren(...roleFindings(heads).map((f) => el('li', '', f)));
+    }
+    this.els.modelInfo.textContent = info;
     this.zoomed ??= this.defaultZoom();
     this.els.panel.dataset.maxSourceLength = String(this.model.maxSourceLength);
     this.els.overviewHelp.textContent =
@@ -219,9 +232,10 @@ export class DateMode {
       (this.roles.size ? ', with its measured role.' : '.');
   }
 
-  /** The head enlarged at first: a cross-attention head that reads the year, if roles are known. */
+  /** The head enlarged at first: the measured year head, or a cross-attention head that reads the year. */
   defaultZoom() {
     const cfg = this.model.config;
+    if (this.yearHead) return this.yearHead;
     for (const [key, role] of this.roles) {
       const [kind, layer, head] = key.split('/');
       if (kind === 'cross' && /year/i.test(role.role ?? '')) return { kind, layer: Number(layer), head: Number(head) };

@@ -162,13 +162,13 @@ function normalizeKind(kind) {
   return null;
 }
 
-/** A fraction (0.91) or a percentage (91) → "91%" / "97.5%". */
-export function formatPercent(v) {
+/** A fraction (0.91) or a percentage (91) → "91%" / "97.5%" (at most `digits` decimals). */
+export function formatPercent(v, digits = 1) {
   const x = Number(v);
   if (!Number.isFinite(x)) return null;
   const pct = Math.abs(x) <= 1 ? x * 100 : x;
-  const s = pct.toFixed(1);
-  return `${s.endsWith('.0') ? s.slice(0, -2) : s}%`;
+  const s = pct.toFixed(digits);
+  return `${s.includes('.') ? s.replace(/\.?0+$/, '') : s}%`;
 }
 
 const ROLE_FIELDS = ['role', 'label', 'role_label'];
@@ -203,14 +203,53 @@ export function readRoles(json) {
     if (!kind || !Number.isInteger(layer) || !Number.isInteger(head)) continue;
     const role = firstField(e, ROLE_FIELDS);
     const ablatedRaw = firstField(e, ABLATION_FIELDS);
-    const ablated = ablatedRaw === undefined || typeof ablatedRaw === 'object' ? null : formatPercent(ablatedRaw);
-    const base = baseline === undefined ? null : formatPercent(baseline);
+    // Accuracies with 2 decimals: switching off one head often moves them by a tenth of a percent.
+    const ablated = ablatedRaw === undefined || typeof ablatedRaw === 'object' ? null : formatPercent(ablatedRaw, 2);
+    const base = baseline === undefined ? null : formatPercent(baseline, 2);
     roles.set(headKey(kind, layer, head), {
       role: typeof role === 'string' && role.trim() ? role.trim() : null,
-      ablated: ablated ? `exact match with this head switched off: ${ablated}${base ? ` (all heads: ${base})` : ''}` : null,
+      ablated: ablated ? `without this head: ${ablated} exact match${base ? ` (with all: ${base})` : ''}` : null,
     });
   }
   return roles;
+}
+
+/** The XXH64 of the model file the roles were measured on (json.model.xxh64), or null. */
+export function rolesChecksum(json) {
+  const x = json && !Array.isArray(json) ? json.model?.xxh64 : undefined;
+  return typeof x === 'string' && /^[0-9a-f]{16}$/i.test(x) ? x.toLowerCase() : null;
+}
+
+/**
+ * Module 03's claims as measured (json.checks): the head that reads the year, the least useful
+ * head by ablation. Sentences for the page; [] when absent.
+ */
+export function roleFindings(json) {
+  const checks = json && typeof json === 'object' && !Array.isArray(json) ? json.checks : null;
+  if (!checks || typeof checks !== 'object') return [];
+  const out = [];
+  const y = checks.year_head;
+  if (y && typeof y.head === 'string') {
+    const share = formatPercent(y.year_share);
+    out.push(`The head that reads the year: ${y.head}${share ? ` (${share} of its attention mass on the input's year)` : ''}.`);
+  }
+  const l = checks.least_useful_head;
+  if (l && typeof l.head === 'string') {
+    const acc = formatPercent(l.ablated_accuracy, 2);
+    const base = formatPercent(json.accuracy, 2);
+    out.push(`The least useful head, by switching each off: ${l.head}` +
+      `${acc ? ` (exact match ${acc} without it${base ? `, ${base} with all heads` : ''})` : ''}.`);
+  }
+  return out;
+}
+
+/** The head named by json.checks[name] ({kind, layer, index}) as {kind, layer, head}, or null. */
+export function checkedHead(json, name) {
+  const c = json && typeof json === 'object' && !Array.isArray(json) ? json.checks?.[name] : null;
+  const kind = c ? normalizeKind(c.kind) : null;
+  const layer = Number(c?.layer);
+  const head = Number(c?.index ?? c?.head_index);
+  return kind && Number.isInteger(layer) && Number.isInteger(head) ? { kind, layer, head } : null;
 }
 
 /** The bytes of a base64 string (the bundled model; atob exists in browsers and node ≥ 16). */
@@ -262,7 +301,7 @@ export function modelSummary(config, byteLength, training) {
   if (byteLength) parts.push(`${Math.round(byteLength / 1024)} KB of fp16 weights`);
   if (training) {
     const acc = firstField(training, [
-      'heldout_accuracy', 'held_out_accuracy', 'accuracy', 'exact_match', 'val_accuracy', 'test_accuracy',
+      'heldout_exact_match', 'heldout_accuracy', 'held_out_accuracy', 'accuracy', 'exact_match', 'val_accuracy', 'test_accuracy',
     ]);
     const pct = acc !== undefined && typeof acc !== 'object' ? formatPercent(acc) : null;
     if (pct) parts.push(`${pct} exact match on held-out dates (training run)`);
