@@ -47,6 +47,9 @@ const SEPARATE = Object.freeze({
 });
 /** The weights and configuration of a request: what new mod.MultiheadAttention takes. */
 const specOf = ({ n, m, query, key, value, ...spec }) => spec;
+/** The configuration keys of a request: what parameterCount takes (it rejects other keys). */
+const configOf = ({ d_model, num_heads, kdim, vdim }) =>
+  Object.fromEntries(Object.entries({ d_model, num_heads, kdim, vdim }).filter(([, v]) => v !== undefined));
 const inputsOf = ({ n, m, query, key, value }) => ({ n, m, query, key, value });
 const replace = (arr, index, x) => { const c = Float32Array.from(arr); c[index] = x; return c; };
 
@@ -88,7 +91,7 @@ function answersEverywhere(req, message, stage) {
   answers(() => mod.forward(req), message, `forward: ${message}`);
   if (stage === 'config') {
     answers(() => new mod.MultiheadAttention(specOf(req)), message, `constructor: ${message}`);
-    answers(() => mod.parameterCount(specOf(req)), message, `parameterCount: ${message}`);
+    answers(() => mod.parameterCount(configOf(req)), message, `parameterCount: ${message}`);
   } else if (stage === 'weights') {
     answers(() => new mod.MultiheadAttention(specOf(req)), message, `constructor: ${message}`);
   } else if (stage === 'inputs') {

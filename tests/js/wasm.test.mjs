@@ -117,7 +117,8 @@ test('parameter counts match PyTorch for every head count', () => {
 test('MultiheadAttention class: weights kept in wasm, forward repeatedly, intermediates consistent', () => {
   const c = fixture('torch_mha.json').cases.find((x) => x.name === 'bias');
   const req = torchRequest(c);
-  const layer = new mod.MultiheadAttention(req);
+  const { n, query, is_causal, ...spec } = req;  // the constructor takes configuration and weights only
+  const layer = new mod.MultiheadAttention(spec);
   try {
     assert.equal(layer.d_model, 8);
     assert.equal(layer.num_heads, 2);
@@ -184,6 +185,19 @@ test('errors arrive as JS Errors naming the values, and the module keeps working
     const r = mod.forward(base);
     assert.ok(maxAbsDiff(r.attn_weights, c.expected.attn_weights.data) < 1e-5);
   }
+  // A misspelt or unknown key is an error, never silently ignored; so is a request that is not an
+  // object.
+  const keyErrors = [
+    [() => mod.forward({ ...base, attn_mak: new Uint8Array(25) }), /^unknown key 'attn_mak' in the forward request \(known keys: d_model, .*attn_mask/],
+    [() => mod.forward(undefined), /^the forward request must be an object of named fields, got undefined$/],
+    [() => mod.forward(null), /^the forward request must be an object of named fields, got null$/],
+    [() => mod.numpyExperiment({ seed: 7, tokens: 5, d_model: 8, num_heads: 2, casual: true }), /^unknown key 'casual' in the numpyExperiment request/],
+    [() => mod.parameterCount({ d_model: 8, num_heads: 2, biases: true }), /^unknown key 'biases' in the parameterCount request/],
+  ];
+  for (const [call, pattern] of keyErrors) {
+    assert.throws(call, (e) => e instanceof Error && pattern.test(e.message), pattern.source);
+    assert.ok(maxAbsDiff(mod.forward(base).attn_weights, c.expected.attn_weights.data) < 1e-5);
+  }
   // -inf in a float mask is a mask, not an error (PyTorch semantics).
   const masked = mod.forward({ ...base, attn_mask: new Float32Array(25).fill(0).fill(-Infinity, 0, 5) });
   assert.deepEqual(Array.from(masked.fully_masked_rows.subarray(0, 5)), [1, 0, 0, 0, 0]);
@@ -194,7 +208,8 @@ test('outputs are copies: they stay correct when wasm memory grows in a later ca
   const small = mod.numpyExperiment({ seed: 7, tokens: 5, d_model: 8, num_heads: 2 });
   // Also a result of forward and of a layer, and randn / positional encodings: every array kept.
   const c = fixture('torch_mha.json').cases.find((x) => x.name === 'bias');
-  const layer = new mod.MultiheadAttention(torchRequest(c));
+  const { n, query, is_causal, ...spec } = torchRequest(c);
+  const layer = new mod.MultiheadAttention(spec);
   const kept = {
     small, forward: mod.forward(torchRequest(c)), layer: layer.forward({ n: c.n, query: f32(c.query) }),
     randn: { draws: mod.randn(7, 16) }, pe: { pe: mod.sinusoidalPositionalEncoding(5, 8) },

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <exception>
+#include <initializer_list>
 #include <iomanip>
 #include <limits>
 #include <new>
@@ -201,6 +202,52 @@ val result_to_js(const mha::AttentionResult& r, const mha::AttentionConfig& c) {
 // ---------------------------------------------------------------------------------------------
 // Requests
 
+// Request keys. A misspelt key (attn_mak) must not be silently ignored: every entry point
+// checks its request's keys against these lists first, as the CLI does.
+const std::vector<std::string> kConfigKeys = {"d_model", "num_heads", "kdim", "vdim"};
+const std::vector<std::string> kWeightKeys = {"in_proj_weight", "q_proj_weight", "k_proj_weight",
+                                              "v_proj_weight",  "in_proj_bias",  "out_proj_weight",
+                                              "out_proj_bias"};
+const std::vector<std::string> kInputKeys = {"n",
+                                             "m",
+                                             "query",
+                                             "key",
+                                             "value",
+                                             "attn_mask",
+                                             "key_padding_mask",
+                                             "is_causal",
+                                             "keep_intermediates",
+                                             "ablated_heads"};
+
+/// Throws parse_error unless `req` is a plain object whose every key is in one of `allowed`.
+void expect_request(const val& req, const std::string& what,
+                    std::initializer_list<const std::vector<std::string>*> allowed) {
+  const std::string type = req.typeOf().as<std::string>();
+  if (type != "object" || req.isNull() || req.isArray()) {
+    throw mha::parse_error(what + " must be an object of named fields, got " +
+                           (req.isNull()    ? std::string("null")
+                            : req.isArray() ? std::string("an array")
+                                            : type));
+  }
+  const val keys = val::global("Object").call<val>("keys", req);
+  const auto count = keys["length"].as<std::size_t>();
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::string key = keys[i].as<std::string>();
+    bool known = false;
+    std::string list;
+    for (const auto* names : allowed) {
+      for (const auto& name : *names) {
+        known = known || name == key;
+        list += (list.empty() ? "" : ", ") + name;
+      }
+    }
+    if (!known) {
+      throw mha::parse_error("unknown key '" + key + "' in " + what + " (known keys: " + list +
+                             ")");
+    }
+  }
+}
+
 mha::AttentionConfig read_config(const val& req) {
   mha::AttentionConfig c;
   // Range checks beyond "is an integer" are the core's (AttentionConfig::validate), so the
@@ -322,6 +369,7 @@ class JsMultiheadAttention {
   ///           keep_intermediates?}. Returns the result object (docs/js-api.md).
   val forward(val request) const {
     return guarded([&] {
+      expect_request(request, "the layer's forward request", {&kInputKeys});
       const mha::AttentionConfig& c = layer_.config();
       const Inputs in = read_inputs(request, c);
       const Index m = in.self ? in.query.rows() : in.key.rows();
@@ -345,6 +393,7 @@ class JsMultiheadAttention {
 
 JsMultiheadAttention* make_layer(val spec) {
   return guarded([&] {
+    expect_request(spec, "the MultiheadAttention spec", {&kConfigKeys, &kWeightKeys});
     const mha::AttentionConfig c = read_config(spec);
     return new JsMultiheadAttention(mha::MultiheadAttention(c, read_weights(spec, c)));
   });
@@ -353,6 +402,7 @@ JsMultiheadAttention* make_layer(val spec) {
 /// One-shot forward: config, weights and inputs in one request (docs/js-api.md).
 val forward(val request) {
   return guarded([&] {
+    expect_request(request, "the forward request", {&kConfigKeys, &kWeightKeys, &kInputKeys});
     const mha::AttentionConfig c = read_config(request);
     const mha::MultiheadAttention layer(c, read_weights(request, c));
     const Inputs in = read_inputs(request, c);
@@ -372,6 +422,15 @@ std::uint32_t read_seed(const val& req) {
 /// Module 08's program: {seed, tokens, d_model, num_heads, positional?, is_causal?}.
 val numpy_experiment(val request) {
   return guarded([&] {
+    static const std::vector<std::string> keys = {"seed",
+                                                  "tokens",
+                                                  "d_model",
+                                                  "num_heads",
+                                                  "positional",
+                                                  "is_causal",
+                                                  "keep_intermediates",
+                                                  "ablated_heads"};
+    expect_request(request, "the numpyExperiment request", {&keys});
     const std::uint32_t seed = read_seed(request);
     const mha::AttentionConfig c = read_config(request);
     const Index tokens = static_cast<Index>(integer(request, "tokens", 1, mha::limits::max_tokens));
@@ -397,6 +456,8 @@ val numpy_experiment(val request) {
 /// {d_model, num_heads, kdim?, vdim?, bias?} -> PyTorch's parameter count.
 double parameter_count(val request) {
   return guarded([&] {
+    static const std::vector<std::string> bias = {"bias"};
+    expect_request(request, "the parameterCount request", {&kConfigKeys, &bias});
     const mha::AttentionConfig c = read_config(request);
     return static_cast<double>(mha::parameter_count(c, boolean_or(request, "bias", false)));
   });
@@ -548,8 +609,7 @@ class JsDateModel {
       }
       const mha::Ablation ablation = options_given ? read_ablation(options) : mha::Ablation{};
       const bool logits = options_given && boolean_or(options, "logits", false);
-      const mha::DateTranslation t =
-          model_.translate(text.as<std::string>(), ablation, logits);
+      const mha::DateTranslation t = model_.translate(text.as<std::string>(), ablation, logits);
       const mha::Seq2SeqConfig& c = model_.transformer().config();
       val out = val::object();
       out.set("input", val(t.input));
@@ -561,9 +621,8 @@ class JsDateModel {
       out.set("num_encoder_layers", static_cast<double>(c.num_encoder_layers));
       out.set("num_decoder_layers", static_cast<double>(c.num_decoder_layers));
       out.set("source_length", static_cast<double>(t.source_tokens.size()));
-      out.set("steps", static_cast<double>(t.trace.decoder_self.empty()
-                                               ? 0
-                                               : t.trace.decoder_self[0].rows()));
+      out.set("steps", static_cast<double>(
+                           t.trace.decoder_self.empty() ? 0 : t.trace.decoder_self[0].rows()));
       out.set("encoder_self", stacks_to_js(t.trace.encoder_self));
       out.set("decoder_self", stacks_to_js(t.trace.decoder_self));
       out.set("cross", stacks_to_js(t.trace.cross));
