@@ -31,12 +31,6 @@ constexpr int exit_ok = 0;
 constexpr int exit_internal = 1;
 constexpr int exit_bad_input = 2;
 
-const char* const usage_line =
-    "usage: mha forward [FILE|-] | mha numpy-experiment --seed S --tokens N --d-model D "
-    "--num-heads H [--causal] [--positional] | mha translate TEXT [--model FILE] [--json] "
-    "[--logits] [--ablate KIND:LAYER:HEAD] | mha date-eval [--model FILE] [--heldout FILE] "
-    "[--no-ablation] [--limit N] | mha --help";
-
 const char* const help_text =
     "mha - multi-head attention (PyTorch nn.MultiheadAttention semantics, batch of 1, no dropout)\n"
     "\n"
@@ -549,8 +543,8 @@ int main(int argc, char** argv) {
   try {
     return run(args);
   } catch (const usage_error& e) {
-    report(e.message);
-    std::fprintf(stderr, "%s\n", usage_line);
+    // Still one line, as for any bad input: scripts read exactly one line of stderr.
+    report(e.message + " (see: mha --help)");
     return exit_bad_input;
   } catch (const input_error& e) {
     report(e.message);
