@@ -255,11 +255,15 @@ def train(args, valid, exclude):
     def lr_at(step, elapsed=0.0):
         """Linear warmup, then cosine to 5% of the peak. Progress is the larger of
         steps / args.steps and minutes / args.schedule_minutes, so the decay completes in time even
-        on a busy machine (on an idle one, the step count decides and the run is repeatable)."""
+        on a busy machine. That makes the run depend on the machine's speed (the time guard decided
+        the committed run); --schedule-minutes 0 turns it off, and then a rerun with the same
+        arguments repeats bit for bit on the same machine and library versions."""
         if step < args.warmup:
             return args.lr * (step + 1) / args.warmup
         frac = (step - args.warmup) / max(1, args.steps - args.warmup)
-        frac = min(1.0, max(frac, elapsed / (60.0 * args.schedule_minutes)))
+        if args.schedule_minutes > 0:
+            frac = max(frac, elapsed / (60.0 * args.schedule_minutes))
+        frac = min(1.0, frac)
         return args.lr * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
 
     n_formats = len(D.FORMATS)
@@ -481,11 +485,12 @@ def golden_inputs():
         cases.append({"name": fmt, "input": text, "target": target, "format": fmt, "roles": roles})
     # The issue's own example, in its format ("Nov 30, 2026"), is covered when the date lands there;
     # add it explicitly, then the odd ones (no target: the model's answer is what it is).
-    extra = [("issue_example", "Nov 30, 2026", "2026-11-30", "mon_d_comma_yyyy"),
-             ("unparseable", "hello", None, None),
-             ("out_of_range", "31 February 2026", None, "d_month_yyyy")]
-    for name, text, target, fmt in extra:
-        cases.append({"name": name, "input": text, "target": target, "format": fmt, "roles": None})
+    extra = [("issue_example", "Nov 30, 2026", "2026-11-30", "mon_d_comma_yyyy", "MMM.DD..YYYY"),
+             ("unparseable", "hello", None, None, None),
+             ("out_of_range", "31 February 2026", None, "d_month_yyyy", "DD.MMMMMMMM.YYYY")]
+    for name, text, target, fmt, roles in extra:
+        assert roles is None or len(roles) == len(text)
+        cases.append({"name": name, "input": text, "target": target, "format": fmt, "roles": roles})
     return cases
 
 
@@ -571,7 +576,8 @@ def main():
     ap.add_argument("--steps", type=int, default=4500, help="planned steps (schedule length)")
     ap.add_argument("--budget-minutes", type=float, default=25.0, help="hard stop for training")
     ap.add_argument("--schedule-minutes", type=float, default=16.0,
-                    help="the learning-rate decay completes by then even if steps remain")
+                    help="the learning-rate decay completes by then even if steps remain "
+                         "(0: by the step count only, repeatable)")
     ap.add_argument("--target", type=float, default=0.998, help="stop at this validation exact match")
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=1e-3)
@@ -585,7 +591,17 @@ def main():
                          "and rewrite both fixtures")
     ap.add_argument("--min-heldout", type=float, default=0.995,
                     help="exit non-zero (after writing) if the held-out exact match is below this")
+    ap.add_argument("--out-root", default=None,
+                    help="write the three files under this directory (web/, tests/fixtures/) instead "
+                         "of the repository, e.g. to check that a rerun reproduces the committed file")
     args = ap.parse_args()
+    if args.out_root:
+        global MODEL_PATH, GOLDEN_PATH, HELDOUT_PATH
+        for sub in ("web", os.path.join("tests", "fixtures")):
+            os.makedirs(os.path.join(args.out_root, sub), exist_ok=True)
+        MODEL_PATH = os.path.join(args.out_root, "web", "date_model.safetensors")
+        GOLDEN_PATH = os.path.join(args.out_root, "tests", "fixtures", "date_model_golden.json")
+        HELDOUT_PATH = os.path.join(args.out_root, "tests", "fixtures", "date_heldout.json")
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
