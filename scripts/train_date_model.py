@@ -2,10 +2,14 @@
 """Train mha-lab's date-translation Transformer and write its model file and golden data.
 
 Run (Debian 12: python3-torch 1.13, python3-numpy, python3-xxhash):
-    OPENBLAS_NUM_THREADS=2 /usr/bin/python3 scripts/train_date_model.py
+    OPENBLAS_NUM_THREADS=1 /usr/bin/python3 scripts/train_date_model.py           # ~8-10 min
+    OPENBLAS_NUM_THREADS=1 /usr/bin/python3 scripts/train_date_model.py --fixtures-only  # no training
 Options: --steps N (planned optimizer steps; the learning-rate schedule spans them),
+--schedule-minutes M (the decay also completes by M minutes; 0: steps only, bit-repeatable),
 --budget-minutes M (stop training after M minutes whatever happens), --target A (stop as soon as
-the validation exact match with fp16-rounded weights reaches A), --threads, --seed. See --help.
+the validation exact match with fp16-rounded weights reaches A), --threads (default 1: on a
+shared 2-core machine two threads were 6x slower), --seed, --out-root. See --help and
+docs/date-model.md.
 
 Writes (and nothing else):
   web/date_model.safetensors          the model, fp16, as docs/date-model-format.md specifies
