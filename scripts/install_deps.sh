@@ -3,7 +3,8 @@
 # Debian packages (toolchains, header-only libraries, Chromium) and the npm packages of
 # package-lock.json. Called by build.sh, so test.sh and demo.sh get it too.
 #
-# Python (numpy, PyTorch) is only for regenerating golden data (scripts/make_fixtures.py):
+# Python (numpy, PyTorch, xxhash) is only for regenerating golden data and the date model
+# (scripts/make_fixtures.py, scripts/train_date_model.py):
 # pass --fixtures to install it as well. Tests never need Python.
 # --fuzz adds clang and its compiler-rt (libFuzzer, ASan, UBSan) for scripts/fuzz.sh.
 set -euo pipefail
@@ -13,7 +14,7 @@ packages=(cmake make g++ pkg-config libeigen3-dev xtl-dev nlohmann-json3-dev lib
           emscripten chromium fonts-dejavu-core)
 for arg in "$@"; do
   case "$arg" in
-    --fixtures) packages+=(python3-numpy python3-torch libopenblas0-pthread) ;;
+    --fixtures) packages+=(python3-numpy python3-torch python3-xxhash libopenblas0-pthread) ;;
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;
     *) echo "install_deps: unknown option $arg (--fixtures, --fuzz)" >&2; exit 2 ;;
   esac
