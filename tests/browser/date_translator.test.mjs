@@ -114,7 +114,7 @@ for (const which of [0, 1]) {
           document.querySelectorAll('#date-heads table[data-head="0"] th[scope="col"]').length === n, DATE.length);
         const typed = await page.textContent('#date-output');
         assert.equal(await page.textContent('#date-alert'), '');
-        assert.equal(await page.evaluate(() => location.hash), '#mode=date&date=Nov%2030,%202026&kind=cross&layer=0');
+        await page.waitForFunction(() => location.hash === '#mode=date&date=Nov%2030,%202026&kind=cross&layer=0');
         await tablesReady(page);
         const pageMs = await page.evaluate(() => window.__ms);
         const tablesMs = await page.evaluate(() => window.__tablesMs);
@@ -211,7 +211,7 @@ for (const which of [0, 1]) {
         await selectAndWait(page, '#date-layer', String(config.num_decoder_layers - 1));
         assert.notDeepEqual(await tableWeights(page), dec0, 'another layer, other weights');
         assert.equal(await page.getAttribute(q('table[data-head="0"]'), 'data-layer'), String(config.num_decoder_layers - 1));
-        assert.match(await page.evaluate(() => location.hash), new RegExp(`kind=decoder_self&layer=${config.num_decoder_layers - 1}$`));
+        await page.waitForFunction((l) => location.hash.endsWith(`kind=decoder_self&layer=${l}`), config.num_decoder_layers - 1);
 
         await selectAndWait(page, '#date-kind', 'cross');
         await selectAndWait(page, '#date-layer', '0');
@@ -279,6 +279,7 @@ for (const which of [0, 1]) {
         // Exactly at the limit is fine; back to a date clears the message.
         await page.fill('#date-text', 'x'.repeat(max));
         await page.waitForFunction(() => document.getElementById('date-alert').textContent === '');
+        await tablesReady(page);
         assert.equal((await colTokens(page)).length, max);
         await page.fill('#date-text', DATE);
         await page.waitForFunction((s) => document.querySelectorAll('#date-heads table[data-head="0"] th[scope="col"]').length === s, DATE.length);

@@ -97,10 +97,15 @@ export class DateMode {
     /** The translation on screen: replaced only by a successful translate(). */
     this.result = null;
     this.grids = [];
+    this.holders = [];
+    this.gridsKey = null;
     this.zoomGrid = null;
+    this.zoomHolder = null;
+    this.zoomKey = null;
     this.zoomed = null; // {kind, layer, head}
     this.selection = null;
     this.wired = false;
+    this.hashTimer = 0;
     this.widths = { heads: 0, zoom: 0 };
     this.theme = null;
     /** The small multiples' buttons and canvases, built once per model: [{kind, layer, head, button, canvas}]. */
@@ -119,7 +124,7 @@ export class DateMode {
     this.els.text.value = this.state.date;
     this.els.kind.value = this.state.kind;
     this.showNotes(notes);
-    this.writeHash();
+    this.writeHash({ now: true });
     this.wire();
     drawLegend(this.els.legend);
     if (!(await this.load()) || !this.active) return;
@@ -134,6 +139,7 @@ export class DateMode {
 
   leave() {
     this.active = false;
+    clearTimeout(this.hashTimer);
   }
 
   /** The current settings (for the address). */
@@ -268,7 +274,6 @@ export class DateMode {
 
   onInput() {
     if (!this.model) return;
-    this.state.date = this.els.text.value;
     this.update();
   }
 
@@ -297,6 +302,7 @@ export class DateMode {
       this.els.output.textContent = '';
       this.els.output.classList.remove('stale');
       this.els.outputNote.textContent = 'Type a date: the model’s output appears here as you type.';
+      this.state.date = '';
       this.writeHash();
       return false;
     }
@@ -312,6 +318,7 @@ export class DateMode {
     }
     this.clearAlert();
     this.result = result;
+    this.state.date = text; // the address keeps the last text the model could read
     this.showOutput(result, null);
     this.redraw();
     this.writeHash();
@@ -362,15 +369,25 @@ export class DateMode {
     this.els.axes.textContent = `Rows: ${info.rows}. Columns: ${info.cols}. Each row sums to 1.`;
 
     const view = layerView(r, kind, layer);
-    const figures = [];
-    this.grids = [];
-    this.pendingTables = []; // tables of the grids being replaced: never needed
-    for (let h = 0; h < r.num_heads; h++) {
-      const { figure, grid } = this.headFigure(view, kind, layer, h, (sel) => this.select(sel, 'layer'));
-      figures.push(figure);
-      this.grids.push(grid);
+    this.pendingTables = []; // tables of views already replaced: never needed
+    const key = `${kind}/${layer}/${r.num_heads}`;
+    if (key !== this.gridsKey) {
+      // Another kind or layer: new figures (captions, roles). A keystroke only refills them.
+      const figures = [];
+      this.grids = [];
+      this.holders = [];
+      for (let h = 0; h < r.num_heads; h++) {
+        const { figure, grid, holder } = this.headFigure(view, kind, layer, h, (sel) => this.select(sel, 'layer'));
+        figures.push(figure);
+        this.grids.push(grid);
+        this.holders.push(holder);
+      }
+      this.els.heads.replaceChildren(...figures);
+      this.gridsKey = key;
+    } else {
+      for (const g of this.grids) g.setData({ result: view, tokens: view.rows, keyTokens: view.cols });
     }
-    this.els.heads.replaceChildren(...figures);
+    this.holders.forEach((holder, h) => this.queueTable(holder, view, kind, layer, h));
     this.drawOverview();
     this.drawZoom();
     if (this.selection && (this.selection.group !== 'layer' || this.selection.row >= view.n ||
@@ -381,7 +398,7 @@ export class DateMode {
     this.select(this.selection, 'layer');
   }
 
-  /** One head's figure: caption (and measured role), canvas grid, hidden table. */
+  /** One head's figure: caption (and measured role), canvas grid, holder of its hidden table. */
   headFigure(view, kind, layer, h, onSelect) {
     const info = kindInfo(kind);
     const figure = el('figure', 'head');
@@ -398,18 +415,23 @@ export class DateMode {
     Object.assign(grid.canvas.dataset, { kind, layer: String(layer) });
     const scroller = el('div', 'grid-scroll');
     scroller.append(grid.canvas);
-    const hidden = el('div', 'visually-hidden table-holder');
+    const holder = el('div', 'visually-hidden table-holder');
+    figure.append(caption, scroller, holder);
+    return { figure, grid, holder };
+  }
+
+  /** Puts head h's table of `view` into `holder`, just after the next frame (scheduleTables). */
+  queueTable(holder, view, kind, layer, h) {
+    const info = kindInfo(kind);
     this.pendingTables.push(() => {
       const table = headTable(h, view.attn_weights, view.fully_masked_rows, view.rows, view.cols, {
-        title: `${name} attention weights`,
+        title: `${info.label}, layer ${layer}, head ${h} attention weights`,
         note: `rows: ${info.rows}; columns: ${info.cols}`,
       });
       Object.assign(table.dataset, { kind, layer: String(layer) });
-      hidden.append(table);
+      holder.replaceChildren(table);
     });
     this.scheduleTables();
-    figure.append(caption, scroller, hidden);
-    return { figure, grid };
   }
 
   /**
@@ -507,17 +529,26 @@ export class DateMode {
     if (!z || z.layer >= layerCount(r, z.kind) || z.head >= r.num_heads) {
       this.zoomed = null;
       this.zoomGrid = null;
+      this.zoomKey = null;
       delete box.dataset.kind;
       box.replaceChildren(el('p', 'help zoom-hint', 'Select a small grid to see it enlarged here, with its labels.'));
       return;
     }
     const view = layerView(r, z.kind, z.layer);
-    const { figure, grid } = this.headFigure(view, z.kind, z.layer, z.head, (sel) => this.select(sel, 'zoom'));
-    const title = figure.querySelector('.head-title');
-    title.textContent = `${kindInfo(z.kind).label}, layer ${z.layer}, head ${z.head}`;
-    Object.assign(box.dataset, { kind: z.kind, layer: String(z.layer), head: String(z.head) });
-    box.replaceChildren(...figure.childNodes);
-    this.zoomGrid = grid;
+    const key = `${z.kind}/${z.layer}/${z.head}`;
+    if (key !== this.zoomKey || !this.zoomGrid) {
+      const { figure, grid, holder } = this.headFigure(view, z.kind, z.layer, z.head, (sel) => this.select(sel, 'zoom'));
+      const title = figure.querySelector('.head-title');
+      title.textContent = `${kindInfo(z.kind).label}, layer ${z.layer}, head ${z.head}`;
+      Object.assign(box.dataset, { kind: z.kind, layer: String(z.layer), head: String(z.head) });
+      box.replaceChildren(...figure.childNodes);
+      this.zoomGrid = grid;
+      this.zoomHolder = holder;
+      this.zoomKey = key;
+    } else {
+      this.zoomGrid.setData({ result: view, tokens: view.rows, keyTokens: view.cols });
+    }
+    this.queueTable(this.zoomHolder, view, z.kind, z.layer, z.head);
   }
 
   layout() {
@@ -557,7 +588,18 @@ export class DateMode {
     );
   }
 
-  writeHash() {
+  /**
+   * The settings into the address, a moment after the last change (history.replaceState on
+   * every keystroke would be throttled by the browser, with a console warning).
+   */
+  writeHash({ now = false } = {}) {
+    clearTimeout(this.hashTimer);
+    if (!this.active) return;
+    if (now) this.replaceHash();
+    else this.hashTimer = setTimeout(() => this.replaceHash(), 250);
+  }
+
+  replaceHash() {
     if (!this.active) return;
     const hash = `#${this.hash()}`;
     if (location.hash === hash) return;

@@ -20,13 +20,7 @@ const FONT_BOLD = `bold ${FONT}`;
 export class HeadHeatmap {
   constructor({ head, result, tokens, keyTokens, name = `Head ${head}`, onSelect }) {
     this.head = head;
-    this.n = result.n;
-    this.m = result.m;
-    this.weights = result.attn_weights;
-    this.masked = result.fully_masked_rows;
-    this.tokens = tokens;
-    this.rowLabels = tokens.map((t) => truncateLabel(t, LABEL_CHARS));
-    this.colLabels = keyTokens ? keyTokens.map((t) => truncateLabel(t, LABEL_CHARS)) : this.rowLabels;
+    this.name = name;
     this.onSelect = onSelect;
     this.selection = null; // {head, row, col} shared by all heads
     this.lastCell = null; // the last selected (row, col), kept when the selection is cleared
@@ -35,28 +29,16 @@ export class HeadHeatmap {
 
     // The pixel buffer: one pixel per (query, key) cell.
     this.cells = document.createElement('canvas');
-    this.cells.width = this.m;
-    this.cells.height = this.n;
-    const cctx = this.cells.getContext('2d');
-    const img = cctx.createImageData(this.m, this.n);
-    img.data.set(headPixels(this.weights, head, this.n, this.m));
-    cctx.putImageData(img, 0, 0);
 
     const canvas = document.createElement('canvas');
     canvas.className = 'heatmap';
     canvas.dataset.head = String(head);
-    canvas.dataset.rows = String(this.n);
-    canvas.dataset.cols = String(this.m);
     canvas.tabIndex = 0;
     canvas.setAttribute('role', 'application');
     canvas.setAttribute('aria-roledescription', 'attention heatmap');
-    canvas.setAttribute(
-      'aria-label',
-      `${name}: ${this.n} query rows by ${this.m} key columns. ` +
-        'Arrow keys move between cells; the value is read out below the controls.',
-    );
     canvas.textContent = `${name} attention weights; see the table that follows.`;
     this.canvas = canvas;
+    this.setData({ result, tokens, keyTokens });
 
     canvas.addEventListener('mousemove', (e) => {
       const c = this.layout && cellAt(this.layout, this.n, this.m, e.offsetX, e.offsetY);
@@ -84,6 +66,34 @@ export class HeadHeatmap {
       e.preventDefault();
       this.onSelect({ head, row: next.row, col: next.col, source: 'keyboard' });
     });
+  }
+
+  /**
+   * New weights and labels for this head, keeping its canvas and listeners (the Date translator
+   * redraws on every keystroke). Call resize() afterwards to draw.
+   */
+  setData({ result, tokens, keyTokens }) {
+    this.n = result.n;
+    this.m = result.m;
+    this.weights = result.attn_weights;
+    this.masked = result.fully_masked_rows;
+    this.tokens = tokens;
+    this.rowLabels = tokens.map((t) => truncateLabel(t, LABEL_CHARS));
+    this.colLabels = keyTokens ? keyTokens.map((t) => truncateLabel(t, LABEL_CHARS)) : this.rowLabels;
+    this.cells.width = this.m;
+    this.cells.height = this.n;
+    const cctx = this.cells.getContext('2d');
+    const img = cctx.createImageData(this.m, this.n);
+    img.data.set(headPixels(this.weights, this.head, this.n, this.m));
+    cctx.putImageData(img, 0, 0);
+    this.canvas.dataset.rows = String(this.n);
+    this.canvas.dataset.cols = String(this.m);
+    this.canvas.setAttribute(
+      'aria-label',
+      `${this.name}: ${this.n} query rows by ${this.m} key columns. ` +
+        'Arrow keys move between cells; the value is read out below the controls.',
+    );
+    this.drawnKey = undefined;
   }
 
   /**
