@@ -114,7 +114,9 @@ for (const which of [0, 1]) {
           document.querySelectorAll('#date-heads table[data-head="0"] th[scope="col"]').length === n, DATE.length);
         const typed = await page.textContent('#date-output');
         assert.equal(await page.textContent('#date-alert'), '');
-        await page.waitForFunction(() => location.hash === '#mode=date&date=Nov%2030,%202026&kind=cross&layer=0');
+        // No layer in the address: the last one, written back as a number.
+        await page.waitForFunction((l) => location.hash === `#mode=date&date=Nov%2030,%202026&kind=cross&layer=${l}`,
+          config.num_decoder_layers - 1);
         await tablesReady(page);
         const pageMs = await page.evaluate(() => window.__ms);
         const tablesMs = await page.evaluate(() => window.__tablesMs);
@@ -160,7 +162,8 @@ for (const which of [0, 1]) {
           assert.deepEqual(await rowTokens(page, head), outTokens, `head ${head} rows`);
         }
         assert.equal(await page.getAttribute(q('table[data-head="0"]'), 'data-kind'), 'cross');
-        assert.match(await page.textContent(q('table[data-head="0"] caption')), /^Cross-attention, layer 0, head 0 attention weights/);
+        assert.ok((await page.textContent(q('table[data-head="0"] caption')))
+          .startsWith(`Cross-attention, layer ${config.num_decoder_layers - 1}, head 0 attention weights`));
         for (const table of await tableWeights(page)) {
           assert.equal(table.length, outTokens.length);
           for (const row of table) {
@@ -182,11 +185,12 @@ for (const which of [0, 1]) {
         await page.mouse.move(box.x + g.x + 4.5 * g.cell, box.y + g.y + 0.5 * g.cell);
         const w = Number(await page.getAttribute(q('table[data-head="1"] tbody tr[data-row="0"] td:nth-of-type(5)'), 'data-weight'));
         await page.waitForFunction(() => /head 1/.test(document.getElementById('date-readout').textContent));
-        assert.equal(await page.textContent('#date-readout'), `cross · layer 0 · head 1 · output '2' → input '3': ${w.toFixed(3)}`);
+        assert.equal(await page.textContent('#date-readout'),
+          `cross · layer ${config.num_decoder_layers - 1} · head 1 · output '2' → input '3': ${w.toFixed(3)}`);
       }));
 
     test('switching kind and layer redraws the grids with the right axes (decoder self is causal)', () =>
-      withDatePage(target(), `#mode=date&date=${encodeURIComponent(DATE)}`, async ({ page }) => {
+      withDatePage(target(), `#mode=date&date=${encodeURIComponent(DATE)}&layer=0`, async ({ page }) => {
         const h = config.num_heads;
         const cross0 = await tableWeights(page);
 
@@ -367,5 +371,23 @@ for (const which of [0, 1]) {
           assert.match(await page.textContent('#date-findings'), new RegExp(`reads the year: ${heads.checks.year_head.head}`));
         }
       }));
+
+    test('markup in the address stays text: the date as tokens, bad kind and layer as notes', () => {
+      const date = '<img src=x onerror=alert(1)>';
+      return withDatePage(target(), `#mode=date&date=${encodeURIComponent(date)}&kind=%3Cb%3Ex%3C%2Fb%3E&layer=%3Cb%3E`, async ({ page }) => {
+        assert.deepEqual(await colTokens(page), visible(date));
+        assert.equal(await page.inputValue('#date-text'), date);
+        const notes = await page.$$eval('#date-notes p', (ps) => ps.map((p) => p.textContent));
+        assert.deepEqual(notes, [
+          'kind=<b>x</b> in the address is not one of encoder_self, decoder_self, cross; using kind=cross.',
+          'layer=<b> in the address is not a layer number; using the last layer.',
+        ]);
+        assert.equal(await page.locator('#date-panel img, #date-panel b, #date-notes *:not(p), #date-alert *').count(), 0);
+        // An unknown mode falls back to module 08, with a note.
+        await page.evaluate(() => { location.hash = '#mode=%3Cscript%3E'; });
+        await page.waitForFunction(() => !document.getElementById('random-panel').hidden);
+        assert.match(await page.textContent('#notes'), /Unknown mode "<script>" in the address; showing random embeddings\./);
+      });
+    });
   });
 }

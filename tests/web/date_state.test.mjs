@@ -1,7 +1,7 @@
 // web/src/date_state.js: the mode and the Date translator's settings in the URL hash.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DATE_DEFAULTS, DATE_HASH_KEYS, parseMode, parseDateHash, dateStateToHash } from '../../web/src/date_state.js';
+import { DATE_DEFAULTS, DATE_HASH_KEYS, LAST_LAYER, parseMode, parseDateHash, dateStateToHash } from '../../web/src/date_state.js';
 import { parseHash } from '../../web/src/state.js';
 
 test('no mode, or mode=random, is the random-embeddings page; mode=date the translator', () => {
@@ -16,7 +16,7 @@ test('no mode, or mode=random, is the random-embeddings page; mode=date the tran
 
 test('the brief\'s example address', () => {
   const { state, notes } = parseDateHash('#mode=date&date=Nov%2030,%202026');
-  assert.deepEqual(state, { date: 'Nov 30, 2026', kind: 'cross', layer: 0 });
+  assert.deepEqual(state, { date: 'Nov 30, 2026', kind: 'cross', layer: LAST_LAYER }, 'the last layer by default');
   assert.deepEqual(notes, []);
 });
 
@@ -27,7 +27,7 @@ test('kind and layer; invalid values fall back with a note', () => {
   assert.deepEqual(r.state, DATE_DEFAULTS);
   assert.equal(r.notes.length, 2);
   assert.match(r.notes[0], /kind=bogus in the address is not one of encoder_self, decoder_self, cross; using kind=cross\./);
-  assert.match(r.notes[1], /layer=-1 in the address is not a layer number; using layer=0\./);
+  assert.match(r.notes[1], /layer=-1 in the address is not a layer number; using the last layer\./);
   const long = parseDateHash(`#mode=date&date=${'x'.repeat(2001)}`);
   assert.equal(long.state.date, DATE_DEFAULTS.date);
   assert.match(long.notes[0], /2001 characters \(at most 2000\)/);
@@ -37,6 +37,8 @@ test('kind and layer; invalid values fall back with a note', () => {
 test('written and read back: spaces as %20, commas and slashes kept, & # + escaped', () => {
   const h = dateStateToHash({ date: 'Nov 30, 2026', kind: 'cross', layer: 1 });
   assert.equal(h, 'mode=date&date=Nov%2030,%202026&kind=cross&layer=1');
+  assert.equal(dateStateToHash(DATE_DEFAULTS), 'mode=date&date=Nov%2030,%202026&kind=cross', 'no layer: the last');
+  assert.deepEqual(parseDateHash(`#${dateStateToHash(DATE_DEFAULTS)}`).state, DATE_DEFAULTS);
   for (const date of ['30/11/2026', 'a&b=c#d+e', '31 February 2026', '<img src=x>', '  ', '😀 é']) {
     for (const kind of ['encoder_self', 'decoder_self', 'cross']) {
       const state = { date, kind, layer: 1 };

@@ -12,7 +12,7 @@ import { HeadHeatmap, readTheme } from './heatmap.js';
 import { headTable } from './table.js';
 import { weightToRgb } from './color.js';
 import { formatWeight } from './format.js';
-import { DATE_DEFAULTS, dateStateToHash } from './date_state.js';
+import { DATE_DEFAULTS, LAST_LAYER, dateStateToHash } from './date_state.js';
 import {
   KINDS, base64ToBytes, dateReadout, headKey, kindInfo, layerCount, layerView,
   checkedHead, metadataJson, modelSummary, readRoles, roleFindings, rolesChecksum, safetensorsMetadata, sourceLength, thumbCell, tooLongMessage,
@@ -134,6 +134,7 @@ export class DateMode {
     // Widths once the first translation is on screen (the small multiples set the zoom's width).
     this.measure();
     this.layout();
+    this.writeHash({ now: true }); // with the layer resolved (no layer in the address: the last)
     this.setState('ready');
   }
 
@@ -258,6 +259,7 @@ export class DateMode {
     if (!this.model) return;
     const cfg = this.model.config;
     const count = this.state.kind === 'encoder_self' ? cfg.num_encoder_layers : cfg.num_decoder_layers;
+    if (this.state.layer === LAST_LAYER) this.state.layer = count - 1;
     if (this.state.layer >= count) {
       this.addNote(`The model has ${count} ${kindInfo(this.state.kind).label.toLowerCase()} layers (0–${count - 1}); showing layer ${count - 1}.`);
       this.state.layer = count - 1;
@@ -283,10 +285,12 @@ export class DateMode {
    */
   update() {
     const t0 = performance.now();
+    let drawn = false;
     try {
-      return this.translateAndDraw();
+      drawn = this.translateAndDraw();
+      return drawn;
     } finally {
-      this.showTiming(performance.now() - t0);
+      this.showTiming(performance.now() - t0, drawn);
       this.afterUpdate();
     }
   }
@@ -348,9 +352,9 @@ export class DateMode {
     this.els.outputNote.textContent = note;
   }
 
-  showTiming(ms) {
+  showTiming(ms, drawn) {
     this.els.summary.dataset.ms = ms.toFixed(2);
-    if (!this.result) return;
+    if (!this.result || !drawn) return; // the line keeps describing the view on screen
     const r = this.result;
     this.els.summary.textContent =
       `${r.source_tokens.length} input character${r.source_tokens.length === 1 ? '' : 's'} → ` +

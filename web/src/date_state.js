@@ -9,7 +9,10 @@ export const MODES = Object.freeze(['random', 'date']);
 /** Keys this module reads; state.js does not report them as unknown. */
 export const DATE_HASH_KEYS = Object.freeze(['mode', 'date', 'kind', 'layer']);
 
-export const DATE_DEFAULTS = Object.freeze({ date: 'Nov 30, 2026', kind: 'cross', layer: 0 });
+/** layer LAST_LAYER: the model's last layer of the kind (where the decoder reads the input most clearly). */
+export const LAST_LAYER = -1;
+
+export const DATE_DEFAULTS = Object.freeze({ date: 'Nov 30, 2026', kind: 'cross', layer: LAST_LAYER });
 
 /** Longest date text the address may carry (the model's own limit is smaller; the page says so). */
 export const MAX_DATE_CHARS = 2000;
@@ -38,8 +41,8 @@ export function parseMode(hash) {
 
 /**
  * The Date translator's settings from the hash; invalid values fall back to the defaults with a
- * note. `layer` is only checked to be a small whole number here: the page clamps it to the
- * model's layer count once the model is loaded.
+ * note. `layer` is only checked to be a small whole number here (LAST_LAYER when absent): the
+ * page resolves and clamps it to the model's layer count once the model is loaded.
  * @returns {{state: {date: string, kind: string, layer: number}, notes: string[]}}
  */
 export function parseDateHash(hash) {
@@ -59,7 +62,7 @@ export function parseDateHash(hash) {
   if (p.has('layer')) {
     const raw = p.get('layer');
     if (/^\d{1,2}$/.test(raw.trim())) state.layer = Number(raw.trim());
-    else notes.push(`layer=${quote(raw)} in the address is not a layer number; using layer=${state.layer}.`);
+    else notes.push(`layer=${quote(raw)} in the address is not a layer number; using the last layer.`);
   }
   return { state, notes };
 }
@@ -68,5 +71,6 @@ export function parseDateHash(hash) {
 export function dateStateToHash(state) {
   // encodeURIComponent keeps spaces as %20 (not "+"); commas and slashes are fine in a fragment.
   const date = encodeURIComponent(state.date).replace(/%2C/g, ',').replace(/%2F/g, '/');
-  return `mode=date&date=${date}&kind=${state.kind}&layer=${state.layer}`;
+  const layer = state.layer === LAST_LAYER ? '' : `&layer=${state.layer}`;
+  return `mode=date&date=${date}&kind=${state.kind}${layer}`;
 }
