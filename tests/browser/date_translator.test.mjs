@@ -5,6 +5,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { assertPrerequisites, launchBrowser, startTargets, openPage, DIST, ROOT } from './helpers.mjs';
 
@@ -387,6 +388,52 @@ for (const which of [0, 1]) {
         await page.evaluate(() => { location.hash = '#mode=%3Cscript%3E'; });
         await page.waitForFunction(() => !document.getElementById('random-panel').hidden);
         assert.match(await page.textContent('#notes'), /Unknown mode "<script>" in the address; showing random embeddings\./);
+      });
+    });
+
+    test('switching a head off translates again without it (as mod.DateModel does), and back on', async () => {
+      // The expected outputs come from the same wasm module under node.
+      const mod = await createRequire(import.meta.url)(path.join(DIST, 'mha_wasm.js'))();
+      const model = new mod.DateModel(new Uint8Array(readFileSync(MODEL_FILE)));
+      const L = config.num_decoder_layers - 1;
+      const year = { kind: 'cross', layer: L, head: Math.min(2, config.num_heads - 1) };
+      const other = { kind: 'encoder_self', layer: 0, head: 0 };
+      const want1 = model.translate(DATE, { ablated: [year] }).output;
+      const want2 = model.translate(DATE, { ablated: [year, other] }).output;
+      const full = model.translate(DATE).output;
+      model.delete();
+      await withDatePage(target(), `#mode=date&date=${encodeURIComponent(DATE)}&kind=cross&layer=${L}`, async ({ page }) => {
+        assert.equal(await page.isVisible('#date-all-on'), false);
+        await page.check(`#date-heads figure[data-head="${year.head}"] input[data-off-key]`);
+        await page.waitForFunction(() => /switched off/.test(document.getElementById('date-output-note').textContent));
+        assert.equal(await page.textContent('#date-output'), want1);
+        assert.match(await page.textContent('#date-output-note'), new RegExp(`this head switched off: cross layer ${L} head ${year.head}$`));
+        assert.ok(await page.isVisible('#date-all-on'));
+        assert.ok(await page.$eval(`#date-heads figure[data-head="${year.head}"]`, (f) => f.classList.contains('is-off')));
+        assert.ok(await page.$eval(`#date-overview .thumb[data-kind="cross"][data-layer="${L}"][data-head="${year.head}"]`,
+          (b) => b.classList.contains('is-off')));
+        await page.waitForFunction((k) => location.hash.endsWith(`&off=${k}`), `cross/${L}/${year.head}`);
+
+        // A second head, from the enlarged view (encoder self, layer 0, head 0).
+        await page.click('#date-overview .thumb[data-kind="encoder_self"][data-layer="0"][data-head="0"]');
+        await page.waitForFunction(() => document.getElementById('date-zoom').dataset.kind === 'encoder_self');
+        await page.check('#date-zoom input[data-off-key]');
+        await page.waitForFunction(() => /2 heads switched off/.test(document.getElementById('date-output-note').textContent));
+        assert.equal(await page.textContent('#date-output'), want2);
+        // The address reproduces it.
+        await page.waitForFunction(() => location.hash.includes(',encoder_self/0/0'));
+        const hash = await page.evaluate(() => location.hash);
+
+        await page.click('#date-all-on');
+        await page.waitForFunction((f) => document.getElementById('date-output').textContent === f, full);
+        assert.equal(await page.isVisible('#date-all-on'), false);
+        assert.equal(await page.locator('#date-panel input[data-off-key]:checked').count(), 0);
+        await page.waitForFunction(() => !location.hash.includes('off='));
+
+        await page.evaluate((h) => { location.hash = h; }, hash);
+        await page.waitForFunction(() => /2 heads switched off/.test(document.getElementById('date-output-note').textContent));
+        assert.equal(await page.textContent('#date-output'), want2);
+        assert.equal(await page.locator('#date-panel input[data-off-key]:checked').count(), 2);
       });
     });
   });

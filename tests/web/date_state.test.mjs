@@ -1,7 +1,7 @@
 // web/src/date_state.js: the mode and the Date translator's settings in the URL hash.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DATE_DEFAULTS, DATE_HASH_KEYS, LAST_LAYER, parseMode, parseDateHash, dateStateToHash } from '../../web/src/date_state.js';
+import { DATE_DEFAULTS, DATE_HASH_KEYS, LAST_LAYER, parseOff, parseMode, parseDateHash, dateStateToHash } from '../../web/src/date_state.js';
 import { parseHash } from '../../web/src/state.js';
 
 test('no mode, or mode=random, is the random-embeddings page; mode=date the translator', () => {
@@ -16,7 +16,7 @@ test('no mode, or mode=random, is the random-embeddings page; mode=date the tran
 
 test('the brief\'s example address', () => {
   const { state, notes } = parseDateHash('#mode=date&date=Nov%2030,%202026');
-  assert.deepEqual(state, { date: 'Nov 30, 2026', kind: 'cross', layer: LAST_LAYER }, 'the last layer by default');
+  assert.deepEqual(state, { date: 'Nov 30, 2026', kind: 'cross', layer: LAST_LAYER, off: [] }, 'the last layer by default');
   assert.deepEqual(notes, []);
 });
 
@@ -41,7 +41,7 @@ test('written and read back: spaces as %20, commas and slashes kept, & # + escap
   assert.deepEqual(parseDateHash(`#${dateStateToHash(DATE_DEFAULTS)}`).state, DATE_DEFAULTS);
   for (const date of ['30/11/2026', 'a&b=c#d+e', '31 February 2026', '<img src=x>', '  ', '😀 é']) {
     for (const kind of ['encoder_self', 'decoder_self', 'cross']) {
-      const state = { date, kind, layer: 1 };
+      const state = { date, kind, layer: 1, off: [] };
       const hash = `#${dateStateToHash(state)}`;
       assert.equal(parseMode(hash).mode, 'date');
       assert.deepEqual(parseDateHash(hash), { state, notes: [] }, hash);
@@ -49,9 +49,22 @@ test('written and read back: spaces as %20, commas and slashes kept, & # + escap
   }
 });
 
+test('heads switched off: kind/layer/head items, in the address and back', () => {
+  assert.deepEqual(parseOff('cross/1/2, encoder_self/0/3,cross/1/2'), { off: ['cross/1/2', 'encoder_self/0/3'], bad: [] });
+  assert.deepEqual(parseOff('cross/01/2,bogus/0/0,cross/1,<b>'), { off: ['cross/1/2'], bad: ['bogus/0/0', 'cross/1', '<b>'] });
+  assert.deepEqual(parseOff(''), { off: [], bad: [] });
+  const state = { date: '30.11.26', kind: 'decoder_self', layer: 0, off: ['cross/1/2', 'decoder_self/0/3'] };
+  const hash = `#${dateStateToHash(state)}`;
+  assert.equal(hash, '#mode=date&date=30.11.26&kind=decoder_self&layer=0&off=cross/1/2,decoder_self/0/3');
+  assert.deepEqual(parseDateHash(hash), { state, notes: [] });
+  const r = parseDateHash('#mode=date&off=cross/1/2,x');
+  assert.deepEqual(r.state.off, ['cross/1/2']);
+  assert.deepEqual(r.notes, ['off=x in the address: not kind/layer/head (e.g. cross/1/2); ignored.']);
+});
+
 test('the random page does not call the date keys unknown', () => {
-  assert.deepEqual(DATE_HASH_KEYS, ['mode', 'date', 'kind', 'layer']);
-  const { notes } = parseHash('#mode=random&date=x&kind=cross&layer=0&seed=3');
+  assert.deepEqual(DATE_HASH_KEYS, ['mode', 'date', 'kind', 'layer', 'off']);
+  const { notes } = parseHash('#mode=random&date=x&kind=cross&layer=0&off=cross/0/0&seed=3');
   assert.deepEqual(notes, []);
   assert.ok(parseHash('#bogus=1').notes.some((n) => /unknown setting "bogus"/.test(n)));
 });

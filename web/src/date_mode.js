@@ -82,6 +82,7 @@ export class DateMode {
       heads: $('date-heads'),
       overview: $('date-overview'),
       overviewHelp: $('date-overview-help'),
+      allOn: $('date-all-on'),
       findings: $('date-findings'),
       zoom: $('date-zoom'),
     };
@@ -129,6 +130,7 @@ export class DateMode {
     drawLegend(this.els.legend);
     if (!(await this.load()) || !this.active) return;
     this.fillLayers();
+    this.checkOff();
     this.buildOverview();
     this.update();
     // Widths once the first translation is on screen (the small multiples set the zoom's width).
@@ -161,6 +163,12 @@ export class DateMode {
       this.state.kind = kind.value;
       this.fillLayers();
       this.redraw();
+    });
+    this.els.allOn.addEventListener('click', () => {
+      this.state.off = [];
+      this.syncOff();
+      this.update();
+      this.writeHash();
     });
     layer.addEventListener('change', () => {
       this.state.layer = Number(layer.value);
@@ -315,7 +323,10 @@ export class DateMode {
       return false;
     }
     try {
-      result = this.model.translate(text);
+      const off = this.state.off ?? [];
+      result = off.length
+        ? this.model.translate(text, { ablated: off.map(parseHeadKey) })
+        : this.model.translate(text);
     } catch (e) {
       this.fail(errorMessage(e));
       return false;
@@ -349,6 +360,14 @@ export class DateMode {
       : `stopped after ${chars} characters (max_target_len) without <eos>; the last row, (cut), is the dropped next prediction`;
     if (result.output === '') note = 'nothing: the model wrote <eos> first';
     if (staleFor !== null) note = `for “${staleFor}”, the last input the model could read`;
+    const off = this.state.off ?? [];
+    if (off.length) {
+      const names = off.map((k) => {
+        const { kind, layer, head } = parseHeadKey(k);
+        return `${kindInfo(kind).short.toLowerCase()} layer ${layer} head ${head}`;
+      });
+      note += ` · with ${off.length === 1 ? 'this head' : `${off.length} heads`} switched off: ${names.join(', ')}`;
+    }
     this.els.outputNote.textContent = note;
   }
 
@@ -394,6 +413,7 @@ export class DateMode {
     this.holders.forEach((holder, h) => this.queueTable(holder, view, kind, layer, h));
     this.drawOverview();
     this.drawZoom();
+    this.syncOff();
     if (this.selection && (this.selection.group !== 'layer' || this.selection.row >= view.n ||
         this.selection.col >= view.m)) {
       this.selection = null;
@@ -412,6 +432,17 @@ export class DateMode {
     const role = this.roles.get(headKey(kind, layer, h));
     if (role?.role) caption.append(el('span', 'head-role', role.role));
     if (role?.ablated) caption.append(el('span', 'head-detail head-ablated', role.ablated));
+    // Switch the head off (its output zeroed before out_proj) and see what the model writes then.
+    const key = headKey(kind, layer, h);
+    const toggle = el('label', 'head-off');
+    const box = el('input');
+    box.type = 'checkbox';
+    box.dataset.offKey = key;
+    box.checked = this.isOff(key);
+    box.addEventListener('change', () => this.setOff(key, box.checked));
+    toggle.append(box, ' switch this head off');
+    caption.append(toggle);
+    figure.classList.toggle('is-off', this.isOff(key));
     const name = `${info.label}, layer ${layer}, head ${h}`;
     const grid = new HeadHeatmap({
       head: h, result: view, tokens: view.rows, keyTokens: view.cols, name, onSelect,
@@ -508,6 +539,48 @@ export class DateMode {
       if (!views.has(key)) views.set(key, layerView(r, t.kind, t.layer));
       paintThumb(t.canvas, views.get(key), t.head);
     }
+  }
+
+  isOff(key) {
+    return (this.state.off ?? []).includes(key);
+  }
+
+  /** Switches a head off or back on, and translates again. */
+  setOff(key, off) {
+    const now = (this.state.off ?? []).filter((k) => k !== key);
+    if (off) now.push(key);
+    this.state.off = now;
+    this.syncOff();
+    if (this.model) this.update();
+    this.writeHash();
+  }
+
+  /** Checkboxes, figures and small multiples show which heads are off; the reset button shows when any is. */
+  syncOff() {
+    const off = this.state.off ?? [];
+    for (const box of this.els.panel.querySelectorAll('input[data-off-key]')) {
+      box.checked = off.includes(box.dataset.offKey);
+      box.closest('figure')?.classList.toggle('is-off', box.checked);
+    }
+    if (this.els.zoom.dataset.kind) {
+      const z = this.els.zoom.dataset;
+      this.els.zoom.classList.toggle('is-off', off.includes(headKey(z.kind, z.layer, z.head)));
+    }
+    for (const t of this.thumbs ?? []) t.button.classList.toggle('is-off', off.includes(headKey(t.kind, t.layer, t.head)));
+    this.els.allOn.hidden = off.length === 0;
+  }
+
+  /** Drops switched-off heads the model does not have (from an address), with a note. */
+  checkOff() {
+    const cfg = this.model.config;
+    const counts = { encoder_self: cfg.num_encoder_layers, decoder_self: cfg.num_decoder_layers, cross: cfg.num_decoder_layers };
+    const ok = [];
+    for (const key of this.state.off ?? []) {
+      const { kind, layer, head } = parseHeadKey(key);
+      if (layer < counts[kind] && head < cfg.num_heads) ok.push(key);
+      else this.addNote(`off=${key} in the address: the model has no such head; ignored.`);
+    }
+    this.state.off = ok;
   }
 
   markZoomed() {
@@ -668,4 +741,10 @@ function fastHeadPixels(weights, head, n, m) {
     out[4 * c + 3] = 255;
   }
   return out;
+}
+
+/** "cross/1/2" → {kind: 'cross', layer: 1, head: 2} (the keys of headKey and of the address). */
+function parseHeadKey(key) {
+  const [kind, layer, head] = key.split('/');
+  return { kind, layer: Number(layer), head: Number(head) };
 }

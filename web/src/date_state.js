@@ -1,5 +1,5 @@
 // Which mode the page is in, and the Date translator's settings in the URL hash:
-//   #mode=date&date=Nov%2030%2C%202026&kind=cross&layer=0
+//   #mode=date&date=Nov%2030%2C%202026&kind=cross&layer=0&off=cross/1/2
 // No "mode" (or mode=random) is the random-embeddings page of state.js, whose hashes are unchanged.
 // Pure functions, no DOM: tested by tests/web/date_state.test.mjs.
 import { KIND_IDS } from './date_view.js';
@@ -7,12 +7,33 @@ import { KIND_IDS } from './date_view.js';
 export const MODES = Object.freeze(['random', 'date']);
 
 /** Keys this module reads; state.js does not report them as unknown. */
-export const DATE_HASH_KEYS = Object.freeze(['mode', 'date', 'kind', 'layer']);
+export const DATE_HASH_KEYS = Object.freeze(['mode', 'date', 'kind', 'layer', 'off']);
 
 /** layer LAST_LAYER: the model's last layer of the kind (where the decoder reads the input most clearly). */
 export const LAST_LAYER = -1;
 
-export const DATE_DEFAULTS = Object.freeze({ date: 'Nov 30, 2026', kind: 'cross', layer: LAST_LAYER });
+/** `off`: the heads switched off, as "kind/layer/head" strings (see parseOff). */
+export const DATE_DEFAULTS = Object.freeze({ date: 'Nov 30, 2026', kind: 'cross', layer: LAST_LAYER, off: Object.freeze([]) });
+
+/** At most this many heads switched off from the address (a model has far fewer). */
+const MAX_OFF = 64;
+
+/**
+ * "cross/1/2,encoder_self/0/3" → {off: ['cross/1/2', 'encoder_self/0/3'], bad: [...]}: each item a
+ * kind, a layer and a head; duplicates dropped. The page drops heads the model does not have.
+ */
+export function parseOff(raw) {
+  const off = [];
+  const bad = [];
+  for (const item of String(raw).split(',').map((x) => x.trim()).filter(Boolean)) {
+    const m = /^([a-z_]+)\/(\d{1,2})\/(\d{1,2})$/.exec(item);
+    if (m && KIND_IDS.includes(m[1])) {
+      const key = `${m[1]}/${Number(m[2])}/${Number(m[3])}`;
+      if (!off.includes(key) && off.length < MAX_OFF) off.push(key);
+    } else bad.push(item);
+  }
+  return { off, bad };
+}
 
 /** Longest date text the address may carry (the model's own limit is smaller; the page says so). */
 export const MAX_DATE_CHARS = 2000;
@@ -64,6 +85,13 @@ export function parseDateHash(hash) {
     if (/^\d{1,2}$/.test(raw.trim())) state.layer = Number(raw.trim());
     else notes.push(`layer=${quote(raw)} in the address is not a layer number; using the last layer.`);
   }
+  if (p.has('off')) {
+    const { off, bad } = parseOff(p.get('off'));
+    state.off = off;
+    if (bad.length) {
+      notes.push(`off=${quote(bad.join(','))} in the address: not kind/layer/head (e.g. cross/1/2); ignored.`);
+    }
+  }
   return { state, notes };
 }
 
@@ -72,5 +100,6 @@ export function dateStateToHash(state) {
   // encodeURIComponent keeps spaces as %20 (not "+"); commas and slashes are fine in a fragment.
   const date = encodeURIComponent(state.date).replace(/%2C/g, ',').replace(/%2F/g, '/');
   const layer = state.layer === LAST_LAYER ? '' : `&layer=${state.layer}`;
-  return `mode=date&date=${date}&kind=${state.kind}${layer}`;
+  const off = state.off?.length ? `&off=${state.off.join(',')}` : '';
+  return `mode=date&date=${date}&kind=${state.kind}${layer}${off}`;
 }
