@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-60}"
 [[ "$seconds" =~ ^[0-9]+$ && "$seconds" -gt 0 ]] || { echo "usage: $0 [SECONDS_PER_TARGET]" >&2; exit 2; }
-targets=(${FUZZ_TARGETS:-json_request forward numpy_experiment})
+targets=(${FUZZ_TARGETS:-json_request forward numpy_experiment model_file})
 jobs="${FUZZ_JOBS:-2}"
 
 ./scripts/install_deps.sh --fuzz
