@@ -436,5 +436,24 @@ for (const which of [0, 1]) {
         assert.equal(await page.locator('#date-panel input[data-off-key]:checked').count(), 2);
       });
     });
+
+    test('200 translations (and too-long inputs between them) leave the wasm heap where it was', () =>
+      withDatePage(target(), `#mode=date&date=${encodeURIComponent(DATE)}`, async ({ page }) => {
+        const malloc = () => page.$eval('#core-version', (e) => Number(e.dataset.mallocInUseBytes));
+        const type = (n) => page.evaluate((count) => {
+          const el = document.getElementById('date-text');
+          const texts = ['Monday, November 30, 2026', '31 February 2026', 'x'.repeat(100), 'hello'];
+          for (let k = 0; k < count; k++) {
+            const t = texts[k % texts.length];
+            el.value = t.slice(0, 1 + (k % t.length));
+            el.dispatchEvent(new Event('input', { bubbles: true }));
+          }
+        }, n);
+        await type(20); // warm-up
+        const before = await malloc();
+        await type(200);
+        assert.ok(before > 0);
+        assert.equal(await malloc(), before, 'malloc bytes in use after 200 more');
+      }));
   });
 }
