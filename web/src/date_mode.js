@@ -375,9 +375,12 @@ export class DateMode {
     this.els.summary.dataset.ms = ms.toFixed(2);
     if (!this.result || !drawn) return; // the line keeps describing the view on screen
     const r = this.result;
+    // The first view also builds the figures and small multiples; later updates refill them.
+    const what = this.drawnOnce ? 'translated and drawn in' : 'first view built in';
+    this.drawnOnce = true;
     this.els.summary.textContent =
       `${r.source_tokens.length} input character${r.source_tokens.length === 1 ? '' : 's'} → ` +
-      `${r.output_tokens.length} decoder steps · translated and drawn in ${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
+      `${r.steps ?? r.output_tokens.length} decoder steps · ${what} ${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
   }
 
   /** Rebuilds the per-head grids, the small multiples and the enlarged head from this.result. */
