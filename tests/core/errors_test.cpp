@@ -12,28 +12,10 @@
 namespace {
 
 using mha_test::config;
+using mha_test::message_of;
 
 using mha::Index;
 using mha::RowMatrixXf;
-
-/// Runs f, expects exactly error type E, and returns its what() for further checks.
-template <typename E>
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "threw the wrong type, what(): " << e.what();
-    return {};
-  }
-  ADD_FAILURE() << "did not throw";
-  return {};
-}
-
-#define EXPECT_MESSAGE_HAS(msg, part)            \
-  EXPECT_NE((msg).find(part), std::string::npos) \
-      << "message \"" << (msg) << "\" lacks \"" << (part) << "\""
 
 /// Deterministic, well-scaled data (no RNG needed for error tests).
 RowMatrixXf filled(Index r, Index c, float seed = 0.1f) {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -38,6 +39,21 @@ inline mha::AttentionConfig config(Index d, Index h, Index kdim = 0, Index vdim 
   c.kdim = kdim;
   c.vdim = vdim;
   return c;
+}
+
+/// Runs f, expects exactly error type E, and returns its what() for further checks.
+template <typename E>
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "threw the wrong type, what(): " << e.what();
+    return {};
+  }
+  ADD_FAILURE() << "did not throw";
+  return {};
 }
 
 /// Loads tests/fixtures/<name> and checks its header.
@@ -200,3 +216,8 @@ inline void report(const std::string& what, const Deviation& d) {
 }
 
 }  // namespace mha_test
+
+/// Expects `part` inside the error message `msg`, printing both when it is missing.
+#define EXPECT_MESSAGE_HAS(msg, part)            \
+  EXPECT_NE((msg).find(part), std::string::npos) \
+      << "message \"" << (msg) << "\" lacks \"" << (part) << "\""

@@ -17,6 +17,7 @@
 #include <new>
 #include <string>
 
+#include "fixture_util.hpp"
 #include "mha/attention.hpp"
 
 // ---------------------------------------------------------------------------------------------
@@ -51,28 +52,10 @@ namespace {
 
 using mha::Index;
 using mha::RowMatrixXf;
+using mha_test::message_of;
 using L = mha::limits;
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-
-/// Runs f, expects exactly error type E, returns its what().
-template <typename E>
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "threw the wrong type, what(): " << e.what();
-    return {};
-  }
-  ADD_FAILURE() << "did not throw";
-  return {};
-}
-
-#define EXPECT_MESSAGE_HAS(msg, part)            \
-  EXPECT_NE((msg).find(part), std::string::npos) \
-      << "message \"" << (msg) << "\" lacks \"" << (part) << "\""
 
 /// Expects `f` to throw limit_error naming `part`, within 100 ms and allocating at most 1 MiB
 /// through operator new on the way (the inputs exist before the call).
