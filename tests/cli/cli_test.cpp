@@ -502,4 +502,19 @@ TEST(CliUsage, HelpAndUnknownSubcommand) {
   EXPECT_EQ(run.out, "");
 }
 
+// The date model from the command line (docs/date-model.md): the ISO date on one stdout line;
+// input beyond the model's 32 characters is bad input (exit 2, one stderr line naming both sizes).
+TEST(CliTranslate, PrintsTheIsoDateAndRefusesTooLongInput) {
+  const CliRun ok = run_mha({"translate", "Nov 30, 2026"});
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(ok.out, "2026-11-30\n");
+  EXPECT_EQ(ok.err, "");
+  const CliRun json_run = run_mha({"translate", "30.11.26", "--json"});
+  EXPECT_EQ(json_run.status, 0) << json_run.err;
+  const auto doc = nlohmann::json::parse(json_run.out);
+  EXPECT_EQ(doc.at("output").get<std::string>(), "2026-11-30");
+  const std::string long_text(40, '1');
+  EXPECT_TRUE(fails_with(run_mha({"translate", long_text}), {"40 characters", "at most 32"}));
+}
+
 }  // namespace
