@@ -11,6 +11,8 @@
 #include <set>
 #include <utility>
 
+#include "mha/json_strict.hpp"
+
 namespace mha {
 
 namespace {
@@ -20,16 +22,7 @@ using json = nlohmann::json;
 std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
 
 json parse_metadata_json(const std::string& key, const std::string& text) {
-  try {
-    return json::parse(text);
-  } catch (const json::exception& e) {
-    std::string msg = e.what();
-    const auto close = msg.find("] ");
-    if (msg.rfind("[json.exception.", 0) == 0 && close != std::string::npos) {
-      msg = msg.substr(close + 2);
-    }
-    throw parse_error("metadata " + in_quotes(key) + " is malformed JSON: " + msg);
-  }
+  return parse_json_strict(text, "metadata " + in_quotes(key));
 }
 
 const json& field(const json& config, const char* key) {

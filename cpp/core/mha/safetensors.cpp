@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "mha/detail/half.hpp"
+#include "mha/json_strict.hpp"
 
 namespace mha {
 
@@ -25,36 +26,6 @@ using json = nlohmann::json;
 constexpr std::uint64_t max_u64 = std::numeric_limits<std::uint64_t>::max();
 
 std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
-
-/// Parses the header text; duplicate keys in any object are an error (nlohmann would keep the
-/// last one silently, and a duplicated tensor name would hide a second set of offsets).
-json parse_header_json(const std::string& text) {
-  std::vector<std::set<std::string>> open_objects;
-  json::parser_callback_t reject_duplicates = [&](int /*depth*/, json::parse_event_t event,
-                                                  json& parsed) {
-    if (event == json::parse_event_t::object_start) {
-      open_objects.emplace_back();
-    } else if (event == json::parse_event_t::object_end) {
-      if (!open_objects.empty()) open_objects.pop_back();
-    } else if (event == json::parse_event_t::key && !open_objects.empty()) {
-      const auto& key = parsed.get_ref<const std::string&>();
-      if (!open_objects.back().insert(key).second) {
-        throw parse_error("safetensors header: duplicate key " + in_quotes(key));
-      }
-    }
-    return true;
-  };
-  try {
-    return json::parse(text.begin(), text.end(), reject_duplicates);
-  } catch (const json::exception& e) {
-    std::string msg = e.what();
-    const auto close = msg.find("] ");
-    if (msg.rfind("[json.exception.", 0) == 0 && close != std::string::npos) {
-      msg = msg.substr(close + 2);
-    }
-    throw parse_error("safetensors header is malformed JSON: " + msg);
-  }
-}
 
 std::uint64_t unsigned_field(const json& v, const std::string& what) {
   if (v.is_number_unsigned()) return v.get<std::uint64_t>();
@@ -178,8 +149,10 @@ Safetensors Safetensors::parse(std::vector<std::uint8_t> bytes) {
   Safetensors st;
   st.data_start_ = 8 + static_cast<std::size_t>(n);
   const std::uint64_t data_size = size - st.data_start_;
-  const json header = parse_header_json(
-      std::string(reinterpret_cast<const char*>(bytes.data()) + 8, static_cast<std::size_t>(n)));
+  const json header =
+      parse_json_strict(std::string_view(reinterpret_cast<const char*>(bytes.data()) + 8,
+                                         static_cast<std::size_t>(n)),
+                        "safetensors header");
   if (!header.is_object()) {
     throw parse_error("safetensors header must be a JSON object, got " +
                       std::string(header.type_name()));
