@@ -2,12 +2,12 @@
 // the trained model (dist/date_model.js, from web/date_model.safetensors) running through
 // mod.DateModel, its grids, tables, small multiples, timing, and its failure modes.
 // Needs ./scripts/build.sh first (with the model file present).
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { assertPrerequisites, launchBrowser, startTargets, openPage, DIST, ROOT } from './helpers.mjs';
+import { openPage, DIST, ROOT, useBrowserAndTargets } from './helpers.mjs';
 
 const TIMEOUT = 120_000;
 const MODEL_FILE = path.join(ROOT, 'web', 'date_model.safetensors');
@@ -17,8 +17,6 @@ const ISO = '2026-11-30';
 /** Per-keystroke budget (translation + grids + tables + small multiples + layout), median. */
 const BUDGET_MS = 50;
 
-let browser;
-let servers;
 let config;
 
 /** The model file's metadata, read from the safetensors header here (not from the page). */
@@ -29,25 +27,17 @@ function modelMetadata() {
 }
 const modelConfig = () => JSON.parse(modelMetadata().config);
 
-before(async () => {
-  assertPrerequisites();
+const env = useBrowserAndTargets(() => {
   if (!existsSync(MODEL_FILE)) throw new Error(`${MODEL_FILE} is missing: the Date translator has no model`);
   if (!existsSync(path.join(DIST, 'date_model.js'))) {
     throw new Error('dist/date_model.js is missing: rebuild the page (./scripts/build.sh) now that the model exists');
   }
   config = modelConfig();
-  browser = await launchBrowser();
-  servers = await startTargets();
-});
-
-after(async () => {
-  await browser?.close();
-  await servers?.close();
 });
 
 /** Opens the page in date mode (or `hash`), waits for the model, runs `fn`, checks for problems. */
 async function withDatePage(target, hash, fn, options) {
-  const p = await openPage(browser, target, hash, options);
+  const p = await openPage(env.browser, target, hash, options);
   try {
     if (hash.includes('mode=date')) await waitReady(p.page);
     await fn(p);
@@ -90,7 +80,7 @@ async function selectAndWait(page, select, value) {
 }
 
 for (const which of [0, 1]) {
-  const target = () => servers.targets[which];
+  const target = () => env.servers.targets[which];
   describe(`date translator ${which === 0 ? 'served over http' : 'opened from file://'}`, { timeout: TIMEOUT }, () => {
     test('typing "Nov 30, 2026" shows 2026-11-30 as you type, within the keystroke budget', (t) =>
       withDatePage(target(), '#mode=date&date=', async ({ page }) => {

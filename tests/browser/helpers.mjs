@@ -1,6 +1,7 @@
 // Shared set-up for the browser tests: Debian's Chromium through playwright-core, the built
 // page in dist/ served by scripts/serve.mjs and opened from file://, and a watch on every
 // page for console errors, failed requests and requests to any other origin.
+import { before, after } from 'node:test';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -152,4 +153,24 @@ export function canvasPixelAt(page, selector, x, y) {
 /** The RGBA of the pixel under CSS point (x, y) of head `head`'s canvas. */
 export function canvasPixel(page, head, x, y) {
   return canvasPixelAt(page, `canvas[data-head="${head}"]`, x, y);
+}
+
+/**
+ * Registers the suite's lifecycle: before all tests, check the prerequisites (then run `setup`,
+ * if given), launch Chromium and start the targets (served and file://); after all, close both.
+ * Returns the live handles: `env.browser`, `env.servers` (set once `before` has run).
+ */
+export function useBrowserAndTargets(setup) {
+  const env = { browser: null, servers: null };
+  before(async () => {
+    assertPrerequisites();
+    if (setup) await setup();
+    env.browser = await launchBrowser();
+    env.servers = await startTargets();
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.servers?.close();
+  });
+  return env;
 }

@@ -2,26 +2,14 @@
 // the wasm heap where it started (within 1 MB) and still shows module 08's numbers afterwards.
 // The heap is read from the page's diagnostics hook: #core-version[data-malloc-in-use-bytes]
 // and [data-wasm-memory-bytes], written after every update (web/src/main.js, web/README.md).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertPrerequisites, launchBrowser, startTargets, openPage, tableRow } from './helpers.mjs';
+import { openPage, tableRow, useBrowserAndTargets } from './helpers.mjs';
 
 const RENDERS = 1000;
 const MB = 1 << 20;
 
-let browser;
-let servers;
-
-before(async () => {
-  assertPrerequisites();
-  browser = await launchBrowser();
-  servers = await startTargets();
-});
-
-after(async () => {
-  await browser?.close();
-  await servers?.close();
-});
+const env = useBrowserAndTargets();
 
 async function heap(page) {
   const read = (name) => page.getAttribute('#core-version', name).then(Number);
@@ -82,7 +70,7 @@ function drive(page, count, offset) {
 }
 
 test(`${RENDERS} re-renders through the page's inputs and hash keep the wasm heap within 1 MB`, { timeout: 180_000 }, async () => {
-  const p = await openPage(browser, servers.targets[0], '#preset=module-08', { width: 800, height: 600 });
+  const p = await openPage(env.browser, env.servers.targets[0], '#preset=module-08', { width: 800, height: 600 });
   const { page } = p;
   try {
     await drive(page, 50, 0); // warm-up

@@ -1,36 +1,24 @@
 // The built page (dist/) in headless Chromium, both served over http and opened from file://.
 // Needs ./scripts/build.sh first (the tests say so if dist/ is missing).
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { parseColor } from '../../web/src/color.js';
 import {
-  ROOT, assertPrerequisites, launchBrowser, startTargets, openPage, tableRow, cellCentre, canvasPixel, canvasPixelAt,
+  ROOT, openPage, tableRow, cellCentre, canvasPixel, canvasPixelAt, useBrowserAndTargets,
 } from './helpers.mjs';
 
 const MODULE_08 = '#preset=module-08';
 const VERSION = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
 const TIMEOUT = 60_000;
 
-let browser;
-let servers;
-
-before(async () => {
-  assertPrerequisites();
-  browser = await launchBrowser();
-  servers = await startTargets();
-});
-
-after(async () => {
-  await browser?.close();
-  await servers?.close();
-});
+const env = useBrowserAndTargets();
 
 /** Opens the page, runs `fn`, then checks that nothing went wrong on the way. */
 async function withPage(target, hash, fn, options) {
-  const p = await openPage(browser, target, hash, options);
+  const p = await openPage(env.browser, target, hash, options);
   try {
     await fn(p);
     assert.deepEqual(p.problems, [], 'no console errors, failed requests or foreign requests');
@@ -40,7 +28,7 @@ async function withPage(target, hash, fn, options) {
 }
 
 for (const which of [0, 1]) {
-  const target = () => servers.targets[which];
+  const target = () => env.servers.targets[which];
   describe(`page ${which === 0 ? 'served over http' : 'opened from file://'}`, { timeout: TIMEOUT }, () => {
     test('module 08 preset: the course numbers, read from the tables', () =>
       withPage(target(), MODULE_08, async ({ page }) => {

@@ -3,12 +3,12 @@
 // http (policy in the header and the meta tag) and from file:// (meta tag only).
 // Extends page.test.mjs ('markup in tokens is shown as text'): every payload as a token and as every
 // hash value (and key), dialogs, links, CSP violation events, the response header.
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CSP } from '../../scripts/serve.mjs';
 import { tokenize } from '../../web/src/tokenize.js';
 import { quoteValue } from '../../web/src/state.js';
-import { assertPrerequisites, launchBrowser, startTargets, openPage, tableRow } from './helpers.mjs';
+import { openPage, tableRow, useBrowserAndTargets } from './helpers.mjs';
 
 const POLICY = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 const TIMEOUT = 90_000;
@@ -63,24 +63,12 @@ function setHash(page, hash) {
   }), hash);
 }
 
-let browser;
-let servers;
-
-before(async () => {
-  assertPrerequisites();
-  browser = await launchBrowser();
-  servers = await startTargets();
-});
-
-after(async () => {
-  await browser?.close();
-  await servers?.close();
-});
+const env = useBrowserAndTargets();
 
 test('the server sends the strict Content-Security-Policy with every file', async () => {
   assert.equal(CSP, POLICY);
   for (const file of ['', 'index.html', 'app.js', 'mha_wasm.js', 'style.css', 'favicon.svg']) {
-    const res = await fetch(servers.targets[0].url + file);
+    const res = await fetch(env.servers.targets[0].url + file);
     assert.equal(res.status, 200, file);
     assert.equal(res.headers.get('content-security-policy'), POLICY, `${file || '/'}: CSP header`);
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff', file);
@@ -89,10 +77,10 @@ test('the server sends the strict Content-Security-Policy with every file', asyn
 });
 
 for (const which of [0, 1]) {
-  const target = () => servers.targets[which];
+  const target = () => env.servers.targets[which];
   describe(`page ${which === 0 ? 'served over http (CSP header + meta)' : 'opened from file:// (CSP meta)'}`, { timeout: TIMEOUT }, () => {
     test('markup, script and javascript: in tokens and in every hash value stay text; nothing runs', async () => {
-      const p = await openPage(browser, target(), '#preset=module-08', { setup: (c) => c.addInitScript(recordViolations) });
+      const p = await openPage(env.browser, target(), '#preset=module-08', { setup: (c) => c.addInitScript(recordViolations) });
       const { page, problems } = p;
       try {
         // Module 08's numbers under the policy, with no violation.
