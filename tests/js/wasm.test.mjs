@@ -93,6 +93,39 @@ test("module 08's verified output, to 3 decimals", () => {
   assert.equal(r.parameter_count, 256);
 });
 
+test('numpyExperiment takes attn_mask and key_padding_mask as forward does (the page\'s masks)', () => {
+  const base = { seed: 7, tokens: 5, d_model: 8, num_heads: 2 };
+  // A sliding window |i - j| <= 1 (boolean, true = may not attend) and the last key padded.
+  const window = Uint8Array.from({ length: 25 }, (_, k) => (Math.abs(Math.floor(k / 5) - (k % 5)) > 1 ? 1 : 0));
+  const padding = Uint8Array.of(0, 0, 0, 0, 1);
+  const r = mod.numpyExperiment({ ...base, attn_mask: window, key_padding_mask: padding });
+  // The same masks through forward (float32 fast path) on the experiment's own x and weights:
+  // module 08's unscaled randn weights give logits of order 10, so float32 agrees to ~1e-5.
+  const plain = mod.numpyExperiment(base);
+  const f = mod.forward({ d_model: 8, num_heads: 2, n: 5, query: plain.x, in_proj_weight: plain.in_proj_weight,
+    out_proj_weight: plain.out_proj_weight, attn_mask: window, key_padding_mask: padding });
+  assert.ok(maxAbsDiff(r.attn_weights, f.attn_weights) < 1e-4, 'weights agree with forward');
+  for (let h = 0; h < 2; h++) {
+    for (let i = 0; i < 5; i++) {
+      for (let j = 0; j < 5; j++) {
+        const w = r.attn_weights[(h * 5 + i) * 5 + j];
+        if (window[i * 5 + j] || padding[j]) {
+          assert.equal(w, 0, `masked (${h}, ${i}, ${j})`);
+          assert.equal(r.scores[(h * 5 + i) * 5 + j], -Infinity);
+        }
+      }
+    }
+  }
+  // Every key padded: every row fully masked, weights and output 0, never NaN.
+  const all = mod.numpyExperiment({ ...base, key_padding_mask: Uint8Array.of(1, 1, 1, 1, 1) });
+  assert.deepEqual(Array.from(all.fully_masked_rows), Array(10).fill(1));
+  assert.ok(all.attn_weights.every((x) => x === 0) && all.output.every((x) => x === 0));
+  assert.throws(() => mod.numpyExperiment({ ...base, attn_mask: Uint8Array.of(1, 0) }),
+    /attn_mask has 2 values, expected n\*m = 25 or num_heads\*n\*m = 50/);
+  assert.throws(() => mod.numpyExperiment({ ...base, key_padding_mask: Uint8Array.of(1) }),
+    /key_padding_mask has 1 values, expected one per key token, m = 5/);
+});
+
 test('numpy random stream (np.random.seed + randn) is reproduced exactly', () => {
   const { streams } = fixture('numpy_random.json');
   for (const s of streams) {

@@ -62,7 +62,10 @@ test('index.html: classic scripts only, no inline script or style, nothing remot
 
 test('page sources never write HTML strings', async () => {
   const dir = path.join(ROOT, 'web', 'src');
-  for (const f of await readdir(dir)) {
+  // Subfolders too (web/src/explain/).
+  const files = (await readdir(dir, { recursive: true })).filter((f) => f.endsWith('.js'));
+  assert.ok(files.includes(path.join('explain', 'step_panel.js')), 'subfolders are read');
+  for (const f of files) {
     const src = await readFile(path.join(dir, f), 'utf8');
     assert.doesNotMatch(src, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function/, f);
     assert.doesNotMatch(src, /setAttribute\(\s*['"]style['"]/, f);

@@ -9,6 +9,8 @@ import { headTable } from './table.js';
 import { formatCount, readoutText } from './format.js';
 import { tokenize } from './tokenize.js';
 import { DateMode } from './date_mode.js';
+import { ExplainPanels } from './explain/explain.js';
+import { cellAt } from './layout.js';
 import { parseDateHash, parseMode } from './date_state.js';
 import {
   DEFAULTS,
@@ -54,6 +56,12 @@ let selection = null;
 /** 'random' (module 08's experiment, the controls above) or 'date' (the Date translator). */
 let mode = 'random';
 const dateMode = new DateMode({ getModule: () => mod, afterUpdate: () => showMemoryStats() });
+/** The explain views under the grids (web/src/explain/): built only while open. */
+const explain = new ExplainPanels($('explain-panels'), {
+  getModule: () => mod,
+  isMasked: (i, j) => Boolean(view && view.state.causal && j > i),
+  maskLine: () => (view && view.state.causal ? 'causal (key j > query i masked)' : 'no mask'),
+});
 
 function errorMessage(e) {
   return e instanceof Error ? e.message : String(e);
@@ -157,6 +165,7 @@ function updateView() {
   }
   const { state, tokens } = read;
   let result;
+  let request;
   try {
     // The module is the authority on (d_model, num_heads): zero, negative or non-dividing
     // head counts throw an Error that names the values, shown as is.
@@ -166,14 +175,15 @@ function updateView() {
       showAlert(limitMessage);
       return false;
     }
-    result = mod.numpyExperiment({
+    request = {
       seed: state.seed,
       tokens: tokens.length,
       d_model: state.d_model,
       num_heads: state.num_heads,
       positional: state.positional,
       is_causal: state.causal,
-    });
+    };
+    result = mod.numpyExperiment(request);
     result.parameter_count ??= params;
   } catch (e) {
     showAlert(errorMessage(e));
@@ -181,6 +191,7 @@ function updateView() {
   }
   clearAlert();
   render(state, tokens, result);
+  explain.update({ state, tokens, result, request });
   writeHash(state);
   els.preset.value = presetOf(state) ?? '';
   return true;
@@ -203,6 +214,11 @@ function render(state, tokens, result) {
     detail.textContent = ` · Q, K, V columns ${h * dHead}–${(h + 1) * dHead - 1}`;
     caption.append(title, detail);
     const hm = new HeadHeatmap({ head: h, result, tokens, onSelect: select });
+    // A click locks the cell: the explain section shows how its weight is made.
+    hm.canvas.addEventListener('click', (e) => {
+      const c = hm.layout && cellAt(hm.layout, hm.n, hm.m, e.offsetX, e.offsetY);
+      if (c) explain.lock({ head: h, row: c.row, col: c.col });
+    });
     const scroller = document.createElement('div');
     scroller.className = 'grid-scroll';
     scroller.append(hm.canvas);

@@ -419,7 +419,8 @@ std::uint32_t read_seed(const val& req) {
   return static_cast<std::uint32_t>(integer(req, "seed", 0, 0xffffffffLL));
 }
 
-/// Module 08's program: {seed, tokens, d_model, num_heads, positional?, is_causal?}.
+/// Module 08's program: {seed, tokens, d_model, num_heads, positional?, is_causal?, attn_mask?,
+/// key_padding_mask?, keep_intermediates?, ablated_heads?}.
 val numpy_experiment(val request) {
   return guarded([&] {
     static const std::vector<std::string> keys = {"seed",
@@ -428,6 +429,8 @@ val numpy_experiment(val request) {
                                                   "num_heads",
                                                   "positional",
                                                   "is_causal",
+                                                  "attn_mask",
+                                                  "key_padding_mask",
                                                   "keep_intermediates",
                                                   "ablated_heads"};
     expect_request(request, "the numpyExperiment request", {&keys});
@@ -437,8 +440,8 @@ val numpy_experiment(val request) {
     const mha::NumpyExperiment e = mha::make_numpy_experiment(seed, tokens, c.d_model, c.num_heads);
     const mha::RowMatrixXd x =
         mha::numpy_experiment_input(e, boolean_or(request, "positional", false));
-    mha::AttentionMasks masks;
-    masks.is_causal = boolean_or(request, "is_causal", false);
+    // is_causal, attn_mask ((n, n) or (h, n, n)), key_padding_mask (n): as forward's.
+    const mha::AttentionMasks masks = read_masks(request, c.num_heads, tokens, tokens);
     // float64 throughout, as the course's numpy code: its printed roundings are reproduced.
     val out =
         result_to_js(mha::numpy_experiment_forward(e, x, masks, read_options(request)), e.config);

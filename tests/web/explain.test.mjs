@@ -1,0 +1,181 @@
+// The explain views' pure parts: hash keys, masks, one cell's steps, the pipeline's shapes and
+// the parameter breakdown (web/src/explain/).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  EXPLAIN_KEYS, MASK_KINDS, parseCells, parseHeadList, normalizeCells, readMaskControls,
+} from '../../web/src/explain/explain_state.js';
+import { maskFields, isMasked, toggleCell, maskDescription } from '../../web/src/explain/masks.js';
+import { explainCell, formatNumber, formatVector, stepRows } from '../../web/src/explain/step.js';
+import { pipelineStages, drawnHeads } from '../../web/src/explain/pipeline.js';
+import { parameterBreakdown, validHeadCounts } from '../../web/src/explain/params_panel.js';
+
+const ctx = (n, numHeads = 2) => ({ state: { num_heads: numHeads }, tokens: Array.from({ length: n }, (_, i) => `t${i}`) });
+
+test('every explain key round-trips through serialize and parse', () => {
+  const values = {
+    mask: ['none', 'padding', 'window', 'drawn'],
+    pad: [0, 1, 3, 5],
+    window: [0, 1, 4],
+    drawn: [[], [[0, 1]], [[0, 1], [2, 3], [4, 0]]],
+    off: [[], [1], [0, 1]],
+    combine: ['', 'mean', 'max'],
+  };
+  for (const [key, list] of Object.entries(values)) {
+    const spec = EXPLAIN_KEYS[key];
+    for (const v of list) {
+      const s = spec.serialize(v);
+      if (s === null) {
+        assert.deepEqual(v, spec.fallback, `${key}: only the fallback is left out`);
+        continue;
+      }
+      const back = spec.parse(new URLSearchParams(`${key}=${encodeURIComponent(s)}`).get(key), ctx(5));
+      assert.deepEqual(back, { value: v }, `${key}=${s}`);
+    }
+  }
+});
+
+test('explain keys reject bad values with a note naming them', () => {
+  const bad = [
+    ['mask', 'causal', /mask=causal in the address is not one of none, padding, window, drawn/],
+    ['pad', '6', /pad=6 .* from 0 to n=5/],
+    ['pad', '-1', /pad=-1/],
+    ['window', '5', /window=5 .* from 0 to 4/],
+    ['window', 'x', /window=x/],
+    ['drawn', '0.1,9.9', /names cell 9\.9, outside the 5 × 5 grid/],
+    ['drawn', '0-1', /not a list of query\.key cells/],
+    ['off', '2', /names head 2, outside 0\.\.1/],
+    ['off', 'a', /not a list of head numbers/],
+    ['combine', 'sum', /combine=sum .* not one of mean, max/],
+  ];
+  for (const [key, raw, re] of bad) {
+    const r = EXPLAIN_KEYS[key].parse(raw, ctx(5));
+    assert.ok('note' in r && !('value' in r), `${key}=${raw} is rejected`);
+    assert.match(r.note, re);
+  }
+  // Markup stays text: the note quotes it, the page shows notes with textContent.
+  assert.match(EXPLAIN_KEYS.mask.parse('<img src=x>', ctx(5)).note, /<img src=x>/);
+});
+
+test('cell and head lists', () => {
+  assert.deepEqual(parseCells('0.1, 2.3'), [[0, 1], [2, 3]]);
+  assert.deepEqual(parseCells(''), []);
+  assert.equal(parseCells('1.2.3'), null);
+  assert.deepEqual(normalizeCells([[2, 3], [0, 1], [2, 3]]), [[0, 1], [2, 3]]);
+  assert.deepEqual(parseHeadList('3,1,3'), [1, 3]);
+  assert.equal(parseHeadList('1,,2'), null);
+  assert.equal(MASK_KINDS.length, 4);
+});
+
+test('mask controls: only the field the chosen mask uses can be an error', () => {
+  assert.deepEqual(readMaskControls({ mask: 'window', pad: 'x', window: '2' }, 5), { ok: true, value: { mask: 'window', pad: 1, window: 2 } });
+  const r = readMaskControls({ mask: 'padding', pad: '7', window: '1' }, 5);
+  assert.equal(r.ok, false);
+  assert.equal(r.key, 'pad');
+  assert.match(r.message, /pad=7 is not a whole number from 0 to 5/);
+});
+
+test('masks as the core\'s boolean fields (true = may not attend)', () => {
+  assert.deepEqual(maskFields({ mask: 'none' }, 3), {});
+  assert.deepEqual([...maskFields({ mask: 'padding', pad: 2 }, 4).key_padding_mask], [0, 0, 1, 1]);
+  assert.deepEqual([...maskFields({ mask: 'padding', pad: 0 }, 3).key_padding_mask], [0, 0, 0]);
+  // |i - j| > 1 masked, for n = 4.
+  assert.deepEqual([...maskFields({ mask: 'window', window: 1 }, 4).attn_mask], [
+    0, 0, 1, 1,
+    0, 0, 0, 1,
+    1, 0, 0, 0,
+    1, 1, 0, 0]);
+  assert.deepEqual([...maskFields({ mask: 'window', window: 0 }, 2).attn_mask], [0, 1, 1, 0]);
+  const drawn = maskFields({ mask: 'drawn', drawn: [[0, 1], [2, 2]] }, 3);
+  assert.deepEqual([...drawn.attn_mask], [0, 1, 0, 0, 0, 0, 0, 0, 1]);
+  assert.equal(isMasked(drawn, false, 3, 0, 1), true);
+  assert.equal(isMasked(drawn, false, 3, 1, 2), false);
+  assert.equal(isMasked(drawn, true, 3, 1, 2), true, 'causal: key 2 > query 1');
+  assert.equal(isMasked(maskFields({ mask: 'padding', pad: 1 }, 3), false, 3, 0, 2), true);
+  assert.deepEqual(toggleCell([[0, 1]], 0, 1), []);
+  assert.deepEqual(toggleCell([[2, 0]], 0, 1), [[0, 1], [2, 0]]);
+  assert.equal(maskDescription({ causal: true, mask: 'window', window: 2 }, 5), 'causal (key j > query i masked) + sliding window: |i − j| ≤ 2');
+  assert.equal(maskDescription({ causal: false, mask: 'none' }, 5), 'no mask');
+});
+
+// A hand-made result: h = 2, n = m = 2, d = 4, d_head = 2. Head 1, query 0 has scores
+// [ln 3, 0] → weights [0.75, 0.25]; head 1, query 1 is fully masked.
+function handResult() {
+  const q = Float32Array.from([0, 0, 1, 2, 0, 0, 0, 0]);
+  const k = Float32Array.from([0, 0, 3, 4, 0, 0, 0, 0]);
+  const v = Float32Array.from([0, 0, 10, 20, 0, 0, -4, 8]);
+  const s = Math.log(3);
+  const scores = Float32Array.from([0, 0, 0, 0, s, 0, -Infinity, -Infinity]);
+  const attn = Float32Array.from([0.5, 0.5, 0.5, 0.5, 0.75, 0.25, 0, 0]);
+  return {
+    n: 2, m: 2, d_model: 4, num_heads: 2, d_head: 2, q, k, v, scores, attn_weights: attn,
+    fully_masked_rows: Uint8Array.from([0, 0, 0, 1]),
+    head_outputs: Float32Array.from([0, 0, 6.5, 17, 0, 0, 0, 0]),
+  };
+}
+
+test('one cell: slices of head h, the score the core saw, exp / row sum = weight', () => {
+  const e = explainCell(handResult(), 1, 0, 0);
+  assert.deepEqual(e.q, [1, 2]);
+  assert.deepEqual(e.k, [3, 4]);
+  assert.deepEqual(e.v, [10, 20]);
+  assert.deepEqual(e.columns, [2, 3]);
+  assert.ok(Math.abs(e.score - Math.log(3)) < 1e-6);
+  assert.ok(Math.abs(e.dot - Math.log(3) * Math.SQRT2) < 1e-6);
+  assert.equal(e.maskTerm, 0);
+  assert.ok(Math.abs(e.exp - 1) < 1e-12, 'the row maximum is this cell');
+  assert.ok(Math.abs(e.rowSum - 4 / 3) < 1e-6);
+  assert.ok(Math.abs(e.exp / e.rowSum - e.weight) < 1e-6);
+  assert.deepEqual(e.contribution, [7.5, 15]);
+  assert.deepEqual(e.headOutput, [6.5, 17]);
+  const rows = stepRows(e, 'a', 'b');
+  assert.deepEqual(rows.map((r) => r.key), ['q', 'k', 'dot', 'scaled', 'mask', 'score', 'exp', 'sum', 'weight', 'v', 'contribution', 'output']);
+  assert.equal(rows.find((r) => r.key === 'weight').value, '0.750');
+  assert.match(rows.find((r) => r.key === 'dot').detail, /sum to 11\.0000/);
+});
+
+test('a fully masked row: −∞ scores, weights 0, nothing NaN', () => {
+  const e = explainCell(handResult(), 1, 1, 0, true);
+  assert.equal(e.fullyMasked, true);
+  assert.equal(e.maskTerm, -Infinity);
+  assert.equal(e.dot, null);
+  assert.equal(e.weight, 0);
+  assert.equal(e.exp, 0);
+  assert.equal(e.rowSum, 0);
+  assert.deepEqual(e.contribution, [0, 0]);
+  for (const r of stepRows(e, 'a', 'b')) assert.doesNotMatch(r.value, /NaN/, r.key);
+  assert.equal(stepRows(e, 'a', 'b').find((r) => r.key === 'mask').value, '−∞');
+  assert.throws(() => explainCell(handResult(), 2, 0, 0), /outside 2 heads × 2 × 2/);
+  assert.throws(() => explainCell({ ...handResult(), q: undefined }, 0, 0, 0), /no intermediates/);
+});
+
+test('numbers and vectors for the panel', () => {
+  assert.equal(formatNumber(-Infinity), '−∞');
+  assert.equal(formatNumber(-0.00001), '0.0000');
+  assert.equal(formatNumber(-2.5), '−2.5000');
+  assert.equal(formatVector([1, -2], 1), '[1.0, −2.0]');
+});
+
+test('pipeline: module 08\'s shapes for n = 5, d = 8, h = 2', () => {
+  const s = Object.fromEntries(pipelineStages(5, 8, 2).map((x) => [x.key, x]));
+  assert.deepEqual(Object.keys(s), ['x', 'qkv', 'split3', 'split', 'attend', 'concat', 'wo', 'out']);
+  assert.equal(s.x.shape, '(5, 8)');
+  assert.equal(s.qkv.shape, '(5, 8) @ (8, 24) → (5, 24)');
+  assert.match(s.qkv.note, /d × 3d/);
+  assert.equal(s.split.shape, '2 × (5, 4) each');
+  assert.equal(s.concat.shape, '2 × (5, 4) → (5, 8)');
+  assert.equal(s.wo.shape, '(5, 8) @ (8, 8) → (5, 8)');
+  assert.deepEqual(drawnHeads(3), [0, 1, 2]);
+  assert.deepEqual(drawnHeads(16), [0, 1, null, 15]);
+});
+
+test('parameters: 4 d² (+4 d) by matrix; valid head counts are the divisors', () => {
+  for (const d of [8, 12, 512]) {
+    const parts = parameterBreakdown(d);
+    const sum = (bias) => parts.filter((p) => bias || !p.bias).reduce((a, p) => a + p.count, 0);
+    assert.equal(sum(false), 4 * d * d);
+    assert.equal(sum(true), 4 * d * d + 4 * d);
+  }
+  assert.deepEqual(validHeadCounts(12, 256), [1, 2, 3, 4, 6, 12]);
+  assert.deepEqual(validHeadCounts(512, 256), [1, 2, 4, 8, 16, 32, 64, 128, 256]);
+});

@@ -1,0 +1,73 @@
+// The masks of the random-embeddings mode, as the core's request fields (docs/js-api.md):
+// boolean masks in PyTorch polarity, true (1) = may not attend. Pure: tests/web/masks.test.mjs.
+//
+// Shapes (n = tokens): attn_mask (n, n) row-major Uint8Array, key_padding_mask (n) Uint8Array.
+
+/**
+ * The request fields for the extra mask of `state` ({mask, pad, window, drawn}) over n tokens.
+ * The causal mask stays the core's own `is_causal` flag (combined with these by the core).
+ *   padding: key_padding_mask, the last `pad` keys ignored;
+ *   window:  attn_mask, query i may not attend to key j when |i - j| > window (a band of
+ *            half-width `window`; with causal, only the keys i - window … i remain);
+ *   drawn:   attn_mask, the drawn cells [[i, j], …] may not attend.
+ * @returns {{attn_mask?: Uint8Array, key_padding_mask?: Uint8Array}}
+ */
+export function maskFields(state, n) {
+  switch (state.mask) {
+    case 'padding': {
+      const kpm = new Uint8Array(n);
+      for (let j = Math.max(0, n - state.pad); j < n; j++) kpm[j] = 1;
+      return { key_padding_mask: kpm };
+    }
+    case 'window': {
+      const m = new Uint8Array(n * n);
+      for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) m[i * n + j] = Math.abs(i - j) > state.window ? 1 : 0;
+      return { attn_mask: m };
+    }
+    case 'drawn': {
+      const m = new Uint8Array(n * n);
+      for (const [i, j] of state.drawn) if (i < n && j < n) m[i * n + j] = 1;
+      return { attn_mask: m };
+    }
+    default:
+      return {};
+  }
+}
+
+/**
+ * Whether query i may not attend to key j under `fields` (maskFields' result) and `causal`:
+ * the mask term the softmax sees is then −∞, else 0.
+ */
+export function isMasked(fields, causal, n, i, j) {
+  if (causal && j > i) return true;
+  if (fields.key_padding_mask && fields.key_padding_mask[j]) return true;
+  if (fields.attn_mask && fields.attn_mask[i * n + j]) return true;
+  return false;
+}
+
+/** Toggles cell [i, j] in a drawn-cell list, returning a new sorted list. */
+export function toggleCell(cells, i, j) {
+  const has = cells.some(([a, b]) => a === i && b === j);
+  const next = has ? cells.filter(([a, b]) => a !== i || b !== j) : [...cells, [i, j]];
+  return next.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+}
+
+/** One line describing the mask in force, for the summary and the step panel. */
+export function maskDescription(state, n) {
+  const parts = [];
+  if (state.causal) parts.push('causal (key j > query i masked)');
+  switch (state.mask) {
+    case 'padding':
+      parts.push(state.pad === 0 ? 'key padding: none of the keys' :
+        `key padding: the last ${state.pad} of ${n} key${n === 1 ? '' : 's'} ignored`);
+      break;
+    case 'window':
+      parts.push(`sliding window: |i − j| ≤ ${state.window}`);
+      break;
+    case 'drawn':
+      parts.push(`drawn: ${state.drawn.length} cell${state.drawn.length === 1 ? '' : 's'} masked`);
+      break;
+    default:
+  }
+  return parts.length ? parts.join(' + ') : 'no mask';
+}
