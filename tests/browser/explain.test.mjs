@@ -4,6 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ROOT, openPage, tableRow, cellCentre, useBrowserAndTargets } from './helpers.mjs';
 
@@ -99,6 +100,7 @@ describe('explain views', { timeout: TIMEOUT }, () => {
   test('pipeline and parameters: module 08\'s shapes, 256 for every valid num_heads, the divisibility error', () =>
     withPage('#preset=module-08', async ({ page }) => {
       await page.click('#explain-pipeline > summary');
+      await page.waitForSelector('#explain-pipeline [data-stage="out"]');
       const shapes = await page.$$eval('#explain-pipeline [data-stage]', (lis) =>
         Object.fromEntries(lis.map((li) => [li.dataset.stage, li.querySelector('.pipeline-shape').textContent])));
       assert.equal(shapes.x, '(5, 8)');
@@ -108,6 +110,7 @@ describe('explain views', { timeout: TIMEOUT }, () => {
       assert.equal(await page.locator('#explain-pipeline [data-stage="split"] .pipeline-head').count(), 2);
 
       await page.click('#explain-params > summary');
+      await page.waitForSelector('#explain-params tr[data-heads]');
       const rows = await page.$$eval('#explain-params tr[data-heads]', (trs) => trs.map((tr) => [Number(tr.dataset.heads), Number(tr.dataset.count)]));
       // PyTorch's counts (tests/fixtures/param_counts.json): 256 for d_model 8 and 1, 2, 4, 8 heads.
       const torch = JSON.parse(readFileSync(path.join(ROOT, 'tests/fixtures/param_counts.json'), 'utf8')).counts
@@ -142,4 +145,97 @@ describe('explain views', { timeout: TIMEOUT }, () => {
       assert.equal(await page.locator('canvas[data-head]').count(), 2);
       assert.equal(await page.locator('table[data-head]').count(), 2);
     }));
+});
+
+const require = createRequire(import.meta.url);
+/** The same wasm module the page runs (dist/mha_wasm.js), under node: the oracle for page numbers. */
+async function coreModule() {
+  const create = require(path.join(ROOT, 'dist', 'mha_wasm.js'));
+  return create();
+}
+const weightsOf = (page, head) => page.$$eval(`table[data-head="${head}"] tbody tr`, (trs) =>
+  trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.weight))));
+
+describe('masks and switched-off heads', { timeout: TIMEOUT }, () => {
+  test('sliding window, key padding and a drawn mask: the page\'s weights are the core\'s, links round-trip', async () => {
+    const mod = await coreModule();
+    const base = { seed: 7, tokens: 5, d_model: 8, num_heads: 2 };
+    const band = Uint8Array.from({ length: 25 }, (_, k) => (Math.abs(Math.floor(k / 5) - (k % 5)) > 1 ? 1 : 0));
+    await withPage('#preset=module-08&mask=window&window=1', async ({ page }) => {
+      assert.equal(await page.inputValue('#mask'), 'window');
+      assert.equal(await page.isVisible('#mask-window'), true);
+      assert.equal(await page.isVisible('#mask-pad'), false);
+      const want = mod.numpyExperiment({ ...base, attn_mask: band }).attn_weights;
+      for (const head of [0, 1]) {
+        const got = (await weightsOf(page, head)).flat();
+        got.forEach((w, k) => assert.ok(Math.abs(w - want[head * 25 + k]) < 1e-7, `head ${head} cell ${k}`));
+        got.forEach((w, k) => { if (band[k]) assert.equal(w, 0, `outside the window: ${k}`); });
+      }
+      // Every key padded: every row fully masked, drawn hatched, weights 0, never NaN.
+      await page.selectOption('#mask', 'padding');
+      await page.fill('#mask-pad', '5');
+      await page.waitForFunction(() => location.hash.includes('pad=5'));
+      assert.equal(await page.evaluate(() => location.hash), '#preset=module-08&mask=padding&pad=5');
+      assert.deepEqual(await tableRow(page, 0, 0), ['0.000', '0.000', '0.000', '0.000', '0.000']);
+      assert.doesNotMatch(await page.textContent('#heads'), /NaN/);
+      assert.equal(await page.textContent('#alert'), '');
+      // An impossible padding count: the alert names it and the grids stay.
+      await page.fill('#mask-pad', '9');
+      await page.waitForFunction(() => document.getElementById('alert').textContent !== '');
+      assert.match(await page.textContent('#alert'), /pad=9 is not a whole number from 0 to 5/);
+      assert.equal(await page.getAttribute('#mask-pad', 'aria-invalid'), 'true');
+    });
+    await withPage('#preset=module-08&mask=drawn', async ({ page }) => {
+      assert.deepEqual(await tableRow(page, 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);
+      // Drawing: a click on head 0, query 0, key 3 masks that cell (for every head).
+      const c = await cellCentre(page, 0, 0, 3);
+      await page.mouse.click(c.x, c.y);
+      await page.waitForFunction(() => location.hash.includes('drawn=0.3'));
+      const drawn = new Uint8Array(25);
+      drawn[3] = 1;
+      const want = mod.numpyExperiment({ ...base, attn_mask: drawn }).attn_weights;
+      const got = (await weightsOf(page, 0)).flat();
+      got.forEach((w, k) => assert.ok(Math.abs(w - want[k]) < 1e-7, `cell ${k}`));
+      assert.equal(got[3], 0);
+      assert.equal((await steps(page)).mask.text, '−∞');
+      assert.match(await page.textContent('#mask-drawn-count'), /^1 cell masked/);
+      // A second click lets it attend again.
+      await page.mouse.click(c.x, c.y);
+      await page.waitForFunction(() => !location.hash.includes('drawn='));
+      assert.deepEqual(await tableRow(page, 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);
+    });
+    await withPage('#preset=module-08&mask=lots&window=x&drawn=9.9&off=5', async ({ page }) => {
+      const notes = await page.textContent('#notes');
+      for (const re of [/mask=lots/, /window=x/, /drawn=9\.9/, /off=5/]) assert.match(notes, re);
+      assert.deepEqual(await tableRow(page, 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);
+    });
+  });
+
+  test('switching a head off: the relative change of the layer output is the core\'s', async () => {
+    const mod = await coreModule();
+    const base = { seed: 7, tokens: 5, d_model: 8, num_heads: 2 };
+    const y = mod.numpyExperiment(base).output;
+    const change = (ablated) => {
+      const yo = mod.numpyExperiment({ ...base, ablated_heads: Uint8Array.from(ablated) }).output;
+      let num = 0;
+      let den = 0;
+      y.forEach((v, t) => { num += (yo[t] - v) ** 2; den += v * v; });
+      return Math.sqrt(num / den);
+    };
+    await withPage('#preset=module-08', async ({ page }) => {
+      await page.click('#explain-ablation > summary');
+      await page.waitForSelector('#explain-ablation tr[data-head]');
+      const single = await page.$$eval('#explain-ablation tr[data-head]', (trs) => trs.map((tr) => Number(tr.dataset.change)));
+      close(single, [change([1, 0]), change([0, 1])], 1e-9, 'each head off alone');
+      await page.check('#explain-ablation input[data-ablate-head="1"]');
+      await page.waitForFunction(() => location.hash.includes('off=1'));
+      assert.equal(await page.evaluate(() => location.hash), '#preset=module-08&off=1');
+      const line = page.locator('#explain-ablation .ablation-result');
+      close([Number(await line.getAttribute('data-change'))], [change([0, 1])], 1e-9, 'head 1 off');
+      assert.match(await line.textContent(), /With head 1 off, the layer’s output changes by \d+\.\d %/);
+      assert.equal(await page.getAttribute('figure.head[data-head="1"]', 'class'), 'head is-off');
+      // The weights are unchanged: switching off acts after the softmax.
+      assert.deepEqual(await tableRow(page, 1, 0), ['0.000', '0.000', '0.000', '0.000', '1.000']);
+    });
+  });
 });

@@ -4,7 +4,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   EXPLAIN_KEYS, MASK_KINDS, parseCells, parseHeadList, normalizeCells, readMaskControls,
+  defaultExplain, parseExplainHash, explainToHash, fitExplain,
 } from '../../web/src/explain/explain_state.js';
+import { relativeChange, formatPercent, ablatedList } from '../../web/src/explain/ablation.js';
+import { parseHash, stateToHash } from '../../web/src/state.js';
 import { maskFields, isMasked, toggleCell, maskDescription } from '../../web/src/explain/masks.js';
 import { explainCell, formatNumber, formatVector, stepRows } from '../../web/src/explain/step.js';
 import { pipelineStages, drawnHeads } from '../../web/src/explain/pipeline.js';
@@ -178,4 +181,31 @@ test('parameters: 4 d² (+4 d) by matrix; valid head counts are the divisors', (
   }
   assert.deepEqual(validHeadCounts(12, 256), [1, 2, 3, 4, 6, 12]);
   assert.deepEqual(validHeadCounts(512, 256), [1, 2, 4, 8, 16, 32, 64, 128, 256]);
+});
+
+test('a whole hash: explain keys beside a preset round-trip, and state.js does not call them unknown', () => {
+  const hash = '#preset=module-08&mask=drawn&drawn=0.3,1.1&off=1&combine=max';
+  const parsed = parseHash(hash);
+  assert.deepEqual(parsed.notes, []);
+  const tokens = parsed.state.text.split(' ');
+  const { value, notes } = parseExplainHash(hash, parsed.state, tokens);
+  assert.deepEqual(notes, []);
+  assert.deepEqual(value, { ...defaultExplain(), mask: 'drawn', drawn: [[0, 3], [1, 1]], off: [1], combine: 'max' });
+  assert.equal(`#${stateToHash(parsed.state)}${explainToHash(value)}`, hash.replace(',', '%2C'));
+  assert.equal(explainToHash(defaultExplain()), '');
+  // Fewer tokens or heads: what no longer exists is dropped.
+  assert.deepEqual(fitExplain({ ...value, pad: 9, window: 9 }, 2, 1),
+    { ...value, pad: 2, window: 1, drawn: [[1, 1]], off: [] });
+});
+
+test('relative change of the layer output', () => {
+  assert.equal(relativeChange([3, 4], [3, 4]), 0);
+  assert.equal(relativeChange([0, 0], [3, 4]), 1);
+  assert.ok(Math.abs(relativeChange([3, 5], [3, 4]) - 0.2) < 1e-12);
+  assert.equal(relativeChange([0], [0]), 0);
+  assert.equal(relativeChange([1], [0]), Infinity);
+  assert.equal(formatPercent(0.1234), '12.3 %');
+  assert.equal(formatPercent(0.0001), '< 0.1 %');
+  assert.equal(formatPercent(0), '0 %');
+  assert.deepEqual([...ablatedList(4, [1, 3, 7])], [0, 1, 0, 1]);
 });

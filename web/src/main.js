@@ -10,6 +10,10 @@ import { formatCount, readoutText } from './format.js';
 import { tokenize } from './tokenize.js';
 import { DateMode } from './date_mode.js';
 import { ExplainPanels } from './explain/explain.js';
+import {
+  defaultExplain, explainToHash, fitExplain, parseExplainHash, readMaskControls,
+} from './explain/explain_state.js';
+import { maskFields, toggleCell } from './explain/masks.js';
 import { cellAt } from './layout.js';
 import { parseDateHash, parseMode } from './date_state.js';
 import {
@@ -32,6 +36,14 @@ const els = {
   causal: $('causal'),
   positional: $('positional'),
   preset: $('preset'),
+  mask: $('mask'),
+  maskPad: $('mask-pad'),
+  maskWindow: $('mask-window'),
+  maskPadField: $('mask-pad-field'),
+  maskWindowField: $('mask-window-field'),
+  maskDrawnField: $('mask-drawn-field'),
+  maskDrawnCount: $('mask-drawn-count'),
+  maskClear: $('mask-clear'),
   tokensLine: $('tokens-line'),
   alert: $('alert'),
   notes: $('notes'),
@@ -56,12 +68,47 @@ let selection = null;
 /** 'random' (module 08's experiment, the controls above) or 'date' (the Date translator). */
 let mode = 'random';
 const dateMode = new DateMode({ getModule: () => mod, afterUpdate: () => showMemoryStats() });
+/**
+ * The explain keys (web/src/explain/explain_state.js): the extra mask, the drawn cells, the
+ * switched-off heads. Kept beside `state`, written to the hash after it.
+ */
+let explainState = defaultExplain();
 /** The explain views under the grids (web/src/explain/): built only while open. */
 const explain = new ExplainPanels($('explain-panels'), {
   getModule: () => mod,
-  isMasked: (i, j) => Boolean(view && view.state.causal && j > i),
-  maskLine: () => (view && view.state.causal ? 'causal (key j > query i masked)' : 'no mask'),
+  onAblate: (off) => {
+    explainState = { ...explainState, off };
+    update();
+  },
 });
+
+/** Shows the mask controls for explainState (the number fields only for their mask). */
+function setMaskControls(value) {
+  els.mask.value = value.mask;
+  els.maskPad.value = String(value.pad);
+  els.maskWindow.value = String(value.window);
+  showMaskFields();
+}
+
+function showMaskFields() {
+  els.maskPadField.hidden = els.mask.value !== 'padding';
+  els.maskWindowField.hidden = els.mask.value !== 'window';
+  els.maskDrawnField.hidden = els.mask.value !== 'drawn';
+  const k = explainState.drawn.length;
+  els.maskDrawnCount.textContent = `${k} cell${k === 1 ? '' : 's'} masked: click a cell of any grid to mask it or let it attend again.`;
+}
+
+/**
+ * A cell was clicked (or activated from the keyboard): with the drawn mask it toggles that
+ * cell's mask; otherwise it locks the cell and the step panel explains it.
+ */
+function activateCell(cell) {
+  if (explainState.mask === 'drawn') {
+    explainState = { ...explainState, drawn: toggleCell(explainState.drawn, cell.row, cell.col) };
+    update();
+  }
+  explain.lock(cell);
+}
 
 function errorMessage(e) {
   return e instanceof Error ? e.message : String(e);
@@ -164,6 +211,15 @@ function updateView() {
     return false;
   }
   const { state, tokens } = read;
+  const masks = readMaskControls(
+    { mask: els.mask.value, pad: els.maskPad.value, window: els.maskWindow.value }, tokens.length);
+  if (!masks.ok) {
+    showAlert(masks.message);
+    (masks.key === 'pad' ? els.maskPad : els.maskWindow).setAttribute('aria-invalid', 'true');
+    return false;
+  }
+  const explained = fitExplain({ ...explainState, ...masks.value }, tokens.length, state.num_heads);
+  const fields = maskFields(explained, tokens.length);
   let result;
   let request;
   try {
@@ -182,6 +238,7 @@ function updateView() {
       num_heads: state.num_heads,
       positional: state.positional,
       is_causal: state.causal,
+      ...fields,
     };
     result = mod.numpyExperiment(request);
     result.parameter_count ??= params;
@@ -190,8 +247,12 @@ function updateView() {
     return false;
   }
   clearAlert();
+  els.maskPad.removeAttribute('aria-invalid');
+  els.maskWindow.removeAttribute('aria-invalid');
+  explainState = explained;
+  showMaskFields();
   render(state, tokens, result);
-  explain.update({ state, tokens, result, request });
+  explain.update({ state, tokens, result, request, explain: explainState, maskFields: fields });
   writeHash(state);
   els.preset.value = presetOf(state) ?? '';
   return true;
@@ -205,6 +266,7 @@ function render(state, tokens, result) {
     const figure = document.createElement('figure');
     figure.className = 'head';
     figure.dataset.head = String(h);
+    if (explainState.off.includes(h)) figure.classList.add('is-off');
     const caption = document.createElement('figcaption');
     const title = document.createElement('span');
     title.className = 'head-title';
@@ -217,7 +279,7 @@ function render(state, tokens, result) {
     // A click locks the cell: the explain section shows how its weight is made.
     hm.canvas.addEventListener('click', (e) => {
       const c = hm.layout && cellAt(hm.layout, hm.n, hm.m, e.offsetX, e.offsetY);
-      if (c) explain.lock({ head: h, row: c.row, col: c.col });
+      if (c) activateCell({ head: h, row: c.row, col: c.col });
     });
     const scroller = document.createElement('div');
     scroller.className = 'grid-scroll';
@@ -285,7 +347,7 @@ function select(sel) {
 
 function writeHash(state) {
   if (mode !== 'random') return;
-  const hash = `#${stateToHash(state)}`;
+  const hash = `#${stateToHash(state)}${explainToHash(explainState)}`;
   if (location.hash === hash) return;
   try {
     history.replaceState(null, '', hash);
@@ -305,13 +367,18 @@ function applyHash(hash) {
   showMode('random');
   const parsed = parseHash(hash);
   const { state } = parsed;
-  const notes = [...wanted.notes, ...parsed.notes];
+  const parsedExplain = parseExplainHash(hash, state, tokenize(state.text));
+  explainState = parsedExplain.value;
+  const notes = [...wanted.notes, ...parsed.notes, ...parsedExplain.notes];
   setControls(state);
+  setMaskControls(explainState);
   showNotes(notes);
   if (!update() && !view) {
     // Settings the hash parser accepted but the module refused: fall back to the defaults.
     showNotes([...notes, 'The settings in the address could not be shown; showing the defaults.']);
     setControls(DEFAULTS);
+    explainState = defaultExplain();
+    setMaskControls(explainState);
     update();
   }
 }
@@ -399,11 +466,16 @@ async function start() {
   els.form.addEventListener('input', (e) => {
     if (e.target === els.preset) return;
     if (e.target === els.text) showTokens(els.text.value);
-    if (e.target.type === 'checkbox') update();
+    if (e.target === els.mask) showMaskFields();
+    if (e.target.type === 'checkbox' || e.target === els.mask) update();
     else later();
   });
   els.form.addEventListener('submit', (e) => {
     e.preventDefault();
+    update();
+  });
+  els.maskClear.addEventListener('click', () => {
+    explainState = { ...explainState, drawn: [] };
     update();
   });
   els.preset.addEventListener('change', () => {

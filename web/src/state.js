@@ -6,6 +6,7 @@
 // are only those the module cannot see (empty or non-integer input, this page's display limits).
 import { tokenizeChecked, MAX_TOKENS } from './tokenize.js';
 import { DATE_HASH_KEYS } from './date_state.js';
+import { EXPLAIN_KEYS } from './explain/explain_state.js';
 
 export const SEED_MAX = 4294967295; // 2^32 - 1: numpy's legacy np.random.seed range
 
@@ -156,7 +157,7 @@ export function parseHash(hash, limits = PAGE_LIMITS) {
   }
   const state = { ...base };
   for (const key of params.keys()) {
-    if (key !== 'preset' && !KEYS.includes(key) && !DATE_HASH_KEYS.includes(key)) {
+    if (key !== 'preset' && !KEYS.includes(key) && !DATE_HASH_KEYS.includes(key) && !(key in EXPLAIN_KEYS)) {
       notes.push(`Ignored unknown setting "${quoteValue(key)}" in the address.`);
     }
   }

@@ -8,6 +8,8 @@ import { renderStepPanel } from './step_panel.js';
 import { renderPipeline } from './pipeline.js';
 import { renderParams } from './params_panel.js';
 import { renderCompare } from './compare.js';
+import { renderAblation } from './ablation.js';
+import { isMasked, maskDescription } from './masks.js';
 
 /** The panels, in page order: key, summary text, whether open at first. */
 export const PANELS = Object.freeze([
@@ -15,20 +17,22 @@ export const PANELS = Object.freeze([
   { key: 'pipeline', title: 'The pipeline, with the current shapes (module 08)', open: false },
   { key: 'params', title: 'Parameters: 4 · d_model², whatever num_heads is', open: false },
   { key: 'compare', title: 'One head versus many', open: false },
+  { key: 'ablation', title: 'Switch heads off: how much the layer output moves', open: false },
 ]);
 
 export class ExplainPanels {
   /**
    * @param {Element} container where the panels go
-   * @param {{getModule: () => object, isMasked?: (i: number, j: number) => boolean,
-   *          maskLine?: () => string}} deps
+   * @param {{getModule: () => object, onAblate: (off: number[]) => void}} deps
+   *   onAblate: the user switched heads off or on (the page keeps the list and updates)
    */
-  constructor(container, { getModule, isMasked = () => false, maskLine = () => 'no mask' }) {
+  constructor(container, { getModule, onAblate }) {
     this.container = container;
     this.getModule = getModule;
-    this.isMasked = isMasked;
-    this.maskLine = maskLine;
-    this.ctx = null; // {state, tokens, result}
+    this.onAblate = onAblate;
+    // {state, tokens, result, request, explain, maskFields}: the settings, the core's result and
+    // the request that made it, the explain keys (explain_state.js) and the mask fields sent.
+    this.ctx = null;
     this.cell = null; // the locked {head, row, col}
     this.bodies = {};
     this.details = {};
@@ -47,9 +51,10 @@ export class ExplainPanels {
     }
   }
 
-  /** A new valid view: {state, tokens, result}. Rebuilds the open panels only. */
+  /** A new valid view (see this.ctx). Rebuilds the open panels only. */
   update(ctx) {
     this.ctx = ctx;
+    if (ctx.explain.off.length) this.details.ablation.open = true;
     const { result } = ctx;
     if (this.cell && (this.cell.head >= result.num_heads || this.cell.row >= result.n || this.cell.col >= result.m)) {
       this.cell = null;
@@ -72,8 +77,13 @@ export class ExplainPanels {
     switch (key) {
       case 'step': {
         const c = this.cell;
-        const e = c ? explainCell(result, c.head, c.row, c.col, this.isMasked(c.row, c.col)) : null;
-        renderStepPanel(body, e, { queryToken: c ? tokens[c.row] : '', keyToken: c ? tokens[c.col] : '', maskLine: this.maskLine() });
+        const n = tokens.length;
+        const masked = c && isMasked(this.ctx.maskFields, state.causal, n, c.row, c.col);
+        const e = c ? explainCell(result, c.head, c.row, c.col, masked) : null;
+        renderStepPanel(body, e, {
+          queryToken: c ? tokens[c.row] : '', keyToken: c ? tokens[c.col] : '',
+          maskLine: maskDescription({ ...state, ...this.ctx.explain }, n),
+        });
         break;
       }
       case 'pipeline':
@@ -92,6 +102,18 @@ export class ExplainPanels {
         const { ablated_heads: _unused, ...request } = this.ctx.request;
         const single = mod.numpyExperiment({ ...request, num_heads: 1, keep_intermediates: false });
         renderCompare(body, { tokens, single, multi: result });
+        break;
+      }
+      case 'ablation': {
+        if (this.built.ablation === this.ctx) return;
+        const request = { ...this.ctx.request, keep_intermediates: false };
+        renderAblation(body, {
+          numHeads: result.num_heads,
+          off: this.ctx.explain.off,
+          base: result.output,
+          run: (ablated) => mod.numpyExperiment({ ...request, ablated_heads: ablated }).output,
+          onChange: (off) => this.onAblate(off),
+        });
         break;
       }
       default:

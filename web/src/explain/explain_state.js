@@ -151,3 +151,53 @@ export function readMaskControls(raw, n) {
   }
   return { ok: true, value };
 }
+
+/** Every explain key at its fallback. */
+export function defaultExplain() {
+  return Object.fromEntries(Object.entries(EXPLAIN_KEYS).map(([k, spec]) => [k, spec.fallback]));
+}
+
+/**
+ * The explain keys of a hash, checked against the settings the rest of the hash settled on
+ * (`state` from state.js's parseHash, `tokens` its tokens).
+ * @returns {{value: object, notes: string[]}}
+ */
+export function parseExplainHash(hash, state, tokens) {
+  let params;
+  try {
+    params = new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
+  } catch {
+    params = new URLSearchParams();
+  }
+  const value = defaultExplain();
+  const notes = [];
+  for (const [key, spec] of Object.entries(EXPLAIN_KEYS)) {
+    if (!params.has(key)) continue;
+    const r = spec.parse(params.get(key), { state, tokens });
+    if ('value' in r) value[key] = r.value;
+    else notes.push(r.note);
+  }
+  return { value, notes };
+}
+
+/** "&mask=window&window=2": the explain keys that differ from their fallback, or "". */
+export function explainToHash(value) {
+  const p = new URLSearchParams();
+  for (const [key, spec] of Object.entries(EXPLAIN_KEYS)) {
+    const s = key in value ? spec.serialize(value[key]) : null;
+    if (s !== null) p.set(key, s);
+  }
+  const out = p.toString();
+  return out ? `&${out}` : '';
+}
+
+/** `value` with drawn cells and switched-off heads that no longer exist (fewer tokens or heads) dropped. */
+export function fitExplain(value, n, numHeads) {
+  return {
+    ...value,
+    pad: Math.min(value.pad, n),
+    window: Math.min(value.window, Math.max(n - 1, 0)),
+    drawn: value.drawn.filter(([i, j]) => i < n && j < n),
+    off: value.off.filter((x) => x < numHeads),
+  };
+}
