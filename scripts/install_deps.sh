@@ -7,16 +7,20 @@
 # (scripts/make_fixtures.py, scripts/train_date_model.py):
 # pass --fixtures to install it as well. Tests never need Python.
 # --fuzz adds clang and its compiler-rt (libFuzzer, ASan, UBSan) for scripts/fuzz.sh.
+# --bench adds what scripts/bench.sh compares against: Debian's PyTorch, ONNX (for the export)
+# and OpenBLAS, and the npm peers of scripts/bench/package-lock.json (scripts/bench/node_modules).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+bench=0
 packages=(cmake make g++ pkg-config libeigen3-dev xtl-dev nlohmann-json3-dev libxxhash-dev libgtest-dev
           emscripten chromium fonts-dejavu-core)
 for arg in "$@"; do
   case "$arg" in
     --fixtures) packages+=(python3-numpy python3-torch python3-xxhash libopenblas0-pthread) ;;
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;
-    *) echo "install_deps: unknown option $arg (--fixtures, --fuzz)" >&2; exit 2 ;;
+    --bench) packages+=(python3-numpy python3-torch python3-onnx libopenblas0-pthread); bench=1 ;;
+    *) echo "install_deps: unknown option $arg (--fixtures, --fuzz, --bench)" >&2; exit 2 ;;
   esac
 done
 
@@ -40,4 +44,12 @@ fi
 if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
   echo "install_deps: npm ci"
   npm ci --no-audit --no-fund --loglevel=error
+fi
+
+# Benchmark peers (onnxruntime-web, tfjs), kept out of the root package.json so the tests' npm ci
+# stays small.
+if ((bench)) && [[ ! -f scripts/bench/node_modules/.package-lock.json ||
+                  scripts/bench/package-lock.json -nt scripts/bench/node_modules/.package-lock.json ]]; then
+  echo "install_deps: npm ci (scripts/bench)"
+  (cd scripts/bench && npm ci --no-audit --no-fund --loglevel=error)
 fi

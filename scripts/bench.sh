@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Benchmarks (not tests: scripts/test.sh never runs this). Installs what is missing — the build's
+# own dependencies, Debian's python3-torch, python3-onnx and OpenBLAS, and the peers of
+# scripts/bench/package-lock.json (onnxruntime-web 1.17.3 and 1.30.0, tfjs-backend-wasm 4.22) —
+# builds the native core and the wasm module, then runs scripts/bench/bench.mjs:
+#
+#   ./scripts/bench.sh            every system on every configuration, the page's timings and
+#                                 download size, the scaling of our core; rewrites docs/benchmarks.md
+#   ./scripts/bench.sh --quick    (5, 8, 2) only, 3 repetitions: agreement with PyTorch only
+#   other options (--no-browser, --no-page, --no-scaling, --out FILE) are passed to bench.mjs
+#
+# Exits non-zero when any system's output or per-head weights disagree with PyTorch's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+./scripts/install_deps.sh --bench
+
+# Builds: the native core library, the wasm module and the page (dist/, for the page timings).
+export NODE_PATH=/usr/share/nodejs
+cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/native -j2 --target mha_core
+emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/wasm -j2
+node scripts/build_web.mjs --wasm build/wasm/mha_wasm.js --out dist >/dev/null
+
+# The native timing driver: the public API of cpp/core, linked against the library just built.
+mkdir -p build/bench
+if [[ ! -x build/bench/mha_native_bench || scripts/bench/mha_native_bench.cpp -nt build/bench/mha_native_bench ||
+      build/native/libmha_core.a -nt build/bench/mha_native_bench ]]; then
+  g++ -std=c++17 -O3 -DNDEBUG -Wall -Wextra -Werror -I cpp/core -isystem /usr/include/eigen3 \
+      scripts/bench/mha_native_bench.cpp build/native/libmha_core.a -o build/bench/mha_native_bench
+fi
+
+exec node scripts/bench/bench.mjs "$@"

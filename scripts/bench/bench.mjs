@@ -1,0 +1,613 @@
+#!/usr/bin/env node
+// The benchmark harness behind scripts/bench.sh (run that: it installs and builds first).
+//
+//   node scripts/bench/bench.mjs [--quick] [--no-browser] [--no-page] [--no-scaling]
+//                                [--out docs/benchmarks.md] [--configs n,d,h ...]
+//
+// One run, one machine: PyTorch (native, the reference), our core natively and as wasm (node and
+// headless Chromium), onnxruntime-web 1.17.3 and 1.30.0, tfjs-backend-wasm 4.22 on the same
+// inputs (scripts/bench/torch_bench.py writes them), every result compared with PyTorch's output
+// and per-head weights; then the page's own timings and download size, and how our time and
+// memory grow with n and d. Writes the tables to --out (not with --quick).
+// --quick: the (5, 8, 2) case only, 3 repetitions, agreement checks only (nothing written).
+// Exit status 1 when any system disagrees with PyTorch beyond the tolerances below.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { gzipSync } from 'node:zlib';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '..', '..');
+const BENCH = path.join(ROOT, 'build', 'bench');
+const DATA = path.join(BENCH, 'data');
+const NATIVE_BENCH = path.join(BENCH, 'mha_native_bench');
+const WASM = path.join(ROOT, 'build', 'wasm', 'mha_wasm.js');
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+/** Agreement with PyTorch (float32, one thread): largest absolute difference allowed. Inputs are
+ * N(0, 1), weights Xavier-uniform, biases N(0, 0.1), so outputs are O(1) and weights in [0, 1]. */
+export const TOLERANCE = Object.freeze({ output: 1e-4, weights: 1e-5 });
+
+export const CONFIGS = [[5, 8, 2], [64, 128, 4], [128, 512, 8], [512, 768, 12], [2048, 768, 12]];
+const QUICK_CONFIGS = [[5, 8, 2]];
+
+/** Floating-point operations counted for one self-attention forward (multiply + add = 2):
+ * the q/k/v projections 2·n·d·3d, the scores and A·V 2·2·n²·d, out_proj 2·n·d². Softmax, bias
+ * and scaling are not counted. */
+export function flops(n, d) {
+  return 2 * n * d * 3 * d + 2 * 2 * n * n * d + 2 * n * d * d;
+}
+
+const log = (...a) => console.error('bench:', ...a);
+
+function runJsonLines(cmd, args, { env = {}, cwd = ROOT } = {}) {
+  const r = spawnSync(cmd, args, {
+    cwd, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 << 20,
+  });
+  if (r.status !== 0) {
+    throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status}:\n${r.stderr}`);
+  }
+  return r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+}
+
+const cfgKey = ({ n, d, h }) => `${n},${d},${h}`;
+
+/** The row of `results` for system `key` and configuration cfg, or undefined. */
+const find = (results, key, [n, d, h]) => results.find((r) => r.key === key && r.n === n && r.d === d && r.h === h);
+
+// ---------------------------------------------------------------------------------------------
+// Systems
+// ---------------------------------------------------------------------------------------------
+
+const SINGLE_THREAD = { OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1' };
+
+function runPytorch(configs, reps) {
+  log('PyTorch: writing inputs, goldens and ONNX models, timing nn.MultiheadAttention');
+  const args = [path.join(HERE, 'torch_bench.py'), '--out', DATA, '--budget', String(reps.budgetMs / 1000),
+    '--min-reps', String(reps.minReps), '--max-reps', String(reps.maxReps), '--configs',
+    ...configs.map((c) => c.join(','))];
+  return runJsonLines('/usr/bin/python3', args, { env: SINGLE_THREAD }).map((r) => ({
+    ...r, key: 'pytorch', label: `PyTorch ${r.torch} nn.MultiheadAttention, 1 thread (native)`,
+    max_abs_err_output: 0, max_abs_err_weights: 0, reference: true,
+  }));
+}
+
+function runNative(configs, reps) {
+  log('ours, native');
+  return configs.flatMap(([n, d, h]) =>
+    runJsonLines(NATIVE_BENCH, ['case', path.join(DATA, `n${n}_d${d}_h${h}`), n, d, h, reps.budgetMs,
+      reps.minReps, reps.maxReps].map(String)).map((r) => ({
+      ...r, key: 'ours-native', label: 'mha-lab core, native (g++, build/native)',
+    })));
+}
+
+const NODE_SYSTEMS = {
+  'ours-wasm': { system: 'ours', label: 'mha-lab wasm (node)' },
+  ort117: { system: 'ort117', label: 'onnxruntime-web 1.17.3 wasm SIMD (node)' },
+  ort130: { system: 'ort130', label: 'onnxruntime-web 1.30.0 wasm SIMD (node)' },
+  tfjs: { system: 'tfjs', label: 'tfjs-backend-wasm 4.22 SIMD (node)' },
+};
+
+function runNode(key, configs, reps) {
+  const { system, label } = NODE_SYSTEMS[key];
+  log(`${label}`);
+  return runJsonLines(process.execPath, [path.join(HERE, 'run_node.mjs'), '--system', system, '--data', DATA,
+    '--wasm', WASM, '--budget-ms', String(reps.budgetMs), '--min-reps', String(reps.minReps),
+    '--max-reps', String(reps.maxReps), ...configs.map((c) => c.join(','))]).map((r) => ({
+    ...r, key, label: r.name ? `${r.name} (node)` : label,
+  }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Headless Chromium
+// ---------------------------------------------------------------------------------------------
+
+async function launchChromium() {
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** Opens `url` in a fresh context that aborts (and records) any request leaving `origin`. */
+async function openIsolated(browser, url, origin, problems) {
+  const context = await browser.newContext();
+  await context.route('**/*', (route) => {
+    const u = route.request().url();
+    if (u.startsWith(origin) || u.startsWith('data:') || u.startsWith('blob:')) return route.continue();
+    problems.push(`request to another origin: ${u}`);
+    return route.abort('blockedbyclient');
+  });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  await page.goto(url);
+  return { page, close: () => context.close() };
+}
+
+/** Copies the benchmark page, our module and the ONNX Runtime builds next to build/bench/data. */
+function stageBrowserFiles() {
+  for (const f of ['index.html', 'bench_page.mjs']) copyFileSync(path.join(HERE, 'page', f), path.join(BENCH, f));
+  copyFileSync(path.join(HERE, 'systems.mjs'), path.join(BENCH, 'systems.mjs'));
+  copyFileSync(WASM, path.join(BENCH, 'mha_wasm.js'));
+  const nm = path.join(HERE, 'node_modules');
+  const stage = (pkg, dir, files) => {
+    mkdirSync(path.join(BENCH, dir), { recursive: true });
+    for (const f of files) copyFileSync(path.join(nm, pkg, 'dist', f), path.join(BENCH, dir, f));
+  };
+  stage('ort117', 'ort117', ['ort.wasm.min.js', 'ort-wasm-simd.wasm', 'ort-wasm.wasm']);
+  stage('ort130', 'ort130', ['ort.wasm.min.mjs', 'ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm']);
+}
+
+async function runChromium(browser, keys, configs, reps) {
+  const { startServer } = await import('../serve.mjs');
+  stageBrowserFiles();
+  const server = await startServer({ dir: BENCH, port: 0 });
+  const out = [];
+  try {
+    for (const key of keys) {
+      log(`${key} in headless Chromium`);
+      const problems = [];
+      const { page, close } = await openIsolated(browser, `${server.url}index.html`, new URL(server.url).origin, problems);
+      try {
+        await page.waitForSelector('html[data-ready="true"]', { timeout: 30000 });
+        const rows = await page.evaluate((o) => window.benchRun(o),
+          { system: key === 'ours-wasm' ? 'ours' : key, configs, ...reps });
+        const version = await browser.version();
+        for (const r of rows) {
+          out.push({ ...r, key: `${key}@chromium`, env: `Chromium ${version}`, label: `${r.name} (Chromium ${version.split('.')[0]})` });
+        }
+      } finally {
+        await close();
+      }
+      if (problems.length) throw new Error(`benchmark page (${key}): ${problems.join('; ')}`);
+    }
+  } finally {
+    await server.close();
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The page's own timings (issue 6 targets) and download size
+// ---------------------------------------------------------------------------------------------
+
+export const PAGE_TARGETS = { update_small_ms: 16, update_large_ms: 100, first_grid_ms: 300, download_kib: 150 };
+const PAGE_CASES = [
+  { tokens: 64, d: 512, h: 8, target: PAGE_TARGETS.update_small_ms },
+  { tokens: 512, d: 768, h: 12, target: PAGE_TARGETS.update_large_ms },
+];
+
+/** `count` one-letter-per-word tokens ("a b c … a1 b1 …"), each a word of the page's tokenizer. */
+function sentence(count, variant = '') {
+  const words = [];
+  for (let i = 0; i < count; i++) words.push(`${String.fromCharCode(97 + (i % 26))}${Math.floor(i / 26) || ''}`);
+  if (variant) words[0] = variant;
+  return words.join(' ');
+}
+
+/** Milliseconds of the measures named `name` on the page, in order (none: []). */
+const measures = (page, name) =>
+  page.evaluate((nm) => performance.getEntriesByName(nm, 'measure').map((e) => e.duration), name);
+
+async function collectPageTimings(browser, { updates = 10, loads = 5 } = {}) {
+  const { startServer } = await import('../serve.mjs');
+  const server = await startServer({ dir: path.join(ROOT, 'dist'), port: 0 });
+  const origin = new URL(server.url).origin;
+  const rows = [];
+  try {
+    for (const c of [{ tokens: null }, ...PAGE_CASES]) {
+      const hash = c.tokens ? `#text=${encodeURIComponent(sentence(c.tokens))}&d_model=${c.d}&num_heads=${c.h}` : '';
+      const label = c.tokens ? `${c.tokens} tokens, d_model ${c.d}, ${c.h} heads` : 'default page (no address)';
+      log(`page timings: ${label}`);
+      const row = { label, first_grid: [], update: [], note: '' };
+      for (let i = 0; i < loads; i++) {
+        const problems = [];
+        const { page, close } = await openIsolated(browser, server.url + 'index.html' + hash, origin, problems);
+        try {
+          await page.waitForSelector('html[data-ready="true"]', { timeout: 60000 });
+          // The page is told (d_model, h, tokens); did it draw them, or refuse with a note?
+          const shown = await page.evaluate(() => ({
+            grids: document.querySelectorAll('canvas[data-head]').length,
+            d: document.getElementById('d_model')?.value,
+            notes: [...document.querySelectorAll('[role="status"], .note, .error')].map((e) => e.textContent.trim()).filter(Boolean).join(' | '),
+          }));
+          if (c.tokens && (shown.grids !== c.h || Number(shown.d) !== c.d)) {
+            row.note = `page did not draw this case (${shown.grids} grids, d_model ${shown.d}): ${shown.notes.slice(0, 200)}`;
+            break;
+          }
+          await page.waitForTimeout(200);
+          const fg = await measures(page, 'mha:first-grid');
+          if (fg.length) row.first_grid.push(fg[0]);
+          if (c.tokens && i === 0) {
+            for (let u = 0; u < updates; u++) {
+              const before = (await measures(page, 'mha:update')).length;
+              await page.fill('#text', sentence(c.tokens, `v${u}`));
+              try {
+                await page.waitForFunction((b) => performance.getEntriesByName('mha:update', 'measure').length > b,
+                  before, { timeout: 15000 });
+              } catch {
+                row.note = "not instrumented (no performance.measure('mha:update') after an input change)";
+                break;
+              }
+              const all = await measures(page, 'mha:update');
+              row.update.push(all[all.length - 1]);
+            }
+          }
+        } finally {
+          await close();
+        }
+        if (problems.length) row.note += ` problems: ${problems.join('; ')}`;
+      }
+      if (!row.first_grid.length && !row.note.startsWith('page did not')) {
+        row.note = `${row.note ? `${row.note}; ` : ''}first grid not instrumented (no performance.measure('mha:first-grid'))`;
+      }
+      rows.push({ ...row, ...c });
+    }
+  } finally {
+    await server.close();
+  }
+  return rows;
+}
+
+/** gzip -9 sizes of the page without the date model (zlib level 9: gzip -9's deflate). */
+function downloadSize() {
+  const files = ['index.html', 'app.js', 'style.css', 'mha_wasm.js'];
+  return files.map((f) => {
+    const p = path.join(ROOT, 'dist', f);
+    if (!existsSync(p)) return { file: f, bytes: null, gzip: null };
+    const b = readFileSync(p);
+    return { file: f, bytes: b.length, gzip: gzipSync(b, { level: 9 }).length };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scaling of our core: time and peak memory against n and d
+// ---------------------------------------------------------------------------------------------
+
+export const SCALING_N = [64, 128, 256, 512, 1024, 2048, 4096];
+export const SCALING_D = [64, 128, 256, 512, 1024, 2048];
+const SCALING_FIXED_N = 512;
+
+function scaling(reps) {
+  const points = [
+    ...SCALING_N.map((n) => ({ axis: 'n', n, d: 768, h: 12 })),
+    ...SCALING_D.map((d) => ({ axis: 'd', n: SCALING_FIXED_N, d, h: Math.max(1, d / 64) })),
+  ];
+  const out = [];
+  for (const p of points) {
+    log(`scaling n=${p.n} d=${p.d} h=${p.h}`);
+    const row = { ...p };
+    for (const [name, cmd, args] of [
+      ['native', NATIVE_BENCH, ['scaling', p.n, p.d, p.h, reps.budgetMs, reps.minReps, reps.maxReps].map(String)],
+      ['wasm', process.execPath, [path.join(HERE, 'run_node.mjs'), '--scaling', `${p.n},${p.d},${p.h}`,
+        '--wasm', WASM, '--budget-ms', String(reps.budgetMs), '--min-reps', String(reps.minReps),
+        '--max-reps', String(reps.maxReps)]],
+    ]) {
+      const r = spawnSync(cmd, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 20 });
+      if (r.status === 0) {
+        row[name] = JSON.parse(r.stdout.split('\n').find((l) => l.startsWith('{')));
+      } else {
+        row[name] = { error: (r.stderr || `exit ${r.status}`).trim().split('\n').slice(-1)[0] };
+      }
+    }
+    out.push(row);
+  }
+  return out;
+}
+
+/** Least-squares slope of log(y) against log(x). */
+export function logSlope(xs, ys) {
+  const lx = xs.map(Math.log), ly = ys.map(Math.log);
+  const mx = lx.reduce((a, b) => a + b, 0) / lx.length, my = ly.reduce((a, b) => a + b, 0) / ly.length;
+  let num = 0, den = 0;
+  for (let i = 0; i < lx.length; i++) { num += (lx[i] - mx) * (ly[i] - my); den += (lx[i] - mx) ** 2; }
+  return num / den;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+// ---------------------------------------------------------------------------------------------
+
+function sh(cmd) {
+  const r = spawnSync('bash', ['-c', cmd], { encoding: 'utf8' });
+  return (r.stdout || '').trim();
+}
+
+function machineInfo() {
+  return {
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    memory_gib: (os.totalmem() / 2 ** 30).toFixed(1),
+    kernel: `${os.type()} ${os.release()}`,
+    os: sh(". /etc/os-release && echo $PRETTY_NAME"),
+    flags: ['avx2', 'fma', 'avx512f'].filter((f) => sh(`grep -m1 -ow ${f} /proc/cpuinfo`)).join(', '),
+    node: process.version,
+    gxx: sh('g++ --version | head -1'),
+    emcc: sh('NODE_PATH=/usr/share/nodejs em++ --version 2>/dev/null | head -1'),
+    chromium: sh(`${CHROMIUM} --version 2>/dev/null`),
+    torch: sh("/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null"),
+    openblas: sh("dpkg-query -W -f='${Version}' libopenblas0-pthread 2>/dev/null"),
+    blas: sh('readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3'),
+    commit: sh(`git -C ${ROOT} rev-parse --short HEAD`),
+  };
+}
+
+const fmtMs = (v) => (v == null ? '—' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3));
+const fmtX = (v) => (v == null || !Number.isFinite(v) ? '—' : v >= 10 ? v.toFixed(0) : v.toFixed(2));
+const fmtE = (v) => (typeof v === 'number' ? v.toExponential(1) : String(v));
+
+function agrees(r) {
+  const eo = Number(r.max_abs_err_output), ew = Number(r.max_abs_err_weights);
+  return eo <= TOLERANCE.output && ew <= TOLERANCE.weights;
+}
+
+function systemOrder(results) {
+  const order = ['ours-native', 'pytorch', 'ours-wasm', 'ours-wasm@chromium', 'ort117', 'ort117@chromium',
+    'ort130', 'ort130@chromium', 'tfjs'];
+  const keys = [...new Set(results.map((r) => r.key))];
+  return keys.sort((a, b) => order.indexOf(a) - order.indexOf(b));
+}
+
+function table(header, rows) {
+  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+function report({ results, configs, browserKeys, page, sizes, scale, info, started, load, args, reps }) {
+  const keys = systemOrder(results);
+  const labelOf = (k) => results.find((r) => r.key === k).label;
+  const head = ['system', ...configs.map(([n, d, h]) => `(${n}, ${d}, ${h})`)];
+  const lines = [];
+  const p = (s = '') => lines.push(s);
+  p('# Benchmarks');
+  p();
+  p('Written by `scripts/bench.sh` (do not edit by hand: re-run it). One run, one machine: absolute');
+  p('times drift between machines and with load, so compare rows of the same run only.');
+  p();
+  p(`- Date: ${started.toISOString().replace(/\.\d+Z$/, ' UTC').replace('T', ' ')}; commit \`${info.commit}\``);
+  p(`- Machine: ${info.cpu}, ${info.cores} cores (${info.flags || 'no AVX2/FMA flag'}), ${info.memory_gib} GiB, ${info.os}, ${info.kernel}`);
+  p(`- Load average (1, 5, 15 min) before: ${load.before}; after: ${load.after}. The machine is shared with other engineers' builds; every system was run one after the other in the same window.`);
+  p(`- Toolchains: ${info.gxx}; ${info.emcc}; node ${info.node}; ${info.chromium}`);
+  p(`- Peers: PyTorch ${info.torch} (Debian python3-torch) with OpenBLAS ${info.openblas} (\`${info.blas}\`); onnxruntime-web 1.17.3 and 1.30.0, @tensorflow/tfjs-core + tfjs-backend-wasm 4.22.0 (npm, \`scripts/bench/package-lock.json\`)`);
+  p(`- Repetitions: one warm-up call, then at least ${reps.minReps} and at most ${reps.maxReps} timed calls, going on until ${reps.budgetMs / 1000} s have passed; the table shows the **median** in milliseconds. In JS (node and Chromium) one sample repeats the call until 1 ms has passed (per-call time = elapsed / calls; a slower call is one sample by itself), because Chromium coarsens \`performance.now()\` to 0.1 ms on a page that is not cross-origin isolated.`);
+  p();
+  p('## What is measured');
+  p();
+  p('One self-attention forward, batch 1, float32, **per-head weights returned** (not averaged),');
+  p('single thread everywhere, results copied into JS arrays (what the page needs to draw them):');
+  p();
+  p('- **PyTorch**: `nn.MultiheadAttention(d, h, batch_first=True)` in `eval()` under `torch.no_grad()`, `need_weights=True, average_attn_weights=False`, `torch.set_num_threads(1)`, `OPENBLAS_NUM_THREADS=1`. It writes the inputs every other system reads (`build/bench/data`, seeded) and is the reference of the agreement check.');
+  p('- **mha-lab native**: `mha::MultiheadAttention::forward` (no intermediates) from `build/native/libmha_core.a`, driven by `scripts/bench/mha_native_bench.cpp`.');
+  p('- **mha-lab wasm**: `build/wasm/mha_wasm.js` through its documented API: `new mod.MultiheadAttention(spec)`, `layer.forward({n, query, keep_intermediates: false})`.');
+  p(`- **onnxruntime-web**: the same module exported by \`torch.onnx.export\` (opset 17, one model per configuration) on the \`wasm\` execution provider, \`ort.env.wasm.numThreads = 1\`, no proxy worker; 1.17.3 loads \`ort-wasm-simd.wasm\`, 1.30.0 \`ort-wasm-simd-threaded.wasm\` (its only CPU build) with one thread.`);
+  p('- **tfjs-backend-wasm**: multi-head attention written with tfjs ops (`matMul`, `softmax`, `reshape`, `transpose`; `scripts/bench/systems.mjs`), SIMD build, threads off.');
+  p(`- In **headless Chromium** (${info.chromium}): our module and ${browserKeys.filter((k) => k !== 'ours-wasm').join(', ') || 'no peer'} (the fastest wasm peer of the node run), served from \`build/bench\` by \`scripts/serve.mjs\` on 127.0.0.1, no other network.`);
+  p();
+  p('GFLOP/s counts 2·n·d·3d (q, k, v projections) + 2·2·n²·d (scores and A·V over all heads) + 2·n·d² (out_proj) floating-point operations per forward; softmax, biases and scaling are not counted.');
+  p();
+  p('## Median time per forward (ms)');
+  p();
+  p('Configurations are (n tokens, d_model, heads).');
+  p();
+  p(table(head, keys.map((k) => [labelOf(k), ...configs.map((c) => fmtMs(find(results, k, c)?.median_ms))])));
+  p();
+  p('## GFLOP/s');
+  p();
+  p(table(head, keys.map((k) => [labelOf(k), ...configs.map(([n, d, h]) => {
+    const r = find(results, k, [n, d, h]);
+    return r ? (flops(n, d) / (r.median_ms * 1e6)).toFixed(2) : '—';
+  })])));
+  p();
+  p('## Our speed relative to each peer');
+  p();
+  p('Peer\'s median divided by ours (above 1: ours is faster), same configuration, same run. Our wasm module is set against the wasm peers in the same runtime, our native build against PyTorch.');
+  p();
+  const ratioRows = [];
+  const pairs = [['ours-native', 'pytorch'], ...['ort117', 'ort130', 'tfjs'].map((k) => ['ours-wasm', k]),
+    ...browserKeys.filter((k) => k !== 'ours-wasm').map((k) => ['ours-wasm@chromium', `${k}@chromium`])];
+  for (const [o, peer] of pairs) {
+    if (!keys.includes(o) || !keys.includes(peer)) continue;
+    ratioRows.push([`${labelOf(o)} vs ${labelOf(peer)}`, ...configs.map((c) => {
+      const a = find(results, o, c), b = find(results, peer, c);
+      return a && b ? `${fmtX(b.median_ms / a.median_ms)}×` : '—';
+    })]);
+  }
+  p(table(['ours vs peer', ...head.slice(1)], ratioRows));
+  p();
+  p('## Agreement with PyTorch');
+  p();
+  p(`Every system's output (n × d) and per-head weights (h × n × n) from its last timed call, against PyTorch's float32 results for the same inputs: largest absolute difference, output / weights. Tolerances: output ${TOLERANCE.output}, weights ${TOLERANCE.weights} (absolute; outputs are O(1), weights in [0, 1]); NaN anywhere fails.`);
+  p();
+  p(table(head, keys.filter((k) => k !== 'pytorch').map((k) => [labelOf(k), ...configs.map((c) => {
+    const r = find(results, k, c);
+    if (!r) return '—';
+    return `${fmtE(Number(r.max_abs_err_output))} / ${fmtE(Number(r.max_abs_err_weights))}${agrees(r) ? '' : ' **FAIL**'}`;
+  })])));
+  p();
+  if (page) {
+    p('## The page (issue 6 targets)');
+    p();
+    p("Headless Chromium on `dist/` served by `scripts/serve.mjs` (CSP on). `mha:first-grid` is the page's `performance.measure` from navigation to the first painted grid (median of fresh loads); `mha:update` from an input change to all grids painted (median of changes to the sentence's first word, same token count).");
+    p();
+    p(table(['case', 'mha:update median (ms)', 'target', 'mha:first-grid median (ms)', 'target', 'note'], page.map((r) => {
+      const med = (a) => (a.length ? [...a].sort((x, y) => x - y)[a.length >> 1] : null);
+      const u = med(r.update), f = med(r.first_grid);
+      return [r.label, u == null ? '—' : `${u.toFixed(1)} (${r.update.length} changes)`,
+        r.target ? `≤ ${r.target} ${u == null ? '' : u <= r.target ? 'met' : '**missed**'}` : '—',
+        f == null ? '—' : `${f.toFixed(0)} (${r.first_grid.length} loads)`,
+        `< ${PAGE_TARGETS.first_grid_ms} ${f == null ? '' : f < PAGE_TARGETS.first_grid_ms ? 'met' : '**missed**'}`,
+        r.note || ''];
+    })));
+    p();
+  }
+  if (sizes) {
+    const total = sizes.reduce((a, s) => a + (s.gzip ?? 0), 0);
+    p('## Download size');
+    p();
+    p(`The page without the date model, each file compressed with zlib level 9 (as \`gzip -9\`): **${total} bytes = ${(total / 1024).toFixed(1)} KiB** (target ≤ ${PAGE_TARGETS.download_kib} KiB: ${total / 1024 <= PAGE_TARGETS.download_kib ? 'met' : '**missed**'}).`);
+    p();
+    p(table(['file', 'bytes', 'gzip -9 bytes'], sizes.map((s) => [`dist/${s.file}`, s.bytes ?? 'missing', s.gzip ?? '—'])));
+    p();
+    const peerWasm = [['onnxruntime-web 1.17.3', 'ort117/dist/ort-wasm-simd.wasm'], ['onnxruntime-web 1.30.0', 'ort130/dist/ort-wasm-simd-threaded.wasm'],
+      ['tfjs-backend-wasm 4.22', '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm']]
+      .map(([name, f]) => {
+        const fp = path.join(HERE, 'node_modules', f);
+        return existsSync(fp) ? `${name} \`${path.basename(f)}\` ${(statSync(fp).size / 2 ** 20).toFixed(2)} MiB` : null;
+      }).filter(Boolean);
+    p(`For comparison, the peers' wasm binaries alone (uncompressed): ${peerWasm.join('; ')}.`);
+    p();
+  }
+  if (scale) {
+    p('## Scaling of our core: time and peak memory against n and d');
+    p();
+    p('Expected: time O(h·n²·d_head + n·d²) = O(n²·d + n·d²) (the flop count above), memory O(h·n² + n·d + d²): the returned (h, n, n) weights dominate for large n. Native peak memory: the growth of `getrusage` `ru_maxrss` from before the first forward to after the last (the inputs and weights are already allocated); wasm: `mod.memoryStats().wasm_memory_bytes` after the run minus before (the linear memory only grows, so this is the high-water mark), each point in a fresh process. Expected bytes: 4·(h·n² + 5·n·d) — the weights once, plus q, k, v, head outputs and output.');
+    p();
+    for (const axis of ['n', 'd']) {
+      const rows = scale.filter((r) => r.axis === axis);
+      p(axis === 'n' ? '### Against n (d_model 768, 12 heads)' : `### Against d (n ${SCALING_FIXED_N}, d_head 64, h = d/64)`);
+      p();
+      p(table(['n', 'd', 'h', 'GFLOP', 'native ms', 'native GFLOP/s', 'native peak Δ MiB', 'wasm ms', 'wasm GFLOP/s', 'wasm memory Δ MiB', 'expected MiB'],
+        rows.map((r) => {
+          const gf = flops(r.n, r.d) / 1e9;
+          const nat = r.native, wa = r.wasm;
+          const natMem = nat?.peak_rss_kib != null ? ((nat.peak_rss_kib - nat.peak_rss_kib_before) / 1024).toFixed(1) : '—';
+          const waMem = wa?.wasm_memory_bytes != null ? ((wa.wasm_memory_bytes - wa.wasm_memory_bytes_before) / 2 ** 20).toFixed(1) : '—';
+          return [r.n, r.d, r.h, gf.toFixed(3),
+            nat?.error ? `error: ${nat.error}` : fmtMs(nat?.median_ms), nat?.median_ms ? (gf / (nat.median_ms / 1e3)).toFixed(2) : '—', natMem,
+            wa?.error ? `error: ${wa.error}` : fmtMs(wa?.median_ms), wa?.median_ms ? (gf / (wa.median_ms / 1e3)).toFixed(2) : '—', waMem,
+            ((4 * (r.h * r.n * r.n + 5 * r.n * r.d)) / 2 ** 20).toFixed(1)];
+        })));
+      p();
+      const ok = (which) => rows.filter((r) => r[which]?.median_ms);
+      const fits = ['native', 'wasm'].map((which) => {
+        const rs = ok(which);
+        if (rs.length < 2) return null;
+        const xs = rs.map((r) => r[axis]);
+        const big = rs.filter((r) => r[axis] >= (axis === 'n' ? 512 : 256));
+        const bx = big.map((r) => r[axis]);
+        return `${which}: time ∝ ${axis}^${logSlope(xs, rs.map((r) => r[which].median_ms)).toFixed(2)} over ${xs[0]}…${xs[xs.length - 1]} ` +
+          `(the flop count predicts ${axis}^${logSlope(xs, rs.map((r) => flops(r.n, r.d))).toFixed(2)}); ` +
+          (big.length >= 2 ? `over ${bx[0]}…${bx[bx.length - 1]}: ${axis}^${logSlope(bx, big.map((r) => r[which].median_ms)).toFixed(2)} (flops: ${axis}^${logSlope(bx, big.map((r) => flops(r.n, r.d))).toFixed(2)})` : '');
+      }).filter(Boolean);
+      p(`Fitted exponents (least squares on log–log): ${fits.join('; ')}.`);
+      p();
+    }
+    // Points whose GFLOP/s departs by more than 30 % from the axis' median: listed for the notes.
+    const dep = [];
+    for (const which of ['native', 'wasm']) {
+      for (const axis of ['n', 'd']) {
+        const rows = scale.filter((r) => r.axis === axis && r[which]?.median_ms);
+        const rate = (r) => flops(r.n, r.d) / r[which].median_ms;
+        const mid = [...rows.map(rate)].sort((a, b) => a - b)[rows.length >> 1];
+        for (const r of rows) {
+          const rel = rate(r) / mid;
+          if (rel < 0.7 || rel > 1.3) dep.push(`${which} (n ${r.n}, d ${r.d}, h ${r.h}): ${(rel * 100).toFixed(0)} % of the median rate`);
+        }
+      }
+    }
+    p(`Points whose GFLOP/s departs by more than 30 % from the median of their axis: ${dep.length ? dep.join('; ') : 'none'}.`);
+    p();
+  }
+  const notes = path.join(HERE, 'notes.md');
+  if (existsSync(notes)) {
+    p(readFileSync(notes, 'utf8').trim());
+    p();
+  }
+  p('## How to reproduce');
+  p();
+  p('```sh');
+  p(`./scripts/bench.sh${args.length ? ` ${args.join(' ')}` : ''}        # installs what is missing, builds, runs everything above, rewrites this file`);
+  p('./scripts/bench.sh --quick   # (5, 8, 2) only, 3 repetitions, agreement checks only');
+  p('```');
+  p();
+  p('Single steps (what bench.sh runs):');
+  p();
+  p('```sh');
+  p(`OPENBLAS_NUM_THREADS=1 /usr/bin/python3 scripts/bench/torch_bench.py --out build/bench/data --configs ${configs.map((c) => c.join(',')).join(' ')}`);
+  p('build/bench/mha_native_bench case build/bench/data/n512_d768_h12 512 768 12');
+  p('node scripts/bench/run_node.mjs --system ours|ort117|ort130|tfjs --data build/bench/data 512,768,12');
+  p('build/bench/mha_native_bench scaling 2048 768 12; node scripts/bench/run_node.mjs --scaling 2048,768,12');
+  p('```');
+  p();
+  return lines.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      'no-browser': { type: 'boolean', default: false },
+      'no-page': { type: 'boolean', default: false },
+      'no-scaling': { type: 'boolean', default: false },
+      out: { type: 'string', default: path.join(ROOT, 'docs', 'benchmarks.md') },
+      configs: { type: 'string', multiple: true },
+    },
+  });
+  const started = new Date();
+  const load = { before: os.loadavg().map((v) => v.toFixed(2)).join(', ') };
+  const quick = values.quick;
+  const configs = values.configs ? values.configs.map((c) => c.split(',').map(Number))
+    : quick ? QUICK_CONFIGS : CONFIGS;
+  const reps = quick ? { budgetMs: 0, minReps: 3, maxReps: 3 } : { budgetMs: 3000, minReps: 5, maxReps: 200 };
+  mkdirSync(DATA, { recursive: true });
+
+  const results = [...runPytorch(configs, reps), ...runNative(configs, reps)];
+  for (const key of Object.keys(NODE_SYSTEMS)) results.push(...runNode(key, configs, reps));
+
+  // The fastest wasm peer under node (sum of medians over the configurations) also runs in Chromium.
+  const peers = ['ort117', 'ort130', 'tfjs'].filter((k) => k !== 'tfjs'); // the page loads ORT only
+  const total = (k) => configs.reduce((a, c) => a + (find(results, k, c)?.median_ms ?? Infinity), 0);
+  const fastest = [...peers].sort((a, b) => total(a) - total(b))[0];
+  const browserKeys = ['ours-wasm', fastest];
+  let page = null, sizes = null, scale = null;
+  if (!quick && !values['no-browser']) {
+    const browser = await launchChromium();
+    try {
+      results.push(...(await runChromium(browser, browserKeys, configs, reps)));
+      if (!values['no-page']) page = await collectPageTimings(browser);
+    } finally {
+      await browser.close();
+    }
+  }
+  if (!quick) sizes = downloadSize();
+  if (!quick && !values['no-scaling']) scale = scaling({ budgetMs: 1000, minReps: 3, maxReps: 20 });
+  load.after = os.loadavg().map((v) => v.toFixed(2)).join(', ');
+
+  const failures = results.filter((r) => !r.reference && !agrees(r));
+  for (const r of results) {
+    log(`${r.label.padEnd(58)} (${r.n}, ${r.d}, ${r.h}) median ${fmtMs(r.median_ms).padStart(7)} ms ` +
+      `err output ${fmtE(Number(r.max_abs_err_output))} weights ${fmtE(Number(r.max_abs_err_weights))}` +
+      `${r.reference ? ' (reference)' : agrees(r) ? ' ok' : ' DISAGREES'}`);
+  }
+  writeFileSync(path.join(BENCH, 'results.json'), JSON.stringify({ results, page, sizes, scale }, null, 1));
+  if (!quick) {
+    const args = [];  // this run's options, for the doc's reproduce line (--out FILE left out)
+    for (let i = 2; i < process.argv.length; i++) {
+      if (process.argv[i] === '--out') i++;
+      else if (!process.argv[i].startsWith('--out=')) args.push(process.argv[i]);
+    }
+    const md = report({ results, configs, browserKeys, page, sizes, scale, info: machineInfo(), started, load, args, reps });
+    writeFileSync(values.out, md);
+    log(`wrote ${path.relative(ROOT, values.out)} (raw numbers: build/bench/results.json)`);
+  }
+  if (failures.length) {
+    log(`${failures.length} result(s) disagree with PyTorch beyond output ${TOLERANCE.output} / weights ${TOLERANCE.weights}`);
+    process.exit(1);
+  }
+  log(`every system agrees with PyTorch (output ≤ ${TOLERANCE.output}, weights ≤ ${TOLERANCE.weights})`);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((e) => {
+    console.error(`bench: ${e.stack ?? e}`);
+    process.exit(2);
+  });
+}

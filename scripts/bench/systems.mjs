@@ -1,0 +1,155 @@
+// The systems scripts/bench.sh times, as one interface shared by node (scripts/bench/run_node.mjs)
+// and headless Chromium (scripts/bench/page/bench_page.mjs). No node or DOM API here.
+//
+// Shape legend: n = tokens, d = d_model, h = num_heads, d_head = d / h.
+// A case is {n, d, h, x (n*d), in_proj_weight (3d*d), in_proj_bias (3d), out_proj_weight (d*d),
+// out_proj_bias (d), onnx (Uint8Array, the case's mha.onnx)}: all Float32Array, row-major, the
+// parameters of one PyTorch nn.MultiheadAttention (scripts/bench/torch_bench.py).
+// prepare(case) → {run: () => Promise<{output (n*d), weights (h*n*n)}>, dispose()}: `run` is one
+// self-attention forward with per-head weights, results copied into JS arrays (what a page needs
+// to draw them); that is what is timed. The last result is compared with PyTorch's (maxAbsDiff).
+
+/** Our wasm module through the documented layer API (docs/js-api.md). */
+export function oursWasm(mod) {
+  return {
+    name: 'mha-lab wasm',
+    version: mod.version,
+    async prepare(c) {
+      const layer = new mod.MultiheadAttention({
+        d_model: c.d,
+        num_heads: c.h,
+        in_proj_weight: c.in_proj_weight,
+        in_proj_bias: c.in_proj_bias,
+        out_proj_weight: c.out_proj_weight,
+        out_proj_bias: c.out_proj_bias,
+      });
+      const request = { n: c.n, query: c.x, keep_intermediates: false };
+      return {
+        run: async () => {
+          const r = layer.forward(request);
+          return { output: r.output, weights: r.attn_weights };
+        },
+        dispose: () => layer.delete(),
+      };
+    },
+  };
+}
+
+/**
+ * onnxruntime-web's wasm backend running the case's mha.onnx (torch.onnx.export of the same
+ * module). `ort` is the imported package; threads and the proxy worker are switched off here.
+ */
+export function onnxRuntime(ort, label) {
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.proxy = false;
+  return {
+    name: label,
+    version: ort.env.versions?.web ?? 'unknown',
+    async prepare(c) {
+      const session = await ort.InferenceSession.create(c.onnx, {
+        executionProviders: ['wasm'],
+        graphOptimizationLevel: 'all',
+      });
+      const feeds = { x: new ort.Tensor('float32', c.x, [1, c.n, c.d]) };
+      return {
+        run: async () => {
+          const r = await session.run(feeds);
+          return { output: r.output.data, weights: r.attn_weights.data };
+        },
+        dispose: () => session.release(),
+      };
+    },
+  };
+}
+
+/**
+ * nn.MultiheadAttention written with TensorFlow.js ops (matMul, softmax, reshape, transpose) on
+ * the backend already set on `tf` (bench: 'wasm', SIMD on, threads off):
+ *   [q k v] = x W_inᵀ + b_in; per head A = softmax(q kᵀ / √d_head); y = concat(A v) W_outᵀ + b_out.
+ */
+export function tfjs(tf, label) {
+  return {
+    name: label,
+    version: tf.version_core,
+    async prepare(c) {
+      const { n, d, h } = c;
+      const dh = d / h;
+      const x = tf.tensor2d(c.x, [n, d]);
+      const wIn = tf.tensor2d(c.in_proj_weight, [3 * d, d]);
+      const bIn = tf.tensor1d(c.in_proj_bias);
+      const wOut = tf.tensor2d(c.out_proj_weight, [d, d]);
+      const bOut = tf.tensor1d(c.out_proj_bias);
+      const scale = tf.scalar(1 / Math.sqrt(dh));
+      const heads = (t) => tf.transpose(tf.reshape(t, [n, h, dh]), [1, 0, 2]); // (n, d) → (h, n, dh)
+      const forward = () =>
+        tf.tidy(() => {
+          const qkv = tf.add(tf.matMul(x, wIn, false, true), bIn); // (n, 3d)
+          const [q, k, v] = tf.split(qkv, 3, 1);
+          const scores = tf.mul(tf.matMul(heads(q), heads(k), false, true), scale); // (h, n, n)
+          const weights = tf.softmax(scores); // last axis
+          const y = tf.reshape(tf.transpose(tf.matMul(weights, heads(v)), [1, 0, 2]), [n, d]);
+          const output = tf.add(tf.matMul(y, wOut, false, true), bOut); // (n, d)
+          return [output, weights];
+        });
+      return {
+        run: async () => {
+          const [output, weights] = forward();
+          const r = { output: output.dataSync(), weights: weights.dataSync() };
+          output.dispose();
+          weights.dispose();
+          return r;
+        },
+        dispose: () => tf.dispose([x, wIn, bIn, wOut, bOut, scale]),
+      };
+    },
+  };
+}
+
+/**
+ * Times `runner.run()`: one warm-up call, then at least minReps and at most maxReps samples, going
+ * on while fewer than budgetMs have passed. A sample repeats the call until at least 1 ms has
+ * passed (one call for anything slower) and counts the elapsed time divided by the calls:
+ * Chromium coarsens performance.now() to 0.1 ms on a page that is not cross-origin isolated, so
+ * calls of a few microseconds could not be timed one by one there.
+ * Returns the per-call milliseconds of each sample, the calls per sample of the last one, and the
+ * last result.
+ */
+export async function timeRunner(runner, { now, budgetMs, minReps, maxReps }) {
+  let result = await runner.run(); // warm-up (compilation, first allocations)
+  const times = [];
+  let inner = 1;
+  const start = now();
+  while (times.length < maxReps && (times.length < minReps || now() - start < budgetMs)) {
+    const t0 = now();
+    let t = t0;
+    let calls = 0;
+    do {
+      result = await runner.run();
+      calls++;
+      t = now();
+    } while (t - t0 < 1);
+    times.push((t - t0) / calls);
+    inner = calls;
+  }
+  return { times, inner, result };
+}
+
+/**
+ * Largest |a_i - b_i| over two equally long arrays; Infinity when the lengths differ or any entry
+ * is NaN (so a NaN can never pass a tolerance check).
+ */
+export function maxAbsDiff(a, b) {
+  if (!a || a.length !== b.length) return Infinity;
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) {
+    const e = Math.abs(a[i] - b[i]);
+    if (!(e <= worst)) worst = Number.isNaN(e) ? Infinity : e;
+  }
+  return worst;
+}
+
+export function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}

@@ -1,0 +1,62 @@
+// The agreement check of scripts/bench.sh (scripts/bench/systems.mjs, bench.mjs), without its
+// peers: our wasm module driven exactly as the benchmark drives it, on the (5, 8, 2) PyTorch golden
+// case, compared by the harness's own maxAbsDiff within the harness's TOLERANCE. Also pins what
+// that comparison must never let through (NaN, a wrong length). Run: node --test tests/js/
+// Needs build/wasm/mha_wasm.js (./scripts/build.sh); no Python, no npm peer.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { oursWasm, timeRunner, maxAbsDiff, median } from '../../scripts/bench/systems.mjs';
+import { TOLERANCE, flops } from '../../scripts/bench/bench.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const modulePath = path.join(root, 'build/wasm/mha_wasm.js');
+
+let mod;
+before(async () => {
+  assert.ok(existsSync(modulePath), `${modulePath} is missing: run ./scripts/build.sh first`);
+  mod = await createRequire(import.meta.url)(modulePath)();
+});
+
+test('bench harness: our wasm module, as benchmarked, agrees with PyTorch on (5, 8, 2)', async () => {
+  const golden = JSON.parse(readFileSync(path.join(root, 'tests/fixtures/torch_mha.json'), 'utf8'));
+  const c = golden.cases.find((x) => x.name === 'bias');
+  assert.deepEqual([c.n, c.d_model, c.num_heads, c.self_attention], [5, 8, 2, true]);
+  const f32 = (t) => Float32Array.from(t.data);
+  const runner = await oursWasm(mod).prepare({
+    n: c.n, d: c.d_model, h: c.num_heads, x: f32(c.query),
+    in_proj_weight: f32(c.weights.in_proj_weight), in_proj_bias: f32(c.weights.in_proj_bias),
+    out_proj_weight: f32(c.weights.out_proj_weight), out_proj_bias: f32(c.weights.out_proj_bias),
+  });
+  let clock = 0; // a fake clock: 0.25 ms per reading, so the run is deterministic
+  const { times, result } = await timeRunner(runner, {
+    now: () => (clock += 0.25), budgetMs: 0, minReps: 3, maxReps: 3,
+  });
+  runner.dispose();
+  assert.equal(times.length, 3);
+  assert.ok(times.every((t) => t > 0 && Number.isFinite(t)), `${times}`);
+  assert.ok(Number.isFinite(median(times)));
+  assert.equal(result.output.length, 5 * 8);
+  assert.equal(result.weights.length, 2 * 5 * 5);
+  const errOutput = maxAbsDiff(result.output, c.expected.output.data);
+  const errWeights = maxAbsDiff(result.weights, c.expected.attn_weights.data);
+  assert.ok(errOutput <= TOLERANCE.output, `output differs from PyTorch by ${errOutput}`);
+  assert.ok(errWeights <= TOLERANCE.weights, `weights differ from PyTorch by ${errWeights}`);
+});
+
+test('bench harness: maxAbsDiff fails NaN and a wrong length, and measures the largest gap', () => {
+  assert.equal(maxAbsDiff(Float32Array.of(1, 2, 3), [1, 2.5, 2]), 1);
+  assert.equal(maxAbsDiff([0, NaN], [0, 0]), Infinity);
+  assert.equal(maxAbsDiff([NaN], [NaN]), Infinity);
+  assert.equal(maxAbsDiff([1, 2], [1, 2, 3]), Infinity);
+  assert.equal(maxAbsDiff(undefined, [1]), Infinity);
+  assert.ok(!(maxAbsDiff([0, NaN], [0, 0]) <= TOLERANCE.output));
+});
+
+test('bench harness: flops counts 2·n·d·3d + 2·2·n²·d + 2·n·d²', () => {
+  assert.equal(flops(5, 8), 2 * 5 * 8 * 24 + 4 * 25 * 8 + 2 * 5 * 64);
+  assert.equal(flops(512, 768), 3221225472); // as build/native/mha_bench prints for 512 768 12
+});
