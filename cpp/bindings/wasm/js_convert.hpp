@@ -1,0 +1,381 @@
+// Conversions between JS values and the core's types, shared by the Embind adapter's files
+// (bindings.cpp: forward, layers, the date model; explain_bindings.cpp: head patterns and cell
+// explanations; load_bindings.cpp: .npy and safetensors files). Not part of the core: the core
+// knows nothing of Emscripten. API reference: docs/js-api.md.
+//
+// Shape legend: n = query tokens, m = key tokens, d = d_model, h = num_heads, d_head = d / h.
+// Arrays are flat and row-major: query (n*d), key (m*kdim), value (m*vdim), attn_mask (n*m or
+// h*n*m), attn_weights (h*n*m).
+#pragma once
+
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <initializer_list>
+#include <iomanip>
+#include <limits>
+#include <new>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mha/attention.hpp"
+
+namespace mha_js {
+
+using emscripten::val;
+using mha::Index;
+
+// ---------------------------------------------------------------------------------------------
+// Errors: run `body`, and turn any C++ exception into a thrown JS Error. The JS throw unwinds
+// the wasm stack without running C++ destructors, so it happens outside the catch and after every
+// C++ object of this frame is gone (no leaked exception or string).
+
+template <typename Body>
+auto guarded(Body&& body) -> decltype(body()) {
+  val js_error = val::undefined();
+  {
+    std::string message;
+    try {
+      return body();
+    } catch (const mha::error& e) {
+      message = e.what();
+    } catch (const std::bad_alloc&) {
+      message = "out of memory: the input is too large for this browser's WebAssembly memory";
+    } catch (const std::exception& e) {
+      message = std::string("internal error: ") + e.what();
+    }
+    js_error = val::global("Error").new_(val(message));
+  }
+  js_error.throw_();
+}
+
+/// The shortest decimal that reads back as `x` (2.0000001 stays 2.0000001, 1e10 is 10000000000).
+inline std::string number_str(double x) {
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::ostringstream s;
+    s << std::setprecision(precision) << x;
+    if (!std::isfinite(x) || std::stod(s.str()) == x) return s.str();
+  }
+  std::ostringstream s;
+  s << std::setprecision(17) << x;
+  return s.str();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading JS values
+
+inline bool has(const val& obj, const char* key) {
+  const val v = obj[key];
+  return !v.isUndefined() && !v.isNull();
+}
+
+/// An integer field: a JS number with no fraction, in [min, max] (64-bit: Index is 32-bit here).
+inline std::int64_t integer(const val& obj, const char* key, std::int64_t min, std::int64_t max) {
+  if (!has(obj, key)) throw mha::parse_error(std::string(key) + " is required");
+  const val v = obj[key];
+  if (v.typeOf().as<std::string>() != "number") {
+    throw mha::parse_error(std::string(key) + " must be a number, got a " +
+                           v.typeOf().as<std::string>());
+  }
+  const double x = v.as<double>();
+  if (!std::isfinite(x) || x != std::floor(x)) {
+    throw mha::config_error(std::string(key) + "=" + number_str(x) + " must be an integer");
+  }
+  if (x < static_cast<double>(min) || x > static_cast<double>(max)) {
+    std::string range = "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
+    if (min > 0 && x <= 0) {
+      throw mha::config_error(std::string(key) + "=" + number_str(x) +
+                              " must be a positive integer");
+    }
+    throw mha::limit_error(std::string(key) + "=" + number_str(x) + " is outside " + range);
+  }
+  return static_cast<std::int64_t>(x);
+}
+
+/// A configuration size. The core checks the range itself (AttentionConfig::validate); only a value
+/// that does not fit Index is answered here, in the core's words ("... exceeds the limit of N").
+inline Index size_field(const val& obj, const char* key, Index limit) {
+  constexpr std::int64_t big = std::numeric_limits<Index>::max();
+  constexpr std::int64_t exact = std::int64_t{1} << 53;  // every integer double up to here
+  const double x = has(obj, key) && obj[key].typeOf().as<std::string>() == "number"
+                       ? obj[key].as<double>()
+                       : 0.0;
+  if (std::isfinite(x) && x == std::floor(x) && (x > big || x < -big)) {
+    if (x < 0)
+      throw mha::config_error(std::string(key) + "=" + number_str(x) +
+                              " must be a positive integer");
+    throw mha::limit_error(std::string(key) + "=" + number_str(x) + " exceeds the limit of " +
+                           std::to_string(limit));
+  }
+  return static_cast<Index>(integer(obj, key, -exact, exact));
+}
+
+inline bool boolean_or(const val& obj, const char* key, bool fallback) {
+  if (!has(obj, key)) return fallback;
+  const val v = obj[key];
+  if (v.typeOf().as<std::string>() != "boolean") {
+    throw mha::parse_error(std::string(key) + " must be true or false");
+  }
+  return v.as<bool>();
+}
+
+/// Length of an array-like field (typed array or Array), checked against `expected` (one of
+/// `expected_alt` when given).
+inline std::size_t array_length(const val& v, const char* key) {
+  const bool array_like = v.isArray() || v.instanceof (val::global("Float32Array")) || v.instanceof
+      (val::global("Float64Array")) || v.instanceof (val::global("Uint8Array")) || v.instanceof
+      (val::global("Int8Array")) || v.instanceof (val::global("Int32Array"));
+  if (!array_like) {
+    throw mha::parse_error(std::string(key) + " must be a Float32Array, Float64Array or Array");
+  }
+  return v["length"].as<std::size_t>();
+}
+
+/// A flat float array field of exactly `rows * cols` values, as a row-major matrix.
+inline mha::RowMatrixXf matrix(const val& obj, const char* key, Index rows, Index cols,
+                               const std::string& shape_meaning) {
+  if (!has(obj, key)) throw mha::parse_error(std::string(key) + " is required");
+  const val v = obj[key];
+  const std::size_t length = array_length(v, key);
+  if (static_cast<Index>(length) != rows * cols) {
+    throw mha::shape_error(std::string(key) + " has " + std::to_string(length) +
+                           " values, expected " + shape_meaning + " = " + std::to_string(rows) +
+                           "*" + std::to_string(cols) + " = " + std::to_string(rows * cols));
+  }
+  mha::RowMatrixXf out(rows, cols);
+  const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(v);
+  std::copy(data.begin(), data.end(), out.data());
+  return out;
+}
+
+inline mha::VectorXf vector_or_empty(const val& obj, const char* key, Index length,
+                                     const std::string& meaning) {
+  if (!has(obj, key)) return {};
+  const val v = obj[key];
+  const std::size_t got = array_length(v, key);
+  if (static_cast<Index>(got) != length) {
+    throw mha::shape_error(std::string(key) + " has " + std::to_string(got) + " values, expected " +
+                           meaning + " = " + std::to_string(length));
+  }
+  const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(v);
+  return Eigen::Map<const mha::VectorXf>(data.data(), length);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing JS values (copies: they stay valid when wasm memory grows later)
+
+inline val float32_copy(const float* data, Index size) {
+  return val::global("Float32Array")
+      .new_(emscripten::typed_memory_view(static_cast<std::size_t>(size), data));
+}
+
+inline val uint8_copy(const std::vector<std::uint8_t>& data) {
+  return val::global("Uint8Array").new_(emscripten::typed_memory_view(data.size(), data.data()));
+}
+
+inline val result_to_js(const mha::AttentionResult& r, const mha::AttentionConfig& c) {
+  val out = val::object();
+  const Index n = r.output.rows();
+  out.set("n", static_cast<double>(n));
+  out.set("m", static_cast<double>(r.attn_weights.cols()));
+  out.set("d_model", static_cast<double>(c.d_model));
+  out.set("num_heads", static_cast<double>(c.num_heads));
+  out.set("d_head", static_cast<double>(c.d_head()));
+  out.set("output", float32_copy(r.output.data(), r.output.size()));
+  out.set("attn_weights", float32_copy(r.attn_weights.data(), r.attn_weights.size()));
+  out.set("fully_masked_rows", uint8_copy(r.fully_masked_rows));
+  if (!r.scores.empty()) {
+    out.set("q", float32_copy(r.q.data(), r.q.size()));
+    out.set("k", float32_copy(r.k.data(), r.k.size()));
+    out.set("v", float32_copy(r.v.data(), r.v.size()));
+    out.set("scores", float32_copy(r.scores.data(), r.scores.size()));
+    out.set("head_outputs", float32_copy(r.head_outputs.data(), r.head_outputs.size()));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+// Request keys. A misspelt key (attn_mak) must not be silently ignored: every entry point
+// checks its request's keys against these lists first, as the CLI does.
+inline const std::vector<std::string> kConfigKeys = {"d_model", "num_heads", "kdim", "vdim"};
+inline const std::vector<std::string> kWeightKeys = {
+    "in_proj_weight", "q_proj_weight",   "k_proj_weight", "v_proj_weight",
+    "in_proj_bias",   "out_proj_weight", "out_proj_bias"};
+inline const std::vector<std::string> kInputKeys = {"n",
+                                                    "m",
+                                                    "query",
+                                                    "key",
+                                                    "value",
+                                                    "attn_mask",
+                                                    "key_padding_mask",
+                                                    "is_causal",
+                                                    "keep_intermediates",
+                                                    "ablated_heads"};
+
+/// Throws parse_error unless `req` is a plain object whose every key is in one of `allowed`.
+inline void expect_request(const val& req, const std::string& what,
+                           std::initializer_list<const std::vector<std::string>*> allowed) {
+  const std::string type = req.typeOf().as<std::string>();
+  if (type != "object" || req.isNull() || req.isArray()) {
+    throw mha::parse_error(what + " must be an object of named fields, got " +
+                           (req.isNull()    ? std::string("null")
+                            : req.isArray() ? std::string("an array")
+                                            : type));
+  }
+  const val keys = val::global("Object").call<val>("keys", req);
+  const auto count = keys["length"].as<std::size_t>();
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::string key = keys[i].as<std::string>();
+    bool known = false;
+    std::string list;
+    for (const auto* names : allowed) {
+      for (const auto& name : *names) {
+        known = known || name == key;
+        list += (list.empty() ? "" : ", ") + name;
+      }
+    }
+    if (!known) {
+      throw mha::parse_error("unknown key '" + key + "' in " + what + " (known keys: " + list +
+                             ")");
+    }
+  }
+}
+
+inline mha::AttentionConfig read_config(const val& req) {
+  mha::AttentionConfig c;
+  // Range checks beyond "is an integer" are the core's (AttentionConfig::validate), so the
+  // messages are the same natively and here.
+  c.d_model = size_field(req, "d_model", mha::limits::max_d_model);
+  c.num_heads = size_field(req, "num_heads", mha::limits::max_num_heads);
+  c.kdim = has(req, "kdim") ? size_field(req, "kdim", mha::limits::max_d_model) : 0;
+  c.vdim = has(req, "vdim") ? size_field(req, "vdim", mha::limits::max_d_model) : 0;
+  c.validate();
+  return c;
+}
+
+inline mha::AttentionWeights read_weights(const val& req, const mha::AttentionConfig& c) {
+  const Index d = c.d_model;
+  mha::VectorXf in_bias = vector_or_empty(req, "in_proj_bias", 3 * d, "3*d_model");
+  mha::VectorXf out_bias = vector_or_empty(req, "out_proj_bias", d, "d_model");
+  mha::RowMatrixXf out_w = matrix(req, "out_proj_weight", d, d, "d_model*d_model");
+  if (has(req, "in_proj_weight")) {
+    if (has(req, "q_proj_weight") || has(req, "k_proj_weight") || has(req, "v_proj_weight")) {
+      throw mha::shape_error("both in_proj_weight and q/k/v_proj_weight were given: give one form");
+    }
+    if (!c.same_embed_dim()) {
+      throw mha::shape_error("kdim=" + std::to_string(c.key_dim()) +
+                             " and vdim=" + std::to_string(c.value_dim()) +
+                             " differ from d_model=" + std::to_string(d) +
+                             ": give q_proj_weight, k_proj_weight, v_proj_weight instead of "
+                             "in_proj_weight");
+    }
+    return mha::AttentionWeights::fused(
+        matrix(req, "in_proj_weight", 3 * d, d, "3*d_model*d_model"), std::move(in_bias),
+        std::move(out_w), std::move(out_bias));
+  }
+  return mha::AttentionWeights::separate(
+      matrix(req, "q_proj_weight", d, d, "d_model*d_model"),
+      matrix(req, "k_proj_weight", d, c.key_dim(), "d_model*kdim"),
+      matrix(req, "v_proj_weight", d, c.value_dim(), "d_model*vdim"), std::move(in_bias),
+      std::move(out_w), std::move(out_bias));
+}
+
+inline mha::AttentionMasks read_masks(const val& req, Index h, Index n, Index m) {
+  mha::AttentionMasks masks;
+  masks.is_causal = boolean_or(req, "is_causal", false);
+  if (has(req, "attn_mask")) {
+    const val v = req["attn_mask"];
+    const std::size_t length = array_length(v, "attn_mask");
+    bool is_bool = v.instanceof (val::global("Uint8Array")) || v.instanceof
+        (val::global("Int8Array"));
+    if (v.isArray() && length > 0) is_bool = v[0].typeOf().as<std::string>() == "boolean";
+    // 64-bit: h * n * m reaches 2^32 within the limits and Index is 32-bit under wasm32.
+    const std::int64_t per_head = std::int64_t{n} * m;
+    const std::int64_t all_heads = per_head * h;
+    const auto count = static_cast<std::int64_t>(length);
+    const Index heads = count == per_head ? 1 : count == all_heads ? h : -1;
+    if (heads < 0) {
+      throw mha::shape_error("attn_mask has " + std::to_string(length) +
+                             " values, expected n*m = " + std::to_string(per_head) +
+                             " or num_heads*n*m = " + std::to_string(all_heads));
+    }
+    masks.attn_mask_kind =
+        is_bool ? mha::AttentionMasks::Kind::boolean : mha::AttentionMasks::Kind::additive;
+    masks.attn_mask = mha::HeadStack(heads, n, m);
+    const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(v);
+    std::copy(data.begin(), data.end(), masks.attn_mask.data());
+  }
+  if (has(req, "key_padding_mask")) {
+    const val v = req["key_padding_mask"];
+    const std::size_t length = array_length(v, "key_padding_mask");
+    if (static_cast<Index>(length) != m) {
+      throw mha::shape_error("key_padding_mask has " + std::to_string(length) +
+                             " values, expected one per key token, m = " + std::to_string(m));
+    }
+    const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(v);
+    masks.key_padding_mask.resize(length);
+    for (std::size_t j = 0; j < length; ++j) masks.key_padding_mask[j] = data[j] != 0.0f ? 1 : 0;
+  }
+  return masks;
+}
+
+inline mha::ForwardOptions read_options(const val& req) {
+  mha::ForwardOptions options;
+  options.keep_intermediates = boolean_or(req, "keep_intermediates", true);
+  if (has(req, "ablated_heads")) {  // one entry per head; the core checks the count
+    const val v = req["ablated_heads"];
+    array_length(v, "ablated_heads");
+    for (const float a : emscripten::convertJSArrayToNumberVector<float>(v)) {
+      options.ablated_heads.push_back(a != 0.0f ? 1 : 0);
+    }
+  }
+  return options;
+}
+
+struct Inputs {
+  mha::RowMatrixXf query, key, value;
+  bool self = true;
+};
+
+inline Inputs read_inputs(const val& req, const mha::AttentionConfig& c) {
+  Inputs in;
+  const Index n = static_cast<Index>(integer(req, "n", 1, mha::limits::max_tokens));
+  in.query = matrix(req, "query", n, c.d_model, "n*d_model");
+  if (has(req, "key") || has(req, "value")) {
+    const Index m = static_cast<Index>(integer(req, "m", 1, mha::limits::max_tokens));
+    in.key = matrix(req, "key", m, c.key_dim(), "m*kdim");
+    in.value = matrix(req, "value", m, c.value_dim(), "m*vdim");
+    in.self = false;
+  }
+  return in;
+}
+
+inline val string_array(const std::vector<std::string>& items) {
+  val out = val::array();
+  for (std::size_t i = 0; i < items.size(); ++i) out.set(i, val(items[i]));
+  return out;
+}
+
+/// A whole file's bytes from a Uint8Array or an ArrayBuffer, copied into wasm memory in one bulk
+/// copy. `what` names the call in the error: "<what> needs the file's bytes as a Uint8Array or
+/// ArrayBuffer".
+inline std::vector<std::uint8_t> byte_vector(const val& bytes, const std::string& what) {
+  val view = bytes;
+  if (bytes.instanceof (val::global("ArrayBuffer"))) {
+    view = val::global("Uint8Array").new_(bytes);
+  } else if (!bytes.instanceof (val::global("Uint8Array"))) {
+    throw mha::parse_error(what + " needs the file's bytes as a Uint8Array or ArrayBuffer");
+  }
+  const auto size = view["length"].as<std::size_t>();
+  std::vector<std::uint8_t> data(size);
+  if (size > 0) val(emscripten::typed_memory_view(size, data.data())).call<void>("set", view);
+  return data;
+}
+
+}  // namespace mha_js
