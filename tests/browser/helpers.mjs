@@ -2,6 +2,7 @@
 // page in dist/ served by scripts/serve.mjs and opened from file://, and a watch on every
 // page for console errors, failed requests and requests to any other origin.
 import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -108,6 +109,20 @@ export async function openPage(browser, target, hash = '', { width = 1280, heigh
     requests,
     close: () => context.close(),
   };
+}
+
+/**
+ * Opens the page (openPage), runs `fn` with it, then checks that nothing went wrong on the way
+ * (no console error, failed or foreign request, dialog); always closes the context.
+ */
+export async function withCheckedPage(browser, target, hash, fn, options) {
+  const p = await openPage(browser, target, hash, options);
+  try {
+    await fn(p);
+    assert.deepEqual(p.problems, [], 'no console errors, failed requests or foreign requests');
+  } finally {
+    await p.close();
+  }
 }
 
 /** Cell texts of one row of head `head`'s table. */

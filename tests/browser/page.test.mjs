@@ -7,7 +7,7 @@ import path from 'node:path';
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { parseColor } from '../../web/src/color.js';
 import {
-  ROOT, openPage, tableRow, cellCentre, canvasPixel, canvasPixelAt, useBrowserAndTargets,
+  ROOT, withCheckedPage, tableRow, cellCentre, canvasPixel, canvasPixelAt, useBrowserAndTargets,
 } from './helpers.mjs';
 
 const MODULE_08 = '#preset=module-08';
@@ -17,15 +17,7 @@ const TIMEOUT = 60_000;
 const env = useBrowserAndTargets();
 
 /** Opens the page, runs `fn`, then checks that nothing went wrong on the way. */
-async function withPage(target, hash, fn, options) {
-  const p = await openPage(env.browser, target, hash, options);
-  try {
-    await fn(p);
-    assert.deepEqual(p.problems, [], 'no console errors, failed requests or foreign requests');
-  } finally {
-    await p.close();
-  }
-}
+const withPage = (target, hash, fn, options) => withCheckedPage(env.browser, target, hash, fn, options);
 
 for (const which of [0, 1]) {
   const target = () => env.servers.targets[which];

@@ -26,7 +26,7 @@ const PAYLOADS = [
   'abc\u202Edef\u202C \u200B\u200D\uFEFF x\u2028y\u2029 \u0007\u0085',
 ];
 const LONG = '<img src=x onerror=alert(1)>'.repeat(4000); // 112,000 characters
-const HASH_KEYS = ['text', 'd_model', 'num_heads', 'seed', 'causal', 'positional', 'preset'];
+const HASH_KEYS = ['text', 'd_model', 'num_heads', 'seed', 'causal', 'positional', 'preset', 'cell', 'embed'];
 
 // Installed before any page script: records CSP violations, and flags any injected script that runs.
 function recordViolations() {

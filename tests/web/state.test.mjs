@@ -2,8 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   DEFAULTS, PRESETS, PAGE_LIMITS, SEED_MAX, parseInteger, parseBoolean, largestDivisorAtMost,
-  readControls, checkPageLimits, parseHash, presetOf, stateToHash,
+  readControls, checkPageLimits, parseHash, presetOf, stateToHash, VIEW_KEYS, defaultView, parseView, viewToHash,
 } from '../../web/src/state.js';
+
+const NO_VIEW = { cell: null, embed: false };
 
 test('module 08 preset is seed 7, 5 tokens, d_model 8, 2 heads, no positions, not causal', () => {
   const s = PRESETS['module-08'].state;
@@ -71,11 +73,11 @@ test('page display limits', () => {
 });
 
 test('hash: preset, full settings, round trip', () => {
-  assert.deepEqual(parseHash('#preset=module-08'), { state: { ...DEFAULTS }, notes: [], preset: 'module-08' });
-  assert.deepEqual(parseHash(''), { state: { ...DEFAULTS }, notes: [], preset: null });
+  assert.deepEqual(parseHash('#preset=module-08'), { state: { ...DEFAULTS }, notes: [], preset: 'module-08', view: NO_VIEW });
+  assert.deepEqual(parseHash(''), { state: { ...DEFAULTS }, notes: [], preset: null, view: NO_VIEW });
   const s = { text: 'a <b> & c’d', d_model: 12, num_heads: 3, seed: 4294967295, causal: true, positional: true };
   const h = stateToHash(s);
-  assert.deepEqual(parseHash(`#${h}`), { state: s, notes: [], preset: null });
+  assert.deepEqual(parseHash(`#${h}`), { state: s, notes: [], preset: null, view: NO_VIEW });
   assert.equal(stateToHash(PRESETS['causal-positions'].state), 'preset=causal-positions');
   assert.equal(presetOf({ ...DEFAULTS, seed: 8 }), null);
 });
@@ -119,4 +121,51 @@ test('hash: markup in the text is kept as text, and long notes are shortened', (
   assert.equal(r.state.text, '<img src=x onerror=window.__pwned=1>');
   const long = parseHash(`#seed=${'9'.repeat(200)}`);
   assert.ok(long.notes[0].length < 200);
+});
+
+test('view keys: defaults, and every key is listed with parse, serialize and a fallback', () => {
+  assert.deepEqual(defaultView(), NO_VIEW);
+  for (const [key, spec] of Object.entries(VIEW_KEYS)) {
+    assert.equal(typeof spec.parse, 'function', key);
+    assert.equal(typeof spec.serialize, 'function', key);
+    assert.equal(spec.serialize(spec.fallback), null, `${key}: the fallback is left out of the address`);
+  }
+  assert.equal(viewToHash({}), '');
+  assert.equal(viewToHash(NO_VIEW), '');
+});
+
+test('view keys round-trip with the settings: locked cell and embed', () => {
+  const view = { cell: { head: 1, row: 0, col: 4 }, embed: true };
+  const h = stateToHash(DEFAULTS, view);
+  assert.equal(h, 'preset=module-08&cell=1.0.4&embed=1');
+  assert.deepEqual(parseHash(`#${h}`), { state: { ...DEFAULTS }, notes: [], preset: 'module-08', view });
+  const s = { text: 'The cat sat on the mat', d_model: 8, num_heads: 4, seed: 3, causal: true, positional: false };
+  const h2 = stateToHash(s, { cell: { head: 3, row: 5, col: 0 }, embed: false });
+  assert.match(h2, /&cell=3\.5\.0$/);
+  assert.deepEqual(parseHash(`#${h2}`).view, { cell: { head: 3, row: 5, col: 0 }, embed: false });
+  // "#embed" alone (no value) and embed=1, embed=true are on; embed=0 is off.
+  for (const on of ['#embed', '#embed=', '#embed=1', '#embed=true', '#preset=module-08&embed']) {
+    assert.equal(parseHash(on).view.embed, true, on);
+    assert.deepEqual(parseHash(on).notes, [], on);
+  }
+  assert.equal(parseHash('#embed=0').view.embed, false);
+});
+
+test('view keys: invalid or out-of-range values fall back with a note naming the value', () => {
+  // module-08: 2 heads, 5 tokens.
+  for (const bad of ['2.0.0', '0.5.0', '0.0.5', '0.0', 'a.b.c', '-1.0.0', '0.0.0.0', '<b>']) {
+    const r = parseHash(`#preset=module-08&cell=${encodeURIComponent(bad)}`);
+    assert.equal(r.view.cell, null, bad);
+    assert.equal(r.notes.length, 1, bad);
+    assert.ok(r.notes[0].startsWith(`cell=${bad} in the address is not head.query.key within 2 heads and 5 tokens`), r.notes[0]);
+    assert.deepEqual(r.state, { ...DEFAULTS }, 'the settings are kept');
+  }
+  const e = parseHash('#embed=maybe');
+  assert.equal(e.view.embed, false);
+  assert.match(e.notes[0], /^embed=maybe in the address is not 1\/0/);
+  // The cell is checked against the settings in the same address.
+  assert.deepEqual(parseHash('#text=a+b&d_model=4&num_heads=1&cell=0.1.1').view.cell, { head: 0, row: 1, col: 1 });
+  assert.equal(parseHash('#text=a+b&d_model=4&num_heads=1&cell=1.1.1').view.cell, null);
+  // parseView alone, for the Date translator's address (only embed applies there).
+  assert.deepEqual(parseView('#mode=date&date=x&embed=1', DEFAULTS), { view: { cell: null, embed: true }, notes: [] });
 });

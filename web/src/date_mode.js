@@ -60,8 +60,9 @@ export class DateMode {
    * @param {object} p
    * @param {() => object|null} p.getModule the wasm module once it has started
    * @param {() => void} [p.afterUpdate] called after every translation attempt (memory stats)
+   * @param {() => string} [p.hashSuffix] appended to the address it writes (e.g. "&embed=1")
    */
-  constructor({ getModule, afterUpdate = () => {} }) {
+  constructor({ getModule, afterUpdate = () => {}, hashSuffix = () => '' }) {
     const $ = (id) => document.getElementById(id);
     this.els = {
       panel: $('date-panel'),
@@ -89,6 +90,7 @@ export class DateMode {
     this.readoutHint = this.els.readout.textContent;
     this.getModule = getModule;
     this.afterUpdate = afterUpdate;
+    this.hashSuffix = hashSuffix;
     this.state = { ...DATE_DEFAULTS };
     this.model = null;
     this.roles = new Map();
@@ -681,7 +683,7 @@ export class DateMode {
 
   replaceHash() {
     if (!this.active) return;
-    const hash = `#${this.hash()}`;
+    const hash = `#${this.hash()}${this.hashSuffix()}`;
     if (location.hash === hash) return;
     try {
       history.replaceState(null, '', hash);

@@ -15,10 +15,14 @@ const FONT_BOLD = `bold ${FONT}`;
  * @param {string[]} p.tokens labels of the query rows (and of the key columns, by default)
  * @param {string[]} [p.keyTokens] labels of the key columns when they differ (cross-attention)
  * @param {string} [p.name] what the grid is called in its accessible label (default "Head h")
- * @param {(sel: {head: number, row: number, col: number} | null) => void} p.onSelect
+ * @param {(sel: {head: number, row: number, col: number, source: string} | null) => void} p.onSelect
+ *   the pointer, the focus ('focus') or the arrow keys ('keyboard') moved to a cell; null: left it
+ * @param {(cell: {head: number, row: number, col: number}) => void} [p.onActivate] click, tap,
+ *   Enter or Space on a cell (locks / unlocks it); without it, clicks do nothing
+ * @param {() => void} [p.onClear] Escape (clears the selection); without it, Escape leaves the grid
  */
 export class HeadHeatmap {
-  constructor({ head, result, tokens, keyTokens, name = `Head ${head}`, onSelect }) {
+  constructor({ head, result, tokens, keyTokens, name = `Head ${head}`, onSelect, onActivate, onClear }) {
     this.head = head;
     this.name = name;
     this.onSelect = onSelect;
@@ -45,20 +49,32 @@ export class HeadHeatmap {
       if (c) this.onSelect({ head, row: c.row, col: c.col, source: 'pointer' });
     });
     canvas.addEventListener('mouseleave', () => {
-      if (document.activeElement !== canvas) this.onSelect(null);
+      // (getRootNode: inside an element's shadow root, document.activeElement is the host.)
+      if (canvas.getRootNode().activeElement !== canvas) this.onSelect(null);
     });
     canvas.addEventListener('focus', () => {
       // Keep the cell when Tab moves on to the next head.
       const s = this.lastCell;
       const row = s && s.row < this.n ? s.row : 0;
       const col = s && s.col < this.m ? s.col : 0;
-      this.onSelect({ head, row, col, source: 'keyboard' });
+      this.onSelect({ head, row, col, source: 'focus' });
     });
     canvas.addEventListener('blur', () => this.onSelect(null));
+    // Click or tap: lock (or unlock) the cell, when the owner handles locking.
+    canvas.addEventListener('click', (e) => {
+      const c = this.layout && cellAt(this.layout, this.n, this.m, e.offsetX, e.offsetY);
+      if (c && onActivate) onActivate({ head, row: c.row, col: c.col });
+    });
     canvas.addEventListener('keydown', (e) => {
       const s = this.selection && this.selection.head === head ? this.selection : { row: 0, col: 0 };
       if (e.key === 'Escape') {
-        canvas.blur();
+        if (onClear) onClear();
+        else canvas.blur();
+        return;
+      }
+      if ((e.key === 'Enter' || e.key === ' ') && onActivate) {
+        e.preventDefault();
+        onActivate({ head, row: s.row, col: s.col });
         return;
       }
       const next = moveCell(e.key, s.row, s.col, this.n, this.m);

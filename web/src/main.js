@@ -14,16 +14,23 @@ import {
   defaultExplain, explainToHash, fitExplain, parseExplainHash, readMaskControls,
 } from './explain/explain_state.js';
 import { maskFields, toggleCell } from './explain/masks.js';
-import { cellAt } from './layout.js';
 import { parseDateHash, parseMode } from './date_state.js';
+import { CellSelection } from './selection.js';
+import { announceText, createAnnouncer } from './announce.js';
+import { copyText, iframeSnippet, linkWithHash } from './share.js';
+import { exportFileName, weightsCsv, weightsJson } from './export.js';
+import { canvasToPng, composeSnapshot, downloadBlob } from './snapshot.js';
 import {
   DEFAULTS,
   PRESETS,
   checkPageLimits,
+  defaultView,
   parseHash,
+  parseView,
   presetOf,
   readControls,
   stateToHash,
+  viewToHash,
 } from './state.js';
 
 const $ = (id) => document.getElementById(id);
@@ -57,6 +64,16 @@ const els = {
   randomPanel: $('random-panel'),
   datePanel: $('date-panel'),
   skipLink: document.querySelector('.skip-link'),
+  share: $('share'),
+  copyLink: $('copy-link'),
+  copyEmbed: $('copy-embed'),
+  exportBar: $('export'),
+  exportPng: $('export-png'),
+  exportCsv: $('export-csv'),
+  exportJson: $('export-json'),
+  shareStatus: $('share-status'),
+  shareText: $('share-text'),
+  fullPage: $('full-page-link'),
 };
 const READOUT_HINT = els.readout.textContent;
 const NUMBER_FIELDS = ['d_model', 'num_heads', 'seed'];
@@ -67,7 +84,17 @@ let view = null;
 let selection = null;
 /** 'random' (module 08's experiment, the controls above) or 'date' (the Date translator). */
 let mode = 'random';
-const dateMode = new DateMode({ getModule: () => mod, afterUpdate: () => showMemoryStats() });
+/** How the page is viewed (state.js VIEW_KEYS): {cell, embed}. The cell lives in `cells`. */
+const pageView = defaultView();
+const dateMode = new DateMode({
+  getModule: () => mod,
+  afterUpdate: () => showMemoryStats(),
+  hashSuffix: () => viewToHash({ embed: pageView.embed }),
+});
+/** The current cell of the grids: hovered, or locked by a click, a tap or Enter. */
+const cells = new CellSelection(onCellChange);
+let cellHashTimer = 0;
+const announcer = createAnnouncer(document.getElementById('random-panel'));
 /**
  * The explain keys (web/src/explain/explain_state.js): the extra mask, the drawn cells, the
  * switched-off heads. Kept beside `state`, written to the hash after it.
@@ -107,7 +134,7 @@ function activateCell(cell) {
     explainState = { ...explainState, drawn: toggleCell(explainState.drawn, cell.row, cell.col) };
     update();
   }
-  explain.lock(cell);
+  cells.toggle(cell); // explain.lock follows the lock, in onCellChange
 }
 
 function errorMessage(e) {
@@ -275,11 +302,13 @@ function render(state, tokens, result) {
     detail.className = 'head-detail';
     detail.textContent = ` · Q, K, V columns ${h * dHead}–${(h + 1) * dHead - 1}`;
     caption.append(title, detail);
-    const hm = new HeadHeatmap({ head: h, result, tokens, onSelect: select });
-    // A click locks the cell: the explain section shows how its weight is made.
-    hm.canvas.addEventListener('click', (e) => {
-      const c = hm.layout && cellAt(hm.layout, hm.n, hm.m, e.offsetX, e.offsetY);
-      if (c) activateCell({ head: h, row: c.row, col: c.col });
+    const hm = new HeadHeatmap({
+      head: h,
+      result,
+      tokens,
+      onSelect: pointOrMove,
+      onActivate: activateCell,
+      onClear: () => cells.clear(),
     });
     const scroller = document.createElement('div');
     scroller.className = 'grid-scroll';
@@ -304,11 +333,46 @@ function render(state, tokens, result) {
     '(Wq, Wk, Wv, Wo; the same for every valid num_heads)';
   els.params.dataset.count = String(result.parameter_count);
 
-  if (selection && (selection.row >= tokens.length || selection.col >= tokens.length ||
-      selection.head >= result.num_heads)) {
-    selection = null;
+  const c = cells.cell;
+  if (c && (c.row >= tokens.length || c.col >= tokens.length || c.head >= result.num_heads)) {
+    cells.clear();
   }
-  select(selection);
+  select(cells.cell);
+}
+
+/** A grid reports the pointer (hover), the focus or the arrow keys; see selection.js. */
+function pointOrMove(sel) {
+  if (!sel || sel.source === 'pointer') cells.hover(sel);
+  else if (sel.source === 'focus') {
+    if (!cells.cell) cells.move(sel);
+  } else cells.move(sel);
+}
+
+/** The current cell changed: draw it, say it (not on hover), keep a lock in the address. */
+function onCellChange(cell, { locked, reason }) {
+  if (view && reason !== 'hover') view.drawnSelection = undefined; // the lock note may change
+  select(cell);
+  if (!view) return;
+  if (cell && reason !== 'hover') {
+    const { tokens, result } = view;
+    const { n, m } = result;
+    const w = result.attn_weights[(cell.head * n + cell.row) * m + cell.col];
+    const lock = reason === 'lock' ? 'locked' : reason === 'unlock' ? 'unlocked' : undefined;
+    announcer.say(announceText(cell.head, tokens[cell.row], tokens[cell.col], w, {
+      masked: result.fully_masked_rows[cell.head * n + cell.row] === 1,
+      lock,
+    }));
+  } else if (reason === 'clear') announcer.say('No cell selected.');
+  els.readout.dataset.locked = String(locked);
+  // The explain section's step panel shows the locked cell.
+  if (locked && reason !== 'hover') explain.lock(cell);
+  else if (reason === 'unlock' || reason === 'clear') explain.lock(null);
+  // A moment later: holding an arrow key would call history.replaceState too often.
+  if (reason === 'restore') writeHash(view.state);
+  else if (reason !== 'hover') {
+    clearTimeout(cellHashTimer);
+    cellHashTimer = setTimeout(() => view && writeHash(view.state), 120);
+  }
 }
 
 /** Sizes every grid to the width the heads area has now. */
@@ -341,13 +405,19 @@ function select(sel) {
   const w = result.attn_weights[(sel.head * n + sel.row) * m + sel.col];
   let text = readoutText(sel.head, tokens[sel.row], tokens[sel.col], w);
   if (result.fully_masked_rows[sel.head * n + sel.row] === 1) text += ' (every key of this row is masked)';
+  if (cells.locked) text += ' · locked';
   els.readout.textContent = text;
   els.readout.dataset.head = String(sel.head);
 }
 
+/** The random-embeddings view as a hash: settings, explain keys, then the locked cell and embed. */
+function randomHash(state, { embed }) {
+  return `${stateToHash(state)}${explainToHash(explainState)}${viewToHash({ cell: cells.lockedCell, embed })}`;
+}
+
 function writeHash(state) {
   if (mode !== 'random') return;
-  const hash = `#${stateToHash(state)}${explainToHash(explainState)}`;
+  const hash = `#${randomHash(state, { embed: pageView.embed })}`;
   if (location.hash === hash) return;
   try {
     history.replaceState(null, '', hash);
@@ -358,6 +428,7 @@ function writeHash(state) {
 
 function applyHash(hash) {
   const wanted = parseMode(hash);
+  setEmbed(parseView(hash, DEFAULTS).view.embed);
   if (wanted.mode === 'date') {
     const date = parseDateHash(hash);
     showMode('date');
@@ -380,7 +451,106 @@ function applyHash(hash) {
     explainState = defaultExplain();
     setMaskControls(explainState);
     update();
+  } else if (parsed.view.cell) {
+    cells.restore(parsed.view.cell, true);
+  } else if (cells.locked) {
+    cells.clear();
   }
+}
+
+/** #embed: the grids, the legend and the readout only (for iframes in course pages). */
+function setEmbed(on) {
+  pageView.embed = on;
+  document.documentElement.classList.toggle('embed', on);
+  if (on) els.fullPage.href = linkWithHash(location.href, '');
+}
+
+/** The address of the view on screen, with or without the minimal chrome. */
+function currentLink({ embed }) {
+  const hash = mode === 'random' && view
+    ? randomHash(view.state, { embed })
+    : `${dateMode.hash()}${viewToHash({ embed })}`;
+  return linkWithHash(location.href, hash);
+}
+
+function shareStatus(text) {
+  els.shareStatus.textContent = text;
+}
+
+/** Copy link / Copy embed snippet: the clipboard, or a selected field to copy by hand. */
+async function share(what) {
+  const text = what === 'link'
+    ? currentLink({ embed: pageView.embed })
+    : iframeSnippet(currentLink({ embed: true }));
+  const how = await copyText(text, els.shareText);
+  const label = what === 'link' ? 'Link' : 'Embed snippet';
+  shareStatus(how === 'copied'
+    ? `${label} copied to the clipboard.`
+    : `${label} selected in the field below: the browser refused the clipboard here, press Ctrl+C (⌘C) to copy.`);
+}
+
+/** What the exports describe: the settings, the tokens and every head shown. */
+function exportData() {
+  const { state, tokens, result } = view;
+  return {
+    weights: result.attn_weights,
+    heads: view.heatmaps.map((hm) => hm.head),
+    queryTokens: tokens,
+    keyTokens: tokens,
+    maskedRows: result.fully_masked_rows,
+    config: {
+      d_model: result.d_model,
+      num_heads: result.num_heads,
+      d_head: result.d_head,
+      seed: state.seed,
+      is_causal: state.causal,
+      positional: state.positional,
+      text: state.text,
+      source: 'numpy_experiment (module 08): np.random.seed(seed); X = randn(n, d_model); Wq, Wk, Wv, Wo = randn(d_model, d_model)',
+    },
+  };
+}
+
+async function exportView(kind) {
+  if (!view) return;
+  const data = exportData();
+  const name = exportFileName(data.config, kind);
+  try {
+    if (kind === 'csv') {
+      downloadBlob(new Blob([weightsCsv(data)], { type: 'text/csv' }), name);
+    } else if (kind === 'json') {
+      downloadBlob(new Blob([`${JSON.stringify(weightsJson(data), null, 1)}\n`], { type: 'application/json' }), name);
+    } else {
+      const style = getComputedStyle(document.body);
+      const canvas = composeSnapshot({
+        title: `Multi-head attention: "${view.state.text}"`,
+        subtitle: els.summary.textContent,
+        panels: view.heatmaps.map((hm) => ({ canvas: hm.canvas, caption: hm.name })),
+        legend: els.legend,
+        ink: readTheme(els.heads).ink,
+        background: style.backgroundColor === 'rgba(0, 0, 0, 0)' ? '#ffffff' : style.backgroundColor,
+      });
+      downloadBlob(await canvasToPng(canvas), name);
+    }
+    shareStatus(`Saved ${name}.`);
+  } catch (e) {
+    shareStatus(`Could not export: ${errorMessage(e)}`);
+  }
+}
+
+function wireShare() {
+  els.copyLink.addEventListener('click', () => share('link'));
+  // In an iframe (#embed): the same view with the full page around it, in a new tab.
+  const toFullPage = () => {
+    els.fullPage.href = currentLink({ embed: false });
+  };
+  els.fullPage.addEventListener('click', toFullPage);
+  els.fullPage.addEventListener('focus', toFullPage);
+  els.fullPage.addEventListener('pointerenter', toFullPage);
+  els.copyEmbed.addEventListener('click', () => share('embed'));
+  els.exportPng.addEventListener('click', () => exportView('png'));
+  els.exportCsv.addEventListener('click', () => exportView('csv'));
+  els.exportJson.addEventListener('click', () => exportView('json'));
 }
 
 /** Shows one mode's panel and marks its tab (tabs pattern: the selected tab is the Tab stop). */
@@ -392,6 +562,9 @@ function showMode(next) {
     tab.tabIndex = on ? 0 : -1;
   }
   els.randomPanel.hidden = next !== 'random';
+  els.exportBar.hidden = next !== 'random';
+  // One share bar, under the grids of the mode shown.
+  $(next === 'date' ? 'date-share-slot' : 'random-share-slot').append(els.share);
   els.datePanel.hidden = next !== 'date';
   els.skipLink.href = next === 'date' ? '#date-heads-section' : '#heads-section';
   if (next !== 'date') dateMode.leave();
@@ -460,6 +633,7 @@ async function start() {
   els.coreVersion.textContent = String(mod.version);
 
   wireTabs();
+  wireShare();
   applyHash(location.hash);
 
   const later = debounce(update, 150);

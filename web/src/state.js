@@ -4,7 +4,7 @@
 // State: { text: string, d_model: int, num_heads: int, seed: uint32, causal: bool, positional: bool }
 // The wasm module is the authority on which (d_model, num_heads) pairs are valid; the checks here
 // are only those the module cannot see (empty or non-integer input, this page's display limits).
-import { tokenizeChecked, MAX_TOKENS } from './tokenize.js';
+import { tokenize, tokenizeChecked, MAX_TOKENS } from './tokenize.js';
 import { DATE_HASH_KEYS } from './date_state.js';
 import { EXPLAIN_KEYS } from './explain/explain_state.js';
 
@@ -47,6 +47,75 @@ export const DEFAULTS = PRESETS[DEFAULT_PRESET].state;
 
 const KEYS = ['text', 'd_model', 'num_heads', 'seed', 'causal', 'positional'];
 const MAX_TEXT_CHARS = 2000;
+
+/**
+ * Hash keys that say how the result is viewed rather than what is computed. Each entry:
+ *   parse(raw, ctx) → {value} | {note}: ctx = {state, tokens} (the settings already read from the
+ *     hash, and their tokens), so a value can be checked against them;
+ *   serialize(value) → string, or null to leave the key out (its default);
+ *   fallback: the value when the key is absent or invalid.
+ * A key added here (with a test in tests/web/state.test.mjs) round-trips through parseHash
+ * (result.view) and stateToHash(state, view), and is never reported as unknown.
+ */
+export const VIEW_KEYS = Object.freeze({
+  // The locked cell: "cell=H.Q.K" = head H, query row Q, key column K (0-based).
+  cell: Object.freeze({
+    fallback: null,
+    parse(raw, { state, tokens }) {
+      const m = /^(\d{1,2})\.(\d{1,3})\.(\d{1,3})$/.exec(raw.trim());
+      const cell = m && { head: Number(m[1]), row: Number(m[2]), col: Number(m[3]) };
+      if (cell && cell.head < state.num_heads && cell.row < tokens.length && cell.col < tokens.length) {
+        return { value: cell };
+      }
+      return {
+        note: `cell=${quoteValue(raw)} in the address is not head.query.key within ` +
+          `${state.num_heads} head${state.num_heads === 1 ? '' : 's'} and ${tokens.length} tokens ` +
+          '(e.g. cell=0.0.2); no cell is selected.',
+      };
+    },
+    serialize: (cell) => (cell ? `${cell.head}.${cell.row}.${cell.col}` : null),
+  }),
+  // Minimal chrome for an iframe: "#preset=module-08&embed" (or embed=1; embed=0 is the full page).
+  embed: Object.freeze({
+    fallback: false,
+    parse(raw) {
+      const v = raw.trim() === '' ? true : parseBoolean(raw);
+      return v === null ? { note: `embed=${quoteValue(raw)} in the address is not 1/0; showing the full page.` } : { value: v };
+    },
+    serialize: (on) => (on ? '1' : null),
+  }),
+});
+
+/** Every view key at its fallback value. */
+export function defaultView() {
+  return Object.fromEntries(Object.entries(VIEW_KEYS).map(([k, spec]) => [k, spec.fallback]));
+}
+
+/**
+ * The view keys of a hash, checked against the settings they apply to (see VIEW_KEYS).
+ * @returns {{view: object, notes: string[]}}
+ */
+export function parseView(hash, state) {
+  const params = hashParams(hash);
+  const view = defaultView();
+  const notes = [];
+  const tokens = tokenize(String(state.text ?? ''));
+  for (const [key, spec] of Object.entries(VIEW_KEYS)) {
+    if (!params.has(key)) continue;
+    const r = spec.parse(params.get(key), { state, tokens });
+    if ('value' in r) view[key] = r.value;
+    else notes.push(r.note);
+  }
+  return { view, notes };
+}
+
+function hashParams(hash) {
+  try {
+    return new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
+  } catch {
+    return new URLSearchParams();
+  }
+}
 
 /** "42", " 42 ", "+42" → 42; "", "4.0", "4e1", "0x10", "abc" → null. */
 export function parseInteger(raw) {
@@ -138,12 +207,7 @@ export function checkPageLimits(state, limits = PAGE_LIMITS) {
  */
 export function parseHash(hash, limits = PAGE_LIMITS) {
   const notes = [];
-  let params;
-  try {
-    params = new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
-  } catch {
-    params = new URLSearchParams();
-  }
+  const params = hashParams(hash);
   let base = DEFAULTS;
   let preset = null;
   if (params.has('preset')) {
@@ -157,7 +221,8 @@ export function parseHash(hash, limits = PAGE_LIMITS) {
   }
   const state = { ...base };
   for (const key of params.keys()) {
-    if (key !== 'preset' && !KEYS.includes(key) && !DATE_HASH_KEYS.includes(key) && !(key in EXPLAIN_KEYS)) {
+    if (key !== 'preset' && !KEYS.includes(key) && !DATE_HASH_KEYS.includes(key) && !(key in EXPLAIN_KEYS) &&
+        !(key in VIEW_KEYS)) {
       notes.push(`Ignored unknown setting "${quoteValue(key)}" in the address.`);
     }
   }
@@ -214,7 +279,8 @@ export function parseHash(hash, limits = PAGE_LIMITS) {
     }
   }
   if (preset && KEYS.some((k) => params.has(k)) && presetOf(state) !== preset) preset = null;
-  return { state, notes, preset };
+  const parsedView = parseView(hash, state);
+  return { state, notes: [...notes, ...parsedView.notes], preset, view: parsedView.view };
 }
 
 /** The name of the preset equal to `state`, or null. */
@@ -225,16 +291,29 @@ export function presetOf(state) {
   return null;
 }
 
-/** The hash (without "#") that parseHash reads back as `state`. */
-export function stateToHash(state) {
+/** The hash (without "#") that parseHash reads back as `state` and `view` (see VIEW_KEYS). */
+export function stateToHash(state, view = {}) {
   const name = presetOf(state);
-  if (name) return `preset=${name}`;
   const p = new URLSearchParams();
-  p.set('text', state.text);
-  p.set('d_model', String(state.d_model));
-  p.set('num_heads', String(state.num_heads));
-  p.set('seed', String(state.seed));
-  p.set('causal', state.causal ? '1' : '0');
-  p.set('positional', state.positional ? '1' : '0');
-  return p.toString();
+  if (name) p.set('preset', name);
+  else {
+    p.set('text', state.text);
+    p.set('d_model', String(state.d_model));
+    p.set('num_heads', String(state.num_heads));
+    p.set('seed', String(state.seed));
+    p.set('causal', state.causal ? '1' : '0');
+    p.set('positional', state.positional ? '1' : '0');
+  }
+  return p.toString() + viewToHash(view);
+}
+
+/** "&cell=0.0.2&embed=1": the view keys that differ from their fallback, or "". */
+export function viewToHash(view = {}) {
+  const p = new URLSearchParams();
+  for (const [key, spec] of Object.entries(VIEW_KEYS)) {
+    const s = key in view ? spec.serialize(view[key]) : null;
+    if (s !== null) p.set(key, s);
+  }
+  const out = p.toString();
+  return out ? `&${out}` : '';
 }

@@ -1,0 +1,73 @@
+// Sharing a view: its link, an iframe snippet, an element snippet, and copying text to the
+// clipboard with a fallback (a selected text field) where the clipboard is refused — file://
+// pages, iframes without clipboard-write permission, older browsers. Snippet builders are pure
+// (tested by tests/web/share.test.mjs); copyText needs a DOM.
+
+/** Text for a double-quoted HTML attribute value. */
+export function escapeAttribute(value) {
+  return String(value).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * `href` with its hash replaced by `hash` (with or without "#").
+ * @param {string} href the page's address, e.g. location.href
+ */
+export function linkWithHash(href, hash) {
+  const base = String(href).split('#')[0];
+  const h = String(hash).replace(/^#/, '');
+  return h ? `${base}#${h}` : base;
+}
+
+/**
+ * An iframe snippet showing `src` (a link whose hash has embed=1).
+ * @param {string} src @param {{title?: string, height?: number}} [options]
+ */
+export function iframeSnippet(src, { title = 'Multi-head attention weights (mha-lab)', height = 560 } = {}) {
+  return `<iframe src="${escapeAttribute(src)}" title="${escapeAttribute(title)}" ` +
+    `width="100%" height="${Math.round(height)}" loading="lazy"></iframe>`;
+}
+
+/** Attribute names of <mha-attention> for the page's settings (see docs/embedding.md). */
+const ELEMENT_ATTRIBUTES = [
+  ['text', 'tokens'], ['d_model', 'd-model'], ['num_heads', 'num-heads'], ['seed', 'seed'],
+];
+
+/**
+ * The <mha-attention> element (and its script tag) for a state of the page.
+ * @param {{text: string, d_model: number, num_heads: number, seed: number, causal: boolean,
+ *          positional: boolean}} state
+ * @param {{scriptSrc?: string, preset?: string|null, cell?: {head, row, col}|null}} [options]
+ */
+export function elementSnippet(state, { scriptSrc = 'mha-attention.js', preset = null, cell = null } = {}) {
+  const attrs = [];
+  if (preset) attrs.push(`preset="${escapeAttribute(preset)}"`);
+  else {
+    for (const [key, name] of ELEMENT_ATTRIBUTES) attrs.push(`${name}="${escapeAttribute(state[key])}"`);
+    if (state.causal) attrs.push('causal');
+    if (state.positional) attrs.push('positional');
+  }
+  if (cell) attrs.push(`cell="${cell.head}.${cell.row}.${cell.col}"`);
+  return `<script src="${escapeAttribute(scriptSrc)}"></script>\n<mha-attention ${attrs.join(' ')}></mha-attention>`;
+}
+
+/**
+ * Copies `text`: the async clipboard API when the browser allows it; otherwise the text goes
+ * into `field` (a text input or textarea, shown and selected) for the reader to copy by hand.
+ * @param {string} text
+ * @param {HTMLInputElement|HTMLTextAreaElement} field the fallback field (may be hidden)
+ * @returns {Promise<'copied'|'manual'>}
+ */
+export async function copyText(text, field) {
+  field.value = text;
+  try {
+    if (!navigator.clipboard?.writeText) throw new Error('no clipboard API');
+    await navigator.clipboard.writeText(text);
+    field.closest('[data-fallback]')?.setAttribute('hidden', '');
+    return 'copied';
+  } catch {
+    field.closest('[data-fallback]')?.removeAttribute('hidden');
+    field.focus();
+    field.select();
+    return 'manual';
+  }
+}
