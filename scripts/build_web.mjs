@@ -1,10 +1,15 @@
 #!/usr/bin/env node
 // Builds the static page into one folder that works from file:// and from any static host:
 //   dist/index.html   web/index.html with the version from package.json stamped in
-//   dist/style.css    web/style.css
+//   dist/style.css    web/style.css (after common.css)
 //   dist/favicon.svg  web/favicon.svg
 //   dist/app.js       web/src/main.js and its imports (incl. d3-scale-chromatic), bundled by
 //                     esbuild into ONE classic IIFE script (Chrome refuses module scripts on file://)
+//   dist/mha-attention.js  the <mha-attention> custom element (web/src/element.js and its imports,
+//                     web/element.css inlined as text): one classic script for course pages
+//   dist/mha-attention.css  web/element.css (used only where constructed stylesheets are missing)
+//   dist/common.css   web/common.css: rules shared by the page and the element (bundled in the element)
+//   dist/embed-example.html  web/embed-example.html: the element and an iframe, as course pages use them
 //   dist/mha_wasm.js  the Emscripten glue (SINGLE_FILE: the wasm is inside it)
 //   dist/date_model.js  only when web/date_model.safetensors exists: a classic script setting
 //                     the global MHA_DATE_MODEL = {bytes, safetensors: <base64>, heads: <the JSON of
@@ -72,6 +77,26 @@ export async function writeDateModel({ model, heads, outDir, warn = console.warn
   return { bytes: bytes.length, heads: headsJson !== null };
 }
 
+/**
+ * One entry of web/src and its imports (d3-scale-chromatic, CSS files as text) as ONE classic IIFE
+ * script: Chrome refuses module scripts on file://.
+ */
+function bundle(entry, outfile, what) {
+  return build({
+    absWorkingDir: ROOT,
+    entryPoints: [path.join(WEB, 'src', entry)],
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: ['es2020', 'chrome90', 'firefox90', 'safari15'],
+    loader: { '.css': 'text' },
+    outfile,
+    banner: { js: `/* ${what}: built by scripts/build_web.mjs from web/src/${entry} */` },
+    legalComments: 'eof',
+    logLevel: 'warning',
+  });
+}
+
 export async function buildWeb({
   wasm,
   out,
@@ -90,18 +115,15 @@ export async function buildWeb({
   if (!/^[0-9A-Za-z.+-]+$/.test(version)) throw new Error(`unexpected version "${version}"`);
 
   await mkdir(outDir, { recursive: true });
-  await build({
-    absWorkingDir: ROOT,
-    entryPoints: [path.join(WEB, 'src', 'main.js')],
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    target: ['es2020', 'chrome90', 'firefox90', 'safari15'],
-    outfile: path.join(outDir, 'app.js'),
-    banner: { js: `/* mha-lab page v${version}: built by scripts/build_web.mjs from web/src */` },
-    legalComments: 'eof',
-    logLevel: 'warning',
-  });
+  await bundle('main.js', path.join(outDir, 'app.js'), `mha-lab page v${version}`);
+
+  // The <mha-attention> element: its own classic script (it adds mha_wasm.js itself), its
+  // shadow-root CSS bundled in as text (a constructed stylesheet) and also beside it as a file.
+  await bundle('element.js', path.join(outDir, 'mha-attention.js'), `<mha-attention> v${version}`);
+  await copyFile(path.join(WEB, 'element.css'), path.join(outDir, 'mha-attention.css'));
+  await copyFile(path.join(WEB, 'common.css'), path.join(outDir, 'common.css'));
+  const example = await readFile(path.join(WEB, 'embed-example.html'), 'utf8');
+  await writeFile(path.join(outDir, 'embed-example.html'), example.replace(PLACEHOLDER, version));
 
   const html = await readFile(path.join(WEB, 'index.html'), 'utf8');
   if (!html.includes('%MHA_LAB_VERSION%')) throw new Error('web/index.html has no %MHA_LAB_VERSION% placeholder');

@@ -67,9 +67,12 @@ export async function startTargets() {
  * console errors, uncaught exceptions, dialogs (alert/confirm/prompt), failed or >= 400 requests,
  * and requests to anything but the page's own origin (those are also aborted, so nothing can
  * leave the machine). `setup(context)`, if given, runs before the page is created.
+ * `path`: another page of dist/ (e.g. 'embed-example.html'); `ready`: the selector to wait for.
  */
-export async function openPage(browser, target, hash = '', { width = 1280, height = 900, dpr = 1, setup } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: dpr });
+export async function openPage(browser, target, hash = '', {
+  width = 1280, height = 900, dpr = 1, setup, path = null, ready = 'html[data-ready="true"]', contextOptions = {},
+} = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: dpr, ...contextOptions });
   // Optional: prepare the context before the page exists (e.g. context.addInitScript(...)).
   if (setup) await setup(context);
   const problems = [];
@@ -101,8 +104,8 @@ export async function openPage(browser, target, hash = '', { width = 1280, heigh
   page.on('response', (r) => {
     if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
   });
-  await page.goto(target.url + hash);
-  await page.waitForSelector('html[data-ready="true"]', { timeout: 20000 });
+  await page.goto((path ? new URL(path, target.url).href : target.url) + hash);
+  await page.waitForSelector(ready, { timeout: 20000 });
   return {
     page,
     problems,

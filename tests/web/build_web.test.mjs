@@ -28,7 +28,8 @@ before(async () => {
 after(() => rm(tmp, { recursive: true, force: true }));
 
 test('dist holds the page, the stylesheet, one bundled script and the wasm glue', async () => {
-  assert.deepEqual((await readdir(out)).sort(), ['app.js', 'favicon.svg', 'index.html', 'mha_wasm.js', 'style.css']);
+  assert.deepEqual((await readdir(out)).sort(), ['app.js', 'common.css', 'embed-example.html', 'favicon.svg', 'index.html',
+    'mha-attention.css', 'mha-attention.js', 'mha_wasm.js', 'style.css']);
   assert.match(await readFile(path.join(out, 'mha_wasm.js'), 'utf8'), /createMhaModule/);
 });
 
@@ -39,6 +40,23 @@ test('app.js is a classic IIFE script: no import/export left, d3 viridis bundled
   assert.doesNotMatch(js, /^\s*(import|export)\s/m);
   assert.match(js, /440154/); // viridis' first colour, from d3-scale-chromatic
   assert.doesNotMatch(js, /https?:\/\/(?!www\.w3\.org)/); // nothing to fetch
+});
+
+test('mha-attention.js: the element as one classic script, its CSS inside, nothing remote', async () => {
+  const js = await readFile(path.join(out, 'mha-attention.js'), 'utf8');
+  assert.match(js, /^\/\* <mha-attention> v\d+\.\d+\.\d+/);
+  assert.doesNotMatch(js, /^\s*(import|export)\s/m);
+  assert.match(js, /customElements\.define\("mha-attention"/);
+  assert.match(js, /"mha_wasm\.js"/, 'it adds the core from its own folder');
+  assert.ok(js.includes('.readout[data-locked=\\"true\\"]') || js.includes('.readout[data-locked="true"]'), 'web/element.css bundled as text');
+  assert.ok(js.includes('.heatmap:focus-visible'), 'web/common.css bundled as text');
+  assert.doesNotMatch(js, /https?:\/\/(?!www\.w3\.org)/);
+  assert.equal(await readFile(path.join(out, 'mha-attention.css'), 'utf8'), await readFile(path.join(ROOT, 'web', 'element.css'), 'utf8'));
+  const example = await readFile(path.join(out, 'embed-example.html'), 'utf8');
+  const scripts = [...example.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)];
+  assert.deepEqual(scripts.map((m) => [m[1].trim(), m[2].trim()]), [['src="mha-attention.js"', '']]);
+  assert.doesNotMatch(example, /<style\b|\sstyle\s*=|\son[a-z]+\s*=|%MHA_LAB_VERSION%/i);
+  assert.match(example, /Content-Security-Policy" content="default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'"/);
 });
 
 test('the version from package.json is stamped into the page', async () => {
@@ -98,7 +116,8 @@ test('date_model.js: the model as base64 and the heads\' roles, in a classic scr
     '--out', dir, '--date-model', model, '--date-heads', heads], { cwd: ROOT });
   assert.match(stdout, /date model \(3000 bytes, with head roles\)/);
   assert.deepEqual((await readdir(dir)).sort(),
-    ['app.js', 'date_model.js', 'favicon.svg', 'index.html', 'mha_wasm.js', 'style.css']);
+    ['app.js', 'common.css', 'date_model.js', 'embed-example.html', 'favicon.svg', 'index.html', 'mha-attention.css',
+      'mha-attention.js', 'mha_wasm.js', 'style.css']);
   const { src, model: m } = await loadDateModelScript(dir);
   assert.match(src, /^\/\* mha-lab date model: m\.safetensors \(3000 bytes\)/);
   assert.doesNotMatch(src, /^\s*(import|export)\s/m, 'a classic script');

@@ -1,0 +1,222 @@
+// <mha-attention> in a course page (dist/embed-example.html: three elements and an iframe of the
+// page with embed=1), served over http (CSP header + meta) and from file:// (meta): the course
+// numbers inside the shadow roots, independent elements, re-rendering on attribute changes,
+// messages for invalid attributes, keyboard and announcements, saving, the Date translator preset;
+// every request is to the page's own files (others are aborted and fail the test) and the strict
+// CSP reports no violation.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { withCheckedPage, useBrowserAndTargets } from './helpers.mjs';
+
+const TIMEOUT = 120_000;
+const EXAMPLE = 'embed-example.html';
+const READY = 'mha-attention#m03-four[data-state="ready"]';
+const env = useBrowserAndTargets();
+
+function recordViolations() {
+  window.__csp = [];
+  document.addEventListener('securitypolicyviolation', (e) => {
+    window.__csp.push(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`);
+  });
+}
+
+const open = (target, fn, options = {}) => withCheckedPage(env.browser, target, '', fn, {
+  path: EXAMPLE, ready: READY, setup: (c) => c.addInitScript(recordViolations), ...options,
+});
+
+/** Runs `fn(shadowRoot, host)` in the page for element `id`. */
+const inElement = (page, id, fn, arg) => page.evaluate(
+  ([i, src, a]) => {
+    const host = document.getElementById(i);
+    // eslint-disable-next-line no-new-func -- test-side only: the page itself never evaluates strings
+    return (0, eval)(`(${src})`)(host.shadowRoot, host, a);
+  },
+  [id, fn.toString(), arg],
+);
+const row = (page, id, head, r) => inElement(page, id, (root, host, [h, q]) =>
+  [...root.querySelectorAll(`table[data-head="${h}"] tbody tr[data-row="${q}"] td`)].map((td) => td.textContent), [head, r]);
+const text = (page, id, selector) => inElement(page, id, (root, host, s) => root.querySelector(s).textContent, selector);
+const count = (page, id, selector) => inElement(page, id, (root, host, s) => root.querySelectorAll(s).length, selector);
+
+/** Sets attributes of element `id` and waits for its next render (mha-ready or mha-error). */
+function setAttributes(page, id, attrs) {
+  return page.evaluate(([i, a]) => new Promise((resolve) => {
+    const host = document.getElementById(i);
+    const done = (e) => {
+      host.removeEventListener('mha-ready', done);
+      host.removeEventListener('mha-error', done);
+      resolve(e.type);
+    };
+    host.addEventListener('mha-ready', done);
+    host.addEventListener('mha-error', done);
+    for (const [k, v] of Object.entries(a)) {
+      if (v === null) host.removeAttribute(k);
+      else host.setAttribute(k, v);
+    }
+  }), [id, attrs]);
+}
+
+for (const which of [0, 1]) {
+  const target = () => env.servers.targets[which];
+  describe(`<mha-attention> ${which === 0 ? 'served over http (CSP header + meta)' : 'opened from file:// (CSP meta)'}`, { timeout: TIMEOUT }, () => {
+    test('three elements and an iframe: course numbers, own files only, no CSP violation', () =>
+      open(target(), async ({ page, requests }) => {
+        // Module 08, in the element's shadow root.
+        assert.deepEqual(await row(page, 'm08', 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);
+        assert.deepEqual(await row(page, 'm08', 1, 0), ['0.000', '0.000', '0.000', '0.000', '1.000']);
+        assert.equal(await text(page, 'm08', '.readout'), "head 0 · query 'Heads' → key 'at': 0.424 · locked");
+        assert.equal(await text(page, 'm08', '.summary'), 'n = 5 tokens · d_model = 8 · num_heads = 2 · d_head = 4 · seed 7 · 256 parameters (4 · d_model²)');
+        // Module 03: one head versus four on one sentence; each element has its own grids.
+        assert.equal(await count(page, 'm03-one', 'canvas.heatmap'), 1);
+        assert.equal(await count(page, 'm03-four', 'canvas.heatmap'), 4);
+        assert.match(await text(page, 'm03-four', '.summary'), /^n = 11 tokens · d_model = 16 · num_heads = 4 · d_head = 4 · seed 3 · 1\u202F024 parameters \(4 · d_model²\)$/);
+        assert.match(await text(page, 'm03-one', '.summary'), /num_heads = 1 · d_head = 16 · seed 3 · 1\u202F024 parameters/);
+        // docs/embedding.md's module 03 table: the row of "it" (query 7), one head and four.
+        assert.equal((await row(page, 'm03-one', 0, 7))[4], '0.991');
+        assert.deepEqual((await row(page, 'm03-four', 1, 7)).slice(2, 4), ['0.392', '0.591']);
+        assert.equal((await row(page, 'm03-four', 2, 7))[0], '1.000');
+        for (const id of ['m03-one', 'm03-four']) {
+          const sums = await inElement(page, id, (root) => [...root.querySelectorAll('tbody tr')].map((tr) =>
+            [...tr.querySelectorAll('td')].reduce((s, td) => s + Number(td.dataset.weight), 0)));
+          assert.equal(sums.length, id === 'm03-one' ? 11 : 44);
+          for (const s of sums) assert.ok(Math.abs(s - 1) < 1e-5, `${id} row sum ${s}`);
+        }
+        // Styles came from the constructed stylesheet: the frame is drawn, no inline style exists.
+        assert.equal(await inElement(page, 'm08', (root) => getComputedStyle(root.querySelector('.mha')).borderTopStyle), 'solid');
+        assert.equal(await inElement(page, 'm08', (root) => root.adoptedStyleSheets.length), 1);
+        assert.equal(await inElement(page, 'm08', (root) => root.querySelectorAll('style, [style*=":"]:not(canvas)').length), 0);
+        // The iframe (embed=1) shows the page with its locked cell.
+        const frame = page.frames().find((f) => /index\.html/.test(f.url()));
+        assert.ok(frame, 'the iframe loaded');
+        await frame.waitForSelector('html[data-ready="true"]');
+        assert.equal(await frame.evaluate(() => document.documentElement.classList.contains('embed')), true);
+        assert.equal(await frame.textContent('#readout'), "head 1 · query 'Heads' → key 'things': 1.000 · locked");
+
+        assert.deepEqual(await page.evaluate(() => window.__csp), [], 'no CSP violation');
+        const own = requests.filter((u) => !u.startsWith('data:') && !u.startsWith('blob:'));
+        for (const u of own) assert.ok(target().isOwn(u), `own files only: ${u}`);
+        const files = new Set(own.map((u) => new URL(u).pathname.split('/').pop()));
+        for (const f of [EXAMPLE, 'style.css', 'mha-attention.js', 'mha_wasm.js', 'index.html', 'app.js']) {
+          assert.ok(files.has(f), `requested ${f}: ${[...files].join(' ')}`);
+        }
+        assert.equal(files.has('date_model.js'), false, 'the date model is loaded only when an element asks for it');
+      }));
+
+    test('changing an attribute re-renders that element only; invalid values show a message and keep the view', () =>
+      open(target(), async ({ page }) => {
+        assert.equal(await setAttributes(page, 'm08', { 'num-heads': '4' }), 'mha-ready');
+        assert.equal(await count(page, 'm08', 'canvas.heatmap'), 4);
+        assert.match(await text(page, 'm08', '.summary'), /num_heads = 4 · d_head = 2/);
+        assert.equal(await count(page, 'm03-one', 'canvas.heatmap'), 1, 'the other elements keep their settings');
+
+        assert.equal(await setAttributes(page, 'm08', { 'num-heads': '3' }), 'mha-error');
+        assert.match(await text(page, 'm08', '.message'),
+          /^mha-attention: d_model=8 is not divisible by num_heads=3 .*\(attributes d-model, num-heads\)$/);
+        assert.equal(await inElement(page, 'm08', (root) => root.querySelector('.message').getAttribute('role')), 'alert');
+        assert.equal(await count(page, 'm08', 'canvas.heatmap'), 4, 'the last valid view stays');
+
+        assert.equal(await setAttributes(page, 'm08', { 'num-heads': '2', tokens: 'The cat sat on the mat', causal: '' }), 'mha-ready');
+        assert.equal(await text(page, 'm08', '.message'), '');
+        assert.equal(await count(page, 'm08', 'canvas.heatmap'), 2);
+        assert.equal((await row(page, 'm08', 0, 0)).join(' '), '1.000 0.000 0.000 0.000 0.000 0.000', 'causal: query 0 sees key 0 only');
+
+        assert.equal(await setAttributes(page, 'm08', { heads: '1', preset: null, causal: null }), 'mha-ready');
+        assert.deepEqual(await inElement(page, 'm08', (root) => [...root.querySelectorAll('canvas.heatmap')].map((c) => c.dataset.head)), ['1']);
+        assert.equal(await setAttributes(page, 'm08', { heads: '5' }), 'mha-error');
+        assert.match(await text(page, 'm08', '.message'), /^mha-attention: heads="5" names head 5; this view has heads 0 to 1\.$/);
+
+        // A new element with bad attributes: a message naming the value, not a broken element.
+        for (const [attrs, want] of [
+          [{ preset: 'module-99' }, /preset="module-99" is not one of module-08, causal-positions, date-translator/],
+          [{ 'd-model': 'eight' }, /d_model=eight is not a whole number\. \(attribute d-model\)/],
+          [{ tokens: '<img src=x onerror=window.__pwned=1>', cell: '9.9.9' }, /cell="9\.9\.9" is outside this view/],
+        ]) {
+          const got = await page.evaluate((a) => new Promise((resolve) => {
+            const e = document.createElement('mha-attention');
+            for (const [k, v] of Object.entries(a)) e.setAttribute(k, v);
+            e.addEventListener('mha-ready', () => resolve(e.shadowRoot.querySelector('.message').textContent));
+            e.addEventListener('mha-error', () => resolve(e.shadowRoot.querySelector('.message').textContent));
+            document.querySelector('main').append(e);
+          }), attrs);
+          assert.match(got, want);
+        }
+        assert.equal(await page.evaluate(() => window.__pwned), undefined);
+        assert.deepEqual(await page.evaluate(() => window.__csp), []);
+      }));
+
+    test('keyboard inside an element: arrows announce, Enter locks, Escape clears; elements stay independent', () =>
+      open(target(), async ({ page }) => {
+        await inElement(page, 'm03-four', (root) => root.querySelector('canvas[data-head="2"]').focus());
+        await page.keyboard.press('ArrowDown');
+        await page.keyboard.press('ArrowRight');
+        const w = (await row(page, 'm03-four', 2, 1))[1];
+        assert.equal(await text(page, 'm03-four', '.announce'), `head 2, query 'animal', key 'animal': ${w}`);
+        assert.equal(await inElement(page, 'm03-four', (root) => root.querySelector('.announce').getAttribute('aria-live')), 'polite');
+        await page.keyboard.press('Enter');
+        assert.equal(await text(page, 'm03-four', '.announce'), `head 2, query 'animal', key 'animal': ${w}, locked`);
+        assert.match(await text(page, 'm03-four', '.readout'), / · locked$/);
+        // The other elements did not move.
+        assert.equal(await text(page, 'm08', '.readout'), "head 0 · query 'Heads' → key 'at': 0.424 · locked");
+        assert.equal(await text(page, 'm03-one', '.announce'), '');
+        await page.keyboard.press('Escape');
+        assert.equal(await text(page, 'm03-four', '.announce'), 'No cell selected.');
+        assert.match(await text(page, 'm03-four', '.readout'), /^Point at a cell/);
+        // A tap-like click locks a cell of another element.
+        const box = await inElement(page, 'm03-one', (root) => {
+          const c = root.querySelector('canvas.heatmap');
+          c.scrollIntoView({ block: 'center' });
+          const r = c.getBoundingClientRect();
+          return { x: r.x + Number(c.dataset.originX) + 0.5 * Number(c.dataset.cell), y: r.y + Number(c.dataset.originY) + 0.5 * Number(c.dataset.cell) };
+        });
+        await page.mouse.click(box.x, box.y);
+        assert.match(await text(page, 'm03-one', '.announce'), /^head 0, query 'The', key 'The': \d\.\d{3}, locked$/);
+      }));
+
+    test('saving from an element: CSV of the heads shown, JSON h × n × m', () =>
+      open(target(), async ({ page }) => {
+        await setAttributes(page, 'm08', { heads: '1' });
+        const [d] = await Promise.all([page.waitForEvent('download'),
+          inElement(page, 'm08', (root) => root.querySelector('button[data-export="csv"]').click())]);
+        assert.equal(d.suggestedFilename(), 'mha-attention-d8-h2-seed7.csv');
+        const lines = (await import('node:fs')).readFileSync(await d.path(), 'utf8').split('\r\n');
+        assert.equal(lines.length, 1 + 25 + 1);
+        assert.equal(lines[5].split(',').slice(0, 5).join(','), '1,0,Heads,4,things');
+        assert.equal(Number(lines[5].split(',')[5]).toFixed(3), '1.000');
+        const [j] = await Promise.all([page.waitForEvent('download'),
+          inElement(page, 'm08', (root) => root.querySelector('button[data-export="json"]').click())]);
+        const doc = JSON.parse((await import('node:fs')).readFileSync(await j.path(), 'utf8'));
+        assert.deepEqual([doc.heads, doc.shape, doc.tokens.length], [[1], [1, 5, 5], 5]);
+        assert.deepEqual(doc.attn_weights[0][0].map((w) => w.toFixed(3)), ['0.000', '0.000', '0.000', '0.000', '1.000']);
+        const [p] = await Promise.all([page.waitForEvent('download'),
+          inElement(page, 'm08', (root) => root.querySelector('button[data-export="png"]').click())]);
+        const png = (await import('node:fs')).readFileSync(await p.path());
+        assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
+        assert.ok(png.readUInt32BE(16) > 200 && png.readUInt32BE(20) > 200, 'width and height from the IHDR chunk');
+      }));
+
+    test('preset="date-translator": the trained model, loaded once for the page', () =>
+      open(target(), async ({ page, requests }) => {
+        const result = await page.evaluate(() => new Promise((resolve) => {
+          const made = ['30.11.26', 'Nov 30, 2026'].map((t, i) => {
+            const e = document.createElement('mha-attention');
+            e.id = `date${i}`;
+            e.setAttribute('preset', 'date-translator');
+            e.setAttribute('tokens', t);
+            if (i === 1) e.setAttribute('kind', 'encoder_self');
+            document.querySelector('main').append(e);
+            return new Promise((r) => e.addEventListener('mha-ready', r, { once: true }));
+          });
+          Promise.all(made).then(() => resolve(['date0', 'date1'].map((id) => {
+            const root = document.getElementById(id).shadowRoot;
+            return [root.querySelector('.summary').textContent, root.querySelectorAll('canvas.heatmap').length];
+          })));
+        }));
+        assert.deepEqual(result, [
+          ['"30.11.26" → 2026-11-30 · Cross-attention, layer 1 · 4 heads', 4],
+          ['"Nov 30, 2026" → 2026-11-30 · Encoder self-attention, layer 1 · 4 heads', 4],
+        ]);
+        assert.equal(requests.filter((u) => u.endsWith('/date_model.js')).length, 1, 'one date_model.js for both');
+        assert.deepEqual(await page.evaluate(() => window.__csp), []);
+      }));
+  });
+}
