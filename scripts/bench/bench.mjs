@@ -3,6 +3,7 @@
 //
 //   node scripts/bench/bench.mjs [--quick] [--no-browser] [--no-page] [--no-scaling]
 //                                [--out docs/benchmarks.md] [--configs n,d,h ...]
+//   node scripts/bench/bench.mjs --report-only   (re-renders the last run's build/bench/results.json)
 //
 // One run, one machine: PyTorch (native, the reference), our core natively and as wasm (node and
 // headless Chromium), onnxruntime-web 1.17.3 and 1.30.0, tfjs-backend-wasm 4.22 on the same
@@ -24,6 +25,7 @@ const ROOT = path.resolve(HERE, '..', '..');
 const BENCH = path.join(ROOT, 'build', 'bench');
 const DATA = path.join(BENCH, 'data');
 const NATIVE_BENCH = path.join(BENCH, 'mha_native_bench');
+const RESULTS = path.join(BENCH, 'results.json');
 const WASM = path.join(ROOT, 'build', 'wasm', 'mha_wasm.js');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
@@ -85,20 +87,27 @@ function runNative(configs, reps) {
 }
 
 const NODE_SYSTEMS = {
-  'ours-wasm': { system: 'ours', label: 'mha-lab wasm (node)' },
+  'ours-wasm': { system: 'ours', label: 'mha-lab wasm, forward (copies) (node)' },
+  'ours-wasm-views': { system: 'ours-views', label: 'mha-lab wasm, forwardViews (zero-copy) (node)', optional: true },
   ort117: { system: 'ort117', label: 'onnxruntime-web 1.17.3 wasm SIMD (node)' },
   ort130: { system: 'ort130', label: 'onnxruntime-web 1.30.0 wasm SIMD (node)' },
   tfjs: { system: 'tfjs', label: 'tfjs-backend-wasm 4.22 SIMD (node)' },
 };
 
+/** One node process for system `key`; an optional system this build lacks is skipped ([]). */
 function runNode(key, configs, reps) {
-  const { system, label } = NODE_SYSTEMS[key];
-  log(`${label}`);
-  return runJsonLines(process.execPath, [path.join(HERE, 'run_node.mjs'), '--system', system, '--data', DATA,
-    '--wasm', WASM, '--budget-ms', String(reps.budgetMs), '--min-reps', String(reps.minReps),
-    '--max-reps', String(reps.maxReps), ...configs.map((c) => c.join(','))]).map((r) => ({
-    ...r, key, label: r.name ? `${r.name} (node)` : label,
-  }));
+  const { system, label, optional } = NODE_SYSTEMS[key];
+  log(label);
+  const args = [path.join(HERE, 'run_node.mjs'), '--system', system, '--data', DATA, '--wasm', WASM,
+    '--budget-ms', String(reps.budgetMs), '--min-reps', String(reps.minReps),
+    '--max-reps', String(reps.maxReps), ...configs.map((c) => c.join(','))];
+  try {
+    return runJsonLines(process.execPath, args).map((r) => ({ ...r, key, label: `${r.name} (node)` }));
+  } catch (e) {
+    if (!optional) throw e;
+    log(`skipped ${label}: ${e.message.split('\n').find((l) => l.includes('Error')) ?? e.message}`);
+    return [];
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -157,7 +166,7 @@ async function runChromium(browser, keys, configs, reps) {
       try {
         await page.waitForSelector('html[data-ready="true"]', { timeout: 30000 });
         const rows = await page.evaluate((o) => window.benchRun(o),
-          { system: key === 'ours-wasm' ? 'ours' : key, configs, ...reps });
+          { system: { 'ours-wasm': 'ours', 'ours-wasm-views': 'ours-views' }[key] ?? key, configs, ...reps });
         const version = await browser.version();
         for (const r of rows) {
           out.push({ ...r, key: `${key}@chromium`, env: `Chromium ${version}`, label: `${r.name} (Chromium ${version.split('.')[0]})` });
@@ -277,6 +286,9 @@ const SCALING_FIXED_N = 512;
 function scaling(reps) {
   const points = [
     ...SCALING_N.map((n) => ({ axis: 'n', n, d: 768, h: 12 })),
+    // 12 × 4096² weights exceed mha::limits::max_weight_entries (2^26): the core refuses that
+    // point (the table shows its error); 4 heads × 4096² = 2^26 is the largest n = 4096 case allowed.
+    { axis: 'n', n: 4096, d: 768, h: 4 },
     ...SCALING_D.map((d) => ({ axis: 'd', n: SCALING_FIXED_N, d, h: Math.max(1, d / 64) })),
   ];
   const out = [];
@@ -293,7 +305,8 @@ function scaling(reps) {
       if (r.status === 0) {
         row[name] = JSON.parse(r.stdout.split('\n').find((l) => l.startsWith('{')));
       } else {
-        row[name] = { error: (r.stderr || `exit ${r.status}`).trim().split('\n').slice(-1)[0] };
+        const lines = (r.stderr || `exit ${r.status}`).trim().split('\n');
+        row[name] = { error: (lines.find((l) => /error/i.test(l)) ?? lines[0]).replace(/^.*?(Error|error): /, '') };
       }
     }
     out.push(row);
@@ -348,7 +361,8 @@ function agrees(r) {
 }
 
 function systemOrder(results) {
-  const order = ['ours-native', 'pytorch', 'ours-wasm', 'ours-wasm@chromium', 'ort117', 'ort117@chromium',
+  const order = ['ours-native', 'pytorch', 'ours-wasm', 'ours-wasm-views', 'ours-wasm@chromium',
+    'ours-wasm-views@chromium', 'ort117', 'ort117@chromium',
     'ort130', 'ort130@chromium', 'tfjs'];
   const keys = [...new Set(results.map((r) => r.key))];
   return keys.sort((a, b) => order.indexOf(a) - order.indexOf(b));
@@ -384,10 +398,10 @@ function report({ results, configs, browserKeys, page, sizes, scale, info, start
   p();
   p('- **PyTorch**: `nn.MultiheadAttention(d, h, batch_first=True)` in `eval()` under `torch.no_grad()`, `need_weights=True, average_attn_weights=False`, `torch.set_num_threads(1)`, `OPENBLAS_NUM_THREADS=1`. It writes the inputs every other system reads (`build/bench/data`, seeded) and is the reference of the agreement check.');
   p('- **mha-lab native**: `mha::MultiheadAttention::forward` (no intermediates) from `build/native/libmha_core.a`, driven by `scripts/bench/mha_native_bench.cpp`.');
-  p('- **mha-lab wasm**: `build/wasm/mha_wasm.js` through its documented API: `new mod.MultiheadAttention(spec)`, `layer.forward({n, query, keep_intermediates: false})`.');
+  p('- **mha-lab wasm**: `build/wasm/mha_wasm.js` through its documented API: `new mod.MultiheadAttention(spec)`, then per call `layer.forward({n, query, keep_intermediates: false})` (results copied into JS-owned arrays) and, where the build has it, `layer.forwardViews({n, query})` (zero-copy: views into wasm memory, valid until the next call; docs/js-api.md).');
   p(`- **onnxruntime-web**: the same module exported by \`torch.onnx.export\` (opset 17, one model per configuration) on the \`wasm\` execution provider, \`ort.env.wasm.numThreads = 1\`, no proxy worker; 1.17.3 loads \`ort-wasm-simd.wasm\`, 1.30.0 \`ort-wasm-simd-threaded.wasm\` (its only CPU build) with one thread.`);
   p('- **tfjs-backend-wasm**: multi-head attention written with tfjs ops (`matMul`, `softmax`, `reshape`, `transpose`; `scripts/bench/systems.mjs`), SIMD build, threads off.');
-  p(`- In **headless Chromium** (${info.chromium}): our module and ${browserKeys.filter((k) => k !== 'ours-wasm').join(', ') || 'no peer'} (the fastest wasm peer of the node run), served from \`build/bench\` by \`scripts/serve.mjs\` on 127.0.0.1, no other network.`);
+  p(`- In **headless Chromium** (${info.chromium}): our module and ${browserKeys.filter((k) => !k.startsWith('ours')).join(', ') || 'no peer'} (the fastest wasm peer of the node run), served from \`build/bench\` by \`scripts/serve.mjs\` on 127.0.0.1, no other network.`);
   p();
   p('GFLOP/s counts 2·n·d·3d (q, k, v projections) + 2·2·n²·d (scores and A·V over all heads) + 2·n·d² (out_proj) floating-point operations per forward; softmax, biases and scaling are not counted.');
   p();
@@ -409,8 +423,10 @@ function report({ results, configs, browserKeys, page, sizes, scale, info, start
   p('Peer\'s median divided by ours (above 1: ours is faster), same configuration, same run. Our wasm module is set against the wasm peers in the same runtime, our native build against PyTorch.');
   p();
   const ratioRows = [];
-  const pairs = [['ours-native', 'pytorch'], ...['ort117', 'ort130', 'tfjs'].map((k) => ['ours-wasm', k]),
-    ...browserKeys.filter((k) => k !== 'ours-wasm').map((k) => ['ours-wasm@chromium', `${k}@chromium`])];
+  const oursBrowser = browserKeys.find((k) => k.startsWith('ours'));
+  const pairs = [['ours-native', 'pytorch'],
+    ...['ours-wasm-views', 'ours-wasm'].flatMap((o) => ['ort117', 'ort130', 'tfjs'].map((k) => [o, k])),
+    ...browserKeys.filter((k) => k !== oursBrowser).map((k) => [`${oursBrowser}@chromium`, `${k}@chromium`])];
   for (const [o, peer] of pairs) {
     if (!keys.includes(o) || !keys.includes(peer)) continue;
     ratioRows.push([`${labelOf(o)} vs ${labelOf(peer)}`, ...configs.map((c) => {
@@ -464,20 +480,21 @@ function report({ results, configs, browserKeys, page, sizes, scale, info, start
     p();
   }
   if (scale) {
+    const wasmInitial = scale.find((r) => r.wasm?.wasm_memory_bytes_before)?.wasm?.wasm_memory_bytes_before ?? 0;
     p('## Scaling of our core: time and peak memory against n and d');
     p();
-    p('Expected: time O(h·n²·d_head + n·d²) = O(n²·d + n·d²) (the flop count above), memory O(h·n² + n·d + d²): the returned (h, n, n) weights dominate for large n. Native peak memory: the growth of `getrusage` `ru_maxrss` from before the first forward to after the last (the inputs and weights are already allocated); wasm: `mod.memoryStats().wasm_memory_bytes` after the run minus before (the linear memory only grows, so this is the high-water mark), each point in a fresh process. Expected bytes: 4·(h·n² + 5·n·d) — the weights once, plus q, k, v, head outputs and output.');
+    p('Expected: time O(h·n²·d_head + n·d²) = O(n²·d + n·d²) (the flop count above), memory O(h·n² + n·d + d²): the returned (h, n, n) weights dominate for large n. Native peak memory: the growth of `getrusage` `ru_maxrss` from before the first forward to after the last (the inputs and weights are already allocated); wasm: `mod.memoryStats().wasm_memory_bytes` after the run, the whole linear memory (it only grows, so this is its high-water mark; it starts at ${(wasmInitial / 2 ** 20).toFixed(0)} MiB, which already holds the small cases), each point in a fresh process. Expected bytes: 4·(h·n² + 5·n·d) — the weights once, plus q, k, v, head outputs and output.');
     p();
     for (const axis of ['n', 'd']) {
       const rows = scale.filter((r) => r.axis === axis);
       p(axis === 'n' ? '### Against n (d_model 768, 12 heads)' : `### Against d (n ${SCALING_FIXED_N}, d_head 64, h = d/64)`);
       p();
-      p(table(['n', 'd', 'h', 'GFLOP', 'native ms', 'native GFLOP/s', 'native peak Δ MiB', 'wasm ms', 'wasm GFLOP/s', 'wasm memory Δ MiB', 'expected MiB'],
+      p(table(['n', 'd', 'h', 'GFLOP', 'native ms', 'native GFLOP/s', 'native peak Δ MiB', 'wasm ms', 'wasm GFLOP/s', 'wasm memory MiB', 'expected Δ MiB'],
         rows.map((r) => {
           const gf = flops(r.n, r.d) / 1e9;
           const nat = r.native, wa = r.wasm;
           const natMem = nat?.peak_rss_kib != null ? ((nat.peak_rss_kib - nat.peak_rss_kib_before) / 1024).toFixed(1) : '—';
-          const waMem = wa?.wasm_memory_bytes != null ? ((wa.wasm_memory_bytes - wa.wasm_memory_bytes_before) / 2 ** 20).toFixed(1) : '—';
+          const waMem = wa?.wasm_memory_bytes != null ? (wa.wasm_memory_bytes / 2 ** 20).toFixed(1) : '—';
           return [r.n, r.d, r.h, gf.toFixed(3),
             nat?.error ? `error: ${nat.error}` : fmtMs(nat?.median_ms), nat?.median_ms ? (gf / (nat.median_ms / 1e3)).toFixed(2) : '—', natMem,
             wa?.error ? `error: ${wa.error}` : fmtMs(wa?.median_ms), wa?.median_ms ? (gf / (wa.median_ms / 1e3)).toFixed(2) : '—', waMem,
@@ -549,8 +566,14 @@ async function main() {
       'no-scaling': { type: 'boolean', default: false },
       out: { type: 'string', default: path.join(ROOT, 'docs', 'benchmarks.md') },
       configs: { type: 'string', multiple: true },
+      'report-only': { type: 'boolean', default: false },
     },
   });
+  if (values['report-only']) { // re-render the last run's build/bench/results.json
+    const run = JSON.parse(readFileSync(RESULTS, 'utf8'));
+    finish({ ...run, started: new Date(run.started) }, values.out);
+    return;
+  }
   const started = new Date();
   const load = { before: os.loadavg().map((v) => v.toFixed(2)).join(', ') };
   const quick = values.quick;
@@ -563,10 +586,12 @@ async function main() {
   for (const key of Object.keys(NODE_SYSTEMS)) results.push(...runNode(key, configs, reps));
 
   // The fastest wasm peer under node (sum of medians over the configurations) also runs in Chromium.
-  const peers = ['ort117', 'ort130', 'tfjs'].filter((k) => k !== 'tfjs'); // the page loads ORT only
+  const peers = ['ort117', 'ort130']; // the benchmark page loads ONNX Runtime; tfjs is the slowest peer
   const total = (k) => configs.reduce((a, c) => a + (find(results, k, c)?.median_ms ?? Infinity), 0);
   const fastest = [...peers].sort((a, b) => total(a) - total(b))[0];
-  const browserKeys = ['ours-wasm', fastest];
+  // Ours in Chromium through the zero-copy API when this build has it (the page's fast path).
+  const oursKey = results.some((r) => r.key === 'ours-wasm-views') ? 'ours-wasm-views' : 'ours-wasm';
+  const browserKeys = [oursKey, fastest];
   let page = null, sizes = null, scale = null;
   if (!quick && !values['no-browser']) {
     const browser = await launchChromium();
@@ -581,22 +606,28 @@ async function main() {
   if (!quick && !values['no-scaling']) scale = scaling({ budgetMs: 1000, minReps: 3, maxReps: 20 });
   load.after = os.loadavg().map((v) => v.toFixed(2)).join(', ');
 
+  const args = []; // this run's options, for the doc's reproduce line (--out FILE left out)
+  for (let i = 2; i < process.argv.length; i++) {
+    if (process.argv[i] === '--out') i++;
+    else if (!process.argv[i].startsWith('--out=')) args.push(process.argv[i]);
+  }
+  const run = { results, configs, browserKeys, page, sizes, scale, info: machineInfo(), started, load, args, reps };
+  writeFileSync(RESULTS, JSON.stringify(run, null, 1));
+  finish(run, quick ? null : values.out);
+}
+
+/** Prints every result, writes the report to `out` (unless null), exits 1 on a disagreement. */
+function finish(run, out) {
+  const { results } = run;
   const failures = results.filter((r) => !r.reference && !agrees(r));
   for (const r of results) {
     log(`${r.label.padEnd(58)} (${r.n}, ${r.d}, ${r.h}) median ${fmtMs(r.median_ms).padStart(7)} ms ` +
       `err output ${fmtE(Number(r.max_abs_err_output))} weights ${fmtE(Number(r.max_abs_err_weights))}` +
       `${r.reference ? ' (reference)' : agrees(r) ? ' ok' : ' DISAGREES'}`);
   }
-  writeFileSync(path.join(BENCH, 'results.json'), JSON.stringify({ results, page, sizes, scale }, null, 1));
-  if (!quick) {
-    const args = [];  // this run's options, for the doc's reproduce line (--out FILE left out)
-    for (let i = 2; i < process.argv.length; i++) {
-      if (process.argv[i] === '--out') i++;
-      else if (!process.argv[i].startsWith('--out=')) args.push(process.argv[i]);
-    }
-    const md = report({ results, configs, browserKeys, page, sizes, scale, info: machineInfo(), started, load, args, reps });
-    writeFileSync(values.out, md);
-    log(`wrote ${path.relative(ROOT, values.out)} (raw numbers: build/bench/results.json)`);
+  if (out) {
+    writeFileSync(out, report(run));
+    log(`wrote ${path.relative(ROOT, out)} (raw numbers: ${path.relative(ROOT, RESULTS)})`);
   }
   if (failures.length) {
     log(`${failures.length} result(s) disagree with PyTorch beyond output ${TOLERANCE.output} / weights ${TOLERANCE.weights}`);

@@ -2,7 +2,7 @@
 // Times one system under node on benchmark cases written by torch_bench.py (scripts/bench.sh
 // runs one process per system, so no two wasm runtimes share a heap or a JIT).
 //
-//   node scripts/bench/run_node.mjs --system ours|ort117|ort130|tfjs --data build/bench/data \
+//   node scripts/bench/run_node.mjs --system ours|ours-views|ort117|ort130|tfjs --data build/bench/data \
 //       --configs 5,8,2 64,128,4 [--wasm build/wasm/mha_wasm.js] [--budget-ms 2000] \
 //       [--min-reps 5] [--max-reps 200]
 //   node scripts/bench/run_node.mjs --scaling N,D,H [--wasm ...]   (our module, random inputs,
@@ -44,9 +44,10 @@ export function loadCase(dataDir, [n, d, h], { onnx = true } = {}) {
 
 export async function makeSystem(key, { wasm } = {}) {
   switch (key) {
-    case 'ours': {
+    case 'ours':
+    case 'ours-views': {
       const createMhaModule = require(path.resolve(wasm));
-      return oursWasm(await createMhaModule());
+      return oursWasm(await createMhaModule(), { views: key === 'ours-views' });
     }
     case 'ort117': // CommonJS build for node (dist/ort.node.min.js): ort-wasm-simd.wasm, no threads
       return onnxRuntime(require('ort117'), 'onnxruntime-web 1.17.3 wasm SIMD');
@@ -64,7 +65,7 @@ export async function makeSystem(key, { wasm } = {}) {
       return tfjs(tf, `tfjs-backend-wasm ${wasmBackend.version_wasm}${simd ? ' SIMD' : ''}`);
     }
     default:
-      throw new Error(`unknown --system ${key} (ours, ort117, ort130, tfjs)`);
+      throw new Error(`unknown --system ${key} (ours, ours-views, ort117, ort130, tfjs)`);
   }
 }
 
@@ -132,9 +133,10 @@ async function main() {
     const c = loadCase(values.data, cfg, { onnx: values.system.startsWith('ort') });
     const runner = await system.prepare(c);
     const { times, inner, result } = await timeRunner(runner, opts);
-    runner.dispose();
+    // Compared before dispose(): zero-copy results are views into the layer's memory.
     const errOutput = maxAbsDiff(result.output, readF32(path.join(c.dir, 'torch_output.f32')));
     const errWeights = maxAbsDiff(result.weights, readF32(path.join(c.dir, 'torch_weights.f32')));
+    runner.dispose();
     console.log(JSON.stringify({
       system: values.system, name: system.name, version: system.version, env: `node ${process.version}`,
       n: c.n, d: c.d, h: c.h, median_ms: median(times), min_ms: Math.min(...times), reps: times.length, inner,

@@ -7,12 +7,21 @@
 // parameters of one PyTorch nn.MultiheadAttention (scripts/bench/torch_bench.py).
 // prepare(case) → {run: () => Promise<{output (n*d), weights (h*n*n)}>, dispose()}: `run` is one
 // self-attention forward with per-head weights, results copied into JS arrays (what a page needs
-// to draw them); that is what is timed. The last result is compared with PyTorch's (maxAbsDiff).
+// to draw them) — or views into wasm memory for our zero-copy API; that is what is timed. The last
+// result is compared with PyTorch's (maxAbsDiff) before anything else runs, then dispose().
 
-/** Our wasm module through the documented layer API (docs/js-api.md). */
-export function oursWasm(mod) {
+/**
+ * Our wasm module through its documented layer API (docs/js-api.md): `new mod.MultiheadAttention`
+ * once, then per call `layer.forward({n, query, keep_intermediates: false})`, whose results are
+ * JS-owned copies — or, with `views: true`, `layer.forwardViews({n, query})` (zero-copy: views into
+ * wasm memory, valid until the next call into the module; throws if this build lacks it).
+ */
+export function oursWasm(mod, { views = false } = {}) {
+  if (views && typeof mod.MultiheadAttention.prototype.forwardViews !== 'function') {
+    throw new Error('this build of the module has no layer.forwardViews');
+  }
   return {
-    name: 'mha-lab wasm',
+    name: views ? 'mha-lab wasm, forwardViews (zero-copy)' : 'mha-lab wasm, forward (copies)',
     version: mod.version,
     async prepare(c) {
       const layer = new mod.MultiheadAttention({
@@ -23,10 +32,10 @@ export function oursWasm(mod) {
         out_proj_weight: c.out_proj_weight,
         out_proj_bias: c.out_proj_bias,
       });
-      const request = { n: c.n, query: c.x, keep_intermediates: false };
+      const request = views ? { n: c.n, query: c.x } : { n: c.n, query: c.x, keep_intermediates: false };
       return {
         run: async () => {
-          const r = layer.forward(request);
+          const r = views ? layer.forwardViews(request) : layer.forward(request);
           return { output: r.output, weights: r.attn_weights };
         },
         dispose: () => layer.delete(),

@@ -1,6 +1,6 @@
 // The benchmark page (scripts/bench/bench.mjs drives it in headless Chromium): the same systems
 // and timing loop as under node (systems.mjs), on data fetched from the local server.
-//   await window.benchRun({system: 'ours'|'ort117'|'ort130', configs: [[n, d, h], ...],
+//   await window.benchRun({system: 'ours'|'ours-views'|'ort117'|'ort130', configs: [[n, d, h], ...],
 //                          budgetMs, minReps, maxReps})
 //   → [{system, name, version, n, d, h, median_ms, min_ms, reps, max_abs_err_output,
 //       max_abs_err_weights}]
@@ -23,9 +23,9 @@ async function f32(url) {
 }
 
 async function makeSystem(key) {
-  if (key === 'ours') {
+  if (key === 'ours' || key === 'ours-views') {
     await loadScript('mha_wasm.js'); // classic script: defines createMhaModule
-    return oursWasm(await globalThis.createMhaModule());
+    return oursWasm(await globalThis.createMhaModule(), { views: key === 'ours-views' });
   }
   if (key === 'ort117') {
     await loadScript('ort117/ort.wasm.min.js'); // classic script: defines ort
@@ -60,9 +60,10 @@ window.benchRun = async ({ system: key, configs, budgetMs = 2000, minReps = 5, m
     const { times, inner, result } = await timeRunner(runner, {
       now: () => performance.now(), budgetMs, minReps, maxReps,
     });
-    runner.dispose();
+    // Compared before dispose(): zero-copy results are views into the layer's memory.
     const errOutput = maxAbsDiff(result.output, await f32(c.ref.output));
     const errWeights = maxAbsDiff(result.weights, await f32(c.ref.weights));
+    runner.dispose();
     out.push({
       system: key, name: system.name, version: system.version, env: navigator.userAgent,
       n: c.n, d: c.d, h: c.h, median_ms: median(times), min_ms: Math.min(...times), reps: times.length, inner,
