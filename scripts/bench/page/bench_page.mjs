@@ -24,8 +24,11 @@ async function f32(url) {
 
 async function makeSystem(key) {
   if (key === 'ours' || key === 'ours-views') {
-    await loadScript('mha_wasm.js'); // classic script: defines createMhaModule
-    return oursWasm(await globalThis.createMhaModule(), { views: key === 'ours-views' });
+    // Classic script (bench.mjs copies the module the page loads here): defines createMhaCore, or
+    // createMhaModule where the build has one module only.
+    await loadScript('mha_wasm.js');
+    const factory = globalThis.createMhaCore ?? globalThis.createMhaModule;
+    return oursWasm(await factory(), { views: key === 'ours-views' });
   }
   if (key === 'ort117') {
     await loadScript('ort117/ort.wasm.min.js'); // classic script: defines ort
