@@ -644,9 +644,10 @@ function finish(run, out) {
   const { results } = run;
   const failures = results.filter((r) => !r.reference && !r.unchecked && !agrees(r));
   for (const r of results) {
-    log(`${r.label.padEnd(58)} (${r.n}, ${r.d}, ${r.h}) median ${fmtMs(r.median_ms).padStart(7)} ms ` +
-      `err output ${fmtE(Number(r.max_abs_err_output))} weights ${fmtE(Number(r.max_abs_err_weights))}` +
-      `${r.reference ? ' (reference)' : r.unchecked ? ' (not compared)' : agrees(r) ? ' ok' : ' DISAGREES'}`);
+    const err = r.unchecked ? 'not compared'
+      : `err output ${fmtE(Number(r.max_abs_err_output))} weights ${fmtE(Number(r.max_abs_err_weights))}` +
+        `${r.reference ? ' (reference)' : agrees(r) ? ' ok' : ' DISAGREES'}`;
+    log(`${r.label.padEnd(58)} (${r.n}, ${r.d}, ${r.h}) median ${fmtMs(r.median_ms).padStart(7)} ms ${err}`);
   }
   if (out) {
     writeFileSync(out, report(run));
