@@ -223,9 +223,9 @@ function sentence(count, variant = '') {
 const measures = (page, name) =>
   page.evaluate((nm) => performance.getEntriesByName(nm, 'measure').map((e) => e.duration), name);
 
-async function collectPageTimings(browser, { updates = 10, loads = 5 } = {}) {
+async function collectPageTimings(browser, { dist, updates = 10, loads = 5 }) {
   const { startServer } = await import('../serve.mjs');
-  const server = await startServer({ dir: path.join(ROOT, 'dist'), port: 0 });
+  const server = await startServer({ dir: dist, port: 0 });
   const origin = new URL(server.url).origin;
   const rows = [];
   try {
@@ -243,10 +243,13 @@ async function collectPageTimings(browser, { updates = 10, loads = 5 } = {}) {
           const shown = await page.evaluate(() => ({
             grids: document.querySelectorAll('canvas[data-head]').length,
             d: document.getElementById('d_model')?.value,
+            h: document.getElementById('num_heads')?.value,
+            text: document.getElementById('text')?.value,
             notes: [...document.querySelectorAll('[role="status"], .note, .error')].map((e) => e.textContent.trim()).filter(Boolean).join(' | '),
           }));
-          if (c.tokens && (shown.grids !== c.h || Number(shown.d) !== c.d)) {
-            row.note = `page did not draw this case (${shown.grids} grids, d_model ${shown.d}): ${shown.notes.slice(0, 200)}`;
+          if (c.tokens && (shown.grids < c.h || Number(shown.d) !== c.d || Number(shown.h) !== c.h ||
+                           shown.text !== sentence(c.tokens))) {
+            row.note = `page did not draw this case (${shown.grids} grids, d_model ${shown.d}, ${shown.h} heads): ${shown.notes.slice(0, 200)}`;
             break;
           }
           await page.waitForTimeout(200);
@@ -590,6 +593,7 @@ async function main() {
       out: { type: 'string', default: path.join(ROOT, 'docs', 'benchmarks.md') },
       configs: { type: 'string', multiple: true },
       'report-only': { type: 'boolean', default: false },
+      dist: { type: 'string', default: path.join(ROOT, 'dist') }, // the built page to time
     },
   });
   if (values['report-only']) { // re-render the last run's build/bench/results.json
@@ -620,7 +624,7 @@ async function main() {
     const browser = await launchChromium();
     try {
       results.push(...(await runChromium(browser, browserKeys, configs, reps)));
-      if (!values['no-page']) page = await collectPageTimings(browser);
+      if (!values['no-page']) page = await collectPageTimings(browser, { dist: values.dist });
     } finally {
       await browser.close();
     }
