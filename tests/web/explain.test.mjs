@@ -8,6 +8,8 @@ import {
 } from '../../web/src/explain/explain_state.js';
 import { relativeChange, formatPercent, ablatedList } from '../../web/src/explain/ablation.js';
 import { parseHash, stateToHash } from '../../web/src/state.js';
+import { formatScore, labelText, distanceExtremes, thresholdText } from '../../web/src/explain/patterns_panel.js';
+import { parseTokenText, labelsFor, readFileBytes, MAX_FILE_BYTES } from '../../web/src/explain/file_load.js';
 import { maskFields, isMasked, toggleCell, maskDescription } from '../../web/src/explain/masks.js';
 import { explainCell, formatNumber, formatVector, stepRows } from '../../web/src/explain/step.js';
 import { pipelineStages, drawnHeads } from '../../web/src/explain/pipeline.js';
@@ -208,4 +210,40 @@ test('relative change of the layer output', () => {
   assert.equal(formatPercent(0.0001), '< 0.1 %');
   assert.equal(formatPercent(0), '0 %');
   assert.deepEqual([...ablatedList(4, [1, 3, 7])], [0, 1, 0, 1]);
+});
+
+test('pattern scores: "—" for a score with no row, labels or the content-based note, the closest and farthest heads', () => {
+  assert.equal(formatScore(null), '—');
+  assert.equal(formatScore(0.12345), '0.123');
+  assert.equal(formatScore(2.5, 2), '2.50');
+  assert.equal(labelText(['previous-token']), 'previous-token');
+  assert.match(labelText([]), /content-based or mixed/);
+  // 3 heads: d(0,1) = 0.2, d(0,2) = 0.9, d(1,2) = 0.5.
+  const dist = Float64Array.from([0, 0.2, 0.9, 0.2, 0, 0.5, 0.9, 0.5, 0]);
+  assert.deepEqual(distanceExtremes(dist, 3), { closest: { a: 0, b: 1, d: 0.2 }, farthest: { a: 0, b: 2, d: 0.9 } });
+  assert.equal(distanceExtremes(Float64Array.of(0), 1), null);
+  assert.match(thresholdText({ previous_token: 0.5, local_band: 0.5, vertical_stripe: 0.5, long_range: 0.5, margin: 0.15 }),
+    /beats a uniform head of the same shape by 0\.15: previous-token ≥ 0\.5/);
+});
+
+test('tokens for loaded attention: JSON, lines or spaces; the count must fit n (and m)', () => {
+  assert.deepEqual(parseTokenText('The cat  sat'), { ok: true, tokens: ['The', 'cat', 'sat'] });
+  assert.deepEqual(parseTokenText('a b\nc'), { ok: true, tokens: ['a b', 'c'] });
+  assert.deepEqual(parseTokenText('["<s>", " cat"]'), { ok: true, tokens: ['<s>', ' cat'] });
+  assert.deepEqual(parseTokenText('  '), { ok: true, tokens: [] });
+  assert.match(parseTokenText('[1, 2]').message, /array of strings/);
+  assert.match(parseTokenText('[oops').message, /do not parse/);
+  assert.deepEqual(labelsFor([], 2, 2), { ok: true, rows: ['0', '1'], cols: ['0', '1'], note: 'No tokens given: rows and columns are numbered.' });
+  assert.deepEqual(labelsFor(['a', 'b'], 2, 2).rows, ['a', 'b']);
+  assert.deepEqual(labelsFor(['q', 'k1', 'k2'], 1, 2).cols, ['k1', 'k2']);
+  assert.equal(labelsFor(['a', 'b', 'c'], 2, 2).message,
+    '3 tokens given, but the attention has 2 query rows and 2 key columns: give 2 tokens, or none');
+  assert.match(labelsFor(['a'], 2, 3).message, /give 2 \+ 3 = 5 \(queries, then keys\) tokens/);
+});
+
+test('files: empty and oversized files are refused before reading', async () => {
+  await assert.rejects(readFileBytes({ name: 'a.npy', size: 0 }), /a\.npy is empty \(0 bytes\)/);
+  await assert.rejects(readFileBytes({ name: 'big.npy', size: MAX_FILE_BYTES + 1 }), /big\.npy has \d+ bytes; this page reads at most/);
+  const bytes = await readFileBytes(new Blob([Uint8Array.of(1, 2, 3)]));
+  assert.deepEqual([...bytes], [1, 2, 3]);
 });

@@ -61,8 +61,10 @@ export class DateMode {
    * @param {() => object|null} p.getModule the wasm module once it has started
    * @param {() => void} [p.afterUpdate] called after every translation attempt (memory stats)
    * @param {() => string} [p.hashSuffix] appended to the address it writes (e.g. "&embed=1")
+   * @param {(result: object, kind: string, layer: number) => void} [p.afterRedraw] called when a
+   *   translation, kind or layer is drawn (the explain views' combined grids follow it)
    */
-  constructor({ getModule, afterUpdate = () => {}, hashSuffix = () => '' }) {
+  constructor({ getModule, afterUpdate = () => {}, hashSuffix = () => '', afterRedraw = () => {} }) {
     const $ = (id) => document.getElementById(id);
     this.els = {
       panel: $('date-panel'),
@@ -91,6 +93,7 @@ export class DateMode {
     this.getModule = getModule;
     this.afterUpdate = afterUpdate;
     this.hashSuffix = hashSuffix;
+    this.afterRedraw = afterRedraw;
     this.state = { ...DATE_DEFAULTS };
     this.model = null;
     this.roles = new Map();
@@ -425,6 +428,7 @@ export class DateMode {
     }
     this.layout();
     this.select(this.selection, 'layer');
+    this.afterRedraw(r, kind, layer);
   }
 
   /** One head's figure: caption (and measured role), canvas grid, holder of its hidden table. */

@@ -10,6 +10,7 @@ import { formatCount, readoutText } from './format.js';
 import { tokenize } from './tokenize.js';
 import { DateMode } from './date_mode.js';
 import { ExplainPanels } from './explain/explain.js';
+import { DateCombined } from './explain/date_combined.js';
 import {
   defaultExplain, explainToHash, fitExplain, parseExplainHash, readMaskControls,
 } from './explain/explain_state.js';
@@ -86,10 +87,13 @@ let selection = null;
 let mode = 'random';
 /** How the page is viewed (state.js VIEW_KEYS): {cell, embed}. The cell lives in `cells`. */
 const pageView = defaultView();
+/** The Date translator's combined views (mean, max, rollout), drawn only while open. */
+const dateCombined = new DateCombined($('date-combined'), { getModule: () => mod });
 const dateMode = new DateMode({
   getModule: () => mod,
   afterUpdate: () => showMemoryStats(),
   hashSuffix: () => viewToHash({ embed: pageView.embed }),
+  afterRedraw: (result, kind, layer) => dateCombined.update(result, kind, layer),
 });
 /** The current cell of the grids: hovered, or locked by a click, a tap or Enter. */
 const cells = new CellSelection(onCellChange);
@@ -106,6 +110,18 @@ const explain = new ExplainPanels($('explain-panels'), {
   onAblate: (off) => {
     explainState = { ...explainState, off };
     update();
+  },
+  onCombine: (combine) => {
+    explainState = { ...explainState, combine };
+    if (view) writeHash(view.state);
+  },
+  // The loaders are in the same module today; a split-off module would be loaded here on demand.
+  getLoaderModule: async () => mod,
+  onError: (message) => {
+    els.alert.textContent = /[.!?]$/.test(message) ? message : `${message}.`;
+  },
+  onClearError: () => {
+    els.alert.textContent = '';
   },
 });
 

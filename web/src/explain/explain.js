@@ -3,13 +3,16 @@
 // page already has plus, where a view needs another run, the core itself.
 // Host-agnostic: everything is built inside `container`.
 import { h } from './dom.js';
-import { explainCell } from './step.js';
+import { explainCell, fromCoreExplanation } from './step.js';
 import { renderStepPanel } from './step_panel.js';
 import { renderPipeline } from './pipeline.js';
 import { renderParams } from './params_panel.js';
 import { renderCompare } from './compare.js';
 import { renderAblation } from './ablation.js';
 import { isMasked, maskDescription } from './masks.js';
+import { renderPatterns } from './patterns_panel.js';
+import { renderCombined } from './combine.js';
+import { buildFilePanel } from './file_load.js';
 
 /** The panels, in page order: key, summary text, whether open at first. */
 export const PANELS = Object.freeze([
@@ -17,19 +20,36 @@ export const PANELS = Object.freeze([
   { key: 'pipeline', title: 'The pipeline, with the current shapes (module 08)', open: false },
   { key: 'params', title: 'Parameters: 4 · d_model², whatever num_heads is', open: false },
   { key: 'compare', title: 'One head versus many', open: false },
+  { key: 'patterns', title: 'Head patterns: scores, labels and how alike the heads are', open: false },
+  { key: 'combine', title: 'Combined views: mean and max over heads', open: false },
   { key: 'ablation', title: 'Switch heads off: how much the layer output moves', open: false },
+  { key: 'files', title: 'Bring your own attention or weights (.npy, .safetensors)', open: false },
 ]);
+
+/** The message of a panel whose core function this build of the module lacks. */
+function missing(name) {
+  return `This build of the attention core has no ${name}(): rebuild it (./scripts/build.sh).`;
+}
 
 export class ExplainPanels {
   /**
    * @param {Element} container where the panels go
-   * @param {{getModule: () => object, onAblate: (off: number[]) => void}} deps
-   *   onAblate: the user switched heads off or on (the page keeps the list and updates)
+   * @param {{getModule: () => object, getLoaderModule: () => Promise<object>,
+   *          onAblate: (off: number[]) => void, onCombine: (kind: string) => void,
+   *          onError: (message: string) => void, onClearError: () => void}} deps
+   *   getLoaderModule: the core module with the file loaders (may be loaded on demand);
+   *   onAblate: the user switched heads off or on (the page keeps the list and updates);
+   *   onCombine: the user chose a combined view (kept in the address);
+   *   onError / onClearError: the page's alert region (file problems)
    */
-  constructor(container, { getModule, onAblate }) {
+  constructor(container, { getModule, getLoaderModule, onAblate, onCombine, onError, onClearError }) {
     this.container = container;
     this.getModule = getModule;
+    this.getLoaderModule = getLoaderModule;
+    this.onError = onError;
+    this.onClearError = onClearError;
     this.onAblate = onAblate;
+    this.onCombine = onCombine;
     // {state, tokens, result, request, explain, maskFields}: the settings, the core's result and
     // the request that made it, the explain keys (explain_state.js) and the mask fields sent.
     this.ctx = null;
@@ -55,6 +75,7 @@ export class ExplainPanels {
   update(ctx) {
     this.ctx = ctx;
     if (ctx.explain.off.length) this.details.ablation.open = true;
+    if (ctx.explain.combine) this.details.combine.open = true;
     const { result } = ctx;
     if (this.cell && (this.cell.head >= result.num_heads || this.cell.row >= result.n || this.cell.col >= result.m)) {
       this.cell = null;
@@ -70,6 +91,15 @@ export class ExplainPanels {
   }
 
   refresh(key) {
+    if (key === 'files') {
+      // Independent of the view above: built once, when first opened (even before the first update).
+      if (!this.details.files.open || this.built.files) return;
+      buildFilePanel(this.bodies.files, {
+        getModule: this.getLoaderModule, onError: this.onError, onClear: this.onClearError,
+      });
+      this.built.files = true;
+      return;
+    }
     if (!this.ctx || !this.details[key].open) return;
     const { state, tokens, result } = this.ctx;
     const body = this.bodies[key];
@@ -78,8 +108,16 @@ export class ExplainPanels {
       case 'step': {
         const c = this.cell;
         const n = tokens.length;
-        const masked = c && isMasked(this.ctx.maskFields, state.causal, n, c.row, c.col);
-        const e = c ? explainCell(result, c.head, c.row, c.col, masked) : null;
+        let e = null;
+        if (c && typeof mod.explainCell === 'function') {
+          // The core's own explanation of the cell, with the masks the forward pass used.
+          const { attn_mask, key_padding_mask, is_causal } = this.ctx.request;
+          const masks = Object.fromEntries(Object.entries({ attn_mask, key_padding_mask, is_causal })
+            .filter(([, v]) => v !== undefined));
+          e = fromCoreExplanation(mod.explainCell(result, { head: c.head, i: c.row, j: c.col, ...masks }));
+        } else if (c) {
+          e = explainCell(result, c.head, c.row, c.col, isMasked(this.ctx.maskFields, state.causal, n, c.row, c.col));
+        }
         renderStepPanel(body, e, {
           queryToken: c ? tokens[c.row] : '', keyToken: c ? tokens[c.col] : '',
           maskLine: maskDescription({ ...state, ...this.ctx.explain }, n),
@@ -102,6 +140,36 @@ export class ExplainPanels {
         const { ablated_heads: _unused, ...request } = this.ctx.request;
         const single = mod.numpyExperiment({ ...request, num_heads: 1, keep_intermediates: false });
         renderCompare(body, { tokens, single, multi: result });
+        break;
+      }
+      case 'patterns': {
+        if (this.built.patterns === this.ctx) return;
+        if (typeof mod.headPatterns !== 'function') {
+          body.replaceChildren(h('p', { className: 'help', text: missing('headPatterns') }));
+          break;
+        }
+        const patterns = mod.headPatterns({
+          attn_weights: result.attn_weights, num_heads: result.num_heads, n: result.n, m: result.m,
+        });
+        renderPatterns(body, { patterns, tokens });
+        break;
+      }
+      case 'combine': {
+        const kind = this.ctx.explain.combine || 'mean';
+        const fn = kind === 'max' ? 'maxOverHeads' : 'meanOverHeads';
+        if (typeof mod[fn] !== 'function') {
+          body.replaceChildren(h('p', { className: 'help', text: missing(fn) }));
+          break;
+        }
+        const matrix = mod[fn]({ attn_weights: result.attn_weights, num_heads: result.num_heads, n: result.n, m: result.m });
+        renderCombined(body, {
+          kind, matrix, n: result.n, m: result.m, tokens, numHeads: result.num_heads,
+          onKind: (next) => {
+            this.ctx = { ...this.ctx, explain: { ...this.ctx.explain, combine: next } };
+            this.onCombine(next);
+            this.refresh('combine');
+          },
+        });
         break;
       }
       case 'ablation': {

@@ -37,6 +37,7 @@ export function explainCell(result, head, i, j, maskedCell = false) {
   const exps = row.map((s) => (s === -Infinity ? 0 : Math.exp(s - rowMax)));
   const rowSum = exps.reduce((a, b) => a + b, 0);
   return {
+    source: 'result',
     head, i, j, d_head: dh, columns: [head * dh, (head + 1) * dh - 1],
     q, k, v,
     dot: masked ? null : score * scale,
@@ -51,6 +52,33 @@ export function explainCell(result, head, i, j, maskedCell = false) {
     contribution: v.map((x) => weight * x),
     headOutput: cols(result.head_outputs, i),
     fullyMasked,
+  };
+}
+
+/**
+ * The same shape from the core's own explanation, mod.explainCell(result, {head, i, j, masks…})
+ * (mha::explain_cell: q·k recomputed in double, the mask term of the masks given, exp of the
+ * shifted score and its row sum): every number of the panel is then the core's.
+ */
+export function fromCoreExplanation(c) {
+  const dh = c.d_head;
+  return {
+    source: 'core',
+    head: c.head, i: c.i, j: c.j, d_head: dh, columns: [c.head * dh, (c.head + 1) * dh - 1],
+    q: Array.from(c.q_i), k: Array.from(c.k_j), v: Array.from(c.v_j),
+    dot: c.dot,
+    scale: 1 / c.scale,
+    scaled: c.scaled,
+    maskTerm: c.mask_term,
+    score: c.score,
+    rowMax: c.row_fully_masked ? null : c.row_max,
+    exp: c.exp_shifted,
+    rowSum: c.row_sum_shifted,
+    weightRecomputed: c.weight_recomputed,
+    weight: c.weight,
+    contribution: Array.from(c.contribution),
+    headOutput: Array.from(c.head_output_i),
+    fullyMasked: c.row_fully_masked,
   };
 }
 
@@ -80,9 +108,11 @@ export function stepRows(e, queryToken, keyToken) {
   add('q', `q_${e.i} (query '${queryToken}', head ${e.head})`, formatVector(e.q),
     `row ${e.i} of Q, columns ${c0}–${c1} (d_head = ${e.d_head} values)`, e.q);
   add('k', `k_${e.j} (key '${keyToken}', head ${e.head})`, formatVector(e.k), `row ${e.j} of K, columns ${c0}–${c1}`, e.k);
+  const core = e.source === 'core';
   const check = e.q.reduce((acc, x, t) => acc + x * e.k[t], 0);
   add('dot', `q_${e.i} · k_${e.j}`, e.dot === null ? 'not used (masked)' : formatNumber(e.dot),
-    `the core's score × √d_head; check: the ${e.d_head} products of the values above sum to ${formatNumber(check)}`, e.dot);
+    core ? `the sum of the ${e.d_head} products, by the core (explainCell)`
+      : `the core's score × √d_head; check: the ${e.d_head} products of the values above sum to ${formatNumber(check)}`, e.dot);
   add('scaled', `÷ √d_head = ÷ ${formatNumber(e.scale)}`, e.scaled === null ? 'not used (masked)' : formatNumber(e.scaled),
     `√${e.d_head} = ${formatNumber(e.scale)}`, e.scaled);
   add('mask', '+ mask term', e.maskTerm === 0 ? '0' : formatNumber(e.maskTerm),
@@ -96,8 +126,9 @@ export function stepRows(e, queryToken, keyToken) {
       `the row's largest score, ${formatNumber(e.rowMax)}, is subtracted first (a stable softmax; the ratio is unchanged)`, e.exp);
     add('sum', `row sum Σ_k exp(s_${e.i},k − max)`, formatNumber(e.rowSum, 6), `over the ${'row\'s'} keys; masked keys add 0`, e.rowSum);
   }
+  const ratio = e.weightRecomputed ?? (e.rowSum ? e.exp / e.rowSum : 0);
   add('weight', `weight a_${e.i},${e.j}`, formatWeight(e.weight),
-    e.fullyMasked ? 'fully masked row' : `exp ÷ row sum = ${formatNumber(e.rowSum ? e.exp / e.rowSum : 0, 6)}; the core's weight: ${formatNumber(e.weight, 6)}`,
+    e.fullyMasked ? 'fully masked row' : `exp ÷ row sum = ${formatNumber(ratio, 6)}; the core's weight: ${formatNumber(e.weight, 6)}`,
     e.weight);
   add('v', `v_${e.j} (head ${e.head})`, formatVector(e.v), `row ${e.j} of V, columns ${c0}–${c1}`, e.v);
   add('contribution', `a_${e.i},${e.j} · v_${e.j}`, formatVector(e.contribution),

@@ -1,0 +1,203 @@
+// The explain views that need the core's pattern, combination and file-loading functions
+// (docs/js-api.md): numbers read from the page and compared with the same core run under node
+// (dist/mha_wasm.js), and hostile files answered with a clear message in the alert region.
+import { describe, test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { ROOT, openPage, useBrowserAndTargets } from './helpers.mjs';
+
+const TIMEOUT = 90_000;
+const env = useBrowserAndTargets();
+const require = createRequire(import.meta.url);
+let mod;
+before(async () => {
+  mod = await require(path.join(ROOT, 'dist', 'mha_wasm.js'))();
+});
+
+async function withPage(hash, fn) {
+  const p = await openPage(env.browser, env.servers.targets[0], hash);
+  try {
+    await fn(p);
+    assert.deepEqual(p.problems, [], 'no console errors, failed requests or foreign requests');
+  } finally {
+    await p.close();
+  }
+}
+
+/** A .npy file (format 1.0) holding `data` with `shape` as `descr` ('<f4', '<f8', '<i1', ...). */
+function npy(shape, data, descr = '<f4') {
+  const dims = shape.length === 1 ? `${shape[0]},` : shape.join(', ');
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${dims}), }`;
+  const pad = 64 - ((10 + header.length + 1) % 64);
+  header += ' '.repeat(pad % 64) + '\n';
+  const Typed = { '<f4': Float32Array, '<f8': Float64Array, '<i1': Int8Array }[descr];
+  const body = Buffer.from(new Typed(data).buffer);
+  const head = Buffer.alloc(10);
+  head.write('\x93NUMPY', 0, 'latin1');
+  head[6] = 1;
+  head[7] = 0;
+  head.writeUInt16LE(header.length, 8);
+  return Buffer.concat([head, Buffer.from(header, 'latin1'), body]);
+}
+
+/** Two heads over 3 tokens: head 0 looks at the previous token, head 1 at token 0 (a stripe). */
+const PREV = [1, 0, 0, 1, 0, 0, 0, 1, 0];
+const STRIPE = [1, 0, 0, 1, 0, 0, 1, 0, 0];
+const TWO_HEADS = [...PREV, ...STRIPE];
+
+const tableValues = (page, selector) => page.$$eval(`${selector} tbody tr`, (trs) =>
+  trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.weight))));
+const closeAll = (got, want, tol, what) => {
+  assert.equal(got.length, want.length, `${what}: length`);
+  got.forEach((x, k) => assert.ok(Math.abs(x - want[k]) <= tol, `${what}[${k}]: ${x} vs ${want[k]}`));
+};
+
+describe('head patterns, combined views, files', { timeout: TIMEOUT }, () => {
+  test('patterns: the core\'s scores and labels per head, and the Jensen–Shannon matrix, for 2 and 4 heads', async () => {
+    for (const [hash, heads] of [['#preset=module-08', 2], ['#text=Heads+look+at+different+things&d_model=8&num_heads=4&seed=7', 4]]) {
+      await withPage(hash, async ({ page }) => {
+        await page.click('#explain-patterns > summary');
+        await page.waitForSelector('#explain-patterns table.js-matrix');
+        const r = mod.numpyExperiment({ seed: 7, tokens: 5, d_model: 8, num_heads: heads });
+        const want = mod.headPatterns({ attn_weights: r.attn_weights, num_heads: heads, n: 5, m: 5 });
+        const rows = await page.$$eval('#explain-patterns table.patterns-table tbody tr', (trs) =>
+          trs.map((tr) => ({ scores: JSON.parse(tr.dataset.scores), labels: tr.dataset.labels, text: tr.textContent })));
+        assert.equal(rows.length, heads);
+        rows.forEach((row, k) => {
+          assert.deepEqual(row.scores, want.heads[k].scores, `head ${k} scores`);
+          assert.equal(row.labels, want.heads[k].labels.join(','), `head ${k} labels`);
+          // The scores are shown, not only the label.
+          assert.ok(row.text.includes(want.heads[k].scores.entropy_bits.toFixed(2)), `head ${k} entropy shown`);
+        });
+        const dist = await page.$$eval('#explain-patterns table.js-matrix tbody tr', (trs) => trs.map((tr) => JSON.parse(tr.dataset.distances)));
+        assert.deepEqual(dist.flat(), Array.from(want.js_distance));
+        for (let a = 0; a < heads; a++) {
+          assert.equal(dist[a][a], 0);
+          for (let b = 0; b < heads; b++) assert.equal(dist[a][b], dist[b][a]);
+        }
+        // Module 08 exercise 1: the heads' rows differ (head 0 splits 2/3, head 1 all on 4).
+        assert.ok(dist[0][1] > 0.1, `heads 0 and 1 differ: ${dist[0][1]}`);
+      });
+    }
+  });
+
+  test('combined views: mean (PyTorch\'s default) and max over heads are the core\'s, the choice is in the address', () =>
+    withPage('#preset=module-08', async ({ page }) => {
+      await page.click('#explain-combine > summary');
+      await page.waitForSelector('#explain-combine table[data-combined="mean"]');
+      const r = mod.numpyExperiment({ seed: 7, tokens: 5, d_model: 8, num_heads: 2 });
+      const req = { attn_weights: r.attn_weights, num_heads: 2, n: 5, m: 5 };
+      closeAll((await tableValues(page, '#explain-combine table[data-combined="mean"]')).flat(), Array.from(mod.meanOverHeads(req)), 0, 'mean');
+      assert.match(await page.textContent('#explain-combine figcaption'), /\(1\/h\) Σₖ Aₖ\(i, j\).*average_attn_weights=True.*hides/);
+      await page.check('#explain-combine input[value="max"]');
+      await page.waitForSelector('#explain-combine table[data-combined="max"]');
+      closeAll((await tableValues(page, '#explain-combine table[data-combined="max"]')).flat(), Array.from(mod.maxOverHeads(req)), 0, 'max');
+      await page.waitForFunction(() => location.hash === '#preset=module-08&combine=max');
+    }));
+
+  test('combined views open from the address', () =>
+    withPage('#preset=module-08&combine=max', async ({ page }) => {
+      await page.waitForSelector('#explain-combine table[data-combined="max"]');
+      assert.equal(await page.$eval('#explain-combine', (d) => d.open), true);
+    }));
+
+  test('a .npy attention tensor with tokens: grids, scores, combined views; mismatched and hostile files get a message', () =>
+    withPage('#preset=module-08', async ({ page }) => {
+      await page.click('#explain-files > summary');
+      const body = '#explain-files .explain-body';
+      await page.waitForSelector(`${body} input[data-file="attention"]`);
+      await page.fill(`${body} textarea[data-file="tokens-text"]`, 'the cat sat');
+      await page.setInputFiles(`${body} input[data-file="attention"]`, { name: 'attn.npy', mimeType: 'application/octet-stream', buffer: npy([2, 3, 3], TWO_HEADS) });
+      await page.waitForSelector(`${body}[data-state="ready"] table.patterns-table`);
+      assert.equal(await page.locator(`${body} canvas[data-file-head]`).count(), 2);
+      assert.deepEqual((await tableValues(page, `${body} table[data-file-head="1"]`)), [[1, 0, 0], [1, 0, 0], [1, 0, 0]]);
+      const want = mod.headPatterns({ attn_weights: Float32Array.from(TWO_HEADS), num_heads: 2, n: 3, m: 3 });
+      const labels = await page.$$eval(`${body} table.patterns-table tbody tr`, (trs) => trs.map((tr) => tr.dataset.labels));
+      assert.deepEqual(labels, want.heads.map((x) => x.labels.join(',')));
+      assert.equal(await page.textContent('#alert'), '');
+      // The module 08 grids above are untouched.
+      assert.equal(await page.locator('canvas[data-head]').count(), 2);
+
+      const problems = [
+        // [file, expected message]
+        [npy([2, 3, 3], TWO_HEADS), /4 tokens given, but the attention has 3 query rows and 3 key columns/, 'the cat sat on'],
+        [npy([3, 3], PREV), /shape|rank/i],
+        [npy([2, 3, 3], TWO_HEADS.map((x, k) => (k === 4 ? NaN : x))), /NaN|finite/i],
+        [npy([2, 3, 3], TWO_HEADS.map((x) => x * 2)), /sums to 2/],
+        [npy([2, 3, 3], TWO_HEADS, '<i1'), /dtype|i1|int/i],
+        [npy([2, 3, 3], TWO_HEADS).subarray(0, 60), /truncat|bytes|short/i],
+        [Buffer.from('this is not a tensor file at all'), /./],
+        [Buffer.alloc(0), /empty \(0 bytes\)/],
+      ];
+      for (const [buffer, re, tokens = 'the cat sat'] of problems) {
+        await page.fill(`${body} textarea[data-file="tokens-text"]`, tokens);
+        await page.evaluate(() => { document.getElementById('alert').textContent = ''; });
+        await page.setInputFiles(`${body} input[data-file="attention"]`, { name: 'bad.npy', mimeType: 'application/octet-stream', buffer });
+        await page.waitForFunction(() => document.getElementById('alert').textContent !== '');
+        const message = await page.textContent('#alert');
+        assert.match(message, re, `message: ${message}`);
+        assert.doesNotMatch(message, /undefined|\[object/, message);
+      }
+      // Still working: a good file after the bad ones.
+      await page.fill(`${body} textarea[data-file="tokens-text"]`, '');
+      await page.setInputFiles(`${body} input[data-file="attention"]`, { name: 'attn.npy', mimeType: 'application/octet-stream', buffer: npy([2, 2, 3, 3], [...TWO_HEADS, ...TWO_HEADS]) });
+      await page.waitForFunction(() => document.querySelector('#explain-files .explain-body').dataset.state === 'ready' && document.getElementById('alert').textContent === '');
+      assert.equal(await page.isVisible(`${body} select[data-file="layer"]`), true, 'two layers: a layer select');
+      // Two layers of 3 × 3: the rollout, rows summing to 1, as the core computes it.
+      const rollout = (await tableValues(page, `${body} table[data-rollout]`)).flat();
+      const wantRollout = mod.attentionRollout({ layers: [Float32Array.from(TWO_HEADS), Float32Array.from(TWO_HEADS)], num_heads: 2, n: 3 });
+      closeAll(rollout, Array.from(wantRollout), 1e-6, 'rollout');
+    }));
+
+  test('date model: mean / max of the layer on screen and the rollout across layers are the core\'s', () =>
+    withPage('#mode=date&date=Nov%2030,%202026&kind=encoder_self&layer=1', async ({ page }) => {
+      await page.waitForSelector('#date-panel[data-state="ready"]');
+      await page.click('#date-combined > summary');
+      await page.waitForSelector('#date-combined table[data-rollout="encoder_self"]');
+      const model = new mod.DateModel(new Uint8Array(readFileSync(path.join(ROOT, 'web', 'date_model.safetensors'))));
+      try {
+        const r = model.translate('Nov 30, 2026');
+        const S = r.source_length;
+        const mean = mod.meanOverHeads({ attn_weights: r.encoder_self[1], num_heads: r.num_heads, n: S, m: S });
+        closeAll((await tableValues(page, '#date-combined table[data-combined="mean"]')).flat(), Array.from(mean), 0, 'mean, encoder layer 1');
+        const enc = mod.attentionRollout({ layers: r.encoder_self, num_heads: r.num_heads, n: S });
+        closeAll((await tableValues(page, '#date-combined table[data-rollout="encoder_self"]')).flat(), Array.from(enc), 1e-6, 'encoder rollout');
+        const dec = mod.attentionRollout({ layers: r.decoder_self, num_heads: r.num_heads, n: r.steps });
+        closeAll((await tableValues(page, '#date-combined table[data-rollout="decoder_self"]')).flat(), Array.from(dec), 1e-6, 'decoder rollout');
+      } finally {
+        model.delete();
+      }
+    }));
+});
+
+describe('nn.MultiheadAttention weights and embeddings from files', { timeout: TIMEOUT }, () => {
+  // PyTorch's layer (tests/fixtures/torch_mha_layer.*, written by scripts/make_pattern_fixtures.py):
+  // its state_dict as safetensors, X as .npy, and PyTorch's per-head weights for that X.
+  const FIX = (f) => path.join(ROOT, 'tests', 'fixtures', f);
+  test('the page runs them through the core: PyTorch\'s per-head weights; a wrong X shape is named', () =>
+    withPage('#preset=module-08', async ({ page }) => {
+      const golden = JSON.parse(readFileSync(FIX('torch_mha_layer.json'), 'utf8'));
+      await page.click('#explain-files > summary');
+      const body = '#explain-files .explain-body';
+      await page.waitForSelector(`${body} input[data-file="weights"]`);
+      await page.fill(`${body} textarea[data-file="tokens-text"]`, 'a b c d e');
+      await page.setInputFiles(`${body} input[data-file="weights"]`, FIX('torch_mha_layer.safetensors'));
+      await page.setInputFiles(`${body} input[data-file="embeddings"]`, FIX('torch_mha_layer_x.npy'));
+      await page.waitForSelector(`${body}[data-state="ready"] table[data-file-head="1"]`);
+      const got = [...(await tableValues(page, `${body} table[data-file-head="0"]`)).flat(),
+        ...(await tableValues(page, `${body} table[data-file-head="1"]`)).flat()];
+      // float32 core vs PyTorch float32: within 1e-5.
+      closeAll(got, golden.attn_weights.data, 1e-5, 'per-head weights vs PyTorch');
+      assert.equal(await page.textContent('#alert'), '');
+      // X with the wrong width: the message names both shapes.
+      await page.setInputFiles(`${body} input[data-file="embeddings"]`, { name: 'x3.npy', mimeType: 'application/octet-stream', buffer: npy([5, 3], Array(15).fill(0.5)) });
+      await page.waitForFunction(() => document.getElementById('alert').textContent !== '');
+      assert.match(await page.textContent('#alert'), /x3\.npy has shape \(5, 3\); the weights need \(n, d_model\) = \(n, 8\)/);
+      // Weights that are not a state_dict: the core's loader says what is missing.
+      await page.setInputFiles(`${body} input[data-file="weights"]`, { name: 'w.safetensors', mimeType: 'application/octet-stream', buffer: npy([2, 3, 3], TWO_HEADS) });
+      await page.waitForFunction(() => /w\.safetensors/.test(document.getElementById('alert').textContent));
+      assert.match(await page.textContent('#alert'), /^w\.safetensors: /);
+    }));
+});

@@ -1,0 +1,77 @@
+// The Date translator's combined views, each labelled with its formula: the mean and the max over
+// the heads of the layer on screen (the core's meanOverHeads / maxOverHeads) and the attention
+// rollout across the encoder's layers and across the decoder's self-attention layers (the core's
+// attentionRollout; Abnar & Zuidema 2020). Built only while its <details> is open.
+import { h } from './dom.js';
+import { renderCombined } from './combine.js';
+import { HeadHeatmap, readTheme } from '../heatmap.js';
+import { headTable } from '../table.js';
+import { axisTokens, kindInfo, layerView } from '../date_view.js';
+
+export const ROLLOUT_FORMULA = 'R = Â_L ⋯ Â_1, Â_l = rownorm(½ · mean_k A_l,k + ½ · I)';
+
+export class DateCombined {
+  /**
+   * @param {HTMLDetailsElement} details its body is filled while open
+   * @param {{getModule: () => object}} deps
+   */
+  constructor(details, { getModule }) {
+    this.details = details;
+    this.body = details.querySelector('.explain-body');
+    this.getModule = getModule;
+    this.last = null; // {result, kind, layer}
+    this.kind = 'mean';
+    details.addEventListener('toggle', () => this.draw());
+  }
+
+  /** A new translation (or another kind / layer) is on screen. */
+  update(result, kind, layer) {
+    this.last = { result, kind, layer };
+    this.draw();
+  }
+
+  draw() {
+    if (!this.details.open || !this.last) return;
+    const mod = this.getModule();
+    const { result: r, kind, layer } = this.last;
+    if (typeof mod.meanOverHeads !== 'function' || typeof mod.attentionRollout !== 'function') {
+      this.body.replaceChildren(h('p', { className: 'help', text: 'This build of the attention core has no meanOverHeads() / attentionRollout(): rebuild it (./scripts/build.sh).' }));
+      return;
+    }
+    const view = layerView(r, kind, layer);
+    const req = { attn_weights: view.attn_weights, num_heads: r.num_heads, n: view.n, m: view.m };
+    const combined = h('div', { className: 'date-combine', data: { panel: 'date-combine' } });
+    const encoder = h('div', { className: 'date-rollout', data: { rollout: 'encoder_self' } });
+    const decoder = h('div', { className: 'date-rollout', data: { rollout: 'decoder_self' } });
+    this.body.replaceChildren(
+      h('p', { className: 'help', text: `${kindInfo(kind).label}, layer ${layer}, all ${r.num_heads} heads combined; then the rollouts across layers.` }),
+      combined, h('div', { className: 'rollouts' }, encoder, decoder));
+    const drawCombined = (k) => {
+      this.kind = k;
+      renderCombined(combined, {
+        kind: k, matrix: k === 'max' ? mod.maxOverHeads(req) : mod.meanOverHeads(req),
+        n: view.n, m: view.m, tokens: view.rows, keyTokens: view.cols, numHeads: r.num_heads, onKind: drawCombined,
+      });
+    };
+    drawCombined(this.kind);
+    for (const [box, which] of [[encoder, 'encoder_self'], [decoder, 'decoder_self']]) {
+      const layers = r[which];
+      const { rows, cols } = axisTokens(r, which);
+      const n = rows.length;
+      const rollout = Float32Array.from(mod.attentionRollout({ layers, num_heads: r.num_heads, n }));
+      const name = `Rollout of ${kindInfo(which).label.toLowerCase()} over its ${layers.length} layers`;
+      const result = { n, m: n, attn_weights: rollout, fully_masked_rows: new Uint8Array(n) };
+      const hm = new HeadHeatmap({ head: 0, result, tokens: rows, keyTokens: cols, name, onSelect: (sel) => hm.setSelection(sel) });
+      delete hm.canvas.dataset.head;
+      hm.canvas.dataset.rollout = which;
+      const table = headTable(0, rollout, result.fully_masked_rows, rows, cols, { title: name });
+      delete table.dataset.head;
+      table.dataset.rollout = which;
+      box.replaceChildren(h('figure', { className: 'combined-figure' },
+        h('figcaption', {}, h('strong', { text: `${name}: ${ROLLOUT_FORMULA}` }),
+          h('span', { className: 'help', text: ' — how much of each position j reaches position i after all the layers, if attention and the residual carry it linearly (Abnar & Zuidema 2020).' })),
+        h('div', { className: 'grid-scroll' }, hm.canvas), h('div', { className: 'visually-hidden table-holder' }, table)));
+      hm.resize(Math.max(240, Math.min(420, box.clientWidth || 420)), readTheme(box));
+    }
+  }
+}

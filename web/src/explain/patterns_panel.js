@@ -1,0 +1,95 @@
+// Head patterns as scores (module 03's table: previous token, positional band, vertical stripe,
+// long range), the row entropy and mean attention distance, the labels the core gives when a
+// score passes its documented threshold, and the pairwise Jensen–Shannon distance of the heads
+// (module 08 exercise 1 for any h). Every number comes from the core's headPatterns
+// (docs/js-api.md); the pure formatting below is tested in tests/web/explain.test.mjs.
+import { h, simpleTable } from './dom.js';
+
+/** A score for the table: 3 decimals, or "—" when the core had no row to score (null). */
+export function formatScore(x, digits = 3) {
+  if (x === null || x === undefined) return '—';
+  return x.toFixed(digits);
+}
+
+/** The labels of one head as text; none means no simple rule fits (module 03's content-based). */
+export function labelText(labels) {
+  return labels.length ? labels.join(', ') : 'none (content-based or mixed: no simple rule)';
+}
+
+/**
+ * The most and least similar pairs of heads in a Jensen–Shannon distance matrix (h*h, row-major).
+ * @returns {{closest: {a, b, d}, farthest: {a, b, d}} | null} null for fewer than two heads
+ */
+export function distanceExtremes(dist, numHeads) {
+  if (numHeads < 2) return null;
+  let closest = null;
+  let farthest = null;
+  for (let a = 0; a < numHeads; a++) {
+    for (let b = a + 1; b < numHeads; b++) {
+      const d = dist[a * numHeads + b];
+      if (!closest || d < closest.d) closest = { a, b, d };
+      if (!farthest || d > farthest.d) farthest = { a, b, d };
+    }
+  }
+  return { closest, farthest };
+}
+
+/** The label rule, from the thresholds the core used. */
+export function thresholdText(t) {
+  return `A head gets a label when its score is at least the threshold and beats a uniform head of the same shape by ${t.margin}: ` +
+    `previous-token ≥ ${t.previous_token}, positional (mass on |i − j| ≤ 1) ≥ ${t.local_band}, ` +
+    `vertical-stripe ≥ ${t.vertical_stripe}, long-range (mean distance ÷ (n − 1)) ≥ ${t.long_range}.`;
+}
+
+/**
+ * @param {Element} container
+ * @param {{patterns: object, tokens: string[], keyTokens?: string[]}} p
+ *   patterns: mod.headPatterns({attn_weights, num_heads, n, m})'s result
+ */
+export function renderPatterns(container, { patterns, tokens, keyTokens = tokens }) {
+  const { heads, js_distance: dist, thresholds } = patterns;
+  const cell = (s, base, key) => `${formatScore(s[key])} (uniform ${formatScore(base[key])})`;
+  const scores = simpleTable({
+    caption: 'Per head: module 03’s detections as scores (mean over the rows that are not fully masked)',
+    head: ['head', 'previous token (weight on i − 1)', 'positional band (mass on |i − j| ≤ 1)',
+      'vertical stripe (key)', 'mean distance (tokens)', 'row entropy (bits)', 'labels'],
+    rows: heads.map((x) => [
+      `head ${x.head}`,
+      cell(x.scores, x.uniform_baseline, 'previous_token'),
+      cell(x.scores, x.uniform_baseline, 'local_band'),
+      x.scores.vertical_stripe === null ? '—'
+        : `${formatScore(x.scores.vertical_stripe)} on ‘${keyTokens[x.scores.stripe_key] ?? x.scores.stripe_key}’`,
+      formatScore(x.scores.mean_distance, 2),
+      `${formatScore(x.scores.entropy_bits, 2)} of ${formatScore(Math.log2(keyTokens.length), 2)}`,
+      labelText(x.labels),
+    ]),
+    rowData: (i) => ({
+      head: heads[i].head,
+      labels: heads[i].labels.join(','),
+      scores: JSON.stringify(heads[i].scores),
+    }),
+  });
+  scores.classList.add('patterns-table');
+  const numHeads = heads.length;
+  const matrix = simpleTable({
+    caption: 'Pairwise head distance: mean over query rows of the Jensen–Shannon distance (base 2, √JSD) — 0 = the same rows, 1 = disjoint',
+    head: ['', ...heads.map((x) => `head ${x.head}`)],
+    rows: heads.map((x, a) => [`head ${x.head}`, ...heads.map((_, b) => formatScore(dist[a * numHeads + b]))]),
+    rowData: (a) => ({ head: a, distances: JSON.stringify(Array.from(dist.subarray(a * numHeads, (a + 1) * numHeads))) }),
+  });
+  matrix.classList.add('js-matrix');
+  const ext = distanceExtremes(dist, numHeads);
+  let line = 'One head: nothing to compare.';
+  if (ext && numHeads === 2) line = `Heads 0 and 1 are at distance ${formatScore(ext.farthest.d)}.`;
+  else if (ext) {
+    line = `Most different: heads ${ext.farthest.a} and ${ext.farthest.b} (${formatScore(ext.farthest.d)}); ` +
+      `most alike: heads ${ext.closest.a} and ${ext.closest.b} (${formatScore(ext.closest.d)}).`;
+  }
+  const summary = h('p', { className: 'patterns-summary', text: line });
+  container.replaceChildren(
+    h('p', { className: 'help', text: thresholdText(thresholds) }),
+    h('div', { className: 'table-scroll' }, scores),
+    summary,
+    h('div', { className: 'table-scroll' }, matrix),
+  );
+}
