@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { ROOT, openPage, tableRow, cellCentre, useBrowserAndTargets } from './helpers.mjs';
+import { ROOT, tableRow, cellCentre, useBrowserAndTargets, withCheckedPage } from './helpers.mjs';
 
 const TIMEOUT = 60_000;
 const env = useBrowserAndTargets();
@@ -26,15 +26,7 @@ function projected(W, i, c0, c1) {
   return out;
 }
 
-async function withPage(hash, fn) {
-  const p = await openPage(env.browser, env.servers.targets[0], hash);
-  try {
-    await fn(p);
-    assert.deepEqual(p.problems, [], 'no console errors, failed requests or foreign requests');
-  } finally {
-    await p.close();
-  }
-}
+const withPage = (hash, fn) => withCheckedPage(env.browser, env.servers.targets[0], hash, fn);
 
 /** The step panel's rows as {step: {text, value}} (value: data-value parsed). */
 function steps(page) {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { ROOT, openPage, useBrowserAndTargets } from './helpers.mjs';
+import { ROOT, useBrowserAndTargets, withCheckedPage } from './helpers.mjs';
 
 const TIMEOUT = 90_000;
 const env = useBrowserAndTargets();
@@ -16,15 +16,7 @@ before(async () => {
   mod = await require(path.join(ROOT, 'dist', 'mha_wasm.js'))();
 });
 
-async function withPage(hash, fn) {
-  const p = await openPage(env.browser, env.servers.targets[0], hash);
-  try {
-    await fn(p);
-    assert.deepEqual(p.problems, [], 'no console errors, failed requests or foreign requests');
-  } finally {
-    await p.close();
-  }
-}
+const withPage = (hash, fn) => withCheckedPage(env.browser, env.servers.targets[0], hash, fn);
 
 /** A .npy file (format 1.0) holding `data` with `shape` as `descr` ('<f4', '<f8', '<i1', ...). */
 function npy(shape, data, descr = '<f4') {

@@ -2,8 +2,11 @@
 // PyTorch's nn.MultiheadAttention returns by default) and the max over heads, computed by the
 // core (meanOverHeads / maxOverHeads), drawn as one more grid.
 import { h } from './dom.js';
-import { HeadHeatmap, readTheme } from '../heatmap.js';
-import { headTable } from '../table.js';
+import { readTheme } from '../heatmap.js';
+import { gridFigure } from './grid.js';
+
+/** Attention rollout (Abnar & Zuidema 2020, §3), as the core's attentionRollout computes it. */
+export const ROLLOUT_FORMULA = 'R = Â_L ⋯ Â_1, Â_l = rownorm(½ · mean_k A_l,k + ½ · I)';
 
 export const COMBINATIONS = Object.freeze({
   mean: Object.freeze({
@@ -37,18 +40,13 @@ export function renderCombined(container, { kind, matrix, n, m, tokens, keyToken
   }
   const result = { n, m, attn_weights: matrix, fully_masked_rows: new Uint8Array(n) };
   const name = `${c.label} (${numHeads} heads)`;
-  const hm = new HeadHeatmap({ head: 0, result, tokens, keyTokens, name, onSelect: (sel) => hm.setSelection(sel) });
-  delete hm.canvas.dataset.head;
-  hm.canvas.dataset.combined = kind;
-  const table = headTable(0, matrix, result.fully_masked_rows, tokens, keyTokens, { title: name, note: 'rows: query tokens, columns: key tokens' });
-  delete table.dataset.head;
-  table.dataset.combined = kind;
-  // headTable's caption says rows sum to 1: true for the mean, not for the max.
-  if (kind === 'max') table.caption.lastChild.textContent = ' (rows: query tokens, columns: key tokens; the largest weight any head gives)';
-  const fig = h('figure', { className: 'combined-figure', data: { combined: kind } },
-    h('figcaption', {}, h('strong', { text: `${c.label}: ${c.formula}` }), h('span', { className: 'help', text: ` — ${c.note}` })),
-    h('div', { className: 'grid-scroll' }, hm.canvas),
-    h('div', { className: 'visually-hidden table-holder' }, table));
+  const { figure: fig, heatmap: hm } = gridFigure({
+    result, tokens, keyTokens, name, className: 'combined-figure', data: { combined: kind },
+    caption: h('span', {}, h('strong', { text: `${c.label}: ${c.formula}` }), h('span', { className: 'help', text: ` — ${c.note}` })),
+    // The table caption's usual note says rows sum to 1: true for the mean, not for the max.
+    tableNote: kind === 'max' ? 'rows: query tokens, columns: key tokens; the largest weight any head gives'
+      : 'rows: query tokens, columns: key tokens; each row sums to 1',
+  });
   container.replaceChildren(group, fig);
   hm.resize(Math.max(240, Math.min(480, container.clientWidth || 480)), readTheme(container));
 }

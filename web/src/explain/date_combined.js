@@ -3,12 +3,10 @@
 // rollout across the encoder's layers and across the decoder's self-attention layers (the core's
 // attentionRollout; Abnar & Zuidema 2020). Built only while its <details> is open.
 import { h } from './dom.js';
-import { renderCombined } from './combine.js';
-import { HeadHeatmap, readTheme } from '../heatmap.js';
-import { headTable } from '../table.js';
+import { renderCombined, ROLLOUT_FORMULA } from './combine.js';
+import { readTheme } from '../heatmap.js';
+import { gridFigure } from './grid.js';
 import { axisTokens, kindInfo, layerView } from '../date_view.js';
-
-export const ROLLOUT_FORMULA = 'R = Â_L ⋯ Â_1, Â_l = rownorm(½ · mean_k A_l,k + ½ · I)';
 
 export class DateCombined {
   /**
@@ -61,16 +59,12 @@ export class DateCombined {
       const rollout = Float32Array.from(mod.attentionRollout({ layers, num_heads: r.num_heads, n }));
       const name = `Rollout of ${kindInfo(which).label.toLowerCase()} over its ${layers.length} layers`;
       const result = { n, m: n, attn_weights: rollout, fully_masked_rows: new Uint8Array(n) };
-      const hm = new HeadHeatmap({ head: 0, result, tokens: rows, keyTokens: cols, name, onSelect: (sel) => hm.setSelection(sel) });
-      delete hm.canvas.dataset.head;
-      hm.canvas.dataset.rollout = which;
-      const table = headTable(0, rollout, result.fully_masked_rows, rows, cols, { title: name });
-      delete table.dataset.head;
-      table.dataset.rollout = which;
-      box.replaceChildren(h('figure', { className: 'combined-figure' },
-        h('figcaption', {}, h('strong', { text: `${name}: ${ROLLOUT_FORMULA}` }),
+      const { figure, heatmap: hm } = gridFigure({
+        result, tokens: rows, keyTokens: cols, name, className: 'combined-figure', data: { rollout: which },
+        caption: h('span', {}, h('strong', { text: `${name}: ${ROLLOUT_FORMULA}` }),
           h('span', { className: 'help', text: ' — how much of each position j reaches position i after all the layers, if attention and the residual carry it linearly (Abnar & Zuidema 2020).' })),
-        h('div', { className: 'grid-scroll' }, hm.canvas), h('div', { className: 'visually-hidden table-holder' }, table)));
+      });
+      box.replaceChildren(figure);
       hm.resize(Math.max(240, Math.min(420, box.clientWidth || 420)), readTheme(box));
     }
   }

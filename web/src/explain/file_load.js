@@ -5,10 +5,10 @@
 // scores and combined views for them. Pure parts (tokens, count checks) are tested in
 // tests/web/explain.test.mjs.
 import { h } from './dom.js';
-import { HeadHeatmap, readTheme } from '../heatmap.js';
-import { headTable } from '../table.js';
+import { readTheme } from '../heatmap.js';
+import { gridFigure } from './grid.js';
 import { renderPatterns } from './patterns_panel.js';
-import { renderCombined } from './combine.js';
+import { renderCombined, ROLLOUT_FORMULA } from './combine.js';
 
 /** The largest file the page reads (the core's own limits are checked after). */
 export const MAX_FILE_BYTES = 256 * 1024 * 1024;
@@ -84,21 +84,13 @@ function drawHeads(container, stack, numHeads, n, m, rows, cols, prefix) {
   const result = { n, m, attn_weights: stack, fully_masked_rows: fullyMaskedRows(stack, numHeads, n, m) };
   for (let k = 0; k < Math.min(numHeads, MAX_DRAWN_FILE_HEADS); k++) {
     const name = `${prefix}head ${k}`;
-    const hm = new HeadHeatmap({ head: k, result, tokens: rows, keyTokens: cols, name, onSelect: (sel) => hm.setSelection(sel) });
-    delete hm.canvas.dataset.head;
-    hm.canvas.dataset.fileHead = String(k);
-    const table = headTable(k, stack, result.fully_masked_rows, rows, cols, { title: `${name} attention weights` });
-    delete table.dataset.head;
-    table.dataset.fileHead = String(k);
-    figures.push({ fig: h('figure', { className: 'file-head', data: { fileHead: k } },
-      h('figcaption', { text: name }), h('div', { className: 'grid-scroll' }, hm.canvas),
-      h('div', { className: 'visually-hidden table-holder' }, table)), hm });
+    figures.push(gridFigure({ result, head: k, tokens: rows, keyTokens: cols, name, className: 'file-head', data: { fileHead: k } }));
   }
-  container.replaceChildren(...figures.map((f) => f.fig));
+  container.replaceChildren(...figures.map((f) => f.figure));
   if (numHeads > MAX_DRAWN_FILE_HEADS) {
     container.append(h('p', { className: 'help', text: `Heads ${MAX_DRAWN_FILE_HEADS}–${numHeads - 1} are not drawn (the scores below cover all ${numHeads}).` }));
   }
-  for (const f of figures) f.hm.resize(width, theme);
+  for (const f of figures) f.heatmap.resize(width, theme);
 }
 
 /** 1 where a head's row is all zero (as the core marks fully masked rows). */
@@ -305,15 +297,11 @@ function renderRollout(container, rollout, n, tokens, numLayers) {
   const matrix = Float32Array.from(rollout);
   const result = { n, m: n, attn_weights: matrix, fully_masked_rows: new Uint8Array(n) };
   const name = `Attention rollout over ${numLayers} layers`;
-  const hm = new HeadHeatmap({ head: 0, result, tokens, name, onSelect: (sel) => hm.setSelection(sel) });
-  delete hm.canvas.dataset.head;
-  hm.canvas.dataset.rollout = 'true';
-  const table = headTable(0, matrix, result.fully_masked_rows, tokens, tokens, { title: name });
-  delete table.dataset.head;
-  table.dataset.rollout = 'true';
-  container.replaceChildren(h('figure', { className: 'combined-figure' },
-    h('figcaption', {}, h('strong', { text: `${name}: R = Â_L ⋯ Â_1, Â_l = rownorm(½ · mean_k A_l,k + ½ · I)` }),
+  const { figure, heatmap: hm } = gridFigure({
+    result, tokens, name, className: 'combined-figure', data: { rollout: 'layers' },
+    caption: h('span', {}, h('strong', { text: `${name}: ${ROLLOUT_FORMULA}` }),
       h('span', { className: 'help', text: ' — Abnar & Zuidema 2020: how much of input token j reaches position i, if attention and the residual carry it linearly.' })),
-    h('div', { className: 'grid-scroll' }, hm.canvas), h('div', { className: 'visually-hidden table-holder' }, table)));
+  });
+  container.replaceChildren(figure);
   hm.resize(Math.max(240, Math.min(480, container.clientWidth || 480)), readTheme(container));
 }
