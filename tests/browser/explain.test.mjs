@@ -54,6 +54,8 @@ describe('explain views', { timeout: TIMEOUT }, () => {
       close(s.q.value, projected(MODULE_08.Wq, 0, 0, 3), 1e-5, 'q_0');
       close(s.k.value, projected(MODULE_08.Wk, 2, 0, 3), 1e-5, 'k_2');
       close(s.v.value, projected(MODULE_08.Wv, 2, 0, 3), 1e-5, 'v_2');
+      // Every number is the core's own explanation (explainCell), not a page re-computation.
+      assert.match(await page.textContent('#explain-step tr[data-step="dot"]'), /by the core \(explainCell\)/);
       const dot = s.q.value.reduce((a, x, t) => a + x * s.k.value[t], 0);
       close([s.dot.value], [dot], 1e-5, 'q·k');
       close([s.scaled.value], [dot / 2], 1e-5, 'q·k / √4');

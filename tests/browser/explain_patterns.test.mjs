@@ -193,3 +193,32 @@ describe('nn.MultiheadAttention weights and embeddings from files', { timeout: T
       assert.match(await page.textContent('#alert'), /^w\.safetensors: /);
     }));
 });
+
+describe('accessibility of the explain views', { timeout: TIMEOUT }, () => {
+  test('axe-core finds no violation on the page with every explain view open, nor in the date model\'s combined views', async () => {
+    const axe = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+    const audit = async (page, context = 'html') => {
+      await page.evaluate(axe); // via the debugging protocol: the page's CSP does not apply
+      const r = await page.evaluate((c) => window.axe.run(c, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }), context);
+      return r.violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+    };
+    await withPage('#preset=module-08&mask=window&off=1&combine=max', async ({ page }) => {
+      for (const key of ['pipeline', 'params', 'compare', 'patterns', 'files']) {
+        await page.click(`#explain-${key} > summary`);
+      }
+      await page.waitForSelector('#explain-patterns table.js-matrix');
+      await page.waitForSelector('#explain-compare table[data-compare="single"]');
+      await page.waitForSelector('#explain-files input[data-file="attention"]');
+      await page.setInputFiles('#explain-files input[data-file="attention"]', { name: 'attn.npy', mimeType: 'application/octet-stream', buffer: npy([2, 3, 3], TWO_HEADS) });
+      await page.waitForSelector('#explain-files .explain-body[data-state="ready"]');
+      assert.deepEqual(await audit(page), []);
+    });
+    await withPage('#mode=date&date=Nov%2030,%202026', async ({ page }) => {
+      await page.waitForSelector('#date-panel[data-state="ready"]');
+      await page.click('#date-combined > summary');
+      await page.waitForSelector('#date-combined table[data-rollout="decoder_self"]');
+      // This suite audits its own views here; the rest of the date page is the page suites' business.
+      assert.deepEqual(await audit(page, '#date-combined'), []);
+    });
+  });
+});

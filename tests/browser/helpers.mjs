@@ -192,19 +192,3 @@ export function useBrowserAndTargets(setup) {
   });
   return env;
 }
-
-/**
- * Opens `target.url + hash` (openPage), runs `fn` with the handles, then asserts that nothing
- * went wrong on the way (no console errors, failed or foreign requests), and closes the page.
- */
-export async function withCheckedPage(browser, target, hash, fn, options) {
-  const p = await openPage(browser, target, hash, options);
-  try {
-    await fn(p);
-    if (p.problems.length) {
-      throw new Error(`problems on the page (console errors, failed or foreign requests): ${p.problems.join('; ')}`);
-    }
-  } finally {
-    await p.close();
-  }
-}

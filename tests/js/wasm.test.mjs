@@ -259,3 +259,13 @@ test('outputs are copies: they stay correct when wasm memory grows in a later ca
   for (const [name, r] of Object.entries(kept)) assert.deepEqual(copy(r), before[name], name);
   assert.equal(small.attn_weights[2].toFixed(3), '0.424');
 });
+
+test('the page\'s sliding-window band (web/src/explain/masks.js) is the core\'s slidingWindowMask', async () => {
+  const { maskFields } = await import('../../web/src/explain/masks.js');
+  for (const n of [1, 2, 5, 9]) {
+    for (let w = 0; w < n; w++) {
+      const page = maskFields({ mask: 'window', window: w }, n).attn_mask;
+      assert.deepEqual(Array.from(page), Array.from(mod.slidingWindowMask({ n, window: w })), `n=${n} window=${w}`);
+    }
+  }
+});

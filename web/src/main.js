@@ -262,7 +262,9 @@ function updateView() {
     return false;
   }
   const explained = fitExplain({ ...explainState, ...masks.value }, tokens.length, state.num_heads);
-  const fields = maskFields(explained, tokens.length);
+  const windowMask = typeof mod.slidingWindowMask === 'function'
+    ? (n, w) => mod.slidingWindowMask({ n, window: w }) : null;
+  const fields = maskFields(explained, tokens.length, windowMask);
   let result;
   let request;
   try {

@@ -10,9 +10,11 @@
  *   window:  attn_mask, query i may not attend to key j when |i - j| > window (a band of
  *            half-width `window`; with causal, only the keys i - window … i remain);
  *   drawn:   attn_mask, the drawn cells [[i, j], …] may not attend.
+ * @param {(n: number, window: number) => Uint8Array} [windowMask] the core's sliding-window mask
+ *   (mod.slidingWindowMask, the same rule); without it the band is built here
  * @returns {{attn_mask?: Uint8Array, key_padding_mask?: Uint8Array}}
  */
-export function maskFields(state, n) {
+export function maskFields(state, n, windowMask = null) {
   switch (state.mask) {
     case 'padding': {
       const kpm = new Uint8Array(n);
@@ -20,6 +22,7 @@ export function maskFields(state, n) {
       return { key_padding_mask: kpm };
     }
     case 'window': {
+      if (windowMask) return { attn_mask: windowMask(n, state.window) };
       const m = new Uint8Array(n * n);
       for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) m[i * n + j] = Math.abs(i - j) > state.window ? 1 : 0;
       return { attn_mask: m };
