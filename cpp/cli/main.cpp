@@ -4,6 +4,8 @@
 //   mha numpy-experiment --seed S --tokens N --d-model D --num-heads H [--causal] [--positional]
 //   mha translate TEXT [--model FILE] [--json] [--logits] [--ablate KIND:LAYER:HEAD]...
 //   mha date-eval [--model FILE] [--heldout FILE] [--no-ablation] [--limit N]
+//   mha patterns [FILE|-] [--tokens FILE] [--tensor NAME]
+//   mha patterns --input TEXT [--input TEXT]... | --heldout FILE [--limit N]  [--date-model FILE]
 //   mha --help | mha help
 //
 // Exit status: 0 success; 2 bad input or usage ("mha: error: ..." on stderr, nothing on stdout);
@@ -24,6 +26,7 @@
 #include "mha/date_model.hpp"
 #include "mha/experiment.hpp"
 #include "mha/json_io.hpp"
+#include "mha/patterns_io.hpp"
 
 namespace {
 
@@ -58,6 +61,17 @@ const char* const help_text =
     "      Exact-match accuracy on held-out dates (default tests/fixtures/date_heldout.json),\n"
     "      overall and per format, and what every head does: role mass of cross-attention\n"
     "      heads, offsets of self-attention heads, accuracy with each head ablated. JSON.\n"
+    "  mha patterns [FILE|-] [--tokens FILE] [--tensor NAME]\n"
+    "      Score every head of exported attention weights (docs/patterns.md): FILE (or stdin)\n"
+    "      is JSON {\"tokens\": [...], \"attn_weights\": h x n x n or L x h x n x n}, a .npy of\n"
+    "      shape (h, n, m), (L, h, n, m) or (L, 1, h, n, m) (tokens from --tokens FILE: a JSON\n"
+    "      array or one token per line), or a safetensors file (--tensor NAME, or its only\n"
+    "      tensor). Prints per layer and head every score, its uniform baseline and the labels\n"
+    "      it earns, and the Jensen-Shannon distance matrix of the heads.\n"
+    "  mha patterns --input TEXT [--input TEXT]... | --heldout FILE [--limit N]\n"
+    "               [--date-model FILE]\n"
+    "      The same for every head of the date model (encoder self, decoder self, cross): one\n"
+    "      input in full, or several / a held-out file averaged per head.\n"
     "  mha --help | mha help\n"
     "\n"
     "exit status: 0 success; 2 bad input or usage (one line \"mha: error: ...\" on stderr,\n"
@@ -511,6 +525,81 @@ int cmd_date_eval(const std::vector<std::string>& args) {
   return write_response(out) ? exit_ok : exit_internal;
 }
 
+int cmd_patterns(const std::vector<std::string>& args) {
+  const Options o = parse_options(
+      args, {"--tokens", "--tensor", "--date-model", "--input", "--heldout", "--limit"}, {},
+      "patterns");
+  std::vector<std::string> inputs;
+  for (const auto& [key, value] : o.values) {
+    if (key == "--input") inputs.push_back(value);
+  }
+  const auto heldout = single(o, "--heldout");
+  const auto limit = single(o, "--limit");
+  const auto date_model = single(o, "--date-model");
+  if (!inputs.empty() || heldout || date_model) {
+    if (!o.positional.empty() || single(o, "--tokens") || single(o, "--tensor")) {
+      throw usage_error{
+          "patterns of the date model (--input, --heldout, --date-model) take no "
+          "FILE, --tokens or --tensor"};
+    }
+    if (inputs.empty() == !heldout) {
+      throw usage_error{
+          "patterns of the date model need --input TEXT (repeatable) or --heldout "
+          "FILE"};
+    }
+    if (limit && !heldout) throw usage_error{"--limit needs --heldout"};
+    const mha::DateModel model = load_date_model(date_model_path(date_model));
+    if (heldout) {
+      for (const auto& ex : read_heldout(*heldout)) inputs.push_back(ex.input);
+      if (limit) {
+        const auto n = parse_unsigned(*limit, std::numeric_limits<std::uint32_t>::max());
+        if (!n || *n == 0) throw usage_error{"--limit must be a positive integer, got " + *limit};
+        if (*n < inputs.size()) inputs.resize(static_cast<std::size_t>(*n));
+      }
+    }
+    const nlohmann::json out = inputs.size() == 1 && !heldout
+                                   ? mha::date_model_patterns(model, inputs[0])
+                                   : mha::date_model_patterns_mean(model, inputs);
+    return write_response(out) ? exit_ok : exit_internal;
+  }
+  if (limit) throw usage_error{"--limit needs --heldout"};
+  if (o.positional.size() > 1) {
+    throw usage_error{"patterns takes at most one FILE, got " +
+                      std::to_string(o.positional.size())};
+  }
+  const std::string file = o.positional.empty() ? "-" : o.positional[0];
+  if (file.size() > 1 && file[0] == '-') {
+    throw usage_error{"unknown option " + in_quotes(file) + " for patterns"};
+  }
+  const std::string bytes = read_input(file);
+  const std::string format = mha::sniff_attention_format(bytes);
+  mha::PatternsInput in = mha::read_attention_input(bytes, single(o, "--tensor").value_or(""));
+  if (const auto tokens_file = single(o, "--tokens")) {
+    if (!in.tokens.empty()) {
+      throw usage_error{"the JSON input has \"tokens\" already; drop --tokens"};
+    }
+    in.tokens = mha::parse_tokens_text(read_input(*tokens_file));
+    mha::check_tokens(in, "--tokens " + in_quotes(*tokens_file));
+  } else {
+    mha::check_tokens(in, "tokens");
+  }
+  nlohmann::json layers = nlohmann::json::array();
+  for (std::size_t l = 0; l < in.layers.size(); ++l) {
+    nlohmann::json j =
+        mha::layer_patterns_to_json(in.layers[l], "layer " + std::to_string(l), in.tokens);
+    j["layer"] = l;
+    layers.push_back(std::move(j));
+  }
+  nlohmann::json out = {{"source", file == "-" ? "standard input" : file},
+                        {"format", format},
+                        {"shape", in.shape},
+                        {"tokens", in.tokens},
+                        {"thresholds", mha::thresholds_to_json({})},
+                        {"layers", layers}};
+  if (!in.query_tokens.empty()) out["query_tokens"] = in.query_tokens;
+  return write_response(out) ? exit_ok : exit_internal;
+}
+
 int run(const std::vector<std::string>& argv) {
   if (argv.empty()) throw usage_error{"missing subcommand"};
   for (const auto& a : argv) {
@@ -529,6 +618,7 @@ int run(const std::vector<std::string>& argv) {
   if (command == "numpy-experiment") return cmd_numpy_experiment(rest);
   if (command == "translate") return cmd_translate(rest);
   if (command == "date-eval") return cmd_date_eval(rest);
+  if (command == "patterns") return cmd_patterns(rest);
   throw usage_error{"unknown subcommand " + in_quotes(command)};
 }
 

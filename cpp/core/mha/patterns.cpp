@@ -144,6 +144,21 @@ void validate_attention_weights(const HeadStack& w, const std::string& what, dou
   }
 }
 
+std::vector<std::string> head_labels(const HeadScoreValues& s, const HeadScoreValues& b,
+                                     const HeadScoreThresholds& t) {
+  const bool previous = passes(s.previous_token, b.previous_token, t.previous_token, t.margin);
+  const bool positional = !previous && passes(s.local_band, b.local_band, t.local_band, t.margin);
+  const bool stripe = passes(s.vertical_stripe, b.vertical_stripe, t.vertical_stripe, t.margin);
+  const bool long_range = !stripe && passes(s.mean_distance_normalized, b.mean_distance_normalized,
+                                            t.long_range, t.margin);
+  std::vector<std::string> labels;
+  if (previous) labels.emplace_back("previous-token");
+  if (positional) labels.emplace_back("positional");
+  if (stripe) labels.emplace_back("vertical-stripe");
+  if (long_range) labels.emplace_back("long-range");
+  return labels;
+}
+
 std::vector<HeadScores> score_heads(const HeadStack& weights, const HeadScoreThresholds& t,
                                     const std::string& what) {
   validate_attention_weights(weights, what);
@@ -177,17 +192,7 @@ std::vector<HeadScores> score_heads(const HeadStack& weights, const HeadScoreThr
     }
     hs.uniform_baseline = score_rows(u, scored);
 
-    const HeadScoreValues& s = hs.scores;
-    const HeadScoreValues& b = hs.uniform_baseline;
-    const bool previous = passes(s.previous_token, b.previous_token, t.previous_token, t.margin);
-    const bool positional = !previous && passes(s.local_band, b.local_band, t.local_band, t.margin);
-    const bool stripe = passes(s.vertical_stripe, b.vertical_stripe, t.vertical_stripe, t.margin);
-    const bool long_range = !stripe && passes(s.mean_distance_normalized,
-                                              b.mean_distance_normalized, t.long_range, t.margin);
-    if (previous) hs.labels.emplace_back("previous-token");
-    if (positional) hs.labels.emplace_back("positional");
-    if (stripe) hs.labels.emplace_back("vertical-stripe");
-    if (long_range) hs.labels.emplace_back("long-range");
+    hs.labels = head_labels(hs.scores, hs.uniform_baseline, t);
     out.push_back(std::move(hs));
   }
   return out;

@@ -106,6 +106,14 @@ struct HeadScores {
   std::vector<std::string> labels;
 };
 
+/// The labels of docs/patterns.md for `scores` measured against `baseline` (the uniform head's
+/// scores): "previous-token" (previous_token), "positional" (local_band; not when previous-token),
+/// "vertical-stripe" (vertical_stripe), "long-range" (mean_distance_normalized; not when
+/// vertical-stripe), each when score >= threshold and score >= baseline + margin.
+/// Used by score_heads, and on scores averaged over many inputs.
+std::vector<std::string> head_labels(const HeadScoreValues& scores, const HeadScoreValues& baseline,
+                                     const HeadScoreThresholds& thresholds = {});
+
 /// Scores and labels of every head of `weights` (h, n, m).
 /// Throws as validate_attention_weights (`what` names the stack).
 std::vector<HeadScores> score_heads(const HeadStack& weights,

@@ -1,0 +1,199 @@
+// `mha patterns` (docs/cli.md "patterns"): the same scores from JSON, .npy + tokens and
+// safetensors input, stdin, the date model; and bad input (exit 2, one line naming the problem).
+// Scores are compared with the golden values of tests/fixtures/patterns.json (numpy, 1e-9).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cli_util.hpp"
+
+namespace {
+
+using nlohmann::json;
+using namespace mha_cli_test;
+
+json fixture(const std::string& name) {
+  return json::parse(slurp(std::string(MHA_FIXTURES_DIR) + "/" + name));
+}
+
+/// The synthetic case of patterns.json: five heads (previous-token, diagonal, first-token,
+/// far, uniform) over 8 tokens, as (h, n, n) nested arrays.
+json synthetic_case() {
+  const json doc = fixture("patterns.json");
+  for (const auto& c : doc.at("cases")) {
+    if (c.at("name").get<std::string>().rfind("synthetic", 0) == 0) return c;
+  }
+  throw std::runtime_error("no synthetic case in patterns.json");
+}
+
+json nested(const json& t) {
+  const auto shape = t.at("shape").get<std::vector<std::size_t>>();
+  const auto& data = t.at("data");
+  json out = json::array();
+  std::size_t k = 0;
+  for (std::size_t h = 0; h < shape[0]; ++h) {
+    json rows = json::array();
+    for (std::size_t i = 0; i < shape[1]; ++i) {
+      json row = json::array();
+      for (std::size_t j = 0; j < shape[2]; ++j) row.push_back(data.at(k++));
+      rows.push_back(row);
+    }
+    out.push_back(rows);
+  }
+  return out;
+}
+
+/// A float32 .npy file of `shape` holding `data`.
+std::string npy(const std::vector<std::size_t>& shape, const std::vector<float>& data) {
+  std::string dims;
+  for (const auto d : shape) dims += std::to_string(d) + ", ";
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\0';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>(header.size() >> 8);
+  out += header;
+  out.append(reinterpret_cast<const char*>(data.data()), data.size() * sizeof(float));
+  return out;
+}
+
+void expect_matches_golden(const json& layer, const json& golden) {
+  ASSERT_EQ(layer.at("heads").size(), golden.at("heads").size());
+  for (std::size_t k = 0; k < golden.at("heads").size(); ++k) {
+    const json& a = layer.at("heads")[k];
+    const json& e = golden.at("heads")[k];
+    EXPECT_EQ(a.at("labels"), e.at("labels")) << k;
+    for (const auto& [key, value] : e.at("scores").items()) {
+      if (value.is_null()) {
+        EXPECT_TRUE(a.at("scores").at(key).is_null()) << k << " " << key;
+      } else {
+        EXPECT_NEAR(a.at("scores").at(key).get<double>(), value.get<double>(), 1e-9)
+            << k << " " << key;
+      }
+    }
+  }
+  for (std::size_t a = 0; a < golden.at("js_distance").size(); ++a) {
+    for (std::size_t b = 0; b < golden.at("js_distance").size(); ++b) {
+      EXPECT_NEAR(layer.at("js_distance")[a][b].get<double>(),
+                  golden.at("js_distance")[a][b].get<double>(), 1e-9);
+    }
+  }
+}
+
+TEST(CliPatterns, JsonFileAndStdin) {
+  const json c = synthetic_case();
+  const json request = {{"tokens", {"The", "cat", ",", "sat", "on", "the", "mat", "."}},
+                        {"attn_weights", nested(c.at("attn_weights"))}};
+  const std::string path = temp_path("attn.json");
+  write_file(path, request.dump());
+  const std::string text = request.dump();
+  for (const CliRun& run : {run_mha({"patterns", path}), run_mha({"patterns"}, &text)}) {
+    const json out = parse_stdout(run);
+    EXPECT_EQ(out.at("format"), "json");
+    EXPECT_EQ(out.at("shape"), json({5, 8, 8}));
+    ASSERT_EQ(out.at("layers").size(), 1u);
+    expect_matches_golden(out.at("layers")[0], c);
+    EXPECT_EQ(out.at("layers")[0].at("heads")[2].at("stripe_token"), "The");
+    EXPECT_EQ(out.at("layers")[0].at("heads")[0].at("labels"), json({"previous-token"}));
+    EXPECT_EQ(out.at("thresholds").at("margin"), 0.15);
+  }
+  std::remove(path.c_str());
+}
+
+TEST(CliPatterns, NpyWithTokensFileAndLayers) {
+  // (L=2, h=1, n=3, n=3): previous-token, then uniform.
+  std::vector<float> data = {1, 0, 0, 1, 0, 0, 0, 1, 0};
+  for (int i = 0; i < 9; ++i) data.push_back(1.0f / 3.0f);
+  const std::string path = temp_path("attn.npy"), tokens = temp_path("tokens.txt");
+  write_file(path, npy({2, 1, 3, 3}, data));
+  write_file(tokens, "a\nb\nc\n");
+  const json out = parse_stdout(run_mha({"patterns", path, "--tokens", tokens}));
+  EXPECT_EQ(out.at("format"), ".npy");
+  EXPECT_EQ(out.at("tokens"), json({"a", "b", "c"}));
+  ASSERT_EQ(out.at("layers").size(), 2u);
+  EXPECT_EQ(out.at("layers")[0].at("heads")[0].at("scores").at("previous_token"), 1.0);
+  EXPECT_EQ(out.at("layers")[0].at("heads")[0].at("labels"), json({"previous-token"}));
+  EXPECT_TRUE(out.at("layers")[1].at("heads")[0].at("labels").empty());
+  write_file(tokens, "[\"a\", \"b\"]");
+  EXPECT_TRUE(fails_with(run_mha({"patterns", path, "--tokens", tokens}),
+                         {"has 2 tokens, the attention has 3 keys (shape (2, 1, 3, 3))"}));
+  std::remove(path.c_str());
+  std::remove(tokens.c_str());
+}
+
+TEST(CliPatterns, SafetensorsNamedTensor) {
+  // Two tensors: "attn" (1, 2, 2) F32 and "other".
+  const std::vector<float> attn = {1, 0, 0.5f, 0.5f};
+  const std::string header =
+      R"({"attn":{"dtype":"F32","shape":[1,2,2],"data_offsets":[0,16]},"other":{"dtype":"F32","shape":[1],"data_offsets":[16,20]}})";
+  std::string file(8, '\0');
+  for (int b = 0; b < 8; ++b)
+    file[static_cast<std::size_t>(b)] = static_cast<char>(header.size() >> (8 * b));
+  file += header;
+  file.append(reinterpret_cast<const char*>(attn.data()), 16);
+  const float one = 1.0f;
+  file.append(reinterpret_cast<const char*>(&one), 4);
+  const std::string path = temp_path("attn.safetensors");
+  write_file(path, file);
+  const json out = parse_stdout(run_mha({"patterns", path, "--tensor", "attn"}));
+  EXPECT_EQ(out.at("format"), "safetensors");
+  EXPECT_EQ(out.at("layers")[0].at("heads")[0].at("scores").at("first_token"), 0.5);
+  EXPECT_TRUE(fails_with(run_mha({"patterns", path}),
+                         {"holds 2 tensors (attn, other); name the attention tensor"}));
+  EXPECT_TRUE(fails_with(run_mha({"patterns", path, "--tensor", "nope"}), {"no tensor \"nope\""}));
+  std::remove(path.c_str());
+}
+
+TEST(CliPatterns, DateModel) {
+  const json out = parse_stdout(run_mha({"patterns", "--input", "Nov 30, 2026"}));
+  EXPECT_EQ(out.at("output"), "2026-11-30");
+  EXPECT_EQ(out.at("source_tokens").size(), 12u);
+  // 2 encoder self + 2 decoder self + 2 cross layers, 4 heads each.
+  ASSERT_EQ(out.at("layers").size(), 6u);
+  EXPECT_EQ(out.at("layers")[5].at("kind"), "cross");
+  EXPECT_EQ(out.at("layers")[5].at("n"), 11);
+  EXPECT_EQ(out.at("layers")[5].at("m"), 12);
+  EXPECT_TRUE(out.at("layers")[2].at("heads")[0].at("causal").get<bool>());
+  const json mean = parse_stdout(
+      run_mha({"patterns", "--heldout", std::string(MHA_FIXTURES_DIR) + "/date_heldout.json",
+               "--limit", "20"}));
+  EXPECT_EQ(mean.at("inputs"), 20);
+  EXPECT_EQ(mean.at("heads").size(), 24u);
+}
+
+TEST(CliPatterns, BadInputIsOneLine) {
+  const auto run_text = [](const std::string& text) { return run_mha({"patterns", "-"}, &text); };
+  EXPECT_TRUE(fails_with(run_text("[1, 2]"), {"must be an object"}));
+  EXPECT_TRUE(
+      fails_with(run_text(R"({"attn_weights": [[[0.5, 0.4]]]})"), {"head 0, row 0 sums to 0.9"}));
+  EXPECT_TRUE(fails_with(run_text(R"({"attn_weights": [[[1, 0], [1]]]})"),
+                         {"attn_weights[0][1] must be an array of 2 entries"}));
+  EXPECT_TRUE(fails_with(run_text(R"({"attn_weights": [[[1, "x"]]]})"),
+                         {"attn_weights[0][0][1] must be a number"}));
+  EXPECT_TRUE(fails_with(run_text(R"({"attn_weights": [[1, 0]]})"),
+                         {"has shape (1, 2); expected (heads, n, m)"}));
+  EXPECT_TRUE(fails_with(run_text(R"({"attn_weights": [[[1]]], "tokens": ["a", "b"]})"),
+                         {"tokens has 2 tokens, the attention has 1 keys"}));
+  EXPECT_TRUE(fails_with(run_text(R"({"attn_weights": [[[1]]], "colour": 1})"),
+                         {"unknown key \"colour\""}));
+  EXPECT_TRUE(fails_with(run_text(R"({"attn_weights": [[[-1, 2]]]})"), {"key 0 holds -1"}));
+  EXPECT_TRUE(fails_with(run_text(std::string("\x93NUMPY\x01\x00\x10\x00{'descr': '<f4',", 24)),
+                         {"truncated .npy file"}));
+  EXPECT_TRUE(
+      fails_with(run_text(npy({1, 2, 2}, {1, 0, 1})), {"the data is 12 bytes", "needs 16"}));
+  EXPECT_TRUE(fails_with(run_mha({"patterns", "/nonexistent/attn.npy"}),
+                         {"cannot open \"/nonexistent/attn.npy\""}));
+  EXPECT_TRUE(fails_with(run_mha({"patterns", "a", "b"}), {"at most one FILE"}));
+  EXPECT_TRUE(fails_with(run_mha({"patterns", "--input", "x", "--tokens", "t"}),
+                         {"take no FILE, --tokens or --tensor"}));
+  EXPECT_TRUE(fails_with(run_mha({"patterns", "--limit", "3"}), {"--limit needs --heldout"}));
+  EXPECT_EQ(parse_stdout(run_text(R"({"attn_weights": [[[1]]]})")).at("layers").size(), 1u);
+}
+
+}  // namespace
