@@ -43,8 +43,8 @@ function close(actual, expected, tol, what) {
 }
 
 describe('explain views', { timeout: TIMEOUT }, () => {
-  test('click a cell: the step panel shows module 08\'s numbers for head 0, query 0, key 2', () =>
-    withPage('#preset=module-08', async ({ page }) => {
+  for (const which of [0, 1]) test(`click a cell: the step panel shows module 08's numbers for head 0, query 0, key 2 (${which ? 'file://' : 'served'})`, () =>
+    withCheckedPage(env.browser, env.servers.targets[which], '#preset=module-08', async ({ page }) => {
       assert.equal(await page.$eval('#explain-step', (d) => d.open), true, 'the step panel is open');
       const c = await cellCentre(page, 0, 0, 2);
       await page.mouse.click(c.x, c.y);

@@ -222,3 +222,26 @@ describe('accessibility of the explain views', { timeout: TIMEOUT }, () => {
     });
   });
 });
+
+describe('files dropped on the page opened from file://', { timeout: TIMEOUT }, () => {
+  test('dropping a .npy attention tensor and a tokens file shows the grids and scores; nothing is fetched', () =>
+    withCheckedPage(env.browser, env.servers.targets[1], '#preset=module-08', async ({ page, requests }) => {
+      await page.click('#explain-files > summary');
+      const body = '#explain-files .explain-body';
+      await page.waitForSelector(`${body} .file-drop`);
+      const before = requests.length;
+      await page.evaluate(({ bytes, tokens }) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([new Uint8Array(bytes)], 'attn.npy'));
+        dt.items.add(new File([tokens], 'tokens.txt', { type: 'text/plain' }));
+        const target = document.querySelector('#explain-files .file-drop');
+        target.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      }, { bytes: [...npy([2, 3, 3], TWO_HEADS)], tokens: 'the\ncat\nsat' });
+      await page.waitForSelector(`${body}[data-state="ready"] table.patterns-table`);
+      assert.deepEqual(await page.$$eval(`${body} table[data-file-head="0"] th[scope="col"]`, (ths) => ths.map((t) => t.dataset.token)),
+        ['the', 'cat', 'sat']);
+      assert.deepEqual(await tableValues(page, `${body} table[data-file-head="0"]`), [[1, 0, 0], [1, 0, 0], [0, 1, 0]]);
+      // Read locally: no request carries the files (the page may load its own scripts, nothing else).
+      assert.deepEqual(requests.slice(before).filter((u) => !/\.js$/.test(new URL(u).pathname)), []);
+    }));
+});

@@ -88,7 +88,7 @@ let mode = 'random';
 /** How the page is viewed (state.js VIEW_KEYS): {cell, embed}. The cell lives in `cells`. */
 const pageView = defaultView();
 /** The Date translator's combined views (mean, max, rollout), drawn only while open. */
-const dateCombined = new DateCombined($('date-combined'), { getModule: () => mod });
+const dateCombined = new DateCombined($('date-combined'), { getModule: async () => mod });
 const dateMode = new DateMode({
   getModule: () => mod,
   afterUpdate: () => showMemoryStats(),
@@ -115,8 +115,9 @@ const explain = new ExplainPanels($('explain-panels'), {
     explainState = { ...explainState, combine };
     if (view) writeHash(view.state);
   },
-  // The loaders are in the same module today; a split-off module would be loaded here on demand.
-  getLoaderModule: async () => mod,
+  // The explain functions and the file loaders are in the page's module today; a module split
+  // off for them would be loaded here on first use.
+  getFullModule: async () => mod,
   onError: (message) => {
     els.alert.textContent = /[.!?]$/.test(message) ? message : `${message}.`;
   },

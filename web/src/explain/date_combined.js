@@ -11,7 +11,8 @@ import { axisTokens, kindInfo, layerView } from '../date_view.js';
 export class DateCombined {
   /**
    * @param {HTMLDetailsElement} details its body is filled while open
-   * @param {{getModule: () => object}} deps
+   * @param {{getModule: () => Promise<object>}} deps the module with meanOverHeads,
+   *   maxOverHeads and attentionRollout (the full module, which the Date translator has loaded)
    */
   constructor(details, { getModule }) {
     this.details = details;
@@ -30,7 +31,15 @@ export class DateCombined {
 
   draw() {
     if (!this.details.open || !this.last) return;
-    const mod = this.getModule();
+    const last = this.last;
+    this.getModule().then((mod) => {
+      if (last === this.last && this.details.open) this.drawWith(mod);
+    }, (e) => {
+      this.body.replaceChildren(h('p', { className: 'help', text: e instanceof Error ? e.message : String(e) }));
+    });
+  }
+
+  drawWith(mod) {
     const { result: r, kind, layer } = this.last;
     if (typeof mod.meanOverHeads !== 'function' || typeof mod.attentionRollout !== 'function') {
       this.body.replaceChildren(h('p', { className: 'help', text: 'This build of the attention core has no meanOverHeads() / attentionRollout(): rebuild it (./scripts/build.sh).' }));

@@ -26,6 +26,12 @@ export const PANELS = Object.freeze([
   { key: 'files', title: 'Bring your own attention or weights (.npy, .safetensors)', open: false },
 ]);
 
+/**
+ * Panels that call the core's explain functions (explainCell, headPatterns, meanOverHeads,
+ * maxOverHeads): drawn with the full module, which the page may load only on first use.
+ */
+const FULL_MODULE_PANELS = Object.freeze(['step', 'patterns', 'combine']);
+
 /** The message of a panel whose core function this build of the module lacks. */
 function missing(name) {
   return `This build of the attention core has no ${name}(): rebuild it (./scripts/build.sh).`;
@@ -34,18 +40,20 @@ function missing(name) {
 export class ExplainPanels {
   /**
    * @param {Element} container where the panels go
-   * @param {{getModule: () => object, getLoaderModule: () => Promise<object>,
+   * @param {{getModule: () => object, getFullModule: () => Promise<object>,
    *          onAblate: (off: number[]) => void, onCombine: (kind: string) => void,
    *          onError: (message: string) => void, onClearError: () => void}} deps
-   *   getLoaderModule: the core module with the file loaders (may be loaded on demand);
+   *   getModule: the page's attention core (numpyExperiment, parameterCount), ready;
+   *   getFullModule: the module with the explain functions and the file loaders (it may be
+   *   loaded on demand: FULL_MODULE_PANELS and the file panel wait for it);
    *   onAblate: the user switched heads off or on (the page keeps the list and updates);
    *   onCombine: the user chose a combined view (kept in the address);
    *   onError / onClearError: the page's alert region (file problems)
    */
-  constructor(container, { getModule, getLoaderModule, onAblate, onCombine, onError, onClearError }) {
+  constructor(container, { getModule, getFullModule, onAblate, onCombine, onError, onClearError }) {
     this.container = container;
     this.getModule = getModule;
-    this.getLoaderModule = getLoaderModule;
+    this.getFullModule = getFullModule;
     this.onError = onError;
     this.onClearError = onClearError;
     this.onAblate = onAblate;
@@ -95,15 +103,31 @@ export class ExplainPanels {
       // Independent of the view above: built once, when first opened (even before the first update).
       if (!this.details.files.open || this.built.files) return;
       buildFilePanel(this.bodies.files, {
-        getModule: this.getLoaderModule, onError: this.onError, onClear: this.onClearError,
+        getModule: this.getFullModule, onError: this.onError, onClear: this.onClearError,
       });
       this.built.files = true;
       return;
     }
     if (!this.ctx || !this.details[key].open) return;
+    if (FULL_MODULE_PANELS.includes(key)) {
+      // These call the core's explain functions, which may live in the full module (loaded on
+      // first use): draw when it is there, unless another view replaced this one meanwhile.
+      const ctx = this.ctx;
+      const cell = this.cell;
+      this.getFullModule().then((full) => {
+        if (ctx === this.ctx && cell === this.cell && this.details[key].open) this.draw(key, full);
+      }, (e) => {
+        this.bodies[key].replaceChildren(h('p', { className: 'help', text: e instanceof Error ? e.message : String(e) }));
+      });
+      return;
+    }
+    this.draw(key, this.getModule());
+  }
+
+  /** Draws panel `key` from this.ctx with `mod` (the page's core, or the full module). */
+  draw(key, mod) {
     const { state, tokens, result } = this.ctx;
     const body = this.bodies[key];
-    const mod = this.getModule();
     switch (key) {
       case 'step': {
         const c = this.cell;
@@ -189,4 +213,5 @@ export class ExplainPanels {
     this.built[key] = this.ctx;
     body.dataset.state = state ? 'ready' : 'empty';
   }
+
 }
