@@ -136,7 +136,8 @@ for (const which of [0, 1]) {
     test('#embed: grids, legend and readout only, with a link to the full page', () =>
       withPage(target(), '#preset=module-08&embed=1', async ({ page }) => {
         assert.equal(await page.evaluate(() => document.documentElement.classList.contains('embed')), true);
-        for (const hidden of ['.page-header', '#controls', '.lede', '.explain', '.page-footer', '#copy-embed']) {
+        assert.ok((await page.locator('h1').boundingBox()).width <= 1, 'the title is for screen readers only');
+        for (const hidden of ['.mode-tabs', '#controls', '.lede', '.explain', '.page-footer', '#copy-embed']) {
           assert.equal(await page.isVisible(hidden), false, hidden);
         }
         for (const shown of ['canvas[data-head="0"]', 'canvas[data-head="1"]', '#legend', '#readout', '#copy-link', '#export-png', '#full-page-link']) {

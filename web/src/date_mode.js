@@ -520,7 +520,8 @@ export class DateMode {
           Object.assign(button.dataset, { kind, layer: String(layer), head: String(head) });
           const role = this.roles.get(headKey(kind, layer, head));
           const name = `${label}, layer ${layer}, head ${head}${role?.role ? `: ${role.role}` : ''}`;
-          button.setAttribute('aria-label', `Enlarge ${name}`);
+          // The visible text ("h2") starts the accessible name (WCAG 2.5.3, label in name).
+          button.setAttribute('aria-label', `h${head}: enlarge ${name}`);
           button.title = name;
           button.setAttribute('aria-pressed', 'false');
           const canvas = el('canvas', 'thumb-canvas');

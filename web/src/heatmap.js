@@ -44,15 +44,30 @@ export class HeadHeatmap {
     this.canvas = canvas;
     this.setData({ result, tokens, keyTokens });
 
-    canvas.addEventListener('mousemove', (e) => {
+    // Pointer hover reads a cell; a touch does not hover (a tap is a click, which locks the cell:
+    // a hover on touch would change the readout above the grid and move the grid under the finger).
+    canvas.addEventListener('pointermove', (e) => {
+      if (e.pointerType === 'touch') return;
       const c = this.layout && cellAt(this.layout, this.n, this.m, e.offsetX, e.offsetY);
       if (c) this.onSelect({ head, row: c.row, col: c.col, source: 'pointer' });
     });
-    canvas.addEventListener('mouseleave', () => {
+    canvas.addEventListener('pointerleave', (e) => {
+      if (e.pointerType === 'touch') return;
       // (getRootNode: inside an element's shadow root, document.activeElement is the host.)
       if (canvas.getRootNode().activeElement !== canvas) this.onSelect(null);
     });
+    // Focus from a press (mouse or touch) selects nothing by itself: the click that follows does,
+    // at the cell pressed (a selection on focus would move the grid before the click lands). For
+    // a touch, focus comes after pointerup, so the press counts until its click (or 5 s).
+    let pressedAt = 0;
+    canvas.addEventListener('pointerdown', () => {
+      pressedAt = performance.now();
+    });
+    canvas.addEventListener('click', () => {
+      pressedAt = 0;
+    });
     canvas.addEventListener('focus', () => {
+      if (pressedAt && performance.now() - pressedAt < 5000) return;
       // Keep the cell when Tab moves on to the next head.
       const s = this.lastCell;
       const row = s && s.row < this.n ? s.row : 0;

@@ -481,6 +481,8 @@ function applyHash(hash) {
 function setEmbed(on) {
   pageView.embed = on;
   document.documentElement.classList.toggle('embed', on);
+  // The page's title stays for screen readers (one h1 per page), out of sight.
+  document.querySelector('h1').classList.toggle('visually-hidden', on);
   if (on) els.fullPage.href = linkWithHash(location.href, '');
 }
 
