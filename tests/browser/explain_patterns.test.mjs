@@ -109,6 +109,20 @@ describe('head patterns, combined views, files', { timeout: TIMEOUT }, () => {
       const labels = await page.$$eval(`${body} table.patterns-table tbody tr`, (trs) => trs.map((tr) => tr.dataset.labels));
       assert.deepEqual(labels, want.heads.map((x) => x.labels.join(',')));
       assert.equal(await page.textContent('#alert'), '');
+      // Exports of the loaded weights, in the page's CSV format (float32-exact).
+      // (clicked in the page: the sticky readout bar may cover the button where Playwright scrolls it)
+      const press = (kind) => page.$eval(`${body} button[data-file-export="${kind}"]`, (b) => b.click());
+      const [download] = await Promise.all([page.waitForEvent('download'), press('csv')]);
+      assert.equal(download.suggestedFilename(), 'loaded-attention-layer0-h2.csv');
+      const csv = readFileSync(await download.path(), 'utf8').split('\r\n');
+      assert.equal(csv[0], 'head,query_index,query,key_index,key,weight');
+      assert.equal(csv[1], '0,0,the,0,the,1');
+      assert.equal(csv.length, 1 + 2 * 9 + 1);
+      const [json] = await Promise.all([page.waitForEvent('download'), press('json')]);
+      const doc = JSON.parse(readFileSync(await json.path(), 'utf8'));
+      assert.deepEqual(doc.shape, [2, 3, 3]);
+      assert.deepEqual(doc.attn_weights.flat(2), TWO_HEADS);
+      assert.deepEqual(doc.tokens, ['the', 'cat', 'sat']);
       // The module 08 grids above are untouched.
       assert.equal(await page.locator('canvas[data-head]').count(), 2);
 

@@ -9,6 +9,8 @@ import { readTheme } from '../heatmap.js';
 import { gridFigure } from './grid.js';
 import { renderPatterns } from './patterns_panel.js';
 import { renderCombined, ROLLOUT_FORMULA } from './combine.js';
+import { weightsCsv, weightsJson } from '../export.js';
+import { downloadBlob } from '../snapshot.js';
 
 /** The largest file the page reads (the core's own limits are checked after). */
 export const MAX_FILE_BYTES = 256 * 1024 * 1024;
@@ -157,13 +159,16 @@ export function buildFilePanel(container, { getModule, onError, onClear }) {
     if (!labels.ok) return fail(labels.message);
     const layer = Math.min(Number(layerSelect.value) || 0, numLayers - 1);
     const stack = loaded.layers[layer];
+    const exports = exportButtons(stack, numHeads, labels, {
+      source: loaded.source, layer, num_layers: numLayers, num_heads: numHeads, n, m,
+    }, (message) => { status.textContent = message; });
     const grids = h('div', { className: 'file-heads' });
     const patternsBox = h('div', { className: 'file-patterns' });
     const combineBox = h('div', { className: 'file-combine', data: { panel: `file-${uid}` } });
     const rolloutBox = h('div', { className: 'file-rollout' });
     output.replaceChildren(
       h('p', { className: 'help', text: `${loaded.source}: ${numLayers} layer${numLayers === 1 ? '' : 's'} × ${numHeads} heads × ${n} × ${m}. ${labels.note}` }),
-      grids, patternsBox, combineBox, rolloutBox);
+      exports, grids, patternsBox, combineBox, rolloutBox);
     drawHeads(grids, stack, numHeads, n, m, labels.rows, labels.cols, numLayers > 1 ? `layer ${layer}, ` : '');
     const req = { attn_weights: stack, num_heads: numHeads, n, m };
     renderPatterns(patternsBox, { patterns: mod.headPatterns(req), tokens: labels.rows, keyTokens: labels.cols });
@@ -290,6 +295,31 @@ export function buildFilePanel(container, { getModule, onError, onClear }) {
     h('div', { className: 'file-fields' }, attn.field, tokensField, tokensFile.field, layerField),
     h('div', { className: 'file-fields' }, weights.field, embeddings.field, headsField),
     drop, status, output);
+}
+
+/**
+ * "Save CSV" / "Save JSON" of one layer's weights as loaded (every head), in the page's export
+ * formats (export.js: weightsCsv, weightsJson; float32-exact). `say` reports what was saved.
+ */
+function exportButtons(stack, numHeads, labels, config, say) {
+  const data = {
+    weights: stack, heads: [...Array(numHeads).keys()], queryTokens: labels.rows, keyTokens: labels.cols,
+    maskedRows: fullyMaskedRows(stack, numHeads, config.n, config.m), config,
+  };
+  const stem = `loaded-attention-layer${config.layer}-h${numHeads}`;
+  const button = (kind, text) => {
+    const b = h('button', { className: 'link-button', text, attrs: { type: 'button' }, data: { fileExport: kind } });
+    b.addEventListener('click', () => {
+      const name = `${stem}.${kind}`;
+      const blob = kind === 'csv'
+        ? new Blob([weightsCsv(data)], { type: 'text/csv' })
+        : new Blob([`${JSON.stringify(weightsJson(data), null, 1)}\n`], { type: 'application/json' });
+      downloadBlob(blob, name);
+      say(`Saved ${name}.`);
+    });
+    return b;
+  };
+  return h('p', { className: 'file-exports' }, 'This layer’s weights: ', button('csv', 'Save CSV'), ' · ', button('json', 'Save JSON'));
 }
 
 /** The rollout across layers as one grid (rows sum to 1). */
