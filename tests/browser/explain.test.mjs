@@ -209,14 +209,22 @@ describe('masks and switched-off heads', { timeout: TIMEOUT }, () => {
   test('switching a head off: the relative change of the layer output is the core\'s', async () => {
     const mod = await coreModule();
     const base = { seed: 7, tokens: 5, d_model: 8, num_heads: 2 };
-    const y = mod.numpyExperiment(base).output;
-    const change = (ablated) => {
+    const r = mod.numpyExperiment(base);
+    // The page asks the core's ablationEffect on the float32 layer with the experiment's X and weights.
+    const change = (ablated) => mod.ablationEffect({
+      d_model: 8, num_heads: 2, n: 5, query: r.x, in_proj_weight: r.in_proj_weight, out_proj_weight: r.out_proj_weight,
+      ablated_heads: Uint8Array.from(ablated),
+    }).relative_change;
+    // ... which agrees with module 08's float64 program run with the head off (1e-4 relative).
+    const y = r.output;
+    for (const ablated of [[1, 0], [0, 1]]) {
       const yo = mod.numpyExperiment({ ...base, ablated_heads: Uint8Array.from(ablated) }).output;
       let num = 0;
       let den = 0;
       y.forEach((v, t) => { num += (yo[t] - v) ** 2; den += v * v; });
-      return Math.sqrt(num / den);
-    };
+      const c64 = Math.sqrt(num / den);
+      assert.ok(Math.abs(change(ablated) - c64) <= 1e-4 * c64, `float32 ${change(ablated)} vs float64 ${c64}`);
+    }
     await withPage('#preset=module-08', async ({ page }) => {
       await page.click('#explain-ablation > summary');
       await page.waitForSelector('#explain-ablation tr[data-head]');
@@ -231,6 +239,12 @@ describe('masks and switched-off heads', { timeout: TIMEOUT }, () => {
       assert.equal(await page.getAttribute('figure.head[data-head="1"]', 'class'), 'head is-off');
       // The weights are unchanged: switching off acts after the softmax.
       assert.deepEqual(await tableRow(page, 1, 0), ['0.000', '0.000', '0.000', '0.000', '1.000']);
+    });
+    // Every key padded: the output is all zero and no relative change exists; the core says so.
+    await withPage('#preset=module-08&mask=padding&pad=5&off=1', async ({ page }) => {
+      await page.waitForSelector('#explain-ablation .ablation-result');
+      assert.equal(await page.textContent('#explain-ablation .ablation-result'),
+        'relative_change: the unablated output is all zero, so a relative change is undefined');
     });
   });
 });

@@ -30,7 +30,21 @@ export const PANELS = Object.freeze([
  * Panels that call the core's explain functions (explainCell, headPatterns, meanOverHeads,
  * maxOverHeads): drawn with the full module, which the page may load only on first use.
  */
-const FULL_MODULE_PANELS = Object.freeze(['step', 'patterns', 'combine']);
+const FULL_MODULE_PANELS = Object.freeze(['step', 'patterns', 'combine', 'ablation']);
+
+/**
+ * The forward request of the float32 layer with the experiment's own X and weights (numpyExperiment
+ * returns x, in_proj_weight, out_proj_weight) and the masks the page sent: fast, for views that
+ * run the layer several times (switching heads off, one head versus many).
+ */
+export function layerRequest(result, request, numHeads = result.num_heads) {
+  const out = {
+    d_model: result.d_model, num_heads: numHeads, n: result.n, query: result.x,
+    in_proj_weight: result.in_proj_weight, out_proj_weight: result.out_proj_weight, keep_intermediates: false,
+  };
+  for (const key of ['attn_mask', 'key_padding_mask', 'is_causal']) if (request[key] !== undefined) out[key] = request[key];
+  return out;
+}
 
 /** The message of a panel whose core function this build of the module lacks. */
 function missing(name) {
@@ -161,8 +175,8 @@ export class ExplainPanels {
       case 'compare': {
         if (this.built.compare === this.ctx) return;
         // The same request with one head (a per-head switch-off list has no meaning there).
-        const { ablated_heads: _unused, ...request } = this.ctx.request;
-        const single = mod.numpyExperiment({ ...request, num_heads: 1, keep_intermediates: false });
+        // The float32 layer (fast) on the experiment's X and weights, with one head.
+        const single = mod.forward(layerRequest(result, this.ctx.request, 1));
         renderCompare(body, { tokens, single, multi: result });
         break;
       }
@@ -198,12 +212,15 @@ export class ExplainPanels {
       }
       case 'ablation': {
         if (this.built.ablation === this.ctx) return;
-        const request = { ...this.ctx.request, keep_intermediates: false };
+        if (typeof mod.ablationEffect !== 'function') {
+          body.replaceChildren(h('p', { className: 'help', text: missing('ablationEffect') }));
+          break;
+        }
+        const request = layerRequest(result, this.ctx.request);
         renderAblation(body, {
           numHeads: result.num_heads,
           off: this.ctx.explain.off,
-          base: result.output,
-          run: (ablated) => mod.numpyExperiment({ ...request, ablated_heads: ablated }).output,
+          change: (ablated) => mod.ablationEffect({ ...request, ablated_heads: ablated }).relative_change,
           onChange: (off) => this.onAblate(off),
         });
         break;
