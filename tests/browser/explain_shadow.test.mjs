@@ -1,0 +1,113 @@
+// The explain views' DOM builders (web/src/explain/) are host-agnostic: drawn inside a shadow
+// root they build everything there (labels find their controls, nothing leaks into the
+// document), as the <mha-attention> element would need. A small harness page, bundled here.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, writeFile, copyFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { ROOT, CHROMIUM, launchBrowser } from './helpers.mjs';
+
+let browser;
+let dir;
+
+const HARNESS = `
+import { renderPipeline } from './explain/pipeline.js';
+import { renderParams } from './explain/params_panel.js';
+import { renderStepPanel } from './explain/step_panel.js';
+import { explainCell } from './explain/step.js';
+import { renderPatterns } from './explain/patterns_panel.js';
+import { renderCombined } from './explain/combine.js';
+const root = document.getElementById('host').attachShadow({ mode: 'open' });
+for (const href of ['common.css', 'style.css']) {
+  const link = document.createElement('link');
+  link.rel = 'stylesheet';
+  link.href = href;
+  root.append(link);
+}
+const box = (panel) => { const d = document.createElement('div'); d.dataset.panel = panel; root.append(d); return d; };
+renderPipeline(box('pipeline'), { n: 5, d_model: 8, num_heads: 2 });
+// parameterCount as the core answers for d_model 8 (its messages are the core's; here a stand-in).
+const count = (req) => {
+  if (8 % req.num_heads !== 0) throw new Error('d_model=8 is not divisible by num_heads=' + req.num_heads);
+  return 256 + (req.bias ? 32 : 0);
+};
+renderParams(box('params'), { d_model: 8, num_heads: 2, count, maxHeads: 256 });
+// h = 1, n = m = 2, d = 2: scores [ln 3, 0] on row 0.
+const s = Math.log(3);
+const result = {
+  n: 2, m: 2, d_model: 2, num_heads: 1, d_head: 2,
+  q: Float32Array.from([1, 2, 0, 0]), k: Float32Array.from([3, 4, 0, 0]), v: Float32Array.from([10, 20, 0, 0]),
+  scores: Float32Array.from([s, 0, 0, 0]), attn_weights: Float32Array.from([0.75, 0.25, 0.5, 0.5]),
+  fully_masked_rows: Uint8Array.from([0, 0]), head_outputs: Float32Array.from([7.5, 15, 5, 10]),
+};
+renderStepPanel(box('step'), explainCell(result, 0, 0, 0), { queryToken: 'a', keyToken: 'a', maskLine: 'no mask' });
+const baseline = { previous_token: 0.5, diagonal: 0.5, local_band: 1, vertical_stripe: 0.5, stripe_key: 0, first_token: 0.5,
+  mean_distance: 0.5, mean_distance_normalized: 0.5, entropy_bits: 1, entropy_normalized: 1, max_weight: 0.5 };
+renderPatterns(box('patterns'), {
+  tokens: ['a', 'b'],
+  patterns: {
+    heads: [{ head: 0, rows_scored: 2, causal: false, scores: { ...baseline, previous_token: null }, uniform_baseline: baseline, labels: [] }],
+    js_distance: Float64Array.from([0]),
+    thresholds: { previous_token: 0.5, local_band: 0.5, vertical_stripe: 0.5, long_range: 0.5, margin: 0.15 },
+  },
+});
+const combined = box('combined');
+const draw = (kind) => renderCombined(combined, { kind, matrix: Float32Array.from([0.75, 0.25, 0.5, 0.5]), n: 2, m: 2, tokens: ['a', 'b'], numHeads: 1, onKind: draw });
+draw('mean');
+document.documentElement.dataset.ready = 'true';
+`;
+
+before(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium`);
+  dir = await mkdtemp(path.join(os.tmpdir(), 'mha-explain-shadow-'));
+  await build({
+    stdin: { contents: HARNESS, resolveDir: path.join(ROOT, 'web', 'src'), sourcefile: 'harness.js' },
+    bundle: true, format: 'iife', outfile: path.join(dir, 'harness.js'), logLevel: 'error',
+  });
+  for (const f of ['style.css', 'common.css']) await copyFile(path.join(ROOT, 'web', f), path.join(dir, f));
+  await writeFile(path.join(dir, 'index.html'),
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>harness</title></head>' +
+    '<body><div id="host"></div><script src="harness.js"></script></body></html>');
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+test('the explain builders work inside a shadow root: content, labels and controls stay in it', async () => {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  try {
+    await page.goto(pathToFileURL(path.join(dir, 'index.html')).href);
+    await page.waitForSelector('html[data-ready="true"]');
+    // Nothing was added to the light DOM.
+    assert.deepEqual(await page.evaluate(() => [...document.body.children].map((e) => e.id || e.tagName)), ['host', 'SCRIPT']);
+    // Playwright's CSS selectors pierce open shadow roots.
+    assert.equal(await page.locator('[data-panel="pipeline"] [data-stage]').count(), 8);
+    assert.equal(await page.textContent('[data-panel="pipeline"] [data-stage="qkv"] .pipeline-shape'), '(5, 8) @ (8, 24) → (5, 24)');
+    assert.deepEqual(await page.$$eval('[data-panel="params"] tr[data-heads]', (trs) => trs.map((tr) => tr.dataset.heads)), ['1', '2', '4', '8']);
+    await page.fill('[data-panel="params"] .params-try input', '3');
+    assert.equal(await page.textContent('[data-panel="params"] .params-try-out'), 'd_model=8 is not divisible by num_heads=3');
+    assert.equal(await page.getAttribute('[data-panel="step"] tr[data-step="weight"]', 'data-value'), '0.75');
+    assert.equal(await page.textContent('[data-panel="patterns"] table.patterns-table tbody td'), '— (uniform 0.500)');
+    await page.check('[data-panel="combined"] input[value="max"]');
+    await page.waitForSelector('[data-panel="combined"] table[data-combined="max"]');
+    // Every label's control is found in the shadow root (label for= works there).
+    const orphans = await page.evaluate(() => {
+      const root = document.getElementById('host').shadowRoot;
+      return [...root.querySelectorAll('label[for]')].filter((l) => !root.getElementById(l.htmlFor)).map((l) => l.htmlFor);
+    });
+    assert.deepEqual(orphans, []);
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+  }
+});
