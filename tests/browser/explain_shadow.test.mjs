@@ -1,18 +1,9 @@
 // The explain views' DOM builders (web/src/explain/) are host-agnostic: drawn inside a shadow
 // root they build everything there (labels find their controls, nothing leaks into the
 // document), as the <mha-attention> element would need. A small harness page, bundled here.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, writeFile, copyFile, rm } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
-import { ROOT, CHROMIUM, launchBrowser } from './helpers.mjs';
-
-let browser;
-let dir;
+import { useHarness } from './helpers.mjs';
 
 const HARNESS = `
 import { renderPipeline } from './explain/pipeline.js';
@@ -61,32 +52,16 @@ draw('mean');
 document.documentElement.dataset.ready = 'true';
 `;
 
-before(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium`);
-  dir = await mkdtemp(path.join(os.tmpdir(), 'mha-explain-shadow-'));
-  await build({
-    stdin: { contents: HARNESS, resolveDir: path.join(ROOT, 'web', 'src'), sourcefile: 'harness.js' },
-    bundle: true, format: 'iife', outfile: path.join(dir, 'harness.js'), logLevel: 'error',
-  });
-  for (const f of ['style.css', 'common.css']) await copyFile(path.join(ROOT, 'web', f), path.join(dir, f));
-  await writeFile(path.join(dir, 'index.html'),
-    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>harness</title></head>' +
-    '<body><div id="host"></div><script src="harness.js"></script></body></html>');
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+// The shadow root links the stylesheets itself; the light DOM has only the host.
+const env = useHarness(HARNESS, { css: ['style.css', 'common.css'], body: '<div id="host"></div>' });
 
 test('the explain builders work inside a shadow root: content, labels and controls stay in it', async () => {
-  const page = await browser.newPage();
+  const page = await env.browser.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   try {
-    await page.goto(pathToFileURL(path.join(dir, 'index.html')).href);
+    await page.goto(env.url);
     await page.waitForSelector('html[data-ready="true"]');
     // Nothing was added to the light DOM.
     assert.deepEqual(await page.evaluate(() => [...document.body.children].map((e) => e.id || e.tagName)), ['host', 'SCRIPT']);

@@ -4,9 +4,12 @@
 import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import { mkdtemp, writeFile, copyFile, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
+import { build } from 'esbuild';
 import { startServer } from '../../scripts/serve.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -189,6 +192,36 @@ export function useBrowserAndTargets(setup) {
   after(async () => {
     await env.browser?.close();
     await env.servers?.close();
+  });
+  return env;
+}
+
+/**
+ * A harness page for testing the page's modules without the wasm core: `source` (an ES module
+ * importing from web/src/) is bundled by esbuild into a temporary folder with the `css` files of
+ * web/ and an index.html whose <body> holds `body` and then the bundle. Registers the suite's
+ * lifecycle like useBrowserAndTargets: `env.browser`, `env.url` (file:// of index.html).
+ */
+export function useHarness(source, { css = ['style.css'], body = '' } = {}) {
+  const env = { browser: null, url: null, dir: null };
+  before(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium`);
+    env.dir = await mkdtemp(path.join(os.tmpdir(), 'mha-harness-'));
+    await build({
+      stdin: { contents: source, resolveDir: path.join(ROOT, 'web', 'src'), sourcefile: 'harness.js' },
+      bundle: true, format: 'iife', outfile: path.join(env.dir, 'harness.js'), logLevel: 'error',
+    });
+    for (const f of css) await copyFile(path.join(ROOT, 'web', f), path.join(env.dir, f));
+    const links = css.map((f) => `<link rel="stylesheet" href="${f}">`).join('');
+    await writeFile(path.join(env.dir, 'index.html'),
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>harness</title>${links}</head>` +
+      `<body>${body}<script src="harness.js"></script></body></html>`);
+    env.url = pathToFileURL(path.join(env.dir, 'index.html')).href;
+    env.browser = await launchBrowser();
+  });
+  after(async () => {
+    await env.browser?.close();
+    if (env.dir) await rm(env.dir, { recursive: true, force: true });
   });
   return env;
 }

@@ -1,20 +1,11 @@
 // Rows whose keys are all masked (weights all 0, fully_masked_rows = 1) are hatched and labelled.
 // module 08's experiment never masks a whole row, so this draws the page's own grid module
 // (web/src/heatmap.js, table.js) from a synthetic result in a small harness page.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, writeFile, copyFile, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { parseColor } from '../../web/src/color.js';
-import { existsSync } from 'node:fs';
-import { ROOT, CHROMIUM, launchBrowser } from './helpers.mjs';
-
-let browser;
-let dir;
+import { useHarness } from './helpers.mjs';
 
 const HARNESS = `
 import { HeadHeatmap, readTheme } from './heatmap.js';
@@ -34,35 +25,14 @@ hm.resize(400, readTheme(heads));
 document.documentElement.dataset.ready = 'true';
 `;
 
-before(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium`);
-  dir = await mkdtemp(path.join(os.tmpdir(), 'mha-masked-'));
-  await build({
-    stdin: { contents: HARNESS, resolveDir: path.join(ROOT, 'web', 'src'), sourcefile: 'harness.js' },
-    bundle: true,
-    format: 'iife',
-    outfile: path.join(dir, 'harness.js'),
-    logLevel: 'error',
-  });
-  await copyFile(path.join(ROOT, 'web', 'style.css'), path.join(dir, 'style.css'));
-  await writeFile(path.join(dir, 'index.html'),
-    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>harness</title>' +
-    '<link rel="stylesheet" href="style.css"></head><body><div id="heads" class="heads"></div>' +
-    '<script src="harness.js"></script></body></html>');
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+const env = useHarness(HARNESS, { body: '<div id="heads" class="heads"></div>' });
 
 test('a fully masked row is hatched on the canvas and marked in the table', async () => {
-  const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
+  const page = await env.browser.newPage({ viewport: { width: 800, height: 600 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-  await page.goto(pathToFileURL(path.join(dir, 'index.html')).href);
+  await page.goto(env.url);
   await page.waitForSelector('html[data-ready="true"]');
 
   const px = (row, colFrac) => page.$eval('canvas[data-head="0"]', (c, [r, f]) => {
