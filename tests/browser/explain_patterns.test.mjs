@@ -259,3 +259,17 @@ describe('files dropped on the page opened from file://', { timeout: TIMEOUT }, 
       assert.deepEqual(requests.slice(before).filter((u) => !/\.js$/.test(new URL(u).pathname)), []);
     }));
 });
+
+describe('explain views on a narrow screen', { timeout: TIMEOUT }, () => {
+  test('at 360 px with every view open, the page does not scroll sideways (wide tables scroll inside)', () =>
+    withCheckedPage(env.browser, env.servers.targets[0], '#text=The+animal+didn%27t+cross+the+street+because+it+was+too+tired&d_model=16&num_heads=8&seed=0&combine=max&off=1', async ({ page }) => {
+      // (combine= and off= in the address open those two views already)
+      for (const key of ['pipeline', 'params', 'compare', 'patterns', 'files']) await page.click(`#explain-${key} > summary`);
+      await page.waitForSelector('#explain-patterns table.js-matrix');
+      await page.waitForSelector('#explain-compare table[data-compare="single"]');
+      await page.waitForSelector('#explain-ablation tr[data-head]');
+      const c = await page.$eval('#explain-step', (d) => d.getBoundingClientRect().width);
+      assert.ok(c <= 360, `step panel width ${c}`);
+      assert.deepEqual(await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]), [360, 360]);
+    }, { width: 360, height: 800 }));
+});
