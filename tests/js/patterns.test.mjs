@@ -181,5 +181,33 @@ test('loadAttention reads .npy and safetensors attention tensors', () => {
   assert.throws(() => mod.loadAttention(bytes('torch_mha_layer.safetensors')), /holds 4 tensors/);
   assert.throws(() => mod.loadAttention(bytes('torch_mha_layer.safetensors'), { tensor: 'in_proj_bias' }), /has shape \(24\)/);
   assert.throws(() => mod.headPatterns({ attn_weights: [0.5, 0.4], num_heads: 1, n: 1, m: 2 }), /row 0 sums to 0.9/);
+  assert.throws(() => mod.headPatterns({ attn_weights: [1], num_heads: 256, n: 4096, m: 4096 }), /exceeds the limit of 67108864/);
   assert.equal(mod.loadAttention(file).num_layers, 2);
+});
+
+test('2000 calls of every issue-5 function, errors included, leave the wasm heap where it was', { timeout: 120_000 }, () => {
+  const r = mod.numpyExperiment({ seed: 7, tokens: 5, d_model: 8, num_heads: 2 });
+  const stack = { attn_weights: r.attn_weights, num_heads: 2, n: 5 };
+  const npy = bytes('torch_mha_layer_x.npy');
+  const st = bytes('torch_mha_layer.safetensors');
+  const round = (i) => {
+    mod.headPatterns(stack);
+    mod.meanOverHeads(stack);
+    mod.attentionRollout({ layers: [r.attn_weights, r.attn_weights], num_heads: 2, n: 5 });
+    mod.explainCell(r, { head: i % 2, i: i % 5, j: (i + 1) % 5 });
+    mod.slidingWindowMask({ n: 5, window: 1 });
+    mod.loadNpy(npy);
+    mod.loadMultiheadAttention(st);
+    if (i % 10 === 0) {
+      assert.throws(() => mod.headPatterns({ ...stack, n: 4 }), /attn_weights has 50 values/);
+      assert.throws(() => mod.explainCell(r, { head: 5, i: 0, j: 0 }), /head=5/);
+      assert.throws(() => mod.loadNpy(npy.subarray(0, 100)), /truncated/);
+      assert.throws(() => mod.loadMultiheadAttention(st.subarray(0, 50)), /header length|truncated/);
+    }
+  };
+  for (let i = 0; i < 50; i++) round(i);  // warm-up: allocator pools
+  const before = mod.memoryStats().malloc_in_use_bytes;
+  for (let i = 0; i < 2000; i++) round(i);
+  const grown = mod.memoryStats().malloc_in_use_bytes - before;
+  assert.ok(grown < 64 * 1024, `malloc_in_use_bytes grew by ${grown} bytes`);
 });

@@ -28,6 +28,13 @@ mha::HeadStack read_stack(const val& req, const char* key = "attn_weights") {
   const Index n = static_cast<Index>(integer(req, "n", 1, mha::limits::max_tokens));
   const Index m =
       has(req, "m") ? static_cast<Index>(integer(req, "m", 1, mha::limits::max_tokens)) : n;
+  // 64-bit: h * n * m reaches 2^32 within the per-dimension limits and Index is 32-bit here.
+  const std::int64_t entries = std::int64_t{h} * n * m;
+  if (entries > mha::limits::max_weight_entries) {
+    throw mha::limit_error(std::string(key) + ": num_heads*n*m = " + std::to_string(entries) +
+                           " exceeds the limit of " +
+                           std::to_string(mha::limits::max_weight_entries) + " weights");
+  }
   const mha::RowMatrixXf flat = matrix(req, key, 1, h * n * m, "num_heads*n*m");
   mha::HeadStack s(h, n, m);
   std::copy(flat.data(), flat.data() + flat.size(), s.data());
