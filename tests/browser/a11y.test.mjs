@@ -77,6 +77,27 @@ for (const which of [0, 1]) {
       });
     }
 
+    test('Date translator grids: arrows read, Enter locks, the pointer does not move a lock, Escape clears', () =>
+      withCheckedPage(env.browser, target(), '#mode=date&date=30.11.26&kind=cross', async ({ page }) => {
+        await page.waitForSelector('#date-panel[data-state="ready"]', { timeout: 30_000 });
+        const readout = () => page.textContent('#date-readout');
+        assert.equal(await page.getAttribute('#date-readout', 'aria-live'), 'polite');
+        await page.focus('#date-heads canvas[data-head="0"]');
+        await page.keyboard.press('ArrowRight');
+        assert.match(await readout(), /^cross · layer 1 · head 0 · output '2' → input '0': \d\.\d{3}$/);
+        await page.keyboard.press('Enter');
+        assert.match(await readout(), /^cross · layer 1 · head 0 · output '2' → input '0': \d\.\d{3} · locked$/);
+        const locked = await readout();
+        const box = await page.locator('#date-heads canvas[data-head="1"]').boundingBox();
+        await page.mouse.move(box.x + box.width - 10, box.y + box.height - 10);
+        assert.equal(await readout(), locked, 'the pointer does not move a locked cell');
+        await page.keyboard.press('ArrowDown'); // the arrows do, and the lock goes along
+        assert.match(await readout(), /^cross · layer 1 · head 0 · output '0' → input '0': \d\.\d{3} · locked$/);
+        await page.keyboard.press('Escape');
+        assert.match(await readout(), /^Point at a cell/);
+        assert.equal(await page.getAttribute('#date-readout', 'data-locked'), 'false');
+      }));
+
     test('touch: a tap locks a cell on the page and in an element', async () => {
       await withCheckedPage(env.browser, target(), '#preset=module-08', async ({ page }) => {
         await page.locator('canvas[data-head="1"]').scrollIntoViewIfNeeded();

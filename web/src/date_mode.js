@@ -110,6 +110,7 @@ export class DateMode {
     this.zoomKey = null;
     this.zoomed = null; // {kind, layer, head}
     this.selection = null;
+    this.locked = false; // the selection stays when the pointer or the focus leaves
     this.wired = false;
     this.hashTimer = 0;
     this.widths = { heads: 0, zoom: 0 };
@@ -408,7 +409,7 @@ export class DateMode {
       this.grids = [];
       this.holders = [];
       for (let h = 0; h < r.num_heads; h++) {
-        const { figure, grid, holder } = this.headFigure(view, kind, layer, h, (sel) => this.select(sel, 'layer'));
+        const { figure, grid, holder } = this.headFigure(view, kind, layer, h, 'layer');
         figures.push(figure);
         this.grids.push(grid);
         this.holders.push(holder);
@@ -425,14 +426,18 @@ export class DateMode {
     if (this.selection && (this.selection.group !== 'layer' || this.selection.row >= view.n ||
         this.selection.col >= view.m)) {
       this.selection = null;
+      this.locked = false;
     }
     this.layout();
     this.select(this.selection, 'layer');
     this.afterRedraw(r, kind, layer);
   }
 
-  /** One head's figure: caption (and measured role), canvas grid, holder of its hidden table. */
-  headFigure(view, kind, layer, h, onSelect) {
+  /**
+   * One head's figure: caption (and measured role), canvas grid, holder of its hidden table.
+   * `group`: 'layer' (the chosen layer's grids) or 'zoom' (the enlarged head).
+   */
+  headFigure(view, kind, layer, h, group) {
     const info = kindInfo(kind);
     const figure = el('figure', 'head');
     Object.assign(figure.dataset, { kind, layer: String(layer), head: String(h) });
@@ -454,7 +459,13 @@ export class DateMode {
     figure.classList.toggle('is-off', this.isOff(key));
     const name = `${info.label}, layer ${layer}, head ${h}`;
     const grid = new HeadHeatmap({
-      head: h, result: view, tokens: view.rows, keyTokens: view.cols, name, onSelect,
+      head: h, result: view, tokens: view.rows, keyTokens: view.cols, name,
+      onSelect: (sel) => this.pointOrMove(sel, group),
+      onActivate: (cell) => this.toggleLock(cell, group),
+      onClear: () => {
+        this.locked = false;
+        this.select(null, group);
+      },
     });
     Object.assign(grid.canvas.dataset, { kind, layer: String(layer) });
     const scroller = el('div', 'grid-scroll');
@@ -624,7 +635,7 @@ export class DateMode {
     const view = layerView(r, z.kind, z.layer);
     const key = `${z.kind}/${z.layer}/${z.head}`;
     if (key !== this.zoomKey || !this.zoomGrid) {
-      const { figure, grid, holder } = this.headFigure(view, z.kind, z.layer, z.head, (sel) => this.select(sel, 'zoom'));
+      const { figure, grid, holder } = this.headFigure(view, z.kind, z.layer, z.head, 'zoom');
       const title = figure.querySelector('.head-title');
       title.textContent = `${kindInfo(z.kind).label}, layer ${z.layer}, head ${z.head}`;
       Object.assign(box.dataset, { kind: z.kind, layer: String(z.layer), head: String(z.head) });
@@ -656,6 +667,20 @@ export class DateMode {
     this.zoomGrid.resize(Math.max(200, this.widths.zoom - 18), this.theme);
   }
 
+  /** A grid reports the pointer, the focus or the arrow keys: a locked cell moves only with the arrows. */
+  pointOrMove(sel, group) {
+    if (this.locked && (!sel || sel.source !== 'keyboard')) return;
+    this.select(sel, group);
+  }
+
+  /** Click, tap or Enter: locks the cell (it stays when the pointer or the focus leaves), or unlocks it. */
+  toggleLock(cell, group) {
+    const s = this.selection;
+    const same = s && s.group === group && s.head === cell.head && s.row === cell.row && s.col === cell.col;
+    this.locked = !(same && this.locked);
+    this.select(cell, group);
+  }
+
   /** Hover / keyboard cell: highlights the query row across the chosen layer's heads. */
   select(sel, group) {
     const grids = group === 'zoom' ? (this.zoomGrid ? [this.zoomGrid] : []) : this.grids;
@@ -664,6 +689,7 @@ export class DateMode {
     for (const g of grids) g.setSelection(sel);
     if (!sel) {
       this.els.readout.textContent = this.readoutHint;
+      this.els.readout.dataset.locked = 'false';
       return;
     }
     const g = grids.find((x) => x.head === sel.head);
@@ -672,7 +698,8 @@ export class DateMode {
     const kind = g.canvas.dataset.kind;
     this.els.readout.textContent = dateReadout(
       kind, Number(g.canvas.dataset.layer), sel.head, g.rowLabels[sel.row], g.colLabels[sel.col], formatWeight(w),
-    );
+    ) + (this.locked ? ' · locked' : '');
+    this.els.readout.dataset.locked = String(this.locked);
   }
 
   /**
