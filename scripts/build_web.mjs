@@ -3,14 +3,21 @@
 //   dist/index.html   web/index.html with the version from package.json stamped in
 //   dist/style.css    web/style.css (after common.css)
 //   dist/favicon.svg  web/favicon.svg
-//   dist/app.js       web/src/main.js and its imports (incl. d3-scale-chromatic), bundled by
-//                     esbuild into ONE classic IIFE script (Chrome refuses module scripts on file://)
+//   dist/app.js       web/src/main.js and its imports (incl. d3-scale-chromatic), bundled and
+//                     minified by esbuild into ONE classic IIFE script (Chrome refuses module
+//                     scripts on file://)
 //   dist/mha-attention.js  the <mha-attention> custom element (web/src/element.js and its imports,
 //                     web/element.css inlined as text): one classic script for course pages
 //   dist/mha-attention.css  web/element.css (used only where constructed stylesheets are missing)
 //   dist/common.css   web/common.css: rules shared by the page and the element (bundled in the element)
 //   dist/embed-example.html  web/embed-example.html: the element and an iframe, as course pages use them
-//   dist/mha_wasm.js  the Emscripten glue (SINGLE_FILE: the wasm is inside it)
+//   dist/mha_wasm_core.js  the page's attention core (createMhaCore), loaded by index.html
+//   dist/mha_wasm.js  the full module (createMhaModule: the core plus the date model), added to
+//                     the page only when the Date translator is opened
+//                     Both are Emscripten SINGLE_FILE glue (the wasm inside, as base64), repacked
+//                     here: the inlined wasm gzipped (pre.js inflates it) and the glue minified.
+//                     The page's first load (index.html, app.js, style.css, mha_wasm_core.js) must
+//                     stay within 150 KB gzipped: tests/web/size_budget.test.mjs.
 //   dist/date_model.js  only when web/date_model.safetensors exists: a classic script setting
 //                     the global MHA_DATE_MODEL = {bytes, safetensors: <base64>, heads: <the JSON of
 //                     web/date_model_heads.json, or null>}. The page adds it (<script src>) only
@@ -18,8 +25,10 @@
 //                     (a page opened from disk may not fetch() the .safetensors file itself).
 //
 // Usage: node scripts/build_web.mjs --wasm build/wasm/mha_wasm.js --out dist
+//        [--core build/wasm/mha_wasm_core.js (default: next to --wasm)]
 //        [--date-model web/date_model.safetensors] [--date-heads web/date_model_heads.json]
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
+import { gzipSync } from 'node:zlib';
 import { copyFile, mkdir, readFile, writeFile, access, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +41,7 @@ const PLACEHOLDER = /%MHA_LAB_VERSION%/g;
 function usage(message) {
   if (message) console.error(`build_web: ${message}`);
   console.error('usage: node scripts/build_web.mjs --wasm build/wasm/mha_wasm.js --out dist ' +
-    '[--date-model web/date_model.safetensors] [--date-heads web/date_model_heads.json]');
+    '[--core build/wasm/mha_wasm_core.js] [--date-model web/date_model.safetensors] [--date-heads web/date_model_heads.json]');
   process.exit(2);
 }
 
@@ -78,6 +87,32 @@ export async function writeDateModel({ model, heads, outDir, warn = console.warn
 }
 
 /**
+ * The page uses one function of d3-scale-chromatic, interpolateViridis, but its single-file ESM
+ * build keeps every scheme (top-level calls esbuild cannot drop): 32 KB of the bundle with
+ * d3-color and d3-interpolate. In the bundles the import resolves to this module instead: d3's
+ * own 256 viridis colours, read from d3 here at build time, behind the same lookup as d3's
+ * ramp() (colour i of 256 for t in [i/256, (i+1)/256)). Node tests import the real d3, and the
+ * browser tests compare the bundled page's colours with it (tests/web/build_web.test.mjs
+ * compares this module with d3 itself).
+ */
+export async function viridisModuleSource() {
+  const { interpolateViridis } = await import('d3-scale-chromatic');
+  const colors = Array.from({ length: 256 }, (_, i) => interpolateViridis((i + 0.5) / 256).slice(1)).join('');
+  return `const colors = ${JSON.stringify(colors)};\n` +
+    'export function interpolateViridis(t) {\n' +
+    '  const i = Math.max(0, Math.min(255, Math.floor(t * 256)));\n' +
+    '  return Number.isNaN(i) ? undefined : "#" + colors.slice(6 * i, 6 * i + 6);\n}\n';
+}
+
+const viridisOnly = {
+  name: 'viridis-only',
+  setup(b) {
+    b.onResolve({ filter: /^d3-scale-chromatic$/ }, () => ({ path: 'interpolateViridis', namespace: 'viridis-only' }));
+    b.onLoad({ filter: /.*/, namespace: 'viridis-only' }, async () => ({ contents: await viridisModuleSource(), loader: 'js' }));
+  },
+};
+
+/**
  * One entry of web/src and its imports (d3-scale-chromatic, CSS files as text) as ONE classic IIFE
  * script: Chrome refuses module scripts on file://.
  */
@@ -90,25 +125,57 @@ function bundle(entry, outfile, what) {
     platform: 'browser',
     target: ['es2020', 'chrome90', 'firefox90', 'safari15'],
     loader: { '.css': 'text' },
+    plugins: [viridisOnly],
     outfile,
+    minify: true,
     banner: { js: `/* ${what}: built by scripts/build_web.mjs from web/src/${entry} */` },
     legalComments: 'eof',
     logLevel: 'warning',
   });
 }
 
+const DATA_URI = /(["'])data:application\/octet-stream;base64,([A-Za-z0-9+/]+={0,2})\1/g;
+
+/**
+ * An Emscripten SINGLE_FILE glue script, repacked for the page: its one inlined wasm (a base64
+ * data: URI) gzipped at level 9 and base64-encoded again under the same data: prefix (pre.js
+ * recognises the gzip magic and inflates it), then the glue minified by esbuild (whitespace,
+ * local names; the global factory name and every property name are kept). A glue without exactly
+ * one inlined wasm is an error: it would need a .wasm fetch, which file:// refuses.
+ * @param {string} source the glue's text  @param {string} name for messages
+ * @returns {Promise<{code: string, wasmBytes: number, gzBytes: number}>}
+ */
+export async function packWasmScript(source, name) {
+  const found = [...source.matchAll(DATA_URI)];
+  if (found.length !== 1) {
+    throw new Error(`${name} has ${found.length} inlined wasm data: URIs, expected 1 ` +
+      '(build it with -sSINGLE_FILE=1: ./scripts/build.sh)');
+  }
+  const [literal, quote, base64] = found[0];
+  const wasm = Buffer.from(base64, 'base64');
+  const gz = gzipSync(wasm, { level: 9 });
+  const packed = `${quote}data:application/octet-stream;base64,${gz.toString('base64')}${quote}`;
+  const glue = source.replace(literal, () => packed);
+  const { code } = await transform(glue, { minify: true, target: 'es2020', legalComments: 'none' });
+  return { code, wasmBytes: wasm.length, gzBytes: gz.length };
+}
+
 export async function buildWeb({
   wasm,
+  core,
   out,
   dateModel = path.join(WEB, 'date_model.safetensors'),
   dateHeads = path.join(WEB, 'date_model_heads.json'),
 }) {
   const wasmPath = path.resolve(wasm);
+  const corePath = path.resolve(core ?? path.join(path.dirname(wasmPath), 'mha_wasm_core.js'));
   const outDir = path.resolve(out);
-  try {
-    await access(wasmPath);
-  } catch {
-    throw new Error(`wasm glue ${wasmPath} not found: run ./scripts/build.sh (it builds it first)`);
+  for (const glue of [wasmPath, corePath]) {
+    try {
+      await access(glue);
+    } catch {
+      throw new Error(`wasm glue ${glue} not found: run ./scripts/build.sh (it builds it first)`);
+    }
   }
   const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
   const version = String(pkg.version);
@@ -130,7 +197,10 @@ export async function buildWeb({
   await writeFile(path.join(outDir, 'index.html'), html.replace(PLACEHOLDER, version));
   await copyFile(path.join(WEB, 'style.css'), path.join(outDir, 'style.css'));
   await copyFile(path.join(WEB, 'favicon.svg'), path.join(outDir, 'favicon.svg'));
-  await copyFile(wasmPath, path.join(outDir, 'mha_wasm.js'));
+  for (const [from, to] of [[corePath, 'mha_wasm_core.js'], [wasmPath, 'mha_wasm.js']]) {
+    const { code } = await packWasmScript(await readFile(from, 'utf8'), path.basename(from));
+    await writeFile(path.join(outDir, to), code);
+  }
   const date = await writeDateModel({ model: path.resolve(dateModel), heads: path.resolve(dateHeads), outDir });
   return { outDir, version, date };
 }
@@ -141,6 +211,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     ({ values } = parseArgs({
       options: {
         wasm: { type: 'string' },
+        core: { type: 'string' },
         out: { type: 'string' },
         'date-model': { type: 'string' },
         'date-heads': { type: 'string' },
@@ -155,6 +226,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   try {
     const { outDir, version, date } = await buildWeb({
       wasm: values.wasm,
+      core: values.core,
       out: values.out,
       ...(values['date-model'] ? { dateModel: values['date-model'] } : {}),
       ...(values['date-heads'] ? { dateHeads: values['date-heads'] } : {}),

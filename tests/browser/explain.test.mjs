@@ -192,6 +192,8 @@ describe('masks and switched-off heads', { timeout: TIMEOUT }, () => {
       const got = (await weightsOf(page, 0)).flat();
       got.forEach((w, k) => assert.ok(Math.abs(w - want[k]) < 1e-7, `cell ${k}`));
       assert.equal(got[3], 0);
+      // The step panel draws with the full module, loaded on this first click (wasm_modules.js).
+      await page.waitForSelector('#explain-step [data-cell="0.0.3"]');
       assert.equal((await steps(page)).mask.text, '−∞');
       assert.match(await page.textContent('#mask-drawn-count'), /^1 cell masked/);
       // A second click lets it attend again.

@@ -18,7 +18,7 @@ export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 /** Throws a clear error when dist/ or Chromium is missing (instead of a confusing timeout). */
 export function assertPrerequisites() {
-  const missing = ['index.html', 'app.js', 'mha_wasm.js', 'style.css'].filter(
+  const missing = ['index.html', 'app.js', 'mha_wasm_core.js', 'mha_wasm.js', 'style.css'].filter(
     (f) => !existsSync(path.join(DIST, f)),
   );
   if (missing.length) {

@@ -155,7 +155,9 @@ for (const which of [0, 1]) {
         await page.check('#causal');
         await page.waitForFunction(() => location.hash.includes('causal=1'));
         const files = new Set(requests.map((u) => new URL(u).pathname.split('/').pop()));
-        for (const f of ['app.js', 'mha_wasm.js', 'style.css']) assert.ok(files.has(f), `${f} loaded`);
+        for (const f of ['app.js', 'mha_wasm_core.js', 'style.css']) assert.ok(files.has(f), `${f} loaded`);
+        // The full module (with the date model) is not part of the first load.
+        assert.ok(!files.has('mha_wasm.js') && !files.has('date_model.js'), 'no date model loaded');
         for (const u of requests) assert.ok(target().isOwn(u), `own origin: ${u}`);
       }));
 

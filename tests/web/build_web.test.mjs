@@ -2,7 +2,9 @@
 // nothing inline (the page runs under script-src 'self'; style-src 'self'), nothing remote.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, writeFile, rm, readdir } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, writeFile, rm, readdir } from 'node:fs/promises';
+import { gunzipSync } from 'node:zlib';
+import { interpolateViridis } from 'd3-scale-chromatic';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import os from 'node:os';
@@ -12,13 +14,19 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const run = promisify(execFile);
+const STUB_WASM = Buffer.concat([Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]), Buffer.alloc(4000, 7)]);
 let tmp;
 let out;
 
 before(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'mha-build-'));
+  // Stub glue scripts, each with one inlined "wasm" as Emscripten's SINGLE_FILE writes it.
   const glue = path.join(tmp, 'mha_wasm.js');
-  await writeFile(glue, 'var createMhaModule = function () { return Promise.reject(new Error("stub")); };\n');
+  for (const [file, factory] of [['mha_wasm.js', 'createMhaModule'], ['mha_wasm_core.js', 'createMhaCore']]) {
+    await writeFile(path.join(tmp, file), `var ${factory} = function () {\n  var wasmBinaryFile = ` +
+      `"data:application/octet-stream;base64,${STUB_WASM.toString('base64')}";\n` +
+      '  return Promise.reject(new Error("stub " + wasmBinaryFile.length));\n};\n');
+  }
   out = path.join(tmp, 'dist');
   // No date model here (whatever web/ holds): the page's own files only.
   await run(process.execPath, ['scripts/build_web.mjs', '--wasm', glue, '--out', out,
@@ -27,16 +35,35 @@ before(async () => {
 
 after(() => rm(tmp, { recursive: true, force: true }));
 
-test('dist holds the page, the stylesheet, one bundled script and the wasm glue', async () => {
-  assert.deepEqual((await readdir(out)).sort(), ['app.js', 'common.css', 'embed-example.html', 'favicon.svg', 'index.html',
-    'mha-attention.css', 'mha-attention.js', 'mha_wasm.js', 'style.css']);
-  assert.match(await readFile(path.join(out, 'mha_wasm.js'), 'utf8'), /createMhaModule/);
+test('dist holds the page, the stylesheet, one bundled script and both wasm modules, repacked', async () => {
+  assert.deepEqual((await readdir(out)).sort(),
+    ['app.js', 'common.css', 'embed-example.html', 'favicon.svg', 'index.html',
+      'mha-attention.css', 'mha-attention.js', 'mha_wasm.js', 'mha_wasm_core.js', 'style.css']);
+  for (const [file, factory] of [['mha_wasm.js', 'createMhaModule'], ['mha_wasm_core.js', 'createMhaCore']]) {
+    const js = await readFile(path.join(out, file), 'utf8');
+    assert.match(js, new RegExp(`var ${factory}\\s*=`), `${file}: the global factory keeps its name`);
+    assert.doesNotMatch(js, /\n {2}var wasmBinaryFile/, `${file}: minified`);
+    // The inlined bytes are now gzip (pre.js inflates them) and inflate to the original wasm.
+    const base64 = /data:application\/octet-stream;base64,([A-Za-z0-9+/]+=*)/.exec(js)[1];
+    assert.deepEqual(gunzipSync(Buffer.from(base64, 'base64')), STUB_WASM, file);
+  }
+});
+
+test('a glue script without exactly one inlined wasm is refused', async () => {
+  const bad = path.join(tmp, 'no-wasm');
+  await mkdir(bad);
+  await writeFile(path.join(bad, 'mha_wasm.js'), 'var createMhaModule = 1;\n');
+  await writeFile(path.join(bad, 'mha_wasm_core.js'), 'var createMhaCore = 1;\n');
+  await assert.rejects(
+    run(process.execPath, ['scripts/build_web.mjs', '--wasm', path.join(bad, 'mha_wasm.js'), '--out', path.join(bad, 'dist')], { cwd: ROOT }),
+    (e) => e.code === 1 && /mha_wasm_core\.js has 0 inlined wasm data: URIs, expected 1/.test(e.stderr),
+  );
 });
 
 test('app.js is a classic IIFE script: no import/export left, d3 viridis bundled', async () => {
   const js = await readFile(path.join(out, 'app.js'), 'utf8');
   assert.match(js, /^\/\* mha-lab page v\d+\.\d+\.\d+/);
-  assert.match(js, /\(\(\) => \{/);
+  assert.match(js, /\(\(\)=>\{/); // minified
   assert.doesNotMatch(js, /^\s*(import|export)\s/m);
   assert.match(js, /440154/); // viridis' first colour, from d3-scale-chromatic
   assert.doesNotMatch(js, /https?:\/\/(?!www\.w3\.org)/); // nothing to fetch
@@ -59,6 +86,16 @@ test('mha-attention.js: the element as one classic script, its CSS inside, nothi
   assert.match(example, /Content-Security-Policy" content="default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'"/);
 });
 
+test('the bundles carry only d3\'s viridis (its 256 colours, same lookup), not all of d3-scale-chromatic', async () => {
+  const js = await readFile(path.join(out, 'app.js'), 'utf8');
+  assert.doesNotMatch(js, /a6cee3/, 'no other d3 scheme (Paired\'s first colour)');
+  const { viridisModuleSource } = await import('../../scripts/build_web.mjs');
+  const bundled = await import(`data:text/javascript,${encodeURIComponent(await viridisModuleSource())}`);
+  const ts = [NaN, -1, 0, 1e-9, 0.5, 0.999, 1, 2];
+  for (let i = 0; i <= 4096; i++) ts.push(i / 4096);
+  for (const t of ts) assert.equal(bundled.interpolateViridis(t), interpolateViridis(t), `t=${t}`);
+});
+
 test('the version from package.json is stamped into the page', async () => {
   const { version } = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
   const html = await readFile(path.join(out, 'index.html'), 'utf8');
@@ -69,7 +106,7 @@ test('the version from package.json is stamped into the page', async () => {
 test('index.html: classic scripts only, no inline script or style, nothing remote', async () => {
   const html = await readFile(path.join(ROOT, 'web', 'index.html'), 'utf8');
   const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)];
-  assert.deepEqual(scripts.map((m) => m[1].trim()), ['src="mha_wasm.js"', 'src="app.js"']);
+  assert.deepEqual(scripts.map((m) => m[1].trim()), ['src="mha_wasm_core.js"', 'src="app.js"']);
   for (const m of scripts) assert.equal(m[2].trim(), '', 'no inline script');
   assert.doesNotMatch(html, /<style\b/i);
   assert.doesNotMatch(html, /\sstyle\s*=/i);
@@ -117,7 +154,7 @@ test('date_model.js: the model as base64 and the heads\' roles, in a classic scr
   assert.match(stdout, /date model \(3000 bytes, with head roles\)/);
   assert.deepEqual((await readdir(dir)).sort(),
     ['app.js', 'common.css', 'date_model.js', 'embed-example.html', 'favicon.svg', 'index.html', 'mha-attention.css',
-      'mha-attention.js', 'mha_wasm.js', 'style.css']);
+      'mha-attention.js', 'mha_wasm.js', 'mha_wasm_core.js', 'style.css']);
   const { src, model: m } = await loadDateModelScript(dir);
   assert.match(src, /^\/\* mha-lab date model: m\.safetensors \(3000 bytes\)/);
   assert.doesNotMatch(src, /^\s*(import|export)\s/m, 'a classic script');

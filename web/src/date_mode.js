@@ -58,8 +58,10 @@ function loadModelScript() {
 export class DateMode {
   /**
    * @param {object} p
-   * @param {() => object|null} p.getModule the wasm module once it has started
-   * @param {() => void} [p.afterUpdate] called after every translation attempt (memory stats)
+   * @param {() => Promise<object>} p.getModule the full wasm module (with DateModel), loaded on
+   *   first call
+   * @param {(mod: object) => void} [p.afterUpdate] called with that module after every
+   *   translation attempt (memory stats)
    * @param {() => string} [p.hashSuffix] appended to the address it writes (e.g. "&embed=1")
    * @param {(result: object, kind: string, layer: number) => void} [p.afterRedraw] called when a
    *   translation, kind or layer is drawn (the explain views' combined grids follow it)
@@ -224,8 +226,8 @@ export class DateMode {
   async loadOnce() {
     this.setState('loading');
     this.els.summary.textContent = 'Loading the date model…';
-    const mod = this.getModule();
-    if (!mod) throw new Error('the attention core has not started');
+    const mod = await this.getModule(); // the full module (mha_wasm.js), loaded on first use
+    this.mod = mod;
     if (typeof mod.DateModel !== 'function') {
       throw new Error('this build of the attention core has no DateModel; rebuild with ./scripts/build.sh');
     }
@@ -305,7 +307,7 @@ export class DateMode {
       return drawn;
     } finally {
       this.showTiming(performance.now() - t0, drawn);
-      this.afterUpdate();
+      this.afterUpdate(this.mod);
     }
   }
 

@@ -2,7 +2,6 @@
 // experiment, and draws every head's attention weights as a canvas grid plus a hidden table.
 // A second mode, the Date translator (date_mode.js, #mode=date), runs a trained model instead.
 // Bundled by scripts/build_web.mjs into one classic script, dist/app.js (file:// safe).
-/* global createMhaModule */
 import { drawLegend } from './legend.js';
 import { HeadHeatmap, readTheme } from './heatmap.js';
 import { headTable } from './table.js';
@@ -15,6 +14,7 @@ import {
   defaultExplain, explainToHash, fitExplain, parseExplainHash, readMaskControls,
 } from './explain/explain_state.js';
 import { maskFields, toggleCell } from './explain/masks.js';
+import { loadFullModule, startCore, coreScriptLoaded, CORE_SCRIPT } from './wasm_modules.js';
 import { parseDateHash, parseMode } from './date_state.js';
 import { CellSelection } from './selection.js';
 import { announceText, createAnnouncer } from './announce.js';
@@ -79,6 +79,7 @@ const els = {
 const READOUT_HINT = els.readout.textContent;
 const NUMBER_FIELDS = ['d_model', 'num_heads', 'seed'];
 
+/** The attention core (mha_wasm_core.js); the Date translator loads the full module itself. */
 let mod = null;
 /** The view on screen: {state, tokens, result, heatmaps}. Replaced only by a valid update. */
 let view = null;
@@ -88,10 +89,10 @@ let mode = 'random';
 /** How the page is viewed (state.js VIEW_KEYS): {cell, embed}. The cell lives in `cells`. */
 const pageView = defaultView();
 /** The Date translator's combined views (mean, max, rollout), drawn only while open. */
-const dateCombined = new DateCombined($('date-combined'), { getModule: async () => mod });
+const dateCombined = new DateCombined($('date-combined'), { getModule: loadFullModule });
 const dateMode = new DateMode({
-  getModule: () => mod,
-  afterUpdate: () => showMemoryStats(),
+  getModule: loadFullModule,
+  afterUpdate: (m) => showMemoryStats(m),
   hashSuffix: () => viewToHash({ embed: pageView.embed }),
   afterRedraw: (result, kind, layer) => dateCombined.update(result, kind, layer),
 });
@@ -115,9 +116,9 @@ const explain = new ExplainPanels($('explain-panels'), {
     explainState = { ...explainState, combine };
     if (view) writeHash(view.state);
   },
-  // The explain functions and the file loaders are in the page's module today; a module split
-  // off for them would be loaded here on first use.
-  getFullModule: async () => mod,
+  // The explain functions and the file loaders are in the full module (mha_wasm.js), loaded as
+  // a classic script the first time a panel needs them (wasm_modules.js).
+  getFullModule: loadFullModule,
   onError: (message) => {
     els.alert.textContent = /[.!?]$/.test(message) ? message : `${message}.`;
   },
@@ -228,8 +229,8 @@ function showTokens(text) {
  * memoryStats() are on #core-version as data-malloc-in-use-bytes and data-wasm-memory-bytes.
  * Read-only numbers; the module itself is not exposed to other scripts.
  */
-function showMemoryStats() {
-  const stats = mod.memoryStats();
+function showMemoryStats(module) {
+  const stats = (module ?? mod).memoryStats();
   els.coreVersion.dataset.mallocInUseBytes = String(stats.malloc_in_use_bytes);
   els.coreVersion.dataset.wasmMemoryBytes = String(stats.wasm_memory_bytes);
 }
@@ -638,14 +639,14 @@ async function start() {
     opt.textContent = p.label;
     els.preset.append(opt);
   }
-  if (typeof createMhaModule !== 'function') {
+  if (!coreScriptLoaded()) {
     els.summary.textContent = 'The attention core is not available.';
-    showAlert('The attention core (mha_wasm.js) did not load, so nothing can be computed. ' +
-      'Rebuild the page with ./scripts/build.sh and keep mha_wasm.js next to index.html.');
+    showAlert(`The attention core (${CORE_SCRIPT}) did not load, so nothing can be computed. ` +
+      `Rebuild the page with ./scripts/build.sh and keep ${CORE_SCRIPT} next to index.html.`);
     return;
   }
   try {
-    mod = await createMhaModule();  // no fetch: the glue decodes its inlined wasm (pre.js)
+    mod = await startCore();
   } catch (e) {
     els.summary.textContent = 'The attention core is not available.';
     showAlert(`The attention core failed to start: ${errorMessage(e)}`);

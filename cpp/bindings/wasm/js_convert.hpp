@@ -13,12 +13,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <initializer_list>
-#include <iomanip>
 #include <limits>
 #include <new>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -53,16 +52,16 @@ auto guarded(Body&& body) -> decltype(body()) {
   js_error.throw_();
 }
 
-/// The shortest decimal that reads back as `x` (2.0000001 stays 2.0000001, 1e10 is 10000000000).
+/// The shortest decimal that reads back as `x` (2.0000001 stays 2.0000001, 1e10 is 10000000000):
+/// printf's %g at the first precision from 6 that reads back as x; the read-back asks JS's
+/// Number(), which keeps iostreams and strtod out of the wasm modules (size). "nan", "inf".
 inline std::string number_str(double x) {
+  char buf[40];
   for (int precision = 6; precision <= 17; ++precision) {
-    std::ostringstream s;
-    s << std::setprecision(precision) << x;
-    if (!std::isfinite(x) || std::stod(s.str()) == x) return s.str();
+    std::snprintf(buf, sizeof buf, "%.*g", precision, x);
+    if (!std::isfinite(x) || val::global("Number")(std::string(buf)).as<double>() == x) break;
   }
-  std::ostringstream s;
-  s << std::setprecision(17) << x;
-  return s.str();
+  return buf;
 }
 
 // ---------------------------------------------------------------------------------------------

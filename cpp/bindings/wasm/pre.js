@@ -1,4 +1,4 @@
-// --pre-js for mha_wasm.js: instantiate the inlined wasm without fetch().
+// --pre-js for mha_wasm.js and mha_wasm_core.js: instantiate the inlined wasm without fetch().
 //
 // Emscripten 3.1.6's glue, even with -sSINGLE_FILE, first tries fetch("data:...base64") in a
 // browser and only falls back to decoding in place when that fails. A page under
@@ -7,9 +7,18 @@
 // them to WebAssembly.instantiate, which 'wasm-unsafe-eval' allows. A caller that passes its own
 // instantiateWasm keeps it. This runs inside the module factory, where getBinary and
 // wasmBinaryFile are in scope when createWasm() calls the hook.
+//
+// scripts/build_web.mjs gzips the inlined bytes of the copies it puts in dist/ (base64 of wasm
+// compresses badly; base64 of gzip does not grow again under HTTP gzip): bytes starting with the
+// gzip magic 1f 8b are inflated with the platform's DecompressionStream first. The glue in
+// build/wasm/ holds plain wasm (magic 00 61 73 6d) and is used as is.
 if (!Module['instantiateWasm']) {
   Module['instantiateWasm'] = function (imports, receiveInstance) {
-    WebAssembly.instantiate(getBinary(wasmBinaryFile), imports).then(
+    var bytes = getBinary(wasmBinaryFile);
+    var ready = bytes[0] === 0x1f && bytes[1] === 0x8b
+      ? new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).arrayBuffer()
+      : Promise.resolve(bytes);
+    ready.then(function (wasm) { return WebAssembly.instantiate(wasm, imports); }).then(
       function (output) { receiveInstance(output['instance'], output['module']); },
       function (reason) { err('failed to instantiate the wasm core: ' + reason); abort(reason); });
     return {};  // exports arrive through receiveInstance

@@ -3,19 +3,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
-#include <sstream>
 
 #include "mha/detail/format.hpp"
 
 namespace mha {
 namespace {
 
+// printf's %g is what an ostream prints at precision 6; no iostreams in the wasm modules (size).
 std::string num(double x) {
-  std::ostringstream s;
-  s.precision(6);
-  s << x;
-  return s.str();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
 }
 
 void check_stack_shape(const HeadStack& w, const std::string& what) {

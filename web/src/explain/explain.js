@@ -123,7 +123,9 @@ export class ExplainPanels {
       return;
     }
     if (!this.ctx || !this.details[key].open) return;
-    if (FULL_MODULE_PANELS.includes(key)) {
+    // The step panel needs the full module only once a cell is locked: the page's first load
+    // stays the core alone (tests/web/size_budget.test.mjs).
+    if (FULL_MODULE_PANELS.includes(key) && (key !== 'step' || this.cell)) {
       // These call the core's explain functions, which may live in the full module (loaded on
       // first use): draw when it is there, unless another view replaced this one meanwhile.
       const ctx = this.ctx;
