@@ -33,6 +33,17 @@ test('headPixels: one opaque RGBA pixel per cell of the chosen head', () => {
   }
 });
 
+test('headPixels: the 256-colour lookup gives weightToRgb exactly, at every step edge and in between', () => {
+  const ws = [NaN, -1, -0, 0, 1e-9, 1, 1.5, 0.999999, 0.5, 1 / 3];
+  for (let i = 0; i <= 256; i++) ws.push(i / 256, Math.max(0, i / 256 - 1e-7), Math.min(1, i / 256 + 1e-7));
+  for (let i = 0; i < 5000; i++) ws.push(Math.fround(Math.sin(i) * 0.5 + 0.5));
+  const w = Float32Array.from(ws);
+  const px = headPixels(w, 0, 1, w.length);
+  for (let c = 0; c < w.length; c++) {
+    assert.deepEqual(Array.from(px.slice(4 * c, 4 * c + 3)), weightToRgb(w[c]), `w=${w[c]}`);
+  }
+});
+
 test('legend runs from the colour of 0 to the colour of 1', () => {
   const px = legendPixels(256);
   assert.deepEqual(Array.from(px.slice(0, 3)), weightToRgb(0));

@@ -23,6 +23,37 @@ export function weightToRgb(w) {
 }
 
 /**
+ * d3's viridis is a ramp of 256 colours: weight t shows colour floor(t * 256) (clamped to 0..255).
+ * The same 256 colours as RGB bytes, read once from colorScale, so a grid's pixels cost a table
+ * lookup per cell instead of a colour string each (tests/web/color.test.mjs: equal to weightToRgb).
+ */
+let ramp = null;
+function rampBytes() {
+  if (!ramp) {
+    ramp = new Uint8Array(256 * 3);
+    for (let i = 0; i < 256; i++) ramp.set(weightToRgb((i + 0.5) / 256), 3 * i);
+  }
+  return ramp;
+}
+
+/**
+ * Writes the RGBA pixel of weight `w` at `out[4 * c]` (opaque; NaN is grey, as weightToRgb).
+ * @param {Uint8ClampedArray} out @param {number} c pixel index @param {number} w weight
+ */
+export function putWeightPixel(out, c, w) {
+  const lut = rampBytes();
+  if (Number.isNaN(w)) {
+    out[4 * c] = out[4 * c + 1] = out[4 * c + 2] = 128;
+  } else {
+    const i = 3 * (w <= 0 ? 0 : w >= 1 ? 255 : Math.min(255, Math.floor(w * 256)));
+    out[4 * c] = lut[i];
+    out[4 * c + 1] = lut[i + 1];
+    out[4 * c + 2] = lut[i + 2];
+  }
+  out[4 * c + 3] = 255;
+}
+
+/**
  * One RGBA pixel per cell of head `head`'s (n, m) matrix, for an ImageData(m, n).
  * weights: Float32Array (h, n, m) row-major, head i at offset i*n*m.
  * @returns {Uint8ClampedArray} length n*m*4
@@ -30,13 +61,7 @@ export function weightToRgb(w) {
 export function headPixels(weights, head, n, m) {
   const out = new Uint8ClampedArray(n * m * 4);
   const base = head * n * m;
-  for (let c = 0; c < n * m; c++) {
-    const [r, g, b] = weightToRgb(weights[base + c]);
-    out[4 * c] = r;
-    out[4 * c + 1] = g;
-    out[4 * c + 2] = b;
-    out[4 * c + 3] = 255;
-  }
+  for (let c = 0; c < n * m; c++) putWeightPixel(out, c, weights[base + c]);
   return out;
 }
 

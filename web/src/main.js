@@ -5,6 +5,8 @@
 import { drawLegend } from './legend.js';
 import { HeadHeatmap, readTheme } from './heatmap.js';
 import { headTable } from './table.js';
+import { scheduleTables } from './tables.js';
+import { gridsDrawn, inputChanged, inputRefused } from './timing.js';
 import { formatCount, readoutText } from './format.js';
 import { tokenize } from './tokenize.js';
 import { DateMode } from './date_mode.js';
@@ -241,11 +243,26 @@ function showMemoryStats(module) {
  * @returns {boolean} whether the view was updated
  */
 function update() {
+  inputChanged(); // the clock of mha:update runs from the input event, or from here (timing.js)
+  let drawn = false;
   try {
-    return updateView();
+    drawn = updateView();
+    return drawn;
   } finally {
     showMemoryStats();
+    if (drawn) gridsDrawn();
+    else inputRefused();
   }
+}
+
+/** Typing: one update per frame at most, with the latest values (latest input wins). */
+let updateFrame = 0;
+function updateSoon() {
+  if (updateFrame) return;
+  updateFrame = requestAnimationFrame(() => {
+    updateFrame = 0;
+    if (mode === 'random') update();
+  });
 }
 
 function updateView() {
@@ -307,6 +324,7 @@ function updateView() {
 
 function render(state, tokens, result) {
   const figures = [];
+  const holders = [];
   const heatmaps = [];
   const dHead = result.d_head;
   for (let h = 0; h < result.num_heads; h++) {
@@ -335,12 +353,14 @@ function render(state, tokens, result) {
     scroller.append(hm.canvas);
     const hidden = document.createElement('div');
     hidden.className = 'visually-hidden table-holder';
-    hidden.append(headTable(h, result.attn_weights, result.fully_masked_rows, tokens, tokens));
+    holders.push(hidden);
     figure.append(caption, scroller, hidden);
     figures.push(figure);
     heatmaps.push(hm);
   }
   els.heads.replaceChildren(...figures);
+  scheduleTables(els.heads, holders,
+    (h) => headTable(h, result.attn_weights, result.fully_masked_rows, tokens, tokens), result);
   view = { state, tokens, result, heatmaps };
   layout();
 
@@ -623,14 +643,6 @@ function wireTabs() {
   });
 }
 
-function debounce(fn, ms) {
-  let t = 0;
-  return () => {
-    clearTimeout(t);
-    t = setTimeout(fn, ms);
-  };
-}
-
 async function start() {
   drawLegend(els.legend);
   for (const [name, p] of Object.entries(PRESETS)) {
@@ -658,13 +670,13 @@ async function start() {
   wireShare();
   applyHash(location.hash);
 
-  const later = debounce(update, 150);
   els.form.addEventListener('input', (e) => {
     if (e.target === els.preset) return;
+    inputChanged();
     if (e.target === els.text) showTokens(els.text.value);
     if (e.target === els.mask) showMaskFields();
     if (e.target.type === 'checkbox' || e.target === els.mask) update();
-    else later();
+    else updateSoon();
   });
   els.form.addEventListener('submit', (e) => {
     e.preventDefault();

@@ -1,0 +1,54 @@
+// When the weight tables under the grids are built (table.js builds one). A table is the
+// accessible and testable twin of a head's canvas, but 16 heads of 64 x 64 cells are 65,536 DOM
+// cells: built with every update they cost more than the compute (issue 6). So:
+//   - small views (num_heads * n * m <= SYNC_TABLE_CELLS) get their tables with the grids, as before;
+//   - larger ones up to MAX_TABLE_TOKENS get them after the grids are painted, a few heads per
+//     task, and a newer view cancels the rest (#heads[data-tables] = "pending", then "ready");
+//   - beyond MAX_TABLE_TOKENS there is no table: the keyboard grid and its live readout give
+//     every value (the holder says so to screen readers; #heads[data-tables] = "none").
+
+export const SYNC_TABLE_CELLS = 4096;
+export const MAX_TABLE_TOKENS = 64;
+/** Milliseconds of table building per task, so typing is never held up for long. */
+const SLICE_MS = 8;
+
+let generation = 0;
+
+/**
+ * @param {HTMLElement} root gets data-tables ("ready", "pending" or "none")
+ * @param {HTMLElement[]} holders one (visually hidden) holder per head, in head order
+ * @param {(head: number) => HTMLElement} build the table of head `head`
+ * @param {{n: number, m: number}} size query and key tokens
+ */
+export function scheduleTables(root, holders, build, { n, m }) {
+  const mine = ++generation;
+  if (Math.max(n, m) > MAX_TABLE_TOKENS) {
+    for (const holder of holders) {
+      const p = document.createElement('p');
+      p.textContent = `No table for more than ${MAX_TABLE_TOKENS} tokens: focus the grid and use the ` +
+        'arrow keys, the readout says each weight.';
+      holder.append(p);
+    }
+    root.dataset.tables = 'none';
+    return;
+  }
+  if (holders.length * n * m <= SYNC_TABLE_CELLS) {
+    holders.forEach((holder, h) => holder.append(build(h)));
+    root.dataset.tables = 'ready';
+    return;
+  }
+  root.dataset.tables = 'pending';
+  let next = 0;
+  const slice = () => {
+    if (mine !== generation) return; // a newer view replaced these holders
+    const t0 = performance.now();
+    while (next < holders.length && performance.now() - t0 < SLICE_MS) {
+      holders[next].append(build(next));
+      next++;
+    }
+    if (next < holders.length) setTimeout(slice, 0);
+    else root.dataset.tables = 'ready';
+  };
+  // After the frame that paints the grids.
+  requestAnimationFrame(() => setTimeout(slice, 0));
+}
