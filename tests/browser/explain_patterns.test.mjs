@@ -34,6 +34,23 @@ function npy(shape, data, descr = '<f4') {
   return Buffer.concat([head, Buffer.from(header, 'latin1'), body]);
 }
 
+/** A safetensors file of float32 tensors {name: [shape, values]} (8-byte header length, JSON, data). */
+function safetensors(tensors) {
+  const header = {};
+  const chunks = [];
+  let offset = 0;
+  for (const [name, [shape, values]] of Object.entries(tensors)) {
+    const bytes = Buffer.from(new Float32Array(values).buffer);
+    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes.length] };
+    chunks.push(bytes);
+    offset += bytes.length;
+  }
+  const json = Buffer.from(JSON.stringify(header));
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(json.length));
+  return Buffer.concat([length, json, ...chunks]);
+}
+
 /** Two heads over 3 tokens: head 0 looks at the previous token, head 1 at token 0 (a stripe). */
 const PREV = [1, 0, 0, 1, 0, 0, 0, 1, 0];
 const STRIPE = [1, 0, 0, 1, 0, 0, 1, 0, 0];
@@ -155,6 +172,25 @@ describe('head patterns, combined views, files', { timeout: TIMEOUT }, () => {
       const rollout = (await tableValues(page, `${body} table[data-rollout]`)).flat();
       const wantRollout = mod.attentionRollout({ layers: [Float32Array.from(TWO_HEADS), Float32Array.from(TWO_HEADS)], num_heads: 2, n: 3 });
       closeAll(rollout, Array.from(wantRollout), 1e-6, 'rollout');
+    }));
+
+  test('a safetensors attention tensor: one tensor loads as is; with several, the tensor name picks one', () =>
+    withPage('#preset=module-08', async ({ page }) => {
+      await page.click('#explain-files > summary');
+      const body = '#explain-files .explain-body';
+      await page.waitForSelector(`${body} input[data-file="attention"]`);
+      await page.setInputFiles(`${body} input[data-file="attention"]`, { name: 'one.safetensors', mimeType: 'application/octet-stream', buffer: safetensors({ attentions: [[2, 3, 3], TWO_HEADS] }) });
+      await page.waitForSelector(`${body}[data-state="ready"] table[data-file-head="1"]`);
+      assert.deepEqual(await tableValues(page, `${body} table[data-file-head="1"]`), [[1, 0, 0], [1, 0, 0], [1, 0, 0]]);
+      const two = safetensors({ 'layer.0': [[2, 3, 3], TWO_HEADS], 'layer.1': [[1, 3, 3], PREV] });
+      await page.setInputFiles(`${body} input[data-file="attention"]`, { name: 'two.safetensors', mimeType: 'application/octet-stream', buffer: two });
+      await page.waitForFunction(() => /two\.safetensors/.test(document.getElementById('alert').textContent));
+      assert.match(await page.textContent('#alert'), /layer\.0/, 'the message lists the tensors');
+      await page.fill(`${body} input[data-file="tensor"]`, 'layer.1');
+      await page.press(`${body} input[data-file="tensor"]`, 'Enter');
+      await page.waitForFunction(() => document.querySelectorAll('#explain-files canvas[data-file-head]').length === 1);
+      assert.equal(await page.textContent('#alert'), '');
+      assert.deepEqual(await tableValues(page, `${body} table[data-file-head="0"]`), [[1, 0, 0], [1, 0, 0], [0, 1, 0]]);
     }));
 
   test('date model: mean / max of the layer on screen and the rollout across layers are the core\'s', () =>

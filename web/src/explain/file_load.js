@@ -129,6 +129,10 @@ export function buildFilePanel(container, { getModule, onError, onClear }) {
   const headsInput = h('input', { id: headsId, attrs: { type: 'number', min: '1', step: '1', inputmode: 'numeric' }, data: { file: 'num-heads' } });
   const headsField = h('div', { className: 'field file-field' },
     h('label', { text: 'num_heads (when the file’s metadata has none)', attrs: { for: headsId } }), headsInput);
+  const tensorId = `file-tensor-${uid}`;
+  const tensorInput = h('input', { id: tensorId, attrs: { type: 'text', spellcheck: 'false', autocomplete: 'off' }, data: { file: 'tensor' } });
+  const tensorField = h('div', { className: 'field file-field' },
+    h('label', { text: 'Tensor name (a safetensors file with several tensors)', attrs: { for: tensorId } }), tensorInput);
   const layerId = `file-layer-${uid}`;
   const layerSelect = h('select', { id: layerId, data: { file: 'layer' } });
   const layerField = h('div', { className: 'field file-field', attrs: { hidden: '' } },
@@ -188,7 +192,8 @@ export function buildFilePanel(container, { getModule, onError, onClear }) {
   async function loadAttention(bytes, name) {
     const mod = await getModule();
     if (typeof mod.loadAttention !== 'function') throw new Error('this build of the attention core has no file loaders');
-    const r = mod.loadAttention(bytes);
+    const tensor = tensorInput.value.trim();
+    const r = tensor ? mod.loadAttention(bytes, { tensor }) : mod.loadAttention(bytes);
     loaded = { ...r, source: `${name} (${r.dtype}, shape (${r.shape.join(', ')}))` };
   }
 
@@ -277,6 +282,9 @@ export function buildFilePanel(container, { getModule, onError, onClear }) {
   tokensInput.addEventListener('change', () => show().catch((e) => fail(e.message)));
   headsInput.addEventListener('change', () => given.weights && given.embeddings && take([], 'weights'));
   layerSelect.addEventListener('change', () => show().catch((e) => fail(e.message)));
+  tensorInput.addEventListener('change', () => {
+    if (given.attention) take([new File([given.attention.bytes], given.attention.name)], 'attention');
+  });
   for (const type of ['dragenter', 'dragover']) {
     container.addEventListener(type, (e) => {
       e.preventDefault();
@@ -292,7 +300,7 @@ export function buildFilePanel(container, { getModule, onError, onClear }) {
 
   container.replaceChildren(
     h('p', { className: 'help', text: 'Attention exported from any model (e.g. a Hugging Face model’s output_attentions, stacked with torch.stack and saved with np.save), or an nn.MultiheadAttention layer’s state_dict (safetensors) with token embeddings: the same grids, scores and combined views as above.' }),
-    h('div', { className: 'file-fields' }, attn.field, tokensField, tokensFile.field, layerField),
+    h('div', { className: 'file-fields' }, attn.field, tensorField, tokensField, tokensFile.field, layerField),
     h('div', { className: 'file-fields' }, weights.field, embeddings.field, headsField),
     drop, status, output);
 }
