@@ -309,3 +309,22 @@ describe('explain views on a narrow screen', { timeout: TIMEOUT }, () => {
       assert.deepEqual(await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]), [360, 360]);
     }, { width: 360, height: 800 }));
 });
+
+describe('a large attention file', { timeout: TIMEOUT }, () => {
+  test('(4 heads, 200, 200): grids and scores, no hidden tables beyond 64 tokens, the page stays responsive', () =>
+    withPage('#preset=module-08', async ({ page }) => {
+      const n = 200;
+      const uniform = Array(4 * n * n).fill(1 / n);
+      await page.click('#explain-files > summary');
+      const body = '#explain-files .explain-body';
+      await page.waitForSelector(`${body} input[data-file="attention"]`);
+      await page.setInputFiles(`${body} input[data-file="attention"]`, { name: 'big.npy', mimeType: 'application/octet-stream', buffer: npy([4, n, n], uniform) });
+      await page.waitForSelector(`${body}[data-state="ready"] table.patterns-table`);
+      assert.equal(await page.locator(`${body} canvas[data-file-head]`).count(), 4);
+      assert.equal(await page.locator(`${body} table[data-file-head]`).count(), 0);
+      assert.match(await page.textContent(`${body} .file-head .table-holder`), /No table for more than 64 tokens/);
+      // Uniform rows: entropy log2(200) bits, no label.
+      const labels = await page.$$eval(`${body} table.patterns-table tbody tr`, (trs) => trs.map((tr) => tr.dataset.labels));
+      assert.deepEqual(labels, ['', '', '', '']);
+    }));
+});

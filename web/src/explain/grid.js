@@ -3,6 +3,7 @@
 import { h } from './dom.js';
 import { HeadHeatmap } from '../heatmap.js';
 import { headTable } from '../table.js';
+import { MAX_TABLE_TOKENS } from '../tables.js';
 
 /**
  * @param {object} p
@@ -20,14 +21,21 @@ export function gridFigure({ result, head = 0, tokens, keyTokens, name, caption,
   const heatmap = new HeadHeatmap({ head, result, tokens, keyTokens, name, onSelect: (sel) => heatmap.setSelection(sel) });
   delete heatmap.canvas.dataset.head;
   Object.assign(heatmap.canvas.dataset, stringify(data));
-  const table = headTable(head, result.attn_weights, result.fully_masked_rows, tokens, keyTokens ?? tokens, { title: name });
-  delete table.dataset.head;
-  Object.assign(table.dataset, stringify(data));
-  if (tableNote) table.caption.lastChild.textContent = ` (${tableNote})`;
+  // The hidden table twin, as under the page's own grids: none beyond MAX_TABLE_TOKENS (a file
+  // may hold hundreds of tokens; the grid's keyboard readout gives every value then).
+  let twin;
+  if (Math.max(result.n, result.m) > MAX_TABLE_TOKENS) {
+    twin = h('p', { text: `No table for more than ${MAX_TABLE_TOKENS} tokens: focus the grid and use the arrow keys.` });
+  } else {
+    twin = headTable(head, result.attn_weights, result.fully_masked_rows, tokens, keyTokens ?? tokens, { title: name });
+    delete twin.dataset.head;
+    Object.assign(twin.dataset, stringify(data));
+    if (tableNote) twin.caption.lastChild.textContent = ` (${tableNote})`;
+  }
   const figure = h('figure', { className, data },
     h('figcaption', {}, caption ?? name),
     h('div', { className: 'grid-scroll' }, heatmap.canvas),
-    h('div', { className: 'visually-hidden table-holder' }, table));
+    h('div', { className: 'visually-hidden table-holder' }, twin));
   return { figure, heatmap };
 }
 
