@@ -184,8 +184,9 @@ export async function buildWeb({
   await mkdir(outDir, { recursive: true });
   await bundle('main.js', path.join(outDir, 'app.js'), `mha-lab page v${version}`);
 
-  // The <mha-attention> element: its own classic script (it adds mha_wasm.js itself), its
-  // shadow-root CSS bundled in as text (a constructed stylesheet) and also beside it as a file.
+  // The <mha-attention> element: its own classic script (it adds mha_wasm_core.js itself, and
+  // mha_wasm.js only for the Date translator), its shadow-root CSS bundled in as text (a
+  // constructed stylesheet) and also beside it as a file.
   await bundle('element.js', path.join(outDir, 'mha-attention.js'), `<mha-attention> v${version}`);
   await copyFile(path.join(WEB, 'element.css'), path.join(outDir, 'mha-attention.css'));
   await copyFile(path.join(WEB, 'common.css'), path.join(outDir, 'common.css'));

@@ -3,7 +3,9 @@
 // numbers inside the shadow roots, independent elements, re-rendering on attribute changes,
 // messages for invalid attributes, keyboard and announcements, saving, the Date translator preset;
 // every request is to the page's own files (others are aborted and fail the test) and the strict
-// CSP reports no violation.
+// CSP reports no violation. Which wasm the elements load: the attention core (mha_wasm_core.js)
+// for the random-embeddings views, the full module (mha_wasm.js) only for the Date translator,
+// each script requested and each module started once for the page.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withCheckedPage, useBrowserAndTargets } from './helpers.mjs';
@@ -20,9 +22,49 @@ function recordViolations() {
   });
 }
 
-const open = (target, fn, options = {}) => withCheckedPage(env.browser, target, '', fn, {
-  path: EXAMPLE, ready: READY, setup: (c) => c.addInitScript(recordViolations), ...options,
-});
+/**
+ * Counts the starts of each wasm module in a frame: the glue's `var createMhaCore = …` assigns
+ * through this setter, which wraps the factory (window.__starts.createMhaCore: instances made).
+ */
+function countModuleStarts() {
+  window.__starts = {};
+  for (const name of ['createMhaCore', 'createMhaModule']) {
+    let wrapped;
+    Object.defineProperty(window, name, {
+      configurable: true,
+      get: () => wrapped,
+      set: (factory) => {
+        wrapped = (...args) => {
+          window.__starts[name] = (window.__starts[name] ?? 0) + 1;
+          return factory(...args);
+        };
+      },
+    });
+  }
+}
+
+/**
+ * Opens the course page; `fn` also gets `pageRequests`: the URLs the course page's own frame
+ * requested (the elements' scripts), without the iframe's.
+ */
+const open = (target, fn, options = {}) => {
+  const pageRequests = [];
+  return withCheckedPage(env.browser, target, '', (p) => fn({ ...p, pageRequests }), {
+    path: EXAMPLE,
+    ready: READY,
+    setup: async (c) => {
+      await c.addInitScript(recordViolations);
+      await c.addInitScript(countModuleStarts);
+      c.on('request', (r) => {
+        if (r.frame().parentFrame() === null) pageRequests.push(r.url());
+      });
+    },
+    ...options,
+  });
+};
+
+/** How many times the course page's frame requested `file` (a name in dist/). */
+const requested = (pageRequests, file) => pageRequests.filter((u) => new URL(u).pathname.split('/').pop() === file).length;
 
 /** Runs `fn(shadowRoot, host)` in the page for element `id`. */
 const inElement = (page, id, fn, arg) => page.evaluate(
@@ -60,7 +102,7 @@ for (const which of [0, 1]) {
   const target = () => env.servers.targets[which];
   describe(`<mha-attention> ${which === 0 ? 'served over http (CSP header + meta)' : 'opened from file:// (CSP meta)'}`, { timeout: TIMEOUT }, () => {
     test('three elements and an iframe: course numbers, own files only, no CSP violation', () =>
-      open(target(), async ({ page, requests }) => {
+      open(target(), async ({ page, requests, pageRequests }) => {
         // Module 08, in the element's shadow root.
         assert.deepEqual(await row(page, 'm08', 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);
         assert.deepEqual(await row(page, 'm08', 1, 0), ['0.000', '0.000', '0.000', '0.000', '1.000']);
@@ -96,10 +138,18 @@ for (const which of [0, 1]) {
         const own = requests.filter((u) => !u.startsWith('data:') && !u.startsWith('blob:'));
         for (const u of own) assert.ok(target().isOwn(u), `own files only: ${u}`);
         const files = new Set(own.map((u) => new URL(u).pathname.split('/').pop()));
-        for (const f of [EXAMPLE, 'style.css', 'mha-attention.js', 'mha_wasm.js', 'index.html', 'app.js']) {
+        for (const f of [EXAMPLE, 'style.css', 'mha-attention.js', 'mha_wasm_core.js', 'index.html', 'app.js']) {
           assert.ok(files.has(f), `requested ${f}: ${[...files].join(' ')}`);
         }
-        assert.equal(files.has('date_model.js'), false, 'the date model is loaded only when an element asks for it');
+        // The course page itself (not its iframe): three attention views need only the core,
+        // requested and started once for the three elements; neither the full module nor the
+        // date model is requested.
+        const got = pageRequests.map((u) => new URL(u).pathname.split('/').pop());
+        assert.equal(requested(pageRequests, 'mha-attention.js'), 1, got.join(' '));
+        assert.equal(requested(pageRequests, 'mha_wasm_core.js'), 1, `the core once for three elements: ${got.join(' ')}`);
+        assert.equal(requested(pageRequests, 'mha_wasm.js'), 0, `no full module for attention views: ${got.join(' ')}`);
+        assert.equal(requested(pageRequests, 'date_model.js'), 0, 'the date model is loaded only when an element asks for it');
+        assert.deepEqual(await page.evaluate(() => window.__starts), { createMhaCore: 1 }, 'one core instance for the page');
       }));
 
     test('changing an attribute re-renders that element only; invalid values show a message and keep the view', () =>
@@ -195,7 +245,8 @@ for (const which of [0, 1]) {
       }));
 
     test('preset="date-translator": the trained model, loaded once for the page', () =>
-      open(target(), async ({ page, requests }) => {
+      open(target(), async ({ page, requests, pageRequests }) => {
+        assert.equal(requested(pageRequests, 'mha_wasm.js'), 0, 'no full module before a Date translator element');
         const result = await page.evaluate(() => new Promise((resolve) => {
           const made = ['30.11.26', 'Nov 30, 2026'].map((t, i) => {
             const e = document.createElement('mha-attention');
@@ -216,6 +267,20 @@ for (const which of [0, 1]) {
           ['"Nov 30, 2026" → 2026-11-30 · Encoder self-attention, layer 1 · 4 heads', 4],
         ]);
         assert.equal(requests.filter((u) => u.endsWith('/date_model.js')).length, 1, 'one date_model.js for both');
+        // The full module (DateModel) now, once for both; the core stays the only other module.
+        assert.equal(requested(pageRequests, 'mha_wasm.js'), 1, 'one mha_wasm.js for both');
+        assert.equal(requested(pageRequests, 'mha_wasm_core.js'), 1);
+        assert.deepEqual(await page.evaluate(() => window.__starts), { createMhaCore: 1, createMhaModule: 1 },
+          'one core and one full module for five elements');
+        // An attention view added now still uses the core (its numbers: module 08's).
+        assert.equal(await page.evaluate(() => new Promise((resolve) => {
+          const e = document.createElement('mha-attention');
+          e.id = 'late';
+          e.setAttribute('preset', 'module-08');
+          e.addEventListener('mha-ready', () => resolve(window.__starts.createMhaCore), { once: true });
+          document.querySelector('main').append(e);
+        })), 1);
+        assert.deepEqual((await row(page, 'late', 0, 0)), ['0.000', '0.000', '0.424', '0.576', '0.000']);
         assert.deepEqual(await page.evaluate(() => window.__csp), []);
       }));
   });

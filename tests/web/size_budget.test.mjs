@@ -1,6 +1,7 @@
 // Issue 6's download budget: what the page fetches on its first load (index.html, app.js, common.css,
 // style.css, favicon.svg and the attention core mha_wasm_core.js, not the date model nor the full
-// module) is at most 150 KB gzipped (level 9). Builds the page from build/wasm (./scripts/build.sh)
+// module) is at most 150 KB gzipped (level 9); so is a course page of <mha-attention> elements
+// (mha-attention.js and mha_wasm_core.js). Builds the page from build/wasm (./scripts/build.sh)
 // into a temporary folder, so a stale dist/ cannot hide a regression.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -40,6 +41,21 @@ test(`the first load is at most ${BUDGET / 1000} KB gzipped`, async (t) => {
   const html = await readFile(path.join(out, 'index.html'), 'utf8');
   const scripts = [...html.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]);
   assert.deepEqual(scripts, ['mha_wasm_core.js', 'app.js']);
+});
+
+test(`a course page of <mha-attention> elements loads at most ${BUDGET / 1000} KB gzipped: the element and the core`, async (t) => {
+  const sizes = {};
+  for (const f of ['mha-attention.js', 'mha_wasm_core.js']) {
+    sizes[f] = gzipSync(await readFile(path.join(out, f)), { level: 9 }).length;
+  }
+  const total = Object.values(sizes).reduce((a, b) => a + b, 0);
+  t.diagnostic(`gzip -9 bytes: ${JSON.stringify(sizes)}; total ${total}`);
+  assert.ok(total <= BUDGET, `element first load ${total} bytes gzipped > budget ${BUDGET}: ${JSON.stringify(sizes)}`);
+  // The element names both modules (it picks one per view; tests/browser/element.test.mjs checks
+  // which one it requests) and starts the core with createMhaCore.
+  const js = await readFile(path.join(out, 'mha-attention.js'), 'utf8');
+  assert.ok(js.includes('"mha_wasm_core.js"') && js.includes('"mha_wasm.js"'), 'both module names in the element');
+  assert.ok(js.includes('createMhaCore'), 'the element starts the core');
 });
 
 test('the core module has no date model; the packed copies are gzipped wasm that still run', async () => {

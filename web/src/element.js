@@ -1,9 +1,10 @@
 // <mha-attention>: the attention grids as a custom element for course pages (Web Components: a
 // shadow root, styles adopted from a constructed stylesheet, so it runs under
 // `style-src 'self'`). Bundled by scripts/build_web.mjs into dist/mha-attention.js, one classic
-// script that loads mha_wasm.js (and, for the Date translator, date_model.js) from its own folder
-// on first use: one wasm module per page, shared by every element; each element keeps its own
-// settings, selection and view. Attributes (see docs/embedding.md):
+// script that loads the wasm it needs from its own folder on first use: the small attention core
+// mha_wasm_core.js for the random-embeddings views, the full mha_wasm.js and date_model.js only for
+// preset="date-translator"; one instance of each per page, shared by every element; each element
+// keeps its own settings, selection and view. Attributes (see docs/embedding.md):
 //
 //   tokens (or text)  the sentence          d-model, num-heads, seed   whole numbers
 //   causal, positional  boolean attributes (present = on; "false" / "0" = off)
@@ -16,7 +17,7 @@
 //
 // Invalid attributes show a message inside the element naming the value; the element keeps
 // working and re-renders when an attribute changes.
-/* global createMhaModule, MHA_DATE_MODEL */
+/* global MHA_DATE_MODEL */
 import common from '../common.css';
 import css from '../element.css';
 import { drawLegend } from './legend.js';
@@ -29,42 +30,21 @@ import { exportFileName, weightsCsv, weightsJson } from './export.js';
 import { canvasToPng, composeSnapshot, downloadBlob } from './snapshot.js';
 import { base64ToBytes, kindInfo, layerCount, layerView } from './date_view.js';
 import { ATTRIBUTES, attr, attributeNames, readAttributes } from './element_attributes.js';
+import { loadCore, loadFullModule, loadScript, setScriptBase } from './wasm_modules.js';
 
-// Where this script was loaded from: mha_wasm.js, date_model.js and mha-attention.css are beside it.
+// Where this script was loaded from: mha_wasm_core.js, mha_wasm.js, date_model.js and
+// mha-attention.css are beside it (wasm_modules.js loads them from there).
 const SCRIPT_URL = (typeof document !== 'undefined' && document.currentScript && document.currentScript.src) ||
   (typeof location !== 'undefined' ? location.href : '');
+setScriptBase(SCRIPT_URL, 'mha-attention.js');
 
-/** Adds a classic script (same folder as this one) once; resolves when it has run. */
-const scripts = new Map();
-function loadScript(name) {
-  if (!scripts.has(name)) {
-    scripts.set(name, new Promise((resolve, reject) => {
-      const s = document.createElement('script');
-      s.src = new URL(name, SCRIPT_URL).href;
-      s.addEventListener('load', () => resolve());
-      s.addEventListener('error', () => {
-        scripts.delete(name);
-        reject(new Error(`${name} did not load from ${s.src}: keep it next to mha-attention.js`));
-      });
-      document.head.append(s);
-    }));
-  }
-  return scripts.get(name);
-}
-
-let corePromise = null;
-/** The page's one attention core (mha_wasm.js), started on first use. */
-function loadCore() {
-  if (!corePromise) {
-    corePromise = (async () => {
-      if (typeof createMhaModule !== 'function') await loadScript('mha_wasm.js');
-      return createMhaModule(); // no fetch: the glue decodes its inlined wasm
-    })();
-    corePromise.catch(() => {
-      corePromise = null; // a later element may try again
-    });
-  }
-  return corePromise;
+/**
+ * The wasm module an element's view needs: the small attention core (mha_wasm_core.js) for the
+ * random-embeddings views, the full module (mha_wasm.js: DateModel) for the Date translator.
+ * Either starts once per page (wasm_modules.js), shared by every element that needs it.
+ */
+export function moduleFor(read) {
+  return read.kind === 'date' ? loadFullModule() : loadCore();
 }
 
 let dateModelPromise = null;
@@ -211,7 +191,7 @@ export class MhaAttention extends HTMLElement {
       return;
     }
     const ticket = ++this.renderCount;
-    const mod = await loadCore();
+    const mod = await moduleFor(read);
     const built = read.kind === 'date' ? await this.computeDate(mod, read) : this.computeRandom(mod, read);
     if (ticket !== this.renderCount) return; // attributes changed meanwhile: a newer render runs
     if (!built.ok) {

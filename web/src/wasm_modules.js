@@ -1,18 +1,38 @@
-// The two wasm modules (docs/js-api.md): the attention core, loaded by index.html with the page
-// (mha_wasm_core.js, global createMhaCore), and the full module with the date model
-// (mha_wasm.js, global createMhaModule), added as a classic <script> only when first needed.
+// The two wasm modules (docs/js-api.md): the attention core (mha_wasm_core.js, global
+// createMhaCore), loaded by index.html with the page, and the full module with the date model,
+// the head patterns and the file loaders (mha_wasm.js, global createMhaModule), added as a classic
+// <script> only when first needed. The <mha-attention> element (element.js) uses the same loaders
+// with its own folder as the base (setScriptBase): it adds the core for its attention views and
+// the full module only for what needs it. One core and one full module per page (per bundle),
+// however many views use them.
 // Classic scripts, not fetch() or import(): they load from file:// and under script-src 'self'.
 /* global createMhaCore, createMhaModule */
 
 export const CORE_SCRIPT = 'mha_wasm_core.js';
 export const FULL_SCRIPT = 'mha_wasm.js';
 
+// Where the scripts are: by default the page's folder (src relative to the document); the
+// element sets its own script's URL, so that a course page may load it from another folder.
+let base = null;
+let beside = 'index.html';
+
 /**
- * Adds <script src="`src`"> once (later calls share the first promise); resolves when it has run.
- * Rejects with a message naming the file when it is missing.
+ * Loads the module scripts relative to `url` (e.g. the URL of mha-attention.js) instead of the
+ * page; `besideName` names that file in the error of a missing script.
+ */
+export function setScriptBase(url, besideName) {
+  base = url || null;
+  if (besideName) beside = besideName;
+}
+
+/**
+ * Adds <script src="`name`"> once (later calls share the first promise); resolves when it has run.
+ * `name` is resolved against the base of setScriptBase (default: the page).
+ * Rejects with a message naming the file and where it was looked for when it is missing.
  */
 const scripts = new Map();
-export function loadScript(src) {
+export function loadScript(name) {
+  const src = base ? new URL(name, base).href : name;
   if (!scripts.has(src)) {
     scripts.set(src, new Promise((resolve, reject) => {
       const s = document.createElement('script');
@@ -21,15 +41,15 @@ export function loadScript(src) {
       s.addEventListener('error', () => {
         s.remove();
         scripts.delete(src); // a later attempt may try again
-        reject(new Error(`${src} did not load: keep it next to index.html (./scripts/build.sh writes it)`));
+        reject(new Error(`${name} did not load${base ? ` from ${s.src}` : ''}: keep it next to ${beside} (./scripts/build.sh writes it)`));
       });
-      document.body.append(s);
+      (document.body || document.head).append(s);
     }));
   }
   return scripts.get(src);
 }
 
-/** Whether index.html's <script src="mha_wasm_core.js"> ran (it defines createMhaCore). */
+/** Whether the core's script has run (index.html's <script src="mha_wasm_core.js">, or loadCore's). */
 export function coreScriptLoaded() {
   return typeof createMhaCore === 'function';
 }
@@ -42,19 +62,35 @@ export function startCore() {
   return createMhaCore(); // no fetch: the glue decodes its inlined wasm (pre.js)
 }
 
-let full = null;
-/** The full module (core + DateModel), loaded on first use. @returns {Promise<object>} */
-export function loadFullModule() {
-  if (!full) {
-    full = loadScript(FULL_SCRIPT)
-      .then(() => {
-        if (typeof createMhaModule !== 'function') throw new Error(`${FULL_SCRIPT} loaded but defines no createMhaModule`);
-        return createMhaModule();
-      })
-      .catch((e) => {
-        full = null;
+/** Shares one promise per module; a failed start is forgotten so that a later call may retry. */
+function once(start) {
+  let p = null;
+  return () => {
+    if (!p) {
+      p = start().catch((e) => {
+        p = null;
         throw e;
       });
-  }
-  return full;
+    }
+    return p;
+  };
 }
+
+/**
+ * The attention core, its script added first when the page has not loaded it (the element):
+ * one instance per page, however many callers. @returns {Promise<object>}
+ */
+export const loadCore = once(async () => {
+  if (!coreScriptLoaded()) await loadScript(CORE_SCRIPT);
+  return startCore();
+});
+
+/**
+ * The full module (core + DateModel, head patterns, explain and file-loading functions), loaded
+ * on first use: one instance per page. @returns {Promise<object>}
+ */
+export const loadFullModule = once(async () => {
+  if (typeof createMhaModule !== 'function') await loadScript(FULL_SCRIPT);
+  if (typeof createMhaModule !== 'function') throw new Error(`${FULL_SCRIPT} loaded but defines no createMhaModule`);
+  return createMhaModule();
+});
