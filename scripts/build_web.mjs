@@ -11,6 +11,8 @@
 //   dist/mha-attention.css  web/element.css (used only where constructed stylesheets are missing)
 //   dist/common.css   web/common.css: rules shared by the page and the element (bundled in the element)
 //   dist/embed-example.html  web/embed-example.html: the element and an iframe, as course pages use them
+//   dist/compute_worker.js  the page's compute worker (web/src/compute_worker.js): numpyExperiment
+//                     for large views off the main thread, when served over http(s)
 //   dist/mha_wasm_core.js  the page's attention core (createMhaCore), loaded by index.html
 //   dist/mha_wasm.js  the full module (createMhaModule: the core plus the date model), added to
 //                     the page only when the Date translator is opened
@@ -183,6 +185,8 @@ export async function buildWeb({
 
   await mkdir(outDir, { recursive: true });
   await bundle('main.js', path.join(outDir, 'app.js'), `mha-lab page v${version}`);
+  // The page's compute worker (a classic worker script; it loads mha_wasm_core.js itself).
+  await bundle('compute_worker.js', path.join(outDir, 'compute_worker.js'), `mha-lab compute worker v${version}`);
 
   // The <mha-attention> element: its own classic script (it adds mha_wasm_core.js itself, and
   // mha_wasm.js only for the Date translator), its shadow-root CSS bundled in as text (a

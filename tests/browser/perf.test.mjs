@@ -4,9 +4,21 @@
 // speed is measured by scripts/bench* (a benchmark, not a test).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withCheckedPage, tableRow, useBrowserAndTargets } from './helpers.mjs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { withCheckedPage, tableRow, useBrowserAndTargets, ROOT } from './helpers.mjs';
 
-const env = useBrowserAndTargets();
+let core;
+const env = useBrowserAndTargets(async () => {
+  core = await createRequire(import.meta.url)(path.join(ROOT, 'build', 'wasm', 'mha_wasm_core.js'))();
+});
+
+/** Row `row` of head `head` as the page's tables show it (3 decimals), computed under node. */
+function expectedRow(request, head, row) {
+  const r = core.numpyExperiment(request);
+  const n = request.tokens;
+  return Array.from(r.attn_weights.subarray((head * n + row) * n, (head * n + row + 1) * n), (w) => w.toFixed(3));
+}
 const TIMEOUT = 120_000;
 const words = (n) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
 const updates = (page) => page.getAttribute('html', 'data-updates').then(Number);
@@ -51,6 +63,48 @@ for (const which of [0, 1]) {
         assert.equal(await updates(page), before + 1, 'coalesced into one update');
         assert.equal(await page.locator('table[data-head="0"] tbody tr').count(), 15, 'the last text: 15 tokens');
         assert.match(await page.textContent('#summary'), /^n = 15 tokens/);
+      }));
+
+    test(`a large view is computed ${which ? 'on the page (no worker from file://)' : 'in the worker'}, with the core's numbers; a stale result is never drawn`, () =>
+      withCheckedPage(env.browser, target(), '#preset=module-08', async ({ page }) => {
+        await page.waitForSelector('html[data-compute-worker]', { state: 'attached' });
+        if (!which) await page.waitForSelector('html[data-compute-worker="ready"]', { state: 'attached' });
+        assert.equal(await page.getAttribute('html', 'data-compute-worker'), which ? 'off' : 'ready');
+        assert.equal(await page.getAttribute('#heads', 'data-computed-in'), 'page', 'module 08 is small: computed at once');
+        assert.deepEqual(await tableRow(page, 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);
+        // 40 tokens, d_model 128, 4 heads: 40*128*(4*128 + 80) > 2e6 multiply-adds: the worker's.
+        const before = await updates(page);
+        await page.fill('#d_model', '128');
+        await page.fill('#num_heads', '4');
+        await page.evaluate(() => {
+          // Every summary the page shows from now on: a drawn view starts "n = <tokens> tokens".
+          window.shown = [];
+          new MutationObserver(() => window.shown.push(document.getElementById('summary').textContent))
+            .observe(document.getElementById('summary'), { childList: true, characterData: true, subtree: true });
+        });
+        // Two submitted inputs in one task: 48 tokens, then 40. Served, both go to the worker and
+        // the 48-token result arrives after the 40-token request: stale, it must not be drawn.
+        await page.evaluate((texts) => {
+          for (const t of texts) {
+            document.getElementById('text').value = t;
+            document.getElementById('controls').requestSubmit();
+          }
+        }, [words(48), words(40)]);
+        await page.waitForFunction(() => location.hash.includes('w39') && !location.hash.includes('w40'));
+        await page.waitForFunction((b) => Number(document.documentElement.dataset.updates) > b, before);
+        await page.waitForTimeout(300);
+        assert.match(await page.textContent('#summary'), /^n = 40 tokens · d_model = 128 · num_heads = 4/);
+        const shown = await page.evaluate(() => window.shown);
+        if (!which) {
+          assert.ok(!shown.some((t) => t.startsWith('n = 48 tokens')), `the stale 48-token view was never drawn: ${shown.join(' | ')}`);
+        }
+        assert.equal(await page.getAttribute('#heads', 'data-computed-in'), which ? 'page' : 'worker');
+        await page.waitForSelector('#heads[data-tables="ready"]', { state: 'attached' });
+        assert.equal(await page.locator('table[data-head="0"] tbody tr').count(), 40, 'the newest input, not the stale one');
+        const request = { seed: 7, tokens: 40, d_model: 128, num_heads: 4, positional: false, is_causal: false };
+        for (const [head, row] of [[0, 0], [3, 39], [2, 17]]) {
+          assert.deepEqual(await tableRow(page, head, row), expectedRow(request, head, row), `head ${head} row ${row}`);
+        }
       }));
 
     test('64 tokens, 8 heads: tables follow the painted grids, every row sums to 1', () =>

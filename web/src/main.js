@@ -7,6 +7,7 @@ import { HeadHeatmap, readTheme } from './heatmap.js';
 import { headTable } from './table.js';
 import { scheduleTables } from './tables.js';
 import { gridsDrawn, inputChanged, inputRefused } from './timing.js';
+import { Compute } from './compute.js';
 import { formatCount, readoutText } from './format.js';
 import { tokenize } from './tokenize.js';
 import { DateMode } from './date_mode.js';
@@ -83,6 +84,8 @@ const NUMBER_FIELDS = ['d_model', 'num_heads', 'seed'];
 
 /** The attention core (mha_wasm_core.js); the Date translator loads the full module itself. */
 let mod = null;
+/** Where numpyExperiment runs: here, or in a worker for large views (compute.js). */
+let compute = null;
 /** The view on screen: {state, tokens, result, heatmaps}. Replaced only by a valid update. */
 let view = null;
 let selection = null;
@@ -240,18 +243,20 @@ function showMemoryStats(module) {
 /**
  * Validates the controls and, when they are valid, recomputes and redraws.
  * Invalid settings leave the current view on screen and show why in the alert region.
- * @returns {boolean} whether the view was updated
+ * @returns {boolean} whether the view was (or, from the worker, will be) updated
  */
 function update() {
   inputChanged(); // the clock of mha:update runs from the input event, or from here (timing.js)
   let drawn = false;
   try {
-    drawn = updateView();
-    return drawn;
+    drawn = updateView(); // true, false, or 'pending' (the worker answers later)
+    return drawn !== false;
   } finally {
-    showMemoryStats();
-    if (drawn) gridsDrawn();
-    else inputRefused();
+    if (drawn !== 'pending') {
+      showMemoryStats();
+      if (drawn) gridsDrawn();
+      else inputRefused();
+    }
   }
 }
 
@@ -284,12 +289,12 @@ function updateView() {
   const windowMask = typeof mod.slidingWindowMask === 'function'
     ? (n, w) => mod.slidingWindowMask({ n, window: w }) : null;
   const fields = maskFields(explained, tokens.length, windowMask);
-  let result;
+  let params;
   let request;
   try {
     // The module is the authority on (d_model, num_heads): zero, negative or non-dividing
     // head counts throw an Error that names the values, shown as is.
-    const params = mod.parameterCount({ d_model: state.d_model, num_heads: state.num_heads });
+    params = mod.parameterCount({ d_model: state.d_model, num_heads: state.num_heads });
     const limitMessage = checkPageLimits(state);
     if (limitMessage) {
       showAlert(limitMessage);
@@ -304,22 +309,45 @@ function updateView() {
       is_causal: state.causal,
       ...fields,
     };
-    result = mod.numpyExperiment(request);
-    result.parameter_count ??= params;
   } catch (e) {
     showAlert(errorMessage(e));
     return false;
   }
-  clearAlert();
-  els.maskPad.removeAttribute('aria-invalid');
-  els.maskWindow.removeAttribute('aria-invalid');
-  explainState = explained;
-  showMaskFields();
-  render(state, tokens, result);
-  explain.update({ state, tokens, result, request, explain: explainState, maskFields: fields });
-  writeHash(state);
-  els.preset.value = presetOf(state) ?? '';
-  return true;
+  // Small requests are answered now; large ones by the worker (compute.js), later, unless a
+  // newer input supersedes them first.
+  const show = (outcome) => {
+    if (outcome.error !== undefined) {
+      showAlert(outcome.error);
+      return false;
+    }
+    const { result } = outcome;
+    result.parameter_count ??= params;
+    els.heads.dataset.computedIn = outcome.where;
+    clearAlert();
+    els.maskPad.removeAttribute('aria-invalid');
+    els.maskWindow.removeAttribute('aria-invalid');
+    explainState = explained;
+    showMaskFields();
+    render(state, tokens, result);
+    explain.update({ state, tokens, result, request, explain: explainState, maskFields: fields });
+    writeHash(state);
+    els.preset.value = presetOf(state) ?? '';
+    return true;
+  };
+  const outcome = compute.run(request);
+  if (!(outcome instanceof Promise)) return show(outcome);
+  els.heads.dataset.computing = 'true';
+  els.summary.textContent = `Computing ${tokens.length} tokens × ${state.num_heads} heads in the background…`;
+  outcome.then((later) => {
+    if (!later) return; // superseded: a newer input's result (or grids) will be drawn
+    delete els.heads.dataset.computing;
+    if (mode !== 'random') return;
+    const drawn = show(later);
+    showMemoryStats(later.where === 'worker' && compute.stats ? { memoryStats: () => compute.stats } : mod);
+    if (drawn) gridsDrawn();
+    else inputRefused();
+  });
+  return 'pending';
 }
 
 function render(state, tokens, result) {
@@ -665,10 +693,13 @@ async function start() {
     return;
   }
   els.coreVersion.textContent = String(mod.version);
+  compute = new Compute(mod);
 
   wireTabs();
   wireShare();
   applyHash(location.hash);
+  // The compute worker starts after the first grid is painted (served pages only: compute.js).
+  requestAnimationFrame(() => setTimeout(() => compute.startWorker(), 0));
 
   els.form.addEventListener('input', (e) => {
     if (e.target === els.preset) return;

@@ -1,0 +1,35 @@
+// The page's compute worker (dist/compute_worker.js, a classic worker script): runs the attention
+// core's numpyExperiment off the main thread, so typing never waits for a large view. Loads the
+// same core as the page (importScripts, allowed by script-src 'self'). Protocol (compute.js):
+//   worker -> page: {ready: true} once the core has started, or {failed: message}
+//   page -> worker: {id, request}        (a numpyExperiment request)
+//   worker -> page: {id, result, stats}  (typed arrays transferred, not copied)
+//                or {id, error, stats}   (the core's Error message)
+// stats: the worker core's memoryStats(), for the page's diagnostics.
+/* global createMhaCore */
+importScripts('mha_wasm_core.js');
+
+let mod = null;
+const started = createMhaCore().then(
+  (m) => {
+    mod = m;
+    postMessage({ ready: true });
+  },
+  (e) => postMessage({ failed: e instanceof Error ? e.message : String(e) }),
+);
+
+onmessage = async (e) => {
+  await started;
+  const { id, request } = e.data;
+  if (!mod) {
+    postMessage({ id, error: 'the attention core did not start in the worker' });
+    return;
+  }
+  try {
+    const result = mod.numpyExperiment(request);
+    const buffers = Object.values(result).filter((v) => ArrayBuffer.isView(v)).map((v) => v.buffer);
+    postMessage({ id, result, stats: mod.memoryStats() }, buffers);
+  } catch (err) {
+    postMessage({ id, error: err instanceof Error ? err.message : String(err), stats: mod.memoryStats() });
+  }
+};
