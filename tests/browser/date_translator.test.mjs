@@ -1,6 +1,7 @@
 // The Date translator mode in headless Chromium, served over http and opened from file://:
 // the trained model (dist/date_model.js, from web/date_model.safetensors) running through
-// mod.DateModel, its grids, tables, small multiples, timing, and its failure modes.
+// mod.DateModel, its grids, tables, small multiples, its own timing (logged, not asserted), and its
+// failure modes.
 // Needs ./scripts/build.sh first (with the model file present).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,8 +15,6 @@ const MODEL_FILE = path.join(ROOT, 'web', 'date_model.safetensors');
 const HEADS_FILE = path.join(ROOT, 'web', 'date_model_heads.json');
 const DATE = 'Nov 30, 2026';
 const ISO = '2026-11-30';
-/** Per-keystroke budget (translation + grids + tables + small multiples + layout), median. */
-const BUDGET_MS = 50;
 
 let config;
 
@@ -82,13 +81,13 @@ async function selectAndWait(page, select, value) {
 for (const which of [0, 1]) {
   const target = () => env.servers.targets[which];
   describe(`date translator ${which === 0 ? 'served over http' : 'opened from file://'}`, { timeout: TIMEOUT }, () => {
-    test('typing "Nov 30, 2026" shows 2026-11-30 as you type, within the keystroke budget', (t) =>
+    test('typing "Nov 30, 2026" shows 2026-11-30 as you type: one update per keystroke', (t) =>
       withDatePage(target(), '#mode=date&date=', async ({ page }) => {
         assert.equal(await page.getAttribute('#tab-date', 'aria-selected'), 'true');
         assert.equal(await page.isVisible('#random-panel'), false);
         assert.equal(await page.textContent('#date-output'), '');
         await page.evaluate(() => {
-          // Every timing the page records (one per input event), kept for the test.
+          // Every timing the page records (one per update), kept for the test's log.
           window.__ms = [];
           window.__tablesMs = [];
           const s = document.getElementById('date-summary');
@@ -100,11 +99,18 @@ for (const which of [0, 1]) {
           }).observe(s, { attributeFilter: ['data-ms', 'data-tables-ms'] });
         });
         await page.click('#date-text');
-        await page.keyboard.type(DATE, { delay: 20 });
-        await page.waitForFunction((n) =>
-          document.querySelectorAll('#date-heads table[data-head="0"] th[scope="col"]').length === n, DATE.length);
-        const typed = await page.textContent('#date-output');
+        // One key at a time; after each, the grids show the text typed so far (one column per
+        // character) and the output is the model's translation of that prefix.
+        const outputs = [];
+        for (let i = 1; i <= DATE.length; i++) {
+          await page.keyboard.type(DATE[i - 1]);
+          await page.waitForFunction((n) =>
+            document.querySelectorAll('#date-heads table[data-head="0"] th[scope="col"]').length === n, i);
+          outputs.push(await page.textContent('#date-output'));
+        }
+        const typed = outputs[outputs.length - 1];
         assert.equal(await page.textContent('#date-alert'), '');
+        assert.ok(new Set(outputs).size > 1, `the output changed while typing: ${outputs.join(' | ')}`);
         // No layer in the address: the last one, written back as a number.
         await page.waitForFunction((l) => location.hash === `#mode=date&date=Nov%2030,%202026&kind=cross&layer=${l}`,
           config.num_decoder_layers - 1);
@@ -112,33 +118,12 @@ for (const which of [0, 1]) {
         const pageMs = await page.evaluate(() => window.__ms);
         const tablesMs = await page.evaluate(() => window.__tablesMs);
         assert.ok(tablesMs.length >= 1, 'the hidden tables were built');
-        assert.ok(pageMs.length >= DATE.length, `one timing per keystroke (${pageMs.length})`);
-
-        // The same work timed from outside the handler, with the style and layout it causes: one
-        // input event per prefix of a long date, as keystrokes send them (a frame apart).
-        const outside = await page.evaluate(async (text) => {
-          const el = document.getElementById('date-text');
-          const times = [];
-          for (let i = 1; i <= text.length; i++) {
-            el.value = text.slice(0, i);
-            const t0 = performance.now();
-            el.dispatchEvent(new Event('input', { bubbles: true }));
-            void document.body.offsetHeight; // style and layout of what changed
-            times.push(performance.now() - t0);
-            await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-          }
-          return times;
-        }, 'Monday, November 30, 2026');
+        assert.ok(pageMs.length >= DATE.length, `one update per keystroke (${pageMs.length})`);
+        // The page's own timings, logged only: speed is a benchmark's business (rule 6), not a
+        // test's, and it depends on the machine's load.
         const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
-        const max = (a) => Math.max(...a);
-        t.diagnostic(`keystroke ms (page's own timing): median ${median(pageMs).toFixed(1)}, max ${max(pageMs).toFixed(1)}`);
-        t.diagnostic(`keystroke ms (handler + layout): median ${median(outside).toFixed(1)}, max ${max(outside).toFixed(1)}`);
-        t.diagnostic(`hidden tables, built after the frame: median ${median(tablesMs).toFixed(1)} ms, max ${max(tablesMs).toFixed(1)}`);
-        assert.ok(median(pageMs) < BUDGET_MS, `median ${median(pageMs)} ms per keystroke (budget ${BUDGET_MS})`);
-        assert.ok(median(outside) < BUDGET_MS, `median ${median(outside)} ms with layout (budget ${BUDGET_MS})`);
-        // The slowest one only has to be far from a stall (a loaded machine has GC pauses).
-        assert.ok(max(outside) < 5 * BUDGET_MS, `slowest keystroke ${max(outside)} ms`);
-        assert.ok(median(tablesMs) < BUDGET_MS, `hidden tables: median ${median(tablesMs)} ms`);
+        t.diagnostic(`keystroke ms (page's own data-ms): median ${median(pageMs).toFixed(1)}, max ${Math.max(...pageMs).toFixed(1)}`);
+        t.diagnostic(`hidden tables, built after the frame: median ${median(tablesMs).toFixed(1)} ms, max ${Math.max(...tablesMs).toFixed(1)}`);
         assert.equal(typed, ISO, 'the model\'s output for the typed date');
       }));
 

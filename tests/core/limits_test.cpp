@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -57,13 +56,13 @@ using L = mha::limits;
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-/// Expects `f` to throw limit_error naming `part`, within 100 ms and allocating at most 1 MiB
-/// through operator new on the way (the inputs exist before the call).
+/// Expects `f` to throw limit_error naming `part`, allocating at most 1 MiB through operator new
+/// on the way (the inputs exist before the call): the count, not a wall-clock time, shows that the
+/// refusal came before the big allocation (tests assert no timings; benchmarks measure them).
 void expect_limit_error_without_allocation(const std::function<void()>& f,
                                            const std::string& part) {
   g_largest = 0;
   g_total = 0;
-  const auto start = std::chrono::steady_clock::now();
   g_counting = true;
   std::string msg;
   try {
@@ -75,11 +74,8 @@ void expect_limit_error_without_allocation(const std::function<void()>& f,
     ADD_FAILURE() << "threw the wrong type, what(): " << e.what();
   }
   g_counting = false;
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   EXPECT_MESSAGE_HAS(msg, part);
   EXPECT_LT(g_total.load(), std::size_t{1} << 20) << "allocated before refusing: " << msg;
-  EXPECT_LT(ms, 100.0) << "took " << ms << " ms to refuse: " << msg;
 }
 
 mha::AttentionConfig config(Index d, Index h, Index kdim = 0, Index vdim = 0) {

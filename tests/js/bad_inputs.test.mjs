@@ -390,7 +390,7 @@ test('mask polarity: true = may not attend; a boolean causal mask equals is_caus
   stillWorks();
 });
 
-test('sizes beyond the limits: a clear error at once, no memory growth, and the module keeps working', () => {
+test('sizes beyond the limits: a clear error before the big allocation (no memory growth), and the module keeps working', () => {
   assert.deepEqual({ ...mod.limits },
     { max_tokens: 4096, max_d_model: 4096, max_num_heads: 256, max_weight_entries: 2 ** 26 });
   const tooMany = 4097;
@@ -417,12 +417,10 @@ test('sizes beyond the limits: a clear error at once, no memory growth, and the 
   ];
   for (const [req, message] of cases) {
     const before = mod.memoryStats();
-    const t0 = performance.now();
     assert.throws(() => mod.forward(req), (e) => e.message === message, message);
-    const ms = performance.now() - t0;
-    assert.ok(ms < 1000, `${message}: answered in ${ms.toFixed(0)} ms`);
     const after = mod.memoryStats();
     // Refused before the big allocation: linear memory grows by at most the inputs' copy (4 MiB here).
+    // (This, not a wall-clock time, is what shows the refusal came first: tests assert no timings.)
     assert.ok(after.wasm_memory_bytes - before.wasm_memory_bytes <= 8 << 20,
       `${message}: wasm memory grew ${before.wasm_memory_bytes} -> ${after.wasm_memory_bytes}`);
     assert.equal(after.malloc_in_use_bytes, before.malloc_in_use_bytes, `${message}: nothing leaked`);
