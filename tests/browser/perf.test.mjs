@@ -107,6 +107,35 @@ for (const which of [0, 1]) {
         }
       }));
 
+    test('2048 tokens: compact pooled grids, no tables, hover reads the exact cell', async (t) =>
+      withCheckedPage(env.browser, target(), `#text=${words(2048)}&d_model=16&num_heads=2&seed=3`, async ({ page }) => {
+        await page.waitForFunction(() => /^n = 2048 tokens/.test(document.getElementById('summary').textContent), null, { timeout: 90_000 });
+        assert.equal(await page.locator('canvas[data-head]').count(), 2);
+        assert.equal(await page.getAttribute('#heads', 'data-tables'), 'none');
+        assert.equal(await page.locator('table[data-head]').count(), 0);
+        const g = await page.$eval('canvas[data-head="1"]', (c) => ({
+          pool: c.dataset.pool, cell: Number(c.dataset.cell), x: Number(c.dataset.originX), y: Number(c.dataset.originY),
+          width: c.getBoundingClientRect().width, backing: c.width,
+        }));
+        assert.equal(g.pool, '2', 'max-pooled 2 x 2');
+        assert.ok(g.width <= 566 && g.backing <= 566 * 2, `canvas ${g.width} CSS px, ${g.backing} px backing`);
+        // Hover over query 1500, key 700 of head 1: the readout names them and the core's weight.
+        const box = await page.locator('canvas[data-head="1"]').boundingBox();
+        const hoverMs = await page.evaluate(([x, y]) => {
+          const c = document.querySelector('canvas[data-head="1"]');
+          const t0 = performance.now();
+          c.dispatchEvent(new PointerEvent('pointermove', { clientX: x, clientY: y, bubbles: true, pointerType: 'mouse' }));
+          return performance.now() - t0;
+        }, [box.x + g.x + (700 + 0.5) * g.cell, box.y + g.y + (1500 + 0.5) * g.cell]);
+        t.diagnostic(`hover redraw of 2 heads of 2048 tokens: ${hoverMs.toFixed(1)} ms (issue 6 target: 16)`);
+        const w = core.numpyExperiment({ seed: 3, tokens: 2048, d_model: 16, num_heads: 2, keep_intermediates: false })
+          .attn_weights[(1 * 2048 + 1500) * 2048 + 700];
+        assert.match(await page.textContent('#readout'), new RegExp(`w1500.*w700.*${w.toFixed(3)}`));
+        const heap = Number(await page.getAttribute('#core-version', 'data-wasm-memory-bytes'));
+        t.diagnostic(`wasm memory of the core that computed it: ${(heap / 2 ** 20).toFixed(0)} MB`);
+        assert.ok(heap < 512 * 2 ** 20, `wasm heap ${heap} bytes`);
+      }));
+
     test('64 tokens, 8 heads: tables follow the painted grids, every row sums to 1', () =>
       withCheckedPage(env.browser, target(), `#text=${words(64)}&d_model=64&num_heads=8&seed=1`, async ({ page }) => {
         await page.waitForSelector('#heads[data-tables="ready"]', { state: 'attached', timeout: 60_000 });

@@ -115,7 +115,7 @@ for (const which of [0, 1]) {
             const notes = await page.textContent('#notes');
             if (key === 'text') {
               if (payload === LONG) {
-                assert.ok(notes.includes(`The text in the address has ${LONG.length} characters (at most 2000).`), notes);
+                assert.ok(notes.includes(`The text in the address has ${LONG.length} characters (at most 20000).`), notes);
               } else {
                 assert.deepEqual(await page.$$eval('table[data-head="0"] th[scope="col"]', (ths) =>
                   ths.map((t) => t.dataset.token)), tokenize(payload), `#text=${payload}`);

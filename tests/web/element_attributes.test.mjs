@@ -39,7 +39,7 @@ test('every invalid attribute gives a message that names it and its value', () =
     [{ 'd-model': 'abc' }, /^d_model=abc is not a whole number\. \(attribute d-model\)$/],
     [{ 'num-heads': '2.5' }, /^num_heads=2\.5 is not a whole number\. \(attribute num-heads\)$/],
     [{ seed: '-1' }, /^seed=-1 is outside 0\.\.4294967295.*\(attribute seed\)$/],
-    [{ 'd-model': '1024' }, /^d_model=1024 is larger than this page draws \(512 at most\)\. \(attribute d-model\)$/],
+    [{ 'd-model': '2048' }, /^d_model=2048 is larger than this page draws \(1024 at most\)\. \(attribute d-model\)$/],
     [{ tokens: '  ' }, /no tokens.*\(attribute tokens\)$/],
     [{ causal: 'maybe' }, /^causal="maybe" is not true or false/],
     [{ positional: 'x' }, /^positional="x" is not true or false/],
@@ -48,7 +48,7 @@ test('every invalid attribute gives a message that names it and its value', () =
     [{ cell: '0-0-2' }, /^cell="0-0-2" is not head\.query\.key/],
     [{ preset: DATE_PRESET, kind: 'self' }, /^kind="self" is not one of encoder_self, decoder_self, cross\.$/],
     [{ preset: DATE_PRESET, layer: '-1' }, /^layer="-1" is not a layer number/],
-    [{ tokens: '<img src=x onerror=alert(1)>'.repeat(20) }, /tokens; this page shows at most 64/],
+    [{ tokens: '<img src=x onerror=alert(1)>'.repeat(300) }, /tokens; this page shows at most 2048/],
   ];
   for (const [attrs, want] of cases) {
     const r = read(attrs);

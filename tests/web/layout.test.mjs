@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gridLayout, cellAt, moveCell, MIN_CELL, MAX_CELL, FONT_PX } from '../../web/src/layout.js';
+import { gridLayout, cellAt, moveCell, MIN_CELL, MAX_CELL, FONT_PX, COMPACT_MAX_SIDE, OUTLINE_PAD } from '../../web/src/layout.js';
 
 test('cells fill the available width between the limits', () => {
   const small = gridLayout({ n: 5, m: 5, rowLabelWidth: 50, colLabelWidth: 50, availableWidth: 1000 });
@@ -11,6 +11,21 @@ test('cells fill the available width between the limits', () => {
   const mid = gridLayout({ n: 20, m: 20, rowLabelWidth: 40, colLabelWidth: 40, availableWidth: 600 });
   assert.ok(mid.cell > MIN_CELL && mid.cell < MAX_CELL);
   assert.ok(mid.width <= 600);
+});
+
+test('more than 64 tokens: a compact grid without labels, fractional cells, hit testing still exact', () => {
+  const l = gridLayout({ n: 2048, m: 2048, rowLabelWidth: 0, colLabelWidth: 0, availableWidth: 1200 });
+  assert.equal(l.labels, false);
+  assert.equal(l.cell, COMPACT_MAX_SIDE / 2048);
+  assert.ok(l.width <= COMPACT_MAX_SIDE + 2 * OUTLINE_PAD && l.height === l.width);
+  const at = (x, y) => cellAt(l, 2048, 2048, l.originX + x, l.originY + y);
+  assert.deepEqual(at(0.1, 0.1), { row: 0, col: 0 });
+  assert.deepEqual(at(COMPACT_MAX_SIDE - 0.01, 280), { row: 1024, col: 2047 });
+  assert.equal(at(COMPACT_MAX_SIDE + 0.5, 1), null);
+  const narrow = gridLayout({ n: 100, m: 65, rowLabelWidth: 90, colLabelWidth: 90, availableWidth: 300 });
+  assert.equal(narrow.labels, false);
+  assert.ok(narrow.width <= 300);
+  assert.equal(gridLayout({ n: 64, m: 64, rowLabelWidth: 80, colLabelWidth: 80, availableWidth: 330 }).labels, true);
 });
 
 test('column labels turn when they do not fit their cell', () => {

@@ -58,7 +58,7 @@ test('readControls names the value it cannot use', () => {
   assert.match(readControls(raw({ d_model: '' })).message, /^d_model is empty/);
   assert.match(readControls(raw({ seed: '-1' })).message, /^seed=-1 is outside 0\.\.4294967295/);
   assert.match(readControls(raw({ seed: '4294967296' })).message, /^seed=4294967296 is outside/);
-  assert.match(readControls(raw({ text: 'x '.repeat(65) })).message, /65 tokens/);
+  assert.match(readControls(raw({ text: 'x '.repeat(2049) })).message, /2049 tokens/);
 });
 
 test('readControls leaves zero, negative and non-dividing head counts to the module', () => {
@@ -68,8 +68,9 @@ test('readControls leaves zero, negative and non-dividing head counts to the mod
 test('page display limits', () => {
   assert.equal(checkPageLimits({ d_model: 8, num_heads: 2 }), null);
   assert.match(checkPageLimits({ d_model: 64, num_heads: 32 }), /num_heads=32 .*16/);
-  assert.match(checkPageLimits({ d_model: 1024, num_heads: 2 }), /d_model=1024 .*512/);
-  assert.equal(PAGE_LIMITS.maxTokens, 64);
+  assert.equal(checkPageLimits({ d_model: 1024, num_heads: 16 }), null);
+  assert.match(checkPageLimits({ d_model: 2048, num_heads: 2 }), /d_model=2048 .*1024/);
+  assert.equal(PAGE_LIMITS.maxTokens, 2048);
 });
 
 test('hash: preset, full settings, round trip', () => {

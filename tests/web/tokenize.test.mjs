@@ -35,11 +35,11 @@ test('Unicode letters, combining marks and emoji sequences', () => {
 });
 
 test('token count limits', () => {
-  assert.equal(MAX_TOKENS, 64);
-  assert.equal(tokenizeChecked('a '.repeat(64)).ok, true);
-  const over = tokenizeChecked('a '.repeat(65));
+  assert.equal(MAX_TOKENS, 2048);
+  assert.equal(tokenizeChecked('a '.repeat(2048)).ok, true);
+  const over = tokenizeChecked('a '.repeat(2049));
   assert.equal(over.ok, false);
-  assert.match(over.message, /65 tokens; this page shows at most 64/);
+  assert.match(over.message, /2049 tokens; this page shows at most 2048/);
   const none = tokenizeChecked(' ');
   assert.equal(none.ok, false);
   assert.match(none.message, /no tokens/);

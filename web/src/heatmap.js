@@ -2,11 +2,14 @@
 // scaled up without smoothing), token labels on both axes, the highlighted query row.
 import { headPixels, weightToRgb } from './color.js';
 import { truncateLabel } from './format.js';
-import { gridLayout, cellAt, moveCell, FONT_PX, LABEL_GAP } from './layout.js';
+import { gridLayout, cellAt, moveCell, FONT_PX, LABEL_GAP, LABELLED_MAX_TOKENS } from './layout.js';
+import { poolFactor, pooledPixels } from './lod.js';
 
 const LABEL_CHARS = 12;
 const FONT = `${FONT_PX}px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif`;
 const FONT_BOLD = `bold ${FONT}`;
+/** Cells smaller than this (CSS px) get no inner ring: the compact highlight instead. */
+const MIN_RING_CELL = 8;
 
 /**
  * @param {object} p
@@ -111,12 +114,18 @@ export class HeadHeatmap {
     this.tokens = tokens;
     this.rowLabels = tokens.map((t) => truncateLabel(t, LABEL_CHARS));
     this.colLabels = keyTokens ? keyTokens.map((t) => truncateLabel(t, LABEL_CHARS)) : this.rowLabels;
-    this.cells.width = this.m;
-    this.cells.height = this.n;
+    // One pixel per cell, or per block of cells beyond lod.js's MAX_BUFFER_SIDE (max-pooled).
+    const factor = poolFactor(this.n, this.m);
+    const { rows, cols, pixels } = factor === 1
+      ? { rows: this.n, cols: this.m, pixels: headPixels(this.weights, this.head, this.n, this.m) }
+      : pooledPixels(this.weights, this.head, this.n, this.m, factor);
+    this.cells.width = cols;
+    this.cells.height = rows;
     const cctx = this.cells.getContext('2d');
-    const img = cctx.createImageData(this.m, this.n);
-    img.data.set(headPixels(this.weights, this.head, this.n, this.m));
+    const img = cctx.createImageData(cols, rows);
+    img.data.set(pixels);
     cctx.putImageData(img, 0, 0);
+    this.canvas.dataset.pool = String(factor);
     this.canvas.dataset.rows = String(this.n);
     this.canvas.dataset.cols = String(this.m);
     this.canvas.setAttribute(
@@ -135,7 +144,9 @@ export class HeadHeatmap {
     this.theme = theme;
     const ctx = this.canvas.getContext('2d');
     ctx.font = FONT;
-    const widest = (labels) => labels.reduce((w, l) => Math.max(w, ctx.measureText(l).width), 0);
+    // A compact grid (more than LABELLED_MAX_TOKENS a side) draws no labels: nothing to measure.
+    const compact = Math.max(this.n, this.m) > LABELLED_MAX_TOKENS;
+    const widest = (labels) => (compact ? 0 : labels.reduce((w, l) => Math.max(w, ctx.measureText(l).width), 0));
     // Row labels may be drawn bold when highlighted: measure bold.
     ctx.font = FONT_BOLD;
     const rowLabelWidth = widest(this.rowLabels);
@@ -189,10 +200,11 @@ export class HeadHeatmap {
     const sel = this.selection;
     const selRow = sel && sel.row < n ? sel.row : -1;
 
+    const labels = this.layout.labels !== false;
     // Row labels (queries), right-aligned against the grid.
     ctx.textBaseline = 'middle';
     ctx.textAlign = 'right';
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; labels && i < n; i++) {
       const hot = i === selRow;
       ctx.font = hot ? FONT_BOLD : FONT;
       ctx.fillStyle = hot ? accent : ink;
@@ -200,7 +212,7 @@ export class HeadHeatmap {
     }
     // Column labels (keys): across when they fit, else turned to read upwards.
     const selCol = sel && sel.head === head && sel.col < m ? sel.col : -1;
-    for (let j = 0; j < m; j++) {
+    for (let j = 0; labels && j < m; j++) {
       const hot = j === selCol;
       ctx.font = hot ? FONT_BOLD : FONT;
       ctx.fillStyle = hot ? accent : ink;
@@ -223,7 +235,13 @@ export class HeadHeatmap {
     // Highlight: the selected query row in every head; the selected cell in its own head.
     this.canvas.dataset.highlightRow = selRow >= 0 ? String(selRow) : '';
     this.drawnKey = sel ? `${sel.row}|${selCol}` : '';
-    if (selRow >= 0) {
+    if (selRow >= 0 && cell < MIN_RING_CELL) {
+      // A compact grid: the row outlined at least 3 px tall, the cell marked by a small box.
+      const band = Math.max(cell, 3);
+      const y = originY + (selRow + 0.5) * cell - band / 2;
+      outline(ctx, originX, y, m * cell, band);
+      if (selCol >= 0) outline(ctx, originX + (selCol + 0.5) * cell - band / 2, y, band, band);
+    } else if (selRow >= 0) {
       outline(ctx, originX, originY + selRow * cell, m * cell, cell);
       if (selCol >= 0) {
         const w = this.weights[(head * n + selRow) * m + selCol];
@@ -242,6 +260,12 @@ export class HeadHeatmap {
     const x0 = originX;
     const y0 = originY + i * cell;
     const w = this.m * cell;
+    if (cell < 4) {
+      // Too thin to hatch or label (a compact grid): the masked row is plain grey.
+      ctx.fillStyle = '#9a9a9a';
+      ctx.fillRect(x0, y0, w, cell);
+      return;
+    }
     ctx.save();
     ctx.beginPath();
     ctx.rect(x0, y0, w, cell);

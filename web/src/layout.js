@@ -16,6 +16,14 @@ export const FONT_PX = 12;
 export const LABEL_GAP = 6;
 /** Room around the grid for the highlight outline. */
 export const OUTLINE_PAD = 3;
+/**
+ * Beyond this many tokens a side a grid is drawn compact (issue 6's large inputs): no labels (they
+ * could not be read), cells as small as the width needs (a fraction of a pixel for 2048 tokens;
+ * lod.js pools them), the grid at most COMPACT_MAX_SIDE CSS px so that several heads fit a row.
+ * The readout and the keyboard still give each cell's tokens and weight.
+ */
+export const LABELLED_MAX_TOKENS = 64;
+export const COMPACT_MAX_SIDE = 560;
 
 /**
  * @param {object} p
@@ -24,9 +32,22 @@ export const OUTLINE_PAD = 3;
  * @param {number} p.colLabelWidth widest column label, CSS px
  * @param {number} p.availableWidth width the grid may use, CSS px
  * @returns {{cell: number, originX: number, originY: number, width: number, height: number,
- *            rotateColumns: boolean}}
+ *            rotateColumns: boolean, labels: boolean}}
  */
 export function gridLayout({ n, m, rowLabelWidth, colLabelWidth, availableWidth }) {
+  if (Math.max(n, m) > LABELLED_MAX_TOKENS) {
+    const side = Math.max(64, Math.min(COMPACT_MAX_SIDE, availableWidth - 2 * OUTLINE_PAD));
+    const cell = side / Math.max(n, m);
+    return {
+      cell,
+      originX: OUTLINE_PAD,
+      originY: OUTLINE_PAD,
+      width: Math.ceil(m * cell) + 2 * OUTLINE_PAD,
+      height: Math.ceil(n * cell) + 2 * OUTLINE_PAD,
+      rotateColumns: false,
+      labels: false,
+    };
+  }
   const originX = Math.ceil(rowLabelWidth) + LABEL_GAP + OUTLINE_PAD;
   const room = Math.floor((availableWidth - originX - OUTLINE_PAD) / m);
   const cell = Math.max(MIN_CELL, Math.min(MAX_CELL, room));
@@ -42,6 +63,7 @@ export function gridLayout({ n, m, rowLabelWidth, colLabelWidth, availableWidth 
     width: originX + m * cell + OUTLINE_PAD,
     height: originY + n * cell + OUTLINE_PAD,
     rotateColumns,
+    labels: true,
   };
 }
 

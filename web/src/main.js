@@ -309,6 +309,9 @@ function updateView() {
       is_causal: state.causal,
       ...fields,
     };
+    // q, k, v and the scores (for the step panel) only while they stay small: 12 heads of 2048
+    // tokens would hold 200 MB of scores (issue 6: the wasm heap stays under 512 MB).
+    if (state.num_heads * tokens.length * tokens.length > 1 << 22) request.keep_intermediates = false;
   } catch (e) {
     showAlert(errorMessage(e));
     return false;

@@ -11,11 +11,11 @@ import { EXPLAIN_KEYS } from './explain/explain_state.js';
 export const SEED_MAX = 4294967295; // 2^32 - 1: numpy's legacy np.random.seed range
 
 /**
- * Display limits of this page (the module's own limits may be larger):
- * every head is a canvas plus a 64 × 64 table, so 16 heads keep the page responsive;
- * d_model only changes compute, 512 keeps a seeded draw well under a frame budget.
+ * Display limits of this page (the module's own limits may be larger): 2048 tokens (grids beyond
+ * 64 tokens are compact, lod.js), d_model up to 1024 and 16 heads (issue 6; large views are
+ * computed in a worker when served, compute.js).
  */
-export const PAGE_LIMITS = Object.freeze({ maxTokens: MAX_TOKENS, maxDModel: 512, maxHeads: 16 });
+export const PAGE_LIMITS = Object.freeze({ maxTokens: MAX_TOKENS, maxDModel: 1024, maxHeads: 16 });
 
 export const PRESETS = Object.freeze({
   'module-08': Object.freeze({
@@ -46,7 +46,7 @@ export const DEFAULT_PRESET = 'module-08';
 export const DEFAULTS = PRESETS[DEFAULT_PRESET].state;
 
 const KEYS = ['text', 'd_model', 'num_heads', 'seed', 'causal', 'positional'];
-const MAX_TEXT_CHARS = 2000;
+const MAX_TEXT_CHARS = 20000; // 2048 tokens of a few characters each
 
 /**
  * Hash keys that say how the result is viewed rather than what is computed. Each entry:

@@ -15,11 +15,11 @@ const TOKEN_RE =
   /[\p{L}\p{N}\p{M}]+(?:['’][\p{L}\p{N}\p{M}]+)*|\p{Regional_Indicator}{2}|[^\s\p{L}\p{N}\p{Cf}](?:[\p{M}\p{Emoji_Modifier}\uFE0F]|\u200D[^\s])*/gu;
 
 /**
- * At most this many tokens: each token is a row and a column of every head's grid, and the
- * grids keep readable labels (one cell at least 14 CSS px, i.e. about 900 px for 64 tokens)
- * and tables of at most 64 × 64 cells per head.
+ * At most this many tokens: each token is a row and a column of every head's grid. Up to 64 the
+ * grids have labels and tables; beyond, they are drawn compact (layout.js, lod.js) and read through
+ * the keyboard and the readout.
  */
-export const MAX_TOKENS = 64;
+export const MAX_TOKENS = 2048;
 
 /** @param {string} text @returns {string[]} tokens in order (empty for blank text). */
 export function tokenize(text) {
@@ -42,7 +42,7 @@ export function tokenizeChecked(text, maxTokens = MAX_TOKENS) {
       tokens,
       message:
         `The sentence has ${tokens.length} tokens; this page shows at most ${maxTokens} ` +
-        '(one grid row and one column per token, so the labels stay readable). Shorten it.',
+        '(one grid row and one column per token). Shorten it.',
     };
   }
   return { ok: true, tokens };
