@@ -6,7 +6,9 @@
 // start a worker in Chrome (a file: script is a different origin), nor one whose script failed,
 // so there everything runs on the main thread, where typing is already coalesced to one update
 // per frame (main.js). Latest input wins: every call supersedes the ones before it, and a result
-// that arrives for a superseded call is dropped, never drawn over a newer one.
+// that arrives for a superseded call is dropped, never drawn over a newer one. The worker computes
+// one call at a time; while it is busy only the newest call waits (older waiting ones are dropped
+// without being computed).
 
 export const WORKER_SCRIPT = 'compute_worker.js';
 /** Multiply-adds above which a request goes to the worker (module 08's examples stay inline). */
@@ -26,6 +28,8 @@ export class Compute {
     this.latest = 0; // id of the newest call
     this.pending = new Map(); // id -> resolve, for calls sent to the worker
     this.requests = new Map(); // id -> request, until answered (to redo it here if the worker dies)
+    this.inFlight = null; // id of the call the worker is computing
+    this.queued = null; // id of the newest call waiting for it (older waiting calls are dropped)
     this.stats = null; // the worker core's last memoryStats()
   }
 
@@ -61,6 +65,8 @@ export class Compute {
     for (const [id, resolve] of this.pending) resolve(id === this.latest ? this.runHere(this.requests.get(id)) : null);
     this.pending.clear();
     this.requests.clear();
+    this.inFlight = null;
+    this.queued = null;
   }
 
   onMessage(data) {
@@ -74,13 +80,34 @@ export class Compute {
       return;
     }
     const resolve = this.pending.get(data.id);
-    if (!resolve) return;
-    this.pending.delete(data.id);
-    this.requests.delete(data.id);
-    if (data.stats) this.stats = data.stats;
-    // Stale: a newer call was made since; its own result will be drawn.
-    if (data.id !== this.latest) resolve(null);
-    else resolve(data.error !== undefined ? { error: data.error, where: 'worker' } : { result: data.result, where: 'worker' });
+    if (data.id === this.inFlight) this.inFlight = null;
+    if (resolve) {
+      this.settle(data.id); // forgotten here, resolved just below
+      if (data.stats) this.stats = data.stats;
+      // Stale: a newer call was made since; its own result will be drawn.
+      if (data.id !== this.latest) resolve(null);
+      else resolve(data.error !== undefined ? { error: data.error, where: 'worker' } : { result: data.result, where: 'worker' });
+    }
+    // The newest waiting call goes next (the worker computes one call at a time).
+    if (this.inFlight === null && this.queued !== null) {
+      const next = this.queued;
+      this.queued = null;
+      if (next === this.latest) this.send(next);
+      else this.settle(next, null);
+    }
+  }
+
+  /** Forgets call `id`; resolves its promise with `outcome` when one is given. */
+  settle(id, outcome) {
+    const resolve = this.pending.get(id);
+    this.pending.delete(id);
+    this.requests.delete(id);
+    if (resolve && outcome !== undefined) resolve(outcome);
+  }
+
+  send(id) {
+    this.inFlight = id;
+    this.worker.postMessage({ id, request: this.requests.get(id) });
   }
 
   /** numpyExperiment on this thread: {result} or {error}. */
@@ -99,11 +126,16 @@ export class Compute {
    */
   run(request) {
     const id = ++this.latest;
+    if (this.queued !== null) {
+      this.settle(this.queued, null); // never to be computed: superseded before it started
+      this.queued = null;
+    }
     if (!this.workerReady || experimentWork(request) <= WORKER_MIN_WORK) return this.runHere(request);
     this.requests.set(id, request);
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
-      this.worker.postMessage({ id, request });
+      if (this.inFlight === null) this.send(id);
+      else this.queued = id;
     });
   }
 }
