@@ -8,7 +8,11 @@
 // each script requested and each module started once for the page.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withCheckedPage, useBrowserAndTargets } from './helpers.mjs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DIST, openPage, withCheckedPage, useBrowserAndTargets } from './helpers.mjs';
 
 const TIMEOUT = 120_000;
 const EXAMPLE = 'embed-example.html';
@@ -285,3 +289,51 @@ for (const which of [0, 1]) {
       }));
   });
 }
+
+// docs/embedding.md: the element loads its wasm from the folder mha-attention.js came from, so a
+// course page may keep it elsewhere (src="../widgets/mha-attention.js"). From file://, under the
+// CSP meta tag: the core comes from widgets/, nothing is requested from the page's own folder;
+// with the core missing there, the element says which file to put where.
+test('mha-attention.js from another folder: the core is loaded from beside it (file://)', { timeout: TIMEOUT }, async () => {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'mha-element-'));
+  try {
+    const widgets = path.join(tmp, 'widgets');
+    const course = path.join(tmp, 'course');
+    mkdirSync(widgets);
+    mkdirSync(course);
+    for (const f of ['mha-attention.js', 'mha_wasm_core.js']) copyFileSync(path.join(DIST, f), path.join(widgets, f));
+    const page = (name, element) => writeFileSync(path.join(course, name), '<!doctype html><html lang="en"><head>' +
+      '<meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src \'self\'; ' +
+      'script-src \'self\' \'wasm-unsafe-eval\'; style-src \'self\'"><title>course</title></head>' +
+      `<body><main>${element}</main><script src="../widgets/mha-attention.js"></script></body></html>`);
+    page('lesson.html', '<mha-attention id="m08" preset="module-08"></mha-attention>');
+    const base = pathToFileURL(tmp).href + '/';
+    const target = { url: `${base}course/lesson.html`, isOwn: (u) => u.startsWith(base) };
+    const p = await openPage(env.browser, target, '', { ready: 'mha-attention[data-state="ready"]', setup: (c) => c.addInitScript(recordViolations) });
+    try {
+      assert.deepEqual(await row(p.page, 'm08', 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);
+      const files = p.requests.filter((u) => u.startsWith('file:')).map((u) => u.slice(base.length)).sort();
+      assert.deepEqual(files, ['course/lesson.html', 'widgets/mha-attention.js', 'widgets/mha_wasm_core.js']);
+      assert.deepEqual(await p.page.evaluate(() => window.__csp), []);
+      assert.deepEqual(p.problems, []);
+    } finally {
+      await p.close();
+    }
+
+    // The same page with the core removed from widgets/: a message naming the file and the folder.
+    rmSync(path.join(widgets, 'mha_wasm_core.js'));
+    const q = await openPage(env.browser, target, '', { ready: 'mha-attention[data-state="error"]' });
+    try {
+      assert.equal(await text(q.page, 'm08', '.message'),
+        `mha-attention: mha_wasm_core.js did not load from ${base}widgets/mha_wasm_core.js: keep it next to ` +
+        'mha-attention.js (./scripts/build.sh writes it)');
+      // The browser's own report of the missing file, and nothing else.
+      assert.ok(q.problems.length > 0 && q.problems.every((m) => m.includes('mha_wasm_core.js') ||
+        m === 'console error: Failed to load resource: net::ERR_FILE_NOT_FOUND'), q.problems.join('\n'));
+    } finally {
+      await q.close();
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
