@@ -2,7 +2,7 @@
 // scaled up without smoothing), token labels on both axes, the highlighted query row.
 import { headPixels, weightToRgb } from './color.js';
 import { truncateLabel } from './format.js';
-import { gridLayout, cellAt, moveCell, FONT_PX, LABEL_GAP, LABELLED_MAX_TOKENS } from './layout.js';
+import { gridLayout, cellAt, moveCell, FONT_PX, LABEL_GAP, LABELLED_MAX_TOKENS, OUTLINE_PAD } from './layout.js';
 import { poolFactor, pooledPixels } from './lod.js';
 
 const LABEL_CHARS = 12;
@@ -134,6 +134,7 @@ export class HeadHeatmap {
         'Arrow keys move between cells; the value is read out below the controls.',
     );
     this.drawnKey = undefined;
+    this.baseValid = false;
   }
 
   /**
@@ -166,6 +167,7 @@ export class HeadHeatmap {
       originY: String(originY),
       cell: String(cell),
     });
+    this.baseValid = false;
     this.draw();
   }
 
@@ -179,14 +181,32 @@ export class HeadHeatmap {
     this.draw();
   }
 
+  /**
+   * Draws the grid: the base (cells, masked rows, every label) is painted once per data, size or
+   * theme into an offscreen canvas; a selection change copies it back and paints only the
+   * highlight on top (issue 6: hover redraws the selection, not the grid).
+   */
   draw() {
     if (!this.layout) return;
+    if (!this.baseValid) this.paintBase();
+    const ctx = this.canvas.getContext('2d');
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
+    ctx.drawImage(this.base, 0, 0);
+    ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
+    this.paintSelection(ctx, this.selection);
+  }
+
+  paintBase() {
     const { n, m, head } = this;
     const { cell, originX, originY, rotateColumns } = this.layout;
-    const ctx = this.canvas.getContext('2d');
-    const { ink, accent } = this.theme;
+    this.base ??= document.createElement('canvas');
+    this.base.width = this.canvas.width;
+    this.base.height = this.canvas.height;
+    const ctx = this.base.getContext('2d');
+    const { ink } = this.theme;
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
-    ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
+    ctx.clearRect(0, 0, this.base.width, this.base.height);
 
     // Cells: the n × m pixel buffer scaled to cell × cell squares, no smoothing.
     ctx.imageSmoothingEnabled = false;
@@ -196,39 +216,59 @@ export class HeadHeatmap {
     for (let i = 0; i < n; i++) {
       if (this.masked[head * n + i] === 1) this.hatchRow(ctx, i);
     }
-
-    const sel = this.selection;
-    const selRow = sel && sel.row < n ? sel.row : -1;
-
-    const labels = this.layout.labels !== false;
+    if (this.layout.labels === false) {
+      this.baseValid = true;
+      return;
+    }
+    ctx.fillStyle = ink;
+    ctx.font = FONT;
     // Row labels (queries), right-aligned against the grid.
     ctx.textBaseline = 'middle';
     ctx.textAlign = 'right';
-    for (let i = 0; labels && i < n; i++) {
-      const hot = i === selRow;
-      ctx.font = hot ? FONT_BOLD : FONT;
-      ctx.fillStyle = hot ? accent : ink;
-      ctx.fillText(this.rowLabels[i], originX - LABEL_GAP, originY + (i + 0.5) * cell);
-    }
+    for (let i = 0; i < n; i++) ctx.fillText(this.rowLabels[i], originX - LABEL_GAP, originY + (i + 0.5) * cell);
     // Column labels (keys): across when they fit, else turned to read upwards.
+    for (let j = 0; j < m; j++) this.columnLabel(ctx, j, rotateColumns);
+    this.baseValid = true;
+  }
+
+  columnLabel(ctx, j, rotateColumns) {
+    const { cell, originX, originY } = this.layout;
+    const x = originX + (j + 0.5) * cell;
+    if (rotateColumns) {
+      ctx.save();
+      ctx.translate(x, originY - LABEL_GAP);
+      ctx.rotate(-Math.PI / 2);
+      ctx.textAlign = 'left';
+      ctx.textBaseline = 'middle';
+      ctx.fillText(this.colLabels[j], 0, 0);
+      ctx.restore();
+    } else {
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'alphabetic';
+      ctx.fillText(this.colLabels[j], x, originY - LABEL_GAP);
+    }
+  }
+
+  /** The highlight over the base: the selected row in every head, the cell in its own head. */
+  paintSelection(ctx, sel) {
+    const { n, m, head } = this;
+    const { cell, originX, originY, rotateColumns } = this.layout;
+    const { accent } = this.theme;
+    const selRow = sel && sel.row < n ? sel.row : -1;
     const selCol = sel && sel.head === head && sel.col < m ? sel.col : -1;
-    for (let j = 0; labels && j < m; j++) {
-      const hot = j === selCol;
-      ctx.font = hot ? FONT_BOLD : FONT;
-      ctx.fillStyle = hot ? accent : ink;
-      const x = originX + (j + 0.5) * cell;
-      if (rotateColumns) {
-        ctx.save();
-        ctx.translate(x, originY - LABEL_GAP);
-        ctx.rotate(-Math.PI / 2);
-        ctx.textAlign = 'left';
+    if (this.layout.labels !== false) {
+      // The selected row's and column's labels, bold and in the accent colour, over a cleared spot.
+      ctx.font = FONT_BOLD;
+      ctx.fillStyle = accent;
+      if (selRow >= 0) {
+        ctx.clearRect(0, originY + selRow * cell, originX - LABEL_GAP + 1, cell);
         ctx.textBaseline = 'middle';
-        ctx.fillText(this.colLabels[j], 0, 0);
-        ctx.restore();
-      } else {
-        ctx.textAlign = 'center';
-        ctx.textBaseline = 'alphabetic';
-        ctx.fillText(this.colLabels[j], x, originY - LABEL_GAP);
+        ctx.textAlign = 'right';
+        ctx.fillText(this.rowLabels[selRow], originX - LABEL_GAP, originY + (selRow + 0.5) * cell);
+      }
+      if (selCol >= 0) {
+        ctx.clearRect(originX + selCol * cell, 0, cell, originY - OUTLINE_PAD);
+        this.columnLabel(ctx, selCol, rotateColumns);
       }
     }
 
