@@ -54,6 +54,54 @@ class JsMultiheadAttention {
     });
   }
 
+  /// Zero-copy forward (docs/js-api.md "Zero-copy forward"): request as forward() without
+  /// keep_intermediates; each input is written once into a buffer this layer keeps, and output,
+  /// attn_weights and fully_masked_rows come back as views into this layer's last result, valid
+  /// until the next call into the module (which may grow or reuse wasm memory) or delete().
+  val forward_views(val request) {
+    return guarded([&] {
+      static const std::vector<std::string> keys = [] {
+        std::vector<std::string> k;
+        for (const auto& key : kInputKeys) {
+          if (key != "keep_intermediates") k.push_back(key);
+        }
+        return k;
+      }();
+      expect_request(request, "the layer's forwardViews request", {&keys});
+      const mha::AttentionConfig& c = layer_.config();
+      const Index n = static_cast<Index>(integer(request, "n", 1, mha::limits::max_tokens));
+      matrix_into(request, "query", n, c.d_model, "n*d_model", query_);
+      const bool self = !has(request, "key") && !has(request, "value");
+      Index m = n;
+      if (!self) {
+        m = static_cast<Index>(integer(request, "m", 1, mha::limits::max_tokens));
+        matrix_into(request, "key", m, c.key_dim(), "m*kdim", key_);
+        matrix_into(request, "value", m, c.value_dim(), "m*vdim", value_);
+      }
+      const mha::AttentionMasks masks = read_masks(request, c.num_heads, n, m);
+      mha::ForwardOptions options = read_options(request);
+      options.keep_intermediates = false;
+      last_ = mha::AttentionResult();  // free the previous result before the new one is made
+      last_ = self ? layer_.forward(query_, masks, options)
+                   : layer_.forward(query_, key_, value_, masks, options);
+      val out = val::object();
+      out.set("n", static_cast<double>(n));
+      out.set("m", static_cast<double>(m));
+      out.set("d_model", static_cast<double>(c.d_model));
+      out.set("num_heads", static_cast<double>(c.num_heads));
+      out.set("d_head", static_cast<double>(c.d_head()));
+      out.set("output", val(emscripten::typed_memory_view(
+                            static_cast<std::size_t>(last_.output.size()), last_.output.data())));
+      out.set("attn_weights", val(emscripten::typed_memory_view(
+                                  static_cast<std::size_t>(last_.attn_weights.size()),
+                                  last_.attn_weights.data())));
+      out.set("fully_masked_rows",
+              val(emscripten::typed_memory_view(last_.fully_masked_rows.size(),
+                                                last_.fully_masked_rows.data())));
+      return out;
+    });
+  }
+
   double parameter_count() const {
     return static_cast<double>(mha::parameter_count(layer_.config(), layer_.has_bias()));
   }
@@ -62,6 +110,8 @@ class JsMultiheadAttention {
 
  private:
   mha::MultiheadAttention layer_;
+  mha::RowMatrixXf query_, key_, value_;  // forwardViews' inputs, reused between calls
+  mha::AttentionResult last_;             // forwardViews' result, viewed by JS
 };
 
 JsMultiheadAttention* make_layer(val spec) {
@@ -206,6 +256,7 @@ EMSCRIPTEN_BINDINGS(mha_lab) {
   class_<JsMultiheadAttention>("MultiheadAttention")
       .constructor(&make_layer, allow_raw_pointers())
       .function("forward", &JsMultiheadAttention::forward)
+      .function("forwardViews", &JsMultiheadAttention::forward_views)
       .function("parameterCount", &JsMultiheadAttention::parameter_count)
       .property("d_model", &JsMultiheadAttention::d_model)
       .property("num_heads", &JsMultiheadAttention::num_heads);

@@ -134,9 +134,16 @@ inline std::size_t array_length(const val& v, const char* key) {
   return v["length"].as<std::size_t>();
 }
 
-/// A flat float array field of exactly `rows * cols` values, as a row-major matrix.
-inline mha::RowMatrixXf matrix(const val& obj, const char* key, Index rows, Index cols,
-                               const std::string& shape_meaning) {
+/// One bulk write of an array-like (Float32Array: a plain copy; Float64Array/Array: converted to
+/// float32 on the way) into `length` floats of wasm memory at `dst`.
+inline void copy_into(const val& v, float* dst, std::size_t length) {
+  if (length > 0) val(emscripten::typed_memory_view(length, dst)).call<void>("set", v);
+}
+
+/// A flat float array field of exactly `rows * cols` values, read into `out` as a row-major
+/// matrix (one bulk write; `out` keeps its allocation when it already has that size).
+inline void matrix_into(const val& obj, const char* key, Index rows, Index cols,
+                        const std::string& shape_meaning, mha::RowMatrixXf& out) {
   if (!has(obj, key)) throw mha::parse_error(std::string(key) + " is required");
   const val v = obj[key];
   const std::size_t length = array_length(v, key);
@@ -145,9 +152,15 @@ inline mha::RowMatrixXf matrix(const val& obj, const char* key, Index rows, Inde
                            " values, expected " + shape_meaning + " = " + std::to_string(rows) +
                            "*" + std::to_string(cols) + " = " + std::to_string(rows * cols));
   }
-  mha::RowMatrixXf out(rows, cols);
-  const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(v);
-  std::copy(data.begin(), data.end(), out.data());
+  out.resize(rows, cols);
+  copy_into(v, out.data(), length);
+}
+
+/// A flat float array field of exactly `rows * cols` values, as a row-major matrix.
+inline mha::RowMatrixXf matrix(const val& obj, const char* key, Index rows, Index cols,
+                               const std::string& shape_meaning) {
+  mha::RowMatrixXf out;
+  matrix_into(obj, key, rows, cols, shape_meaning, out);
   return out;
 }
 

@@ -1,13 +1,17 @@
-// Multi-head attention, fast path (Eigen). Shapes and formula: see attention.hpp.
+// Multi-head attention, fast path (products in mha/kernels.hpp). Shapes and formula: see
+// attention.hpp.
 #include "mha/attention.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 
 #include "mha/detail/format.hpp"
+#include "mha/kernels.hpp"
 
 namespace mha {
 
@@ -266,10 +270,11 @@ void AttentionMasks::validate(Index num_heads, Index n, Index m) const {
 // ---------------------------------------------------------------------------------------------
 // Forward
 
-void validate_forward_inputs(const AttentionConfig& config, const AttentionWeights& weights,
-                             const MatrixRef& query, const MatrixRef& key, const MatrixRef& value,
-                             const AttentionMasks& masks, const ForwardOptions& options) {
-  config.validate();
+namespace {
+
+/// Shapes and limits of one call's inputs (the first half of validate_forward_inputs).
+void check_input_shapes(const AttentionConfig& config, const MatrixRef& query, const MatrixRef& key,
+                        const MatrixRef& value) {
   const Index n = query.rows();
   const Index m = key.rows();
   if (n == 0 || query.cols() == 0) {
@@ -309,11 +314,16 @@ void validate_forward_inputs(const AttentionConfig& config, const AttentionWeigh
     throw shape_error("value is " + shape_str(value.rows(), value.cols()) +
                       ", expected (m, vdim) = " + shape_str(m, config.value_dim()));
   }
-  weights.validate(config);
+}
+
+/// Finiteness of the inputs, masks and options (the second half of validate_forward_inputs).
+void check_input_values(const AttentionConfig& config, const MatrixRef& query, const MatrixRef& key,
+                        const MatrixRef& value, const AttentionMasks& masks,
+                        const ForwardOptions& options) {
   detail::expect_finite("query", query);
   detail::expect_finite("key", key);
   detail::expect_finite("value", value);
-  masks.validate(config.num_heads, n, m);
+  masks.validate(config.num_heads, query.rows(), key.rows());
   if (!options.ablated_heads.empty() &&
       static_cast<Index>(options.ablated_heads.size()) != config.num_heads) {
     throw shape_error(
@@ -322,14 +332,46 @@ void validate_forward_inputs(const AttentionConfig& config, const AttentionWeigh
   }
 }
 
+}  // namespace
+
+void validate_forward_inputs(const AttentionConfig& config, const AttentionWeights& weights,
+                             const MatrixRef& query, const MatrixRef& key, const MatrixRef& value,
+                             const AttentionMasks& masks, const ForwardOptions& options) {
+  config.validate();
+  check_input_shapes(config, query, key, value);
+  weights.validate(config);
+  check_input_values(config, query, key, value, masks, options);
+}
+
+namespace detail {
+
+/// A layer's projection weights prepared once for kernels::gemm (packed panels), so that a
+/// forward call does not repack them. Only built when the build uses the blocked kernels: the
+/// Eigen back end reads the weights in place.
+struct PreparedWeights {
+  kernels::Operand in_proj;  ///< in_proj_weightᵀ (d, 3d), fused form only
+  kernels::Operand q, k, v;  ///< W_qᵀ (d, d), W_kᵀ (kdim, d), W_vᵀ (vdim, d)
+  kernels::Operand out;      ///< out_proj_weightᵀ (d, d)
+};
+
+}  // namespace detail
+
 namespace {
 
-/// y = x W^T + b  for x (rows, in), W (out, in), b (out) or empty.
-RowMatrixXf linear(const MatrixRef& x, const Eigen::Ref<const RowMatrixXf>& W,
-                   const Eigen::Ref<const VectorXf>& b) {
-  RowMatrixXf y = x * W.transpose();
-  if (b.size() > 0) y.rowwise() += b.transpose();
-  return y;
+using StridedMap = Eigen::Map<const RowMatrixXf, 0, Eigen::OuterStride<>>;
+
+/// The operand Wᵀ (in, out) for x Wᵀ, with W (out, in) row-major.
+kernels::Operand transposed_weight(const Eigen::Ref<const RowMatrixXf>& W) {
+  return kernels::Operand(W.cols(), W.rows(), W.data(), W.outerStride(), true);
+}
+
+/// y (rows, out) = x (rows, in) Wᵀ + b into y (row stride ldy), with Wᵀ prepared or, when
+/// `prepared` is null, prepared here from W.
+void linear_into(const MatrixRef& x, const Eigen::Ref<const RowMatrixXf>& W,
+                 const kernels::Operand* prepared, const float* b, float* y, Index ldy) {
+  const kernels::Operand local = prepared != nullptr ? kernels::Operand() : transposed_weight(W);
+  kernels::gemm(x.rows(), x.data(), x.outerStride(), prepared != nullptr ? *prepared : local, 1.0f,
+                b, y, ldy);
 }
 
 /// The head-independent part of the additive mask (n, m), or an empty matrix when there is none:
@@ -345,42 +387,55 @@ RowMatrixXf shared_mask(const AttentionMasks& masks, Index n, Index m) {
   return M;
 }
 
-}  // namespace
+/// Rows of one head's (n, m) scores computed, softmaxed and multiplied by V_h per block: a block
+/// of scores (96 x m floats; 768 KiB at m = 2048) stays in cache between the three steps.
+constexpr Index kRowsPerBlock = 96;
 
-AttentionResult multi_head_attention_forward(const AttentionConfig& config,
-                                             const AttentionWeights& weights,
-                                             const MatrixRef& query, const MatrixRef& key,
-                                             const MatrixRef& value, const AttentionMasks& masks,
-                                             const ForwardOptions& options) {
-  validate_forward_inputs(config, weights, query, key, value, masks, options);
+/// The forward pass proper; the caller has validated every input.
+AttentionResult forward_validated(const AttentionConfig& config, const AttentionWeights& weights,
+                                  const detail::PreparedWeights* prepared, const MatrixRef& query,
+                                  const MatrixRef& key, const MatrixRef& value,
+                                  const AttentionMasks& masks, const ForwardOptions& options) {
   const Index n = query.rows(), m = key.rows(), d = config.d_model, h = config.num_heads;
   const Index d_head = config.d_head();
   const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d_head)));
+  const float* in_bias = weights.in_proj_bias.size() > 0 ? weights.in_proj_bias.data() : nullptr;
+  const auto bias = [&](Index part) { return in_bias != nullptr ? in_bias + part * d : nullptr; };
 
-  // Projections. Self-attention with fused weights: one (n, d) x (d, 3d) product.
-  RowMatrixXf Q, K, V;
+  // Projections. Self-attention with fused weights: one (n, d) x (d, 3d) product into qkv, whose
+  // columns are Q | K | V; otherwise three products. q, k, v point at head 0's columns.
   const bool self_attention = query.data() == key.data() && key.data() == value.data() &&
                               query.outerStride() == key.outerStride() &&
                               key.outerStride() == value.outerStride();
-  const Index bias_len = weights.in_proj_bias.size() > 0 ? d : 0;
-  const auto bias = [&](Index part) {
-    return weights.in_proj_bias.segment(part * bias_len, bias_len);
-  };
+  RowMatrixXf qkv, Qm, Km, Vm;
+  const float *q = nullptr, *k = nullptr, *v = nullptr;
+  Index ldq = d, ldk = d, ldv = d;
   if (self_attention && weights.is_fused()) {
-    const RowMatrixXf qkv = linear(query, weights.in_proj_weight, weights.in_proj_bias);  // (n, 3d)
-    Q = qkv.leftCols(d);
-    K = qkv.middleCols(d, d);
-    V = qkv.rightCols(d);
+    qkv.resize(n, 3 * d);
+    linear_into(query, weights.in_proj_weight, prepared ? &prepared->in_proj : nullptr, in_bias,
+                qkv.data(), 3 * d);
+    q = qkv.data();
+    k = q + d;
+    v = q + 2 * d;
+    ldq = ldk = ldv = 3 * d;
   } else {
-    Q = linear(query, weights.q_weight(), bias(0));
-    K = linear(key, weights.k_weight(), bias(1));
-    V = linear(value, weights.v_weight(), bias(2));
+    const bool separate = prepared != nullptr && !weights.is_fused();
+    Qm.resize(n, d);
+    Km.resize(m, d);
+    Vm.resize(m, d);
+    linear_into(query, weights.q_weight(), separate ? &prepared->q : nullptr, bias(0), Qm.data(), d);
+    linear_into(key, weights.k_weight(), separate ? &prepared->k : nullptr, bias(1), Km.data(), d);
+    linear_into(value, weights.v_weight(), separate ? &prepared->v : nullptr, bias(2), Vm.data(),
+                d);
+    q = Qm.data();
+    k = Km.data();
+    v = Vm.data();
   }
   // Finite inputs can still overflow float32 in a product (|x| near 1e19 and up): say so rather
   // than let inf - inf turn into NaN weights.
-  detail::expect_no_overflow("the query projection Q", Q);
-  detail::expect_no_overflow("the key projection K", K);
-  detail::expect_no_overflow("the value projection V", V);
+  detail::expect_no_overflow("the query projection Q", StridedMap(q, n, d, ldq));
+  detail::expect_no_overflow("the key projection K", StridedMap(k, m, d, ldk));
+  detail::expect_no_overflow("the value projection V", StridedMap(v, m, d, ldv));
 
   AttentionResult result;
   result.attn_weights = HeadStack(h, n, m);
@@ -394,54 +449,87 @@ AttentionResult multi_head_attention_forward(const AttentionConfig& config,
       masks.attn_mask_kind != AttentionMasks::Kind::none && masks.attn_mask.heads() > 1;
   const RowMatrixXf M_shared = per_head_mask ? RowMatrixXf() : shared_mask(masks, n, m);
   constexpr float neg_inf = -std::numeric_limits<float>::infinity();
+  constexpr float pos_inf = std::numeric_limits<float>::infinity();
 
   for (Index i = 0; i < h; ++i) {
-    auto A = result.attn_weights.head(i);  // (n, m): the scores first, then softmax in place
-    A.noalias() =
-        (Q.middleCols(i * d_head, d_head) * scale) * K.middleCols(i * d_head, d_head).transpose();
-    detail::expect_no_overflow("the scores Q K^T / sqrt(d_head)", A);
-    if (per_head_mask) {
-      for (Index r = 0; r < n; ++r) {
-        for (Index c = 0; c < m; ++c) A(r, c) += masks.term(i, r, c);
+    // K_h as the operand K_hᵀ (d_head, m) and V_h (m, d_head): prepared once per head.
+    const kernels::Operand Kt(d_head, m, k + i * d_head, ldk, true);
+    const bool ablated = options.ablated(i);
+    const kernels::Operand Vh =
+        ablated ? kernels::Operand() : kernels::Operand(m, d_head, v + i * d_head, ldv, false);
+    float* A_head = result.attn_weights.data() + i * n * m;
+    for (Index r0 = 0; r0 < n; r0 += kRowsPerBlock) {
+      const Index rows = std::min(kRowsPerBlock, n - r0);
+      float* A = A_head + r0 * m;
+      // Scores (rows, m) = Q_h K_hᵀ / sqrt(d_head): the scale is the product's alpha.
+      kernels::gemm(rows, q + r0 * ldq + i * d_head, ldq, Kt, scale, nullptr, A, m);
+      for (Index r = r0; r < r0 + rows; ++r) {
+        float* row = A + (r - r0) * m;
+        bool finite = true;
+        float row_max = kernels::max_and_finite(row, m, finite);
+        if (!finite) {
+          const Index c = kernels::first_non_finite(row, m);
+          throw value_error("the scores Q K^T / sqrt(d_head) overflows float32 at head " +
+                            std::to_string(i) + ", " + shape_str(r, c) +
+                            ": inputs or weights are too large in magnitude");
+        }
+        if (per_head_mask) {
+          for (Index c = 0; c < m; ++c) row[c] += masks.term(i, r, c);
+          row_max = kernels::max_and_finite(row, m, finite);
+        } else if (M_shared.size() > 0) {
+          const float* mask_row = M_shared.data() + r * m;
+          for (Index c = 0; c < m; ++c) row[c] += mask_row[c];
+          row_max = kernels::max_and_finite(row, m, finite);
+        }
+        if (options.keep_intermediates) {
+          std::copy(row, row + m, result.scores.data() + (i * n + r) * m);
+        }
+        if (row_max == pos_inf) {  // a huge float mask value
+          throw value_error("score + attn_mask overflows float32 at head " + std::to_string(i) +
+                            ", query " + std::to_string(r) +
+                            "; keep float mask values finite and moderate (or -inf to mask)");
+        }
+        if (row_max == neg_inf) {  // every key masked: weights 0, head output 0 (never NaN)
+          std::fill(row, row + m, 0.0f);
+          result.fully_masked_rows[static_cast<std::size_t>(i * n + r)] = 1;
+          continue;
+        }
+        // Masked keys (-inf) get exactly 0; the row's maximum gets exp(0) = 1, so sum >= 1.
+        const float sum = kernels::exp_shifted_sum(row, m, row_max);
+        kernels::scale(row, m, 1.0f / sum);
       }
-    } else if (M_shared.size() > 0) {
-      A += M_shared;
-    }
-    if (options.keep_intermediates) result.scores.head(i) = A;
-    for (Index r = 0; r < n; ++r) {
-      auto row = A.row(r);
-      const float row_max = row.maxCoeff();
-      if (row_max == std::numeric_limits<float>::infinity()) {  // a huge float mask value
-        throw value_error("score + attn_mask overflows float32 at head " + std::to_string(i) +
-                          ", query " + std::to_string(r) + "; keep float mask values finite and " +
-                          "moderate (or -inf to mask)");
+      if (!ablated) {
+        kernels::gemm(rows, A, m, Vh, 1.0f, nullptr, head_outputs.data() + r0 * d + i * d_head,
+                      d);
       }
-      if (row_max == neg_inf) {  // every key masked: weights 0, head output 0 (never NaN)
-        row.setZero();
-        result.fully_masked_rows[static_cast<std::size_t>(i * n + r)] = 1;
-        continue;
-      }
-      // Masked keys get exactly 0: Eigen's vectorised exp clamps -inf to about -88.4, which
-      // would leave ~1e-39 where the mask promises nothing.
-      row = (row.array() == neg_inf).select(0.0f, (row.array() - row_max).exp());
-      row /= row.sum();
     }
-    if (options.ablated(i)) {
-      head_outputs.middleCols(i * d_head, d_head).setZero();
-    } else {
-      head_outputs.middleCols(i * d_head, d_head).noalias() = A * V.middleCols(i * d_head, d_head);
-    }
+    if (ablated) head_outputs.middleCols(i * d_head, d_head).setZero();
   }
 
-  result.output = linear(head_outputs, weights.out_proj_weight, weights.out_proj_bias);
+  const float* out_bias =
+      weights.out_proj_bias.size() > 0 ? weights.out_proj_bias.data() : nullptr;
+  result.output.resize(n, d);
+  linear_into(head_outputs, weights.out_proj_weight, prepared ? &prepared->out : nullptr, out_bias,
+              result.output.data(), d);
   detail::expect_no_overflow("the output projection", result.output);
   if (options.keep_intermediates) {
-    result.q = std::move(Q);
-    result.k = std::move(K);
-    result.v = std::move(V);
+    result.q = StridedMap(q, n, d, ldq);
+    result.k = StridedMap(k, m, d, ldk);
+    result.v = StridedMap(v, m, d, ldv);
     result.head_outputs = std::move(head_outputs);
   }
   return result;
+}
+
+}  // namespace
+
+AttentionResult multi_head_attention_forward(const AttentionConfig& config,
+                                             const AttentionWeights& weights,
+                                             const MatrixRef& query, const MatrixRef& key,
+                                             const MatrixRef& value, const AttentionMasks& masks,
+                                             const ForwardOptions& options) {
+  validate_forward_inputs(config, weights, query, key, value, masks, options);
+  return forward_validated(config, weights, nullptr, query, key, value, masks, options);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -451,19 +539,35 @@ MultiheadAttention::MultiheadAttention(AttentionConfig config, AttentionWeights 
     : config_(config), weights_(std::move(weights)) {
   config_.validate();
   weights_.validate(config_);
+  if (kernels::uses_blocked_gemm()) {
+    auto prepared = std::make_shared<detail::PreparedWeights>();
+    if (weights_.is_fused()) {
+      prepared->in_proj = transposed_weight(weights_.in_proj_weight);
+    } else {
+      prepared->q = transposed_weight(weights_.q_proj_weight);
+      prepared->k = transposed_weight(weights_.k_proj_weight);
+      prepared->v = transposed_weight(weights_.v_proj_weight);
+    }
+    prepared->out = transposed_weight(weights_.out_proj_weight);
+    prepared_ = std::move(prepared);
+  }
 }
 
 AttentionResult MultiheadAttention::forward(const MatrixRef& query, const MatrixRef& key,
                                             const MatrixRef& value, const AttentionMasks& masks,
                                             const ForwardOptions& options) const {
-  return multi_head_attention_forward(config_, weights_, query, key, value, masks, options);
+  // config_ and weights_ were validated by the constructor and cannot change since.
+  check_input_shapes(config_, query, key, value);
+  check_input_values(config_, query, key, value, masks, options);
+  return forward_validated(config_, weights_, prepared_.get(), query, key, value, masks, options);
 }
 
 AttentionResult MultiheadAttention::forward(const MatrixRef& x, const AttentionMasks& masks,
                                             const ForwardOptions& options) const {
-  return multi_head_attention_forward(config_, weights_, x, x, x, masks, options);
+  return forward(x, x, x, masks, options);
 }
 
+// ---------------------------------------------------------------------------------------------
 // ---------------------------------------------------------------------------------------------
 // Positional encoding
 

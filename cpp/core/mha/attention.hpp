@@ -24,12 +24,17 @@
 #include <Eigen/Core>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "mha/errors.hpp"
 
 namespace mha {
+
+namespace detail {
+struct PreparedWeights;  // a layer's weights packed for the blocked kernels (attention.cpp)
+}  // namespace detail
 
 using Index = Eigen::Index;
 /// Row-major float matrix: the layout of JS typed arrays, numpy arrays and PyTorch tensors.
@@ -245,7 +250,10 @@ class MultiheadAttention {
   }
 
   /// Cross-attention: query (n, d), key (m, kdim), value (m, vdim). See
-  /// multi_head_attention_forward.
+  /// multi_head_attention_forward; the result is the same (the weights are not re-validated:
+  /// the constructor did that, and they cannot change since). In WebAssembly builds the
+  /// projection weights are kept packed for the blocked kernels (mha/kernels.hpp) from the
+  /// constructor on, so a call does not repack them.
   AttentionResult forward(const MatrixRef& query, const MatrixRef& key, const MatrixRef& value,
                           const AttentionMasks& masks = {},
                           const ForwardOptions& options = {}) const;
@@ -256,6 +264,7 @@ class MultiheadAttention {
  private:
   AttentionConfig config_;
   AttentionWeights weights_;
+  std::shared_ptr<const detail::PreparedWeights> prepared_;  ///< null with the Eigen back end
 };
 
 /// Sinusoidal positional encoding (Vaswani et al. 2017, §3.5), (n, d):

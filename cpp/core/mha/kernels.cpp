@@ -1,0 +1,281 @@
+// Compute kernels: blocked GEMM on packed panels, Eigen GEMM, vectorised exp. See kernels.hpp.
+//
+// The blocked GEMM follows Goto & van de Geijn 2008 ("Anatomy of high-performance matrix
+// multiplication"): B is packed into column panels (kPanel = 8 wide, kDepth = 256 deep, 8 KiB,
+// L1-resident while a block of A rows streams past it); a 6x8 micro-kernel keeps 12 four-float
+// accumulators in registers and per k step loads two B vectors and broadcasts one A value per row
+// (v128.load32_splat in wasm). WebAssembly SIMD128 has no fused multiply-add (relaxed SIMD is not
+// in Emscripten 3.1.6), so each step is a multiply and an add. A is read in place (no packing).
+#include "mha/kernels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace mha::kernels {
+
+namespace {
+
+// Four floats / four int32 (GCC and Clang vector extensions; SIMD128 in wasm, SSE natively).
+typedef float v4f __attribute__((vector_size(16)));
+typedef std::int32_t v4i __attribute__((vector_size(16)));
+
+inline v4f load4(const float* p) {
+  v4f v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store4(float* p, v4f v) { std::memcpy(p, &v, sizeof v); }
+inline v4f splat4(float x) { return v4f{x, x, x, x}; }
+
+constexpr Index kPanel = PackedB::kPanel;
+constexpr Index kDepth = PackedB::kDepth;
+constexpr int kRows = 6;     // rows of the micro-kernel (12 accumulators + 2 B + 1 A = 15 regs)
+constexpr Index kRowBlock = 96;  // rows of A per pass over one B panel block (96 x 256 x 4 = 96 KiB)
+
+/// One (R, 8) tile: C = alpha * A[0:R, 0:kc] * panel (+ bias on the first depth block, else += C).
+/// `cols` <= 8 of the tile's columns are stored (the panel is zero-padded beyond them).
+template <int R>
+void tile(Index kc, const float* A, Index lda, const float* panel, float alpha, const float* bias,
+          bool first, float* C, Index ldc, Index cols) {
+  v4f lo[R], hi[R];
+  const float* a[R];
+  for (int r = 0; r < R; ++r) {
+    lo[r] = v4f{0, 0, 0, 0};
+    hi[r] = v4f{0, 0, 0, 0};
+    a[r] = A + r * lda;
+  }
+  for (Index k = 0; k < kc; ++k) {
+    const v4f b0 = load4(panel), b1 = load4(panel + 4);
+    panel += kPanel;
+    for (int r = 0; r < R; ++r) {
+      const v4f x = splat4(a[r][k]);
+      lo[r] += x * b0;
+      hi[r] += x * b1;
+    }
+  }
+  const v4f va = splat4(alpha);
+  float bias8[kPanel] = {};
+  if (first && bias != nullptr) std::memcpy(bias8, bias, sizeof(float) * cols);
+  for (int r = 0; r < R; ++r) {
+    float* c = C + r * ldc;
+    float out[kPanel];
+    if (first) {
+      store4(out, lo[r] * va + load4(bias8));
+      store4(out + 4, hi[r] * va + load4(bias8 + 4));
+      if (cols == kPanel) {
+        std::memcpy(c, out, sizeof out);
+        continue;
+      }
+    } else if (cols == kPanel) {
+      store4(c, lo[r] * va + load4(c));
+      store4(c + 4, hi[r] * va + load4(c + 4));
+      continue;
+    } else {
+      store4(out, lo[r] * va);
+      store4(out + 4, hi[r] * va);
+      for (Index j = 0; j < cols; ++j) out[j] += c[j];
+    }
+    std::memcpy(c, out, sizeof(float) * static_cast<std::size_t>(cols));
+  }
+}
+
+using TileFn = void (*)(Index, const float*, Index, const float*, float, const float*, bool, float*,
+                        Index, Index);
+constexpr TileFn kTiles[kRows + 1] = {nullptr,  &tile<1>, &tile<2>, &tile<3>,
+                                      &tile<4>, &tile<5>, &tile<6>};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Packing
+
+PackedB::PackedB(Index K, Index N, const float* B, Index ldb, bool transposed)
+    : depth_(K), cols_(N), padded_((N + kPanel - 1) / kPanel * kPanel) {
+  data_.assign(static_cast<std::size_t>(K * padded_), 0.0f);
+  for (Index k0 = 0; k0 < K; k0 += kDepth) {
+    const Index kc = std::min(kDepth, K - k0);
+    float* block = data_.data() + k0 * padded_;
+    for (Index j0 = 0; j0 < N; j0 += kPanel) {
+      const Index nr = std::min(kPanel, N - j0);
+      float* panel = block + (j0 / kPanel) * kc * kPanel;
+      if (transposed) {  // B[j * ldb + k]: column j of B is a row of the memory
+        for (Index jj = 0; jj < nr; ++jj) {
+          const float* src = B + (j0 + jj) * ldb + k0;
+          for (Index k = 0; k < kc; ++k) panel[k * kPanel + jj] = src[k];
+        }
+      } else {
+        for (Index k = 0; k < kc; ++k) {
+          std::memcpy(panel + k * kPanel, B + (k0 + k) * ldb + j0,
+                      sizeof(float) * static_cast<std::size_t>(nr));
+        }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// GEMM
+
+void gemm_blocked(Index M, const float* A, Index lda, const PackedB& B, float alpha,
+                  const float* bias, float* C, Index ldc) {
+  const Index K = B.depth(), N = B.cols(), padded = B.padded_cols();
+  if (M <= 0 || N <= 0) return;
+  if (K == 0) {  // an empty sum: C = bias (or 0)
+    for (Index i = 0; i < M; ++i) {
+      for (Index j = 0; j < N; ++j) C[i * ldc + j] = bias != nullptr ? bias[j] : 0.0f;
+    }
+    return;
+  }
+  for (Index k0 = 0; k0 < K; k0 += kDepth) {
+    const Index kc = std::min(kDepth, K - k0);
+    const float* block = B.data() + k0 * padded;
+    const bool first = k0 == 0;
+    for (Index i0 = 0; i0 < M; i0 += kRowBlock) {
+      const Index mc = std::min(kRowBlock, M - i0);
+      for (Index j0 = 0; j0 < N; j0 += kPanel) {
+        const Index nr = std::min(kPanel, N - j0);
+        const float* panel = block + (j0 / kPanel) * kc * kPanel;
+        const float* b = bias != nullptr ? bias + j0 : nullptr;
+        Index i = 0;
+        for (; i + kRows <= mc; i += kRows) {
+          tile<kRows>(kc, A + (i0 + i) * lda + k0, lda, panel, alpha, b, first,
+                      C + (i0 + i) * ldc + j0, ldc, nr);
+        }
+        if (i < mc) {
+          kTiles[mc - i](kc, A + (i0 + i) * lda + k0, lda, panel, alpha, b, first,
+                         C + (i0 + i) * ldc + j0, ldc, nr);
+        }
+      }
+    }
+  }
+}
+
+void gemm_eigen(Index M, Index N, Index K, const float* A, Index lda, const float* B, Index ldb,
+                bool transposed, float alpha, const float* bias, float* C, Index ldc) {
+  using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Stride = Eigen::OuterStride<>;
+  if (M <= 0 || N <= 0) return;
+  const Eigen::Map<const RowMatrix, 0, Stride> a(A, M, K, Stride(lda));
+  Eigen::Map<RowMatrix, 0, Stride> c(C, M, N, Stride(ldc));
+  if (transposed) {
+    const Eigen::Map<const RowMatrix, 0, Stride> bt(B, N, K, Stride(ldb));
+    c.noalias() = a * bt.transpose();
+  } else {
+    const Eigen::Map<const RowMatrix, 0, Stride> b(B, K, N, Stride(ldb));
+    c.noalias() = a * b;
+  }
+  if (alpha != 1.0f) c *= alpha;
+  if (bias != nullptr) c.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias, N);
+}
+
+Operand::Operand(Index K, Index N, const float* B, Index ldb, bool transposed)
+    : K_(K), N_(N), ldb_(ldb), B_(B), transposed_(transposed) {
+  if (uses_blocked_gemm()) {
+    packed_ = PackedB(K, N, B, ldb, transposed);
+    B_ = nullptr;  // the packed copy is all that is read: no pointer into the caller's memory
+  }
+}
+
+void gemm(Index M, const float* A, Index lda, const Operand& B, float alpha, const float* bias,
+          float* C, Index ldc) {
+  if (uses_blocked_gemm()) {
+    gemm_blocked(M, A, lda, B.packed_, alpha, bias, C, ldc);
+  } else {
+    gemm_eigen(M, B.N_, B.K_, A, lda, B.B_, B.ldb_, B.transposed_, alpha, bias, C, ldc);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// exp
+
+namespace {
+
+/// exp(x) for x <= 0 (and -inf), four at a time: Cephes expf (range reduction by ln 2 in two
+/// parts, degree-5 polynomial). Below -87.3 (where exp leaves the normal float range) the
+/// result is 0, which also makes exp(-inf) exactly 0.
+inline v4f exp4_nonpositive(v4f x) {
+  const v4f lo = splat4(-87.33654f);
+  const v4i dead = x < lo;  // -1 where the result is 0
+  x = x < lo ? lo : x;
+  // n = round(x / ln 2) by the 1.5 * 2^23 trick (|x / ln 2| < 2^22).
+  const v4f magic = splat4(12582912.0f);
+  const v4f n = (x * splat4(1.44269504088896341f) + magic) - magic;
+  const v4f r = (x - n * splat4(0.693359375f)) - n * splat4(-2.12194440e-4f);
+  v4f p = splat4(1.9875691500e-4f);
+  p = p * r + splat4(1.3981999507e-3f);
+  p = p * r + splat4(8.3334519073e-3f);
+  p = p * r + splat4(4.1665795894e-2f);
+  p = p * r + splat4(1.6666665459e-1f);
+  p = p * r + splat4(5.0000001201e-1f);
+  const v4f y = p * (r * r) + r + splat4(1.0f);
+  const v4i bits = (__builtin_convertvector(n, v4i) + 127) << 23;  // 2^n, n in [-126, 0]
+  v4f pow2;
+  std::memcpy(&pow2, &bits, sizeof pow2);
+  const v4f e = y * pow2;
+  v4i e_bits;
+  std::memcpy(&e_bits, &e, sizeof e_bits);
+  e_bits &= ~dead;
+  v4f out;
+  std::memcpy(&out, &e_bits, sizeof out);
+  return out;
+}
+
+}  // namespace
+
+float exp_shifted_sum(float* x, Index count, float shift) {
+  const v4f s = splat4(shift);
+  v4f acc = v4f{0, 0, 0, 0};
+  Index j = 0;
+  for (; j + 4 <= count; j += 4) {
+    const v4f e = exp4_nonpositive(load4(x + j) - s);
+    store4(x + j, e);
+    acc += e;
+  }
+  float sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  if (j < count) {  // the last 1..3 values, through the same vector code
+    float tail[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    std::memcpy(tail, x + j, sizeof(float) * static_cast<std::size_t>(count - j));
+    const v4f e = exp4_nonpositive(load4(tail) - s);
+    store4(tail, e);
+    std::memcpy(x + j, tail, sizeof(float) * static_cast<std::size_t>(count - j));
+    sum += (tail[0] + tail[1]) + (tail[2] + tail[3]);
+  }
+  return sum;
+}
+
+float max_and_finite(const float* x, Index count, bool& all_finite) {
+  const float neg_inf = -INFINITY;
+  v4f mx = splat4(neg_inf), bad = v4f{0, 0, 0, 0};
+  Index j = 0;
+  for (; j + 4 <= count; j += 4) {
+    const v4f a = load4(x + j);
+    bad += a * v4f{0, 0, 0, 0};  // NaN once any entry is NaN or ±inf, else 0
+    mx = a > mx ? a : mx;
+  }
+  float result = std::max(std::max(mx[0], mx[1]), std::max(mx[2], mx[3]));
+  float bad_sum = (bad[0] + bad[1]) + (bad[2] + bad[3]);
+  for (; j < count; ++j) {
+    bad_sum += x[j] * 0.0f;
+    if (x[j] > result) result = x[j];
+  }
+  all_finite = bad_sum == 0.0f;
+  return result;
+}
+
+Index first_non_finite(const float* x, Index count) {
+  for (Index j = 0; j < count; ++j) {
+    if (!std::isfinite(x[j])) return j;
+  }
+  return count;
+}
+
+void scale(float* x, Index count, float s) {
+  const v4f vs = splat4(s);
+  Index j = 0;
+  for (; j + 4 <= count; j += 4) store4(x + j, load4(x + j) * vs);
+  for (; j < count; ++j) x[j] *= s;
+}
+
+}  // namespace mha::kernels

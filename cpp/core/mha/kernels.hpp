@@ -1,0 +1,106 @@
+// Compute kernels of the forward pass: matrix products and the softmax exponential.
+//
+// Two GEMM back ends with one contract, C (M, N) = alpha * A (M, K) * B (K, N) + bias (N):
+//   - Eigen (native builds): Eigen's blocked GEMM on maps over the caller's memory;
+//   - blocked (WebAssembly): our own register-blocked GEMM on packed panels of B, written with
+//     GCC/Clang vector extensions (4 floats), which Emscripten compiles to SIMD128 (-msimd128).
+//     Eigen 3.4 has no WebAssembly packet math, so in wasm its GEMM is scalar (~4 GFLOP/s).
+//     Natively the same code compiles to SSE, so the native tests check it too
+//     (tests/core/kernels_test.cpp); -DMHA_BLOCKED_GEMM=ON makes the native forward use it.
+// gemm() picks the back end of the build; Operand carries B prepared for it (packed panels for
+// the blocked back end, a view for Eigen), so a B used by many products is prepared once.
+//
+// Layouts (row-major, as everywhere in mha): A element (i, k) at A[i * lda + k]; B either
+// row-major (K, N) — element (k, j) at B[k * ldb + j] — or given as its transpose Bᵀ (N, K) —
+// element (k, j) at B[j * ldb + k], as a weight W (out, in) is for x Wᵀ and K_h is for Q_h K_hᵀ.
+// Shape legend of the callers: n = query tokens, m = key tokens, d = d_model, h = num_heads.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <vector>
+
+namespace mha::kernels {
+
+using Index = Eigen::Index;
+
+/// B (K, N) ready for the blocked GEMM: panels of kPanel columns, zero-padded on the right, in
+/// blocks of kDepth rows of K. Block b (rows k0 = b*kDepth .. k0 + kc) starts at
+/// k0 * padded_cols; its panel p (columns 8p .. 8p + 7) at that + p * kc * kPanel, entry (k, jj)
+/// at + k * kPanel + jj.
+class PackedB {
+ public:
+  static constexpr Index kPanel = 8;    ///< columns per panel: two 4-float vectors
+  static constexpr Index kDepth = 256;  ///< rows of K per block (a panel block is 8 KiB)
+
+  PackedB() = default;
+  /// Packs B (K, N); `transposed` says the memory holds Bᵀ (N, K) with row stride ldb.
+  PackedB(Index K, Index N, const float* B, Index ldb, bool transposed);
+
+  Index depth() const { return depth_; }  ///< K
+  Index cols() const { return cols_; }    ///< N
+  Index padded_cols() const { return padded_; }
+  const float* data() const { return data_.data(); }
+
+ private:
+  Index depth_ = 0, cols_ = 0, padded_ = 0;
+  std::vector<float> data_;
+};
+
+/// C (M, N) = alpha * A (M, K) * B + bias, B packed (K = B.depth(), N = B.cols()). bias (N) or
+/// nullptr; C is overwritten (row stride ldc). M >= 0. Register-blocked 6x8 micro-kernel.
+void gemm_blocked(Index M, const float* A, Index lda, const PackedB& B, float alpha,
+                  const float* bias, float* C, Index ldc);
+
+/// The same product with Eigen (no packing by us): B as described by (B, ldb, transposed).
+void gemm_eigen(Index M, Index N, Index K, const float* A, Index lda, const float* B, Index ldb,
+                bool transposed, float alpha, const float* bias, float* C, Index ldc);
+
+/// True when gemm() uses the blocked kernels (WebAssembly builds, or -DMHA_BLOCKED_GEMM=ON).
+constexpr bool uses_blocked_gemm() {
+#if defined(__EMSCRIPTEN__) || defined(MHA_BLOCKED_GEMM)
+  return true;
+#else
+  return false;
+#endif
+}
+
+/// The right operand B (K, N) of gemm(), prepared for the build's back end: packed panels for
+/// the blocked kernels, or a view of the caller's memory for Eigen (which must then outlive it).
+class Operand {
+ public:
+  Operand() = default;
+  Operand(Index K, Index N, const float* B, Index ldb, bool transposed);
+
+  Index depth() const { return K_; }
+  Index cols() const { return N_; }
+
+ private:
+  friend void gemm(Index, const float*, Index, const Operand&, float, const float*, float*, Index);
+  Index K_ = 0, N_ = 0, ldb_ = 0;
+  const float* B_ = nullptr;
+  bool transposed_ = false;
+  PackedB packed_;
+};
+
+/// C (M, N) = alpha * A (M, K) * B + bias with the build's back end; contract of gemm_blocked.
+void gemm(Index M, const float* A, Index lda, const Operand& B, float alpha, const float* bias,
+          float* C, Index ldc);
+
+/// x[j] = exp(x[j] - shift) for j < count, in place; returns the sum of the results (float32).
+/// exp(-inf) is exactly 0, so masked keys get weight 0. For softmax rows: shift = the row's
+/// maximum, so every argument is <= 0. Vectorised (Cephes' expf polynomial, relative error
+/// about 2 float32 ulp; arguments below -87.3 give 0 instead of a denormal).
+float exp_shifted_sum(float* x, Index count, float shift);
+
+/// The largest of x[0 .. count) (count >= 1; NaN entries are skipped), and all_finite = whether
+/// every entry is finite (no NaN, no ±inf). One vectorised pass.
+float max_and_finite(const float* x, Index count, bool& all_finite);
+
+/// Index of the first entry of x[0 .. count) that is NaN or ±inf, or count when there is none.
+Index first_non_finite(const float* x, Index count);
+
+/// x[j] *= s for j < count, vectorised.
+void scale(float* x, Index count, float s);
+
+}  // namespace mha::kernels

@@ -1,0 +1,303 @@
+// The compute kernels (cpp/core/mha/kernels.hpp) against plain loops, and the forward pass at
+// sizes that cross the kernels' block boundaries against the reference.
+//
+// The blocked GEMM is the WebAssembly build's kernel; natively it compiles to SSE with the same
+// blocking, packing and edge handling, so these tests check that logic here (tests/js checks the
+// wasm build itself).
+//
+// Tolerances:
+//   GEMM: |c - exact| <= (K + 2) * 1.2e-7 * (|alpha| * sum_k |a_ik b_kj| + |bias_j|) + 1e-30, the
+//     worst-case float32 summation bound (gamma_K with unit roundoff 6e-8, doubled) against a
+//     double-precision loop.
+//   exp: relative error <= 4e-7 (about 3 float32 ulp) for arguments in (-87.33, 0] against
+//     std::exp in double; exactly 0 below -87.34 and for -inf.
+//   forward at block-crossing sizes: the tolerances of fast_vs_reference_test.cpp
+//     (weights 1e-5 absolute; output 1e-5 of max|expected| plus 1e-5 relative).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "fixture_util.hpp"
+#include "mha/kernels.hpp"
+#include "mha/numpy_random.hpp"
+
+namespace {
+
+using mha::Index;
+namespace kernels = mha::kernels;
+
+std::vector<float> randn(mha::NumpyRandomState& rng, Index count) {
+  const mha::RowMatrixXd draws = rng.randn(1, count);
+  std::vector<float> out(static_cast<std::size_t>(count));
+  for (Index i = 0; i < count; ++i) out[static_cast<std::size_t>(i)] = static_cast<float>(draws(0, i));
+  return out;
+}
+
+struct GemmCase {
+  Index M, N, K;
+  bool transposed;
+  float alpha;
+  bool bias;
+};
+
+std::string label(const GemmCase& c) {
+  return "M=" + std::to_string(c.M) + " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K) +
+         (c.transposed ? " B given transposed" : " B row-major") +
+         " alpha=" + std::to_string(c.alpha) + (c.bias ? " with bias" : "");
+}
+
+/// Runs `product` (one of the back ends) on a random case with padded strides (lda > K,
+/// ldb > inner width, ldc > N) and checks every entry against a double loop, and that the padding
+/// columns of C are untouched.
+template <typename Product>
+void check_gemm(const GemmCase& c, Product product) {
+  mha::NumpyRandomState rng(static_cast<std::uint32_t>(c.M * 131 + c.N * 17 + c.K));
+  const Index lda = c.K + 3, ldc = c.N + 5;
+  const Index ldb = (c.transposed ? c.K : c.N) + 2;
+  const std::vector<float> A = randn(rng, c.M * lda);
+  const std::vector<float> B = randn(rng, (c.transposed ? c.N : c.K) * ldb);
+  const std::vector<float> bias = randn(rng, c.N);
+  constexpr float sentinel = 12345.0f;
+  std::vector<float> C(static_cast<std::size_t>(c.M * ldc), sentinel);
+  product(c, A.data(), lda, B.data(), ldb, c.bias ? bias.data() : nullptr, C.data(), ldc);
+
+  double worst = 0.0;
+  for (Index i = 0; i < c.M; ++i) {
+    for (Index j = 0; j < c.N; ++j) {
+      double exact = 0.0, magnitude = 0.0;
+      for (Index k = 0; k < c.K; ++k) {
+        const double b = c.transposed ? B[j * ldb + k] : B[k * ldb + j];
+        exact += double(A[i * lda + k]) * b;
+        magnitude += std::abs(double(A[i * lda + k]) * b);
+      }
+      exact = exact * c.alpha + (c.bias ? bias[j] : 0.0);
+      magnitude = magnitude * std::abs(c.alpha) + (c.bias ? std::abs(bias[j]) : 0.0);
+      const double tol = double(c.K + 2) * 1.2e-7 * magnitude + 1e-30;
+      const double err = std::abs(double(C[i * ldc + j]) - exact);
+      worst = std::max(worst, err / tol);
+      ASSERT_LE(err, tol) << label(c) << " at (" << i << ", " << j << "): got " << C[i * ldc + j]
+                          << ", expected " << exact;
+    }
+    for (Index j = c.N; j < ldc; ++j) {
+      ASSERT_EQ(C[i * ldc + j], sentinel) << label(c) << ": wrote past column N at row " << i;
+    }
+  }
+  ::testing::Test::RecordProperty(label(c), std::to_string(worst) + " of the tolerance");
+}
+
+// Odd sizes, 1, sizes below / at / above the micro-kernel (6 x 8), the row block (96) and the
+// depth block (256), in both B layouts.
+const std::vector<GemmCase> kGemmCases = {
+    {1, 1, 1, true, 1.0f, false},     {1, 1, 1, false, 1.0f, true},
+    {5, 3, 2, false, 1.0f, false},    {6, 8, 4, true, 0.5f, true},
+    {7, 9, 13, true, 1.0f, true},     {13, 17, 31, false, -2.0f, false},
+    {97, 33, 64, true, 0.125f, false}, {64, 384, 128, true, 1.0f, true},
+    {100, 65, 257, false, 1.0f, true}, {193, 23, 513, true, 1.0f, true},
+    {12, 200, 600, false, 0.3f, false}, {2, 1, 300, true, 1.0f, false},
+};
+
+void blocked(const GemmCase& c, const float* A, Index lda, const float* B, Index ldb,
+             const float* bias, float* C, Index ldc) {
+  const kernels::PackedB packed(c.K, c.N, B, ldb, c.transposed);
+  kernels::gemm_blocked(c.M, A, lda, packed, c.alpha, bias, C, ldc);
+}
+
+void eigen(const GemmCase& c, const float* A, Index lda, const float* B, Index ldb,
+           const float* bias, float* C, Index ldc) {
+  kernels::gemm_eigen(c.M, c.N, c.K, A, lda, B, ldb, c.transposed, c.alpha, bias, C, ldc);
+}
+
+void dispatched(const GemmCase& c, const float* A, Index lda, const float* B, Index ldb,
+                const float* bias, float* C, Index ldc) {
+  const kernels::Operand op(c.K, c.N, B, ldb, c.transposed);
+  kernels::gemm(c.M, A, lda, op, c.alpha, bias, C, ldc);
+}
+
+TEST(Kernels, BlockedGemmMatchesLoops) {
+  for (const GemmCase& c : kGemmCases) check_gemm(c, blocked);
+}
+
+TEST(Kernels, EigenGemmMatchesLoops) {
+  for (const GemmCase& c : kGemmCases) check_gemm(c, eigen);
+}
+
+TEST(Kernels, BuildBackEndGemmMatchesLoops) {
+  for (const GemmCase& c : kGemmCases) check_gemm(c, dispatched);
+}
+
+TEST(Kernels, PackedPanelsAreZeroPaddedToEightColumns) {
+  const std::vector<float> B = {1, 2, 3, 4, 5, 6};  // (K=2, N=3) row-major
+  const kernels::PackedB p(2, 3, B.data(), 3, false);
+  EXPECT_EQ(p.padded_cols(), 8);
+  const std::vector<float> expected = {1, 2, 3, 0, 0, 0, 0, 0, 4, 5, 6, 0, 0, 0, 0, 0};
+  EXPECT_EQ(std::vector<float>(p.data(), p.data() + 16), expected);
+  const std::vector<float> Bt = {1, 4, 2, 5, 3, 6};  // the same B given as Bt (N=3, K=2)
+  const kernels::PackedB pt(2, 3, Bt.data(), 2, true);
+  EXPECT_EQ(std::vector<float>(pt.data(), pt.data() + 16), expected);
+}
+
+TEST(Kernels, ExpShiftedSumMatchesStdExp) {
+  for (const Index count : {1, 2, 3, 4, 5, 7, 8, 33, 1000}) {
+    std::vector<float> x(static_cast<std::size_t>(count));
+    for (Index j = 0; j < count; ++j) {
+      x[j] = 2.0f - 100.0f * float(j) / float(std::max<Index>(count - 1, 1));  // 2 .. -98
+    }
+    const float shift = 2.0f;
+    std::vector<float> y = x;
+    const float sum = kernels::exp_shifted_sum(y.data(), count, shift);
+    double exact_sum = 0.0;
+    for (Index j = 0; j < count; ++j) {
+      const double arg = double(x[j]) - shift;
+      const double exact = std::exp(double(x[j] - shift));
+      exact_sum += exact;
+      if (arg > -87.33) {  // the normal float range
+        EXPECT_NEAR(y[j], exact, 4e-7 * exact) << "count " << count << " exp(" << arg << ")";
+      } else if (arg < -87.34) {  // below it: 0 rather than a denormal
+        EXPECT_EQ(y[j], 0.0f) << "count " << count << " exp(" << arg << ")";
+      }
+    }
+    EXPECT_NEAR(sum, exact_sum, 1e-6 * exact_sum) << "count " << count;
+  }
+}
+
+TEST(Kernels, ExpOfMinusInfinityIsExactlyZero) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> x = {-inf, 0.0f, -inf, -1.0f, -inf, -inf, -200.0f};
+  const float sum = kernels::exp_shifted_sum(x.data(), static_cast<Index>(x.size()), 0.0f);
+  EXPECT_EQ(x[0], 0.0f);
+  EXPECT_EQ(x[2], 0.0f);
+  EXPECT_EQ(x[4], 0.0f);
+  EXPECT_EQ(x[5], 0.0f);
+  EXPECT_EQ(x[6], 0.0f);  // below the normal range: 0, not a denormal
+  EXPECT_FLOAT_EQ(x[1], 1.0f);
+  EXPECT_NEAR(x[3], std::exp(-1.0), 4e-7);
+  EXPECT_NEAR(sum, 1.0 + std::exp(-1.0), 1e-6);
+}
+
+TEST(Kernels, MaxAndFiniteSeesEveryEntry) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const Index count : {1, 3, 4, 5, 9, 64, 67}) {
+    for (Index at = 0; at < count; ++at) {
+      std::vector<float> x(static_cast<std::size_t>(count), -3.0f);
+      x[at] = 2.5f;
+      bool finite = false;
+      EXPECT_EQ(kernels::max_and_finite(x.data(), count, finite), 2.5f) << count << " " << at;
+      EXPECT_TRUE(finite);
+      for (const float bad : {inf, -inf, nan}) {
+        x[at] = bad;
+        kernels::max_and_finite(x.data(), count, finite);
+        EXPECT_FALSE(finite) << "count " << count << ", " << bad << " at " << at;
+        EXPECT_EQ(kernels::first_non_finite(x.data(), count), at);
+      }
+    }
+  }
+}
+
+TEST(Kernels, ScaleMultipliesEveryEntry) {
+  std::vector<float> x = {1, 2, 3, 4, 5, 6, 7};
+  kernels::scale(x.data(), 7, 0.5f);
+  EXPECT_EQ(x, (std::vector<float>{0.5f, 1, 1.5f, 2, 2.5f, 3, 3.5f}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The forward pass at sizes crossing the kernels' blocks: n > 96 (row blocks of the scores),
+// m > 256 (depth blocks of A V), d > 256 (depth blocks of the projections), n = 1, m != n,
+// masks, separate weights (kdim, vdim), ablation; and a layer equal to the free function.
+
+struct ForwardCase {
+  Index n, m, d, h, kdim, vdim;
+  bool self, bias, causal, padding, bool_mask_per_head;
+};
+
+void check_forward(const ForwardCase& fc) {
+  const std::string what = "n=" + std::to_string(fc.n) + " m=" + std::to_string(fc.m) +
+                           " d=" + std::to_string(fc.d) + " h=" + std::to_string(fc.h);
+  mha::NumpyRandomState rng(static_cast<std::uint32_t>(fc.n * 7 + fc.m * 3 + fc.d));
+  const auto mat = [&](Index r, Index c, double s) {
+    return mha::RowMatrixXf((rng.randn(r, c) * s).cast<float>());
+  };
+  mha::AttentionConfig config;
+  config.d_model = fc.d;
+  config.num_heads = fc.h;
+  config.kdim = fc.kdim;
+  config.vdim = fc.vdim;
+  const double s = 1.0 / std::sqrt(double(fc.d));
+  const mha::VectorXf in_b = fc.bias ? mha::VectorXf(mat(3 * fc.d, 1, 0.2).col(0)) : mha::VectorXf();
+  const mha::VectorXf out_b = fc.bias ? mha::VectorXf(mat(fc.d, 1, 0.2).col(0)) : mha::VectorXf();
+  const mha::AttentionWeights weights =
+      config.same_embed_dim()
+          ? mha::AttentionWeights::fused(mat(3 * fc.d, fc.d, s), in_b, mat(fc.d, fc.d, s), out_b)
+          : mha::AttentionWeights::separate(mat(fc.d, fc.d, s),
+                                            mat(fc.d, config.key_dim(), 1 / std::sqrt(double(config.key_dim()))),
+                                            mat(fc.d, config.value_dim(), 1 / std::sqrt(double(config.value_dim()))),
+                                            in_b, mat(fc.d, fc.d, s), out_b);
+  const mha::RowMatrixXf query = mat(fc.n, fc.d, 1.0);
+  const mha::RowMatrixXf key = fc.self ? query : mat(fc.m, config.key_dim(), 1.0);
+  const mha::RowMatrixXf value = fc.self ? query : mat(fc.m, config.value_dim(), 1.0);
+  mha::AttentionMasks masks;
+  masks.is_causal = fc.causal;
+  if (fc.padding) {
+    masks.key_padding_mask.assign(static_cast<std::size_t>(fc.m), 0);
+    for (Index j = 0; j < fc.m; j += 3) masks.key_padding_mask[static_cast<std::size_t>(j)] = 1;
+  }
+  if (fc.bool_mask_per_head) {
+    masks.attn_mask_kind = mha::AttentionMasks::Kind::boolean;
+    masks.attn_mask = mha::HeadStack(fc.h, fc.n, fc.m);
+    for (Index i = 0; i < masks.attn_mask.size(); ++i) {
+      masks.attn_mask.data()[i] = rng.random_sample() < 0.3 ? 1.0f : 0.0f;
+    }
+  }
+  mha::ForwardOptions options;
+  options.ablated_heads.assign(static_cast<std::size_t>(fc.h), 0);
+  options.ablated_heads.back() = fc.h > 1 ? 1 : 0;
+
+  const mha::MatrixRef k_in = fc.self ? mha::MatrixRef(query) : mha::MatrixRef(key);
+  const mha::MatrixRef v_in = fc.self ? mha::MatrixRef(query) : mha::MatrixRef(value);
+  const mha::AttentionResult fast =
+      mha::multi_head_attention_forward(config, weights, query, k_in, v_in, masks, options);
+  const mha::AttentionResult ref =
+      mha::multi_head_attention_reference(config, weights, query, k_in, v_in, masks, options);
+  const auto dw = mha_test::compare(fast.attn_weights.data(), ref.attn_weights.data(),
+                                    static_cast<std::size_t>(ref.attn_weights.size()), 1e-5, 0.0);
+  EXPECT_TRUE(mha_test::close(dw)) << what << " weights";
+  const double scale = std::max(1.0, double(ref.output.cwiseAbs().maxCoeff()));
+  const auto dy = mha_test::compare(fast.output.data(), ref.output.data(),
+                                    static_cast<std::size_t>(ref.output.size()), 1e-5 * scale, 1e-5);
+  EXPECT_TRUE(mha_test::close(dy)) << what << " output";
+  EXPECT_EQ(fast.fully_masked_rows, ref.fully_masked_rows) << what;
+  // Scores: -inf exactly where the reference masks, within 1e-4 + 1e-5 relative elsewhere.
+  for (Index i = 0; i < ref.scores.size(); ++i) {
+    const float a = fast.scores.data()[i], e = ref.scores.data()[i];
+    if (std::isinf(e) || std::isinf(a)) {
+      ASSERT_EQ(a, e) << what << " scores at flat index " << i;
+    } else {
+      ASSERT_NEAR(a, e, 1e-4 + 1e-5 * std::abs(e)) << what << " scores at flat index " << i;
+    }
+  }
+
+  // A layer (weights validated once and, in wasm, packed once) gives exactly the same numbers.
+  const mha::MultiheadAttention layer(config, weights);
+  const mha::AttentionResult again = fc.self ? layer.forward(query, masks, options)
+                                             : layer.forward(query, key, value, masks, options);
+  EXPECT_EQ(again.output, fast.output) << what;
+  EXPECT_TRUE(std::equal(again.attn_weights.data(),
+                         again.attn_weights.data() + again.attn_weights.size(),
+                         fast.attn_weights.data()))
+      << what;
+}
+
+TEST(Kernels, ForwardAtBlockCrossingSizesMatchesTheReference) {
+  // n, m, d, h, kdim, vdim, self, bias, causal, padding, per-head boolean mask
+  check_forward({1, 1, 8, 2, 0, 0, true, true, false, false, false});
+  check_forward({1, 300, 40, 5, 0, 0, false, true, false, true, false});
+  check_forward({131, 131, 264, 3, 0, 0, true, true, true, false, false});
+  check_forward({100, 270, 40, 5, 0, 0, false, false, false, true, true});
+  check_forward({97, 13, 30, 6, 11, 50, false, true, false, false, true});
+  check_forward({200, 200, 24, 4, 0, 0, true, false, true, true, false});
+}
+
+}  // namespace
