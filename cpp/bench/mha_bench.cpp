@@ -7,7 +7,9 @@
 // model would hold it) on x (N, D_MODEL) with random weights, after 2 untimed warm-up runs, and
 // prints one JSON line:
 //   {"impl": "mha-lab native", "n", "d_model", "num_heads", "reps", "median_ms", "min_ms",
-//    "max_ms", "flop", "gflop_per_s", "simd", "keep_intermediates": false}
+//    "max_ms", "median_cpu_ms", "flop", "gflop_per_s", "simd", "keep_intermediates": false}
+// median_cpu_ms: process CPU time per run (std::clock) — on a shared machine wall time also counts
+// the time other processes held the CPU; CPU time does not.
 // Per-head weights (h, n, n) are computed and returned by every run (never averaged); the
 // intermediates (q, k, v, scores, head outputs) are not kept, as PyTorch's
 // need_weights=True, average_attn_weights=False returns only the output and the weights.
@@ -19,6 +21,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -90,17 +94,23 @@ int main(int argc, char** argv) {
 
     double checksum = 0.0;
     for (int i = 0; i < 2; ++i) checksum += layer.forward(x, {}, options).output(0, 0);
-    std::vector<double> ms;
+    std::vector<double> ms, cpu_ms;
     for (long r = 0; r < reps; ++r) {
+      const std::clock_t c0 = std::clock();
       const auto t0 = std::chrono::steady_clock::now();
       const mha::AttentionResult result = layer.forward(x, {}, options);
       const auto t1 = std::chrono::steady_clock::now();
+      const std::clock_t c1 = std::clock();
       checksum += result.output(0, 0) + result.attn_weights.data()[0];
       ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+      cpu_ms.push_back(1000.0 * static_cast<double>(c1 - c0) / CLOCKS_PER_SEC);
     }
+    const auto median_of = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+    };
     std::sort(ms.begin(), ms.end());
-    const double median =
-        ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+    const double median = median_of(ms);
     const double flop = 2.0 * n * d * 3.0 * d + 4.0 * n * n * d + 2.0 * n * d * d;
     const nlohmann::json out = {{"impl", "mha-lab native"},
                                 {"n", n},
@@ -110,6 +120,7 @@ int main(int argc, char** argv) {
                                 {"median_ms", median},
                                 {"min_ms", ms.front()},
                                 {"max_ms", ms.back()},
+                                {"median_cpu_ms", median_of(cpu_ms)},
                                 {"flop", flop},
                                 {"gflop_per_s", flop / (median * 1e6)},
                                 {"simd", Eigen::SimdInstructionSetsInUse()},
