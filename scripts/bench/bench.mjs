@@ -572,7 +572,7 @@ function report({ results, configs, browserKeys, page, sizes, scale, info, start
     const wasmInitial = scale.find((r) => r.wasm?.wasm_memory_bytes_before)?.wasm?.wasm_memory_bytes_before ?? 0;
     p('## Scaling of our core: time and peak memory against n and d');
     p();
-    p('Expected: time O(h·n²·d_head + n·d²) = O(n²·d + n·d²) (the flop count above), memory O(h·n² + n·d + d²): the returned (h, n, n) weights dominate for large n. Native peak memory: the growth of `getrusage` `ru_maxrss` from before the first forward to after the last (the inputs and weights are already allocated); wasm: `mod.memoryStats().wasm_memory_bytes` after the run, the whole linear memory (it only grows, so this is its high-water mark; it starts at ${(wasmInitial / 2 ** 20).toFixed(0)} MiB, which already holds the small cases), each point in a fresh process. Expected bytes: 4·(h·n² + 5·n·d) — the weights once, plus q, k, v, head outputs and output.');
+    p(`Expected: time O(h·n²·d_head + n·d²) = O(n²·d + n·d²) (the flop count above), memory O(h·n² + n·d + d²): the returned (h, n, n) weights dominate for large n. Native peak memory: the growth of \`getrusage\` \`ru_maxrss\` from before the first forward to after the last (the inputs and weights are already allocated); wasm: \`mod.memoryStats().wasm_memory_bytes\` after the run, the whole linear memory (it only grows, so this is its high-water mark; it starts at ${(wasmInitial / 2 ** 20).toFixed(0)} MiB, which already holds the small cases), each point in a fresh process. Expected bytes: 4·(h·n² + 5·n·d) — the weights once, plus q, k, v, head outputs and output.`);
     p();
     for (const axis of ['n', 'd']) {
       const rows = scale.filter((r) => r.axis === axis);
