@@ -28,10 +28,12 @@ node scripts/build_web.mjs --wasm build/wasm/mha_wasm.js --out dist >/dev/null
 
 # The native timing driver: the public API of cpp/core, linked against the library just built.
 mkdir -p build/bench
-if [[ ! -x build/bench/mha_native_bench || scripts/bench/mha_native_bench.cpp -nt build/bench/mha_native_bench ||
-      build/native/libmha_core.a -nt build/bench/mha_native_bench ]]; then
-  g++ -std=c++17 -O3 -DNDEBUG -Wall -Wextra -Werror -I cpp/core -isystem /usr/include/eigen3 \
-      scripts/bench/mha_native_bench.cpp build/native/libmha_core.a -o build/bench/mha_native_bench
-fi
+# Rebuilt every run (seconds): it must match the flags the library was just built with.
+# The core's own architecture flags (MHA_NATIVE_ARCH: -march=native): mixing them with generic
+# objects would mix Eigen's alignments (a double free at the first forward).
+arch=()
+grep -q "^MHA_NATIVE_ARCH:BOOL=ON" build/native/CMakeCache.txt 2>/dev/null && arch=(-march=native)
+g++ -std=c++17 -O3 -DNDEBUG "${arch[@]}" -Wall -Wextra -Werror -I cpp/core -isystem /usr/include/eigen3 \
+    scripts/bench/mha_native_bench.cpp build/native/libmha_core.a -o build/bench/mha_native_bench
 
 exec node scripts/bench/bench.mjs "$@"
