@@ -78,14 +78,7 @@ void expect_limit_error_without_allocation(const std::function<void()>& f,
   EXPECT_LT(g_total.load(), std::size_t{1} << 20) << "allocated before refusing: " << msg;
 }
 
-mha::AttentionConfig config(Index d, Index h, Index kdim = 0, Index vdim = 0) {
-  mha::AttentionConfig c;
-  c.d_model = d;
-  c.num_heads = h;
-  c.kdim = kdim;
-  c.vdim = vdim;
-  return c;
-}
+using mha_test::config;
 
 /// Deterministic, well-scaled values in [-scale, scale] (a cheap hash; fast for 50M entries).
 RowMatrixXf pattern(Index r, Index c, std::uint32_t salt, float scale = 0.5f) {
