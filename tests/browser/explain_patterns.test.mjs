@@ -162,6 +162,10 @@ describe('head patterns, combined views, files', { timeout: TIMEOUT }, () => {
         const message = await page.textContent('#alert');
         assert.match(message, re, `message: ${message}`);
         assert.doesNotMatch(message, /undefined|\[object/, message);
+        // The alert region can be far above the panel: the panel says it too, and no grid of an
+        // earlier file is left to be taken for this one's.
+        assert.equal(await page.textContent(`${body} .file-status`), message, 'the message is in the panel too');
+        assert.equal(await page.locator(`${body} .file-output canvas`).count(), 0, 'no earlier grids stay');
       }
       // Still working: a good file after the bad ones.
       await page.fill(`${body} textarea[data-file="tokens-text"]`, '');

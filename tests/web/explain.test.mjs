@@ -8,7 +8,7 @@ import {
 } from '../../web/src/explain/explain_state.js';
 import { formatPercent, ablatedList } from '../../web/src/explain/ablation.js';
 import { parseHash, stateToHash } from '../../web/src/state.js';
-import { formatScore, labelText, distanceExtremes, thresholdText } from '../../web/src/explain/patterns_panel.js';
+import { formatScore, labelText, distanceExtremes, thresholdText, allclose } from '../../web/src/explain/patterns_panel.js';
 import { parseTokenText, labelsFor, readFileBytes, MAX_FILE_BYTES } from '../../web/src/explain/file_load.js';
 import { maskFields, isMasked, toggleCell, maskDescription } from '../../web/src/explain/masks.js';
 import { explainCell, formatNumber, formatVector, stepRows } from '../../web/src/explain/step.js';
@@ -241,4 +241,15 @@ test('files: empty and oversized files are refused before reading', async () => 
   await assert.rejects(readFileBytes({ name: 'big.npy', size: MAX_FILE_BYTES + 1 }), /big\.npy has \d+ bytes; this page reads at most/);
   const bytes = await readFileBytes(new Blob([Uint8Array.of(1, 2, 3)]));
   assert.deepEqual([...bytes], [1, 2, 3]);
+});
+
+test('allclose is numpy\'s np.allclose with its defaults (rtol 1e-5, atol 1e-8)', () => {
+  // Module 08's two heads for token 0: not the same pattern.
+  assert.equal(allclose(Float32Array.of(0, 0, 0.424, 0.576, 0), Float32Array.of(0, 0, 0, 0, 1)), false);
+  assert.equal(allclose([1, 0], [1 + 9e-6, 0]), true); // |diff| 9e-6 <= 1e-8 + 1e-5 * 1.000009
+  assert.equal(allclose([1, 0], [1 + 2e-5, 0]), false);
+  assert.equal(allclose([0], [5e-9]), true); // atol
+  assert.equal(allclose([0], [2e-8]), false);
+  assert.equal(allclose([NaN], [NaN]), false); // numpy: equal_nan=False
+  assert.equal(allclose([1, 2], [1]), false);
 });

@@ -170,3 +170,15 @@ test('view keys: invalid or out-of-range values fall back with a note naming the
   // parseView alone, for the Date translator's address (only embed applies there).
   assert.deepEqual(parseView('#mode=date&date=x&embed=1', DEFAULTS), { view: { cell: null, embed: true }, notes: [] });
 });
+
+test('a key given twice, or broken percent-encoding, is read but noted (never silent)', () => {
+  const twice = parseHash('#d_model=16&d_model=32&num_heads=2');
+  assert.equal(twice.state.d_model, 16, 'the first value');
+  assert.ok(twice.notes.some((n) => n.includes('"d_model" appears more than once')), twice.notes.join(' | '));
+  assert.equal(twice.notes.filter((n) => n.includes('more than once')).length, 1);
+  const broken = parseHash('#text=%E0%A4%A');
+  assert.ok(broken.notes.some((n) => n.includes('not valid percent-encoding')), broken.notes.join(' | '));
+  const fine = parseHash('#text=caf%C3%A9+au+lait&d_model=8&num_heads=2');
+  assert.equal(fine.state.text, 'café au lait');
+  assert.deepEqual(fine.notes.filter((n) => /percent-encoding|more than once/.test(n)), []);
+});

@@ -117,6 +117,19 @@ function hashParams(hash) {
   }
 }
 
+/** Whether some key or value of the hash does not decode (URLSearchParams then substitutes U+FFFD). */
+function hasBrokenEncoding(hash) {
+  const body = String(hash ?? '').replace(/^#/, '');
+  return body.split(/[&=]/).some((part) => {
+    try {
+      decodeURIComponent(part.replace(/\+/g, ' '));
+      return false;
+    } catch {
+      return true;
+    }
+  });
+}
+
 /** "42", " 42 ", "+42" → 42; "", "4.0", "4e1", "0x10", "abc" → null. */
 export function parseInteger(raw) {
   if (typeof raw === 'number') return Number.isSafeInteger(raw) ? raw : null;
@@ -225,6 +238,19 @@ export function parseHash(hash, limits = PAGE_LIMITS) {
         !(key in VIEW_KEYS)) {
       notes.push(`Ignored unknown setting "${quoteValue(key)}" in the address.`);
     }
+  }
+  const seen = new Set();
+  const repeated = new Set();
+  for (const key of params.keys()) {
+    if (seen.has(key) && !repeated.has(key)) {
+      repeated.add(key);
+      notes.push(`"${quoteValue(key)}" appears more than once in the address; using its first value.`);
+    }
+    seen.add(key);
+  }
+  if (hasBrokenEncoding(hash)) {
+    notes.push('Part of the address is not valid percent-encoding (a "%" without two hex digits, or bytes ' +
+      'that are not UTF-8); it was read with replacement characters (\uFFFD).');
   }
   const fallback = (key, raw, why) => {
     notes.push(`${key}=${quoteValue(raw)} in the address ${why}; using ${key}=${state[key]}.`);

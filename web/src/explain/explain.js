@@ -191,7 +191,7 @@ export class ExplainPanels {
         const patterns = mod.headPatterns({
           attn_weights: result.attn_weights, num_heads: result.num_heads, n: result.n, m: result.m,
         });
-        renderPatterns(body, { patterns, tokens });
+        renderPatterns(body, { patterns, tokens, weights: result.attn_weights });
         break;
       }
       case 'combine': {

@@ -146,8 +146,13 @@ export function buildFilePanel(container, { getModule, onError, onClear }) {
   const given = { attention: null, weights: null, embeddings: null };
   let loaded = null; // {layers, num_layers, num_heads, n, m, source}
 
+  // The message goes into the panel itself (the page's alert region may be far above the
+  // panel, off screen) and into the alert region; the previous file's grids are cleared so they
+  // are never taken for the new file's.
   const fail = (message) => {
-    status.textContent = '';
+    status.textContent = message;
+    status.classList.add('file-error');
+    output.replaceChildren();
     container.dataset.state = 'error';
     onError(message);
   };
@@ -175,7 +180,7 @@ export function buildFilePanel(container, { getModule, onError, onClear }) {
       exports, grids, patternsBox, combineBox, rolloutBox);
     drawHeads(grids, stack, numHeads, n, m, labels.rows, labels.cols, numLayers > 1 ? `layer ${layer}, ` : '');
     const req = { attn_weights: stack, num_heads: numHeads, n, m };
-    renderPatterns(patternsBox, { patterns: mod.headPatterns(req), tokens: labels.rows, keyTokens: labels.cols });
+    renderPatterns(patternsBox, { patterns: mod.headPatterns(req), tokens: labels.rows, keyTokens: labels.cols, weights: stack });
     const combine = (kind) => renderCombined(combineBox, {
       kind, matrix: kind === 'max' ? mod.maxOverHeads(req) : mod.meanOverHeads(req),
       n, m, tokens: labels.rows, keyTokens: labels.cols, numHeads, onKind: combine,
@@ -186,6 +191,7 @@ export function buildFilePanel(container, { getModule, onError, onClear }) {
       renderRollout(rolloutBox, rollout, n, labels.rows, numLayers);
     }
     container.dataset.state = 'ready';
+    status.classList.remove('file-error');
     status.textContent = `Showing ${loaded.source}.`;
   }
 

@@ -42,11 +42,26 @@ export function thresholdText(t) {
 }
 
 /**
- * @param {Element} container
- * @param {{patterns: object, tokens: string[], keyTokens?: string[]}} p
- *   patterns: mod.headPatterns({attn_weights, num_heads, n, m})'s result
+ * numpy's `np.allclose(a, b)` with its defaults (rtol 1e-5, atol 1e-8): |a − b| ≤ atol + rtol·|b|
+ * for every element. Module 08 prints it for heads 0 and 1 ("same pattern? False").
+ * @param {ArrayLike<number>} a @param {ArrayLike<number>} b same length
  */
-export function renderPatterns(container, { patterns, tokens, keyTokens = tokens }) {
+export function allclose(a, b, rtol = 1e-5, atol = 1e-8) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    if (!(Math.abs(a[i] - b[i]) <= atol + rtol * Math.abs(b[i]))) return false;
+  }
+  return true;
+}
+
+/**
+ * @param {Element} container
+ * @param {{patterns: object, tokens: string[], keyTokens?: string[], weights?: Float32Array}} p
+ *   patterns: mod.headPatterns({attn_weights, num_heads, n, m})'s result;
+ *   weights: the (h, n, m) stack the patterns were scored on; when given, module 08's check
+ *   `np.allclose(weights[0], weights[1])` is printed beside the distances
+ */
+export function renderPatterns(container, { patterns, tokens, keyTokens = tokens, weights = null }) {
   const { heads, js_distance: dist, thresholds } = patterns;
   const cell = (s, base, key) => `${formatScore(s[key])} (uniform ${formatScore(base[key])})`;
   const scores = simpleTable({
@@ -84,6 +99,12 @@ export function renderPatterns(container, { patterns, tokens, keyTokens = tokens
   else if (ext) {
     line = `Most different: heads ${ext.farthest.a} and ${ext.farthest.b} (${formatScore(ext.farthest.d)}); ` +
       `most alike: heads ${ext.closest.a} and ${ext.closest.b} (${formatScore(ext.closest.d)}).`;
+  }
+  if (weights && numHeads >= 2) {
+    const size = weights.length / numHeads;
+    const same = allclose(weights.subarray(0, size), weights.subarray(size, 2 * size));
+    line += ` same pattern? ${same ? 'True' : 'False'} (module 08's np.allclose(weights[0], weights[1]), ` +
+      'rtol 1e-5, atol 1e-8)';
   }
   const summary = h('p', { className: 'patterns-summary', text: line });
   container.replaceChildren(
