@@ -184,15 +184,30 @@ for (const which of [0, 1]) {
           [{ preset: 'module-99' }, /preset="module-99" is not one of module-08, causal-positions, date-translator/],
           [{ 'd-model': 'eight' }, /d_model=eight is not a whole number\. \(attribute d-model\)/],
           [{ tokens: '<img src=x onerror=window.__pwned=1>', cell: '9.9.9' }, /cell="9\.9\.9" is outside this view/],
+          [{ heads: '0,9' }, /heads="0,9" names head 9; this view has heads 0 to 1\./],
         ]) {
           const got = await page.evaluate((a) => new Promise((resolve) => {
             const e = document.createElement('mha-attention');
             for (const [k, v] of Object.entries(a)) e.setAttribute(k, v);
-            e.addEventListener('mha-ready', () => resolve(e.shadowRoot.querySelector('.message').textContent));
-            e.addEventListener('mha-error', () => resolve(e.shadowRoot.querySelector('.message').textContent));
+            const report = (event) => {
+              const root = e.shadowRoot;
+              resolve({
+                event: event.type,
+                message: root.querySelector('.message').textContent,
+                summary: root.querySelector('.summary').textContent,
+                toolsVisible: root.querySelector('.tools').getClientRects().length > 0,
+              });
+            };
+            e.addEventListener('mha-ready', report);
+            e.addEventListener('mha-error', report);
             document.querySelector('main').append(e);
           }), attrs);
-          assert.match(got, want);
+          assert.match(got.message, want);
+          if (got.event === 'mha-error') {
+            // Nothing was drawn: say so, and offer nothing to save.
+            assert.equal(got.summary, 'Nothing to show.', JSON.stringify(got));
+            assert.equal(got.toolsVisible, false, JSON.stringify(got));
+          }
         }
         assert.equal(await page.evaluate(() => window.__pwned), undefined);
         assert.deepEqual(await page.evaluate(() => window.__csp), []);

@@ -115,6 +115,8 @@ export class MhaAttention extends HTMLElement {
     this.status = el('p', 'status');
     this.status.setAttribute('role', 'status');
     const tools = el('div', 'tools');
+    tools.hidden = true; // until there is a view to save
+    this.tools = tools;
     tools.setAttribute('role', 'group');
     tools.setAttribute('aria-label', 'Save the weights shown');
     this.buttons = {};
@@ -177,7 +179,9 @@ export class MhaAttention extends HTMLElement {
   }
 
   /** An invalid attribute or a failed start: the message in the element, the last view kept. */
+  /** Shows why the attributes cannot be drawn; an earlier valid view, if any, stays on screen. */
   fail(message) {
+    if (!this.view) this.summary.textContent = 'Nothing to show.';
     this.message.textContent = message.startsWith('mha-attention') ? message : `mha-attention: ${message}`;
     this.dataset.state = 'error';
     this.dispatchEvent(new CustomEvent('mha-error', { detail: { message }, bubbles: true, composed: true }));
@@ -186,7 +190,6 @@ export class MhaAttention extends HTMLElement {
   async render() {
     const read = readAttributes((n) => this.getAttribute(n));
     if (!read.ok) {
-      if (!this.view) this.summary.textContent = 'Nothing to show.';
       this.fail(read.message);
       return;
     }
@@ -195,7 +198,6 @@ export class MhaAttention extends HTMLElement {
     const built = read.kind === 'date' ? await this.computeDate(mod, read) : this.computeRandom(mod, read);
     if (ticket !== this.renderCount) return; // attributes changed meanwhile: a newer render runs
     if (!built.ok) {
-      if (!this.view) this.summary.textContent = 'Nothing to show.';
       this.fail(built.message);
       return;
     }
@@ -316,6 +318,7 @@ export class MhaAttention extends HTMLElement {
     });
     this.heads.replaceChildren(...figures);
     this.view = { ...built, heads, heatmaps, drawn: undefined };
+    this.tools.hidden = false;
     this.summary.textContent = built.summary;
     this.updateLabel();
     drawLegend(this.legend);
