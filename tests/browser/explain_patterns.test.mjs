@@ -164,7 +164,9 @@ describe('head patterns, combined views, files', { timeout: TIMEOUT }, () => {
         assert.doesNotMatch(message, /undefined|\[object/, message);
         // The alert region can be far above the panel: the panel says it too, and no grid of an
         // earlier file is left to be taken for this one's.
-        assert.equal(await page.textContent(`${body} .file-status`), message, 'the message is in the panel too');
+        const inPanel = await page.textContent(`${body} .file-status`);
+        assert.match(inPanel, re, `in the panel too: ${inPanel}`);
+        assert.ok(message.startsWith(inPanel), `the alert region (${message}) says what the panel says (${inPanel})`);
         assert.equal(await page.locator(`${body} .file-output canvas`).count(), 0, 'no earlier grids stay');
       }
       // Still working: a good file after the bad ones.
