@@ -4,14 +4,7 @@
 // Run: node --test tests/js/   (needs build/wasm/mha_wasm.js: ./scripts/build.sh)
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import path from 'node:path';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const modulePath = path.join(root, 'build/wasm/mha_wasm.js');
-const load = () => createRequire(import.meta.url)(modulePath)();
+import { loadModule } from './module.mjs';
 
 /** Deterministic values in [-scale, scale) (mulberry32), as a Float32Array. */
 function rand(length, scale, seed) {
@@ -57,8 +50,7 @@ let mod;
 let good;
 let goodSeparate;
 before(async () => {
-  assert.ok(existsSync(modulePath), `${modulePath} is missing: run ./scripts/build.sh first`);
-  mod = await load();
+  mod = await loadModule();
   good = mod.forward(BASE);
   goodSeparate = mod.forward(SEPARATE);
 });
@@ -438,7 +430,7 @@ test('sizes beyond the limits: a clear error before the big allocation (no memor
 
 test('the largest documented sizes work: max_tokens tokens, max_d_model, max_num_heads', { timeout: 60_000 }, async () => {
   // A fresh module, so its memory figures are this test's alone.
-  const big = await load();
+  const big = await loadModule();
   const { max_tokens: T, max_d_model: DM, max_num_heads: HM } = big.limits;
   // 4096 tokens, d_model 8, one head: a 4096 x 4096 weight matrix (64 MiB) without intermediates.
   const d = 8;

@@ -5,20 +5,16 @@
 // Needs build/wasm/mha_wasm.js (./scripts/build.sh); no Python, no npm peer.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { oursWasm, timeRunner, maxAbsDiff, median } from '../../scripts/bench/systems.mjs';
 import { TOLERANCE, flops } from '../../scripts/bench/bench.mjs';
+import { root, loadModule } from './module.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const modulePath = path.join(root, 'build/wasm/mha_wasm.js');
 
 let mod;
 before(async () => {
-  assert.ok(existsSync(modulePath), `${modulePath} is missing: run ./scripts/build.sh first`);
-  mod = await createRequire(import.meta.url)(modulePath)();
+  mod = await loadModule();
 });
 
 test('bench harness: our wasm module, as benchmarked, agrees with PyTorch on (5, 8, 2)', async () => {

@@ -6,18 +6,11 @@
 // parameter counts (the same C++ compiled into both). Run: node --test tests/js/
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { root, loadModule as load } from './module.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const fixture = (name) => JSON.parse(readFileSync(path.join(root, 'tests/fixtures', name), 'utf8'));
-const load = (file) => {
-  const p = path.join(root, 'build/wasm', file);
-  assert.ok(existsSync(p), `${p} is missing: run ./scripts/build.sh first`);
-  return createRequire(import.meta.url)(p)();
-};
 
 let core;
 let full;

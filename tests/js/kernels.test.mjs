@@ -9,18 +9,12 @@
 // max|expected| + 1e-5 relative (float32 sums of d terms against float64).
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import path from 'node:path';
+import { loadModule } from './module.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const modulePath = path.join(root, 'build/wasm/mha_wasm.js');
 
 let mod;
 before(async () => {
-  assert.ok(existsSync(modulePath), `${modulePath} is missing: run ./scripts/build.sh first`);
-  mod = await createRequire(import.meta.url)(modulePath)();
+  mod = await loadModule();
 });
 
 /** Seeded uniform(-1, 1) * scale draws, rounded to float32 (xorshift32). */

@@ -5,17 +5,7 @@
 // Run: node --test tests/js/   (needs build/wasm/mha_wasm.js: ./scripts/build.sh)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import path from 'node:path';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const modulePath = path.join(root, 'build/wasm/mha_wasm.js');
-const load = () => {
-  assert.ok(existsSync(modulePath), `${modulePath} is missing: run ./scripts/build.sh first`);
-  return createRequire(import.meta.url)(modulePath)();
-};
+import { loadModule } from './module.mjs';
 
 const CYCLES = 10_000;
 const MB = 1 << 20;
@@ -55,7 +45,7 @@ function cycle(mod, i, expected) {
 }
 
 test(`${CYCLES} create/forward/destroy cycles leave the wasm heap within 1 MB of where it started`, { timeout: 120_000 }, async () => {
-  const mod = await load();
+  const mod = await loadModule();
   const layer = new mod.MultiheadAttention(SPEC);
   const expected = layer.forward(INPUT);
   layer.delete();
@@ -76,7 +66,7 @@ test(`${CYCLES} create/forward/destroy cycles leave the wasm heap within 1 MB of
 test('the leak check sees a leak: layers that are never deleted show up in memoryStats', async () => {
   // The control for the test above: without .delete(), each layer keeps its weights
   // (4 * 8 * 8 + 4 * 8 floats plus bookkeeping, about 1.2 kB) in wasm memory.
-  const mod = await load();
+  const mod = await loadModule();
   const start = mod.memoryStats().malloc_in_use_bytes;
   const kept = Array.from({ length: 1000 }, () => new mod.MultiheadAttention(SPEC));
   const held = mod.memoryStats().malloc_in_use_bytes - start;

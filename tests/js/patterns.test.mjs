@@ -5,21 +5,17 @@
 // Run: node --test tests/js/   (needs build/wasm/mha_wasm.js: ./scripts/build.sh)
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { root, loadModule } from './module.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const modulePath = path.join(root, 'build/wasm/mha_wasm.js');
 const fixtures = path.join(root, 'tests/fixtures');
 const fixture = (name) => JSON.parse(readFileSync(path.join(fixtures, name), 'utf8'));
 const bytes = (name) => new Uint8Array(readFileSync(path.join(fixtures, name)));
 
 let mod;
 before(async () => {
-  assert.ok(existsSync(modulePath), `${modulePath} is missing: run ./scripts/build.sh first`);
-  mod = await createRequire(import.meta.url)(modulePath)();
+  mod = await loadModule();
 });
 
 const SCORE_KEYS = ['previous_token', 'diagonal', 'local_band', 'vertical_stripe', 'first_token',

@@ -3,20 +3,15 @@
 // Needs build/wasm/mha_wasm.js (./scripts/build.sh).
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { root, loadModule } from './module.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const modulePath = path.join(root, 'build/wasm/mha_wasm.js');
 const fixture = (name) => JSON.parse(readFileSync(path.join(root, 'tests/fixtures', name), 'utf8'));
 
 let mod;
 before(async () => {
-  assert.ok(existsSync(modulePath), `${modulePath} is missing: run ./scripts/build.sh first`);
-  const createMhaModule = createRequire(import.meta.url)(modulePath);
-  mod = await createMhaModule();
+  mod = await loadModule();
 });
 
 /** Largest |a - b| over two equal-length arrays. */
