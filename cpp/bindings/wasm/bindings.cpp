@@ -14,7 +14,9 @@
 #include <exception>
 #include <initializer_list>
 #include <limits>
+#include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -142,14 +144,36 @@ std::uint32_t read_seed(const val& req) {
   return static_cast<std::uint32_t>(integer(req, "seed", 0, 0xffffffffLL));
 }
 
-/// Module 08's program: {seed, tokens, d_model, num_heads, positional?, is_causal?, attn_mask?,
-/// key_padding_mask?, keep_intermediates?, ablated_heads?}.
+/// numpyExperiment's precision: "float64" (the default: numpy's dtype), "float32" (the fast path)
+/// or "auto" (float64 up to mha::kExperimentFloat64MaxWork multiply-adds, float32 above).
+mha::ExperimentPrecision read_precision(const val& req, Index tokens, Index d_model) {
+  if (!has(req, "precision")) return mha::ExperimentPrecision::float64;
+  const val v = req["precision"];
+  const std::string p = v.typeOf().as<std::string>() == "string" ? v.as<std::string>() : "";
+  if (p == "float64") return mha::ExperimentPrecision::float64;
+  if (p == "float32") return mha::ExperimentPrecision::float32;
+  if (p == "auto") return mha::auto_experiment_precision(tokens, d_model);
+  throw mha::parse_error("precision must be \"float64\", \"float32\" or \"auto\"");
+}
+
+/// The draws of the last seed asked for, kept between calls (one stream per module instance:
+/// the page's and its worker's each have their own). Changing the token count or the number of
+/// heads slices it again; a new seed replaces it.
+mha::NumpyNormalStream& normal_stream(std::uint32_t seed) {
+  static std::unique_ptr<mha::NumpyNormalStream> stream;
+  if (!stream || stream->seed() != seed) stream = std::make_unique<mha::NumpyNormalStream>(seed);
+  return *stream;
+}
+
+/// Module 08's program: {seed, tokens, d_model, num_heads, precision?, positional?, is_causal?,
+/// attn_mask?, key_padding_mask?, keep_intermediates?, ablated_heads?}.
 val numpy_experiment(val request) {
   return guarded([&] {
     static const std::vector<std::string> keys = {"seed",
                                                   "tokens",
                                                   "d_model",
                                                   "num_heads",
+                                                  "precision",
                                                   "positional",
                                                   "is_causal",
                                                   "attn_mask",
@@ -160,20 +184,33 @@ val numpy_experiment(val request) {
     const std::uint32_t seed = read_seed(request);
     const mha::AttentionConfig c = read_config(request);
     const Index tokens = static_cast<Index>(integer(request, "tokens", 1, mha::limits::max_tokens));
-    const mha::NumpyExperiment e = mha::make_numpy_experiment(seed, tokens, c.d_model, c.num_heads);
+    const mha::ExperimentPrecision precision = read_precision(request, tokens, c.d_model);
+    mha::NumpyExperiment e =
+        mha::make_numpy_experiment(normal_stream(seed), tokens, c.d_model, c.num_heads, precision);
     const mha::RowMatrixXd x =
         mha::numpy_experiment_input(e, boolean_or(request, "positional", false));
     // is_causal, attn_mask ((n, n) or (h, n, n)), key_padding_mask (n): as forward's.
     const mha::AttentionMasks masks = read_masks(request, c.num_heads, tokens, tokens);
-    // float64 throughout, as the course's numpy code: its printed roundings are reproduced.
-    val out =
-        result_to_js(mha::numpy_experiment_forward(e, x, masks, read_options(request)), e.config);
+    val out = val::undefined();
+    std::optional<mha::MultiheadAttention> layer;  // the float32 path's (weights moved into it)
+    if (precision == mha::ExperimentPrecision::float64) {
+      // float64 throughout, as the course's numpy code: its printed roundings are reproduced
+      // (intermediates always kept).
+      out = result_to_js(mha::numpy_experiment_forward(e, x, masks, read_options(request)),
+                         e.config);
+    } else {
+      layer.emplace(e.config, std::move(e.weights));
+      out = result_to_js(
+          mha::numpy_experiment_forward_f32(*layer, x, masks, read_options(request)), e.config);
+    }
+    const mha::AttentionWeights& weights = layer ? layer->weights() : e.weights;
+    out.set("precision", precision == mha::ExperimentPrecision::float64 ? "float64" : "float32");
     const mha::RowMatrixXf x32 = x.cast<float>();
     out.set("x", float32_copy(x32.data(), x32.size()));
     out.set("in_proj_weight",
-            float32_copy(e.weights.in_proj_weight.data(), e.weights.in_proj_weight.size()));
+            float32_copy(weights.in_proj_weight.data(), weights.in_proj_weight.size()));
     out.set("out_proj_weight",
-            float32_copy(e.weights.out_proj_weight.data(), e.weights.out_proj_weight.size()));
+            float32_copy(weights.out_proj_weight.data(), weights.out_proj_weight.size()));
     out.set("parameter_count", static_cast<double>(mha::parameter_count(e.config, false)));
     return out;
   });

@@ -9,8 +9,40 @@
 
 namespace mha {
 
+NumpyNormalStream::NumpyNormalStream(std::uint32_t seed) : seed_(seed), rng_(seed) {}
+
+const double* NumpyNormalStream::draws(Index offset, Index count) {
+  if (offset < 0 || count < 0) {
+    throw shape_error("draws(" + std::to_string(offset) + ", " + std::to_string(count) +
+                      "): offset and count must be non-negative");
+  }
+  const auto end = static_cast<std::size_t>(offset + count);
+  if (end > draws_.size()) {
+    draws_.reserve(end);  // exactly: the page's largest stream is 6.3M draws (50 MiB)
+    while (draws_.size() < end) draws_.push_back(rng_.standard_normal());
+  }
+  return draws_.data() + offset;
+}
+
+double numpy_experiment_work(Index tokens, Index d_model) {
+  const double n = static_cast<double>(tokens), d = static_cast<double>(d_model);
+  return n * d * (4 * d + 2 * n);
+}
+
+ExperimentPrecision auto_experiment_precision(Index tokens, Index d_model) {
+  return numpy_experiment_work(tokens, d_model) <= kExperimentFloat64MaxWork
+             ? ExperimentPrecision::float64
+             : ExperimentPrecision::float32;
+}
+
 NumpyExperiment make_numpy_experiment(std::uint32_t seed, Index tokens, Index d_model,
                                       Index num_heads) {
+  NumpyNormalStream stream(seed);
+  return make_numpy_experiment(stream, tokens, d_model, num_heads);
+}
+
+NumpyExperiment make_numpy_experiment(NumpyNormalStream& stream, Index tokens, Index d_model,
+                                      Index num_heads, ExperimentPrecision precision) {
   NumpyExperiment e;
   e.config.d_model = d_model;
   e.config.num_heads = num_heads;
@@ -22,15 +54,29 @@ NumpyExperiment make_numpy_experiment(std::uint32_t seed, Index tokens, Index d_
     throw limit_error("tokens=" + std::to_string(tokens) + " exceeds the limit of " +
                       std::to_string(limits::max_tokens));
   }
-  NumpyRandomState rng(seed);
-  e.x_f64 = rng.randn(tokens, d_model);  // X = np.random.randn(n, d_model)
-  e.Wq = rng.randn(d_model, d_model);    // Wq, Wk, Wv, Wo = [np.random.randn(d_model, d_model)
-  e.Wk = rng.randn(d_model, d_model);    //                   for _ in range(4)]
-  e.Wv = rng.randn(d_model, d_model);
-  e.Wo = rng.randn(d_model, d_model);
+  const Index n = tokens, d = d_model, dd = d * d;
+  using DrawsMap = Eigen::Map<const RowMatrixXd>;
+  // X = np.random.randn(n, d_model), then Wq, Wk, Wv, Wo = [np.random.randn(d_model, d_model)
+  // for _ in range(4)]: one stream, sliced in that order.
+  const double* draws = stream.draws(0, n * d + 4 * dd);
+  const double* w = draws + n * d;  // Wq, Wk, Wv, Wo, each (d, d) row-major
+  e.x_f64 = DrawsMap(draws, n, d);
   e.x = e.x_f64.cast<float>();
-  e.weights = AttentionWeights::from_numpy(e.Wq.cast<float>(), e.Wk.cast<float>(),
-                                           e.Wv.cast<float>(), e.Wo.cast<float>());
+  if (precision == ExperimentPrecision::float64) {
+    e.Wq = DrawsMap(w, d, d);
+    e.Wk = DrawsMap(w + dd, d, d);
+    e.Wv = DrawsMap(w + 2 * dd, d, d);
+    e.Wo = DrawsMap(w + 3 * dd, d, d);
+  }
+  // PyTorch's layout (from_numpy's): X @ W == x W^T with W^T the (out, in) weight, so
+  // in_proj_weight = [Wq^T; Wk^T; Wv^T] and out_proj_weight = Wo^T, in float32.
+  RowMatrixXf in_proj(3 * d, d);
+  for (int p = 0; p < 3; ++p) {
+    in_proj.middleRows(p * d, d) = DrawsMap(w + p * dd, d, d).transpose().cast<float>();
+  }
+  RowMatrixXf out_proj = DrawsMap(w + 3 * dd, d, d).transpose().cast<float>();
+  e.weights = AttentionWeights::fused(std::move(in_proj), VectorXf(), std::move(out_proj),
+                                      VectorXf());
   return e;
 }
 
@@ -64,6 +110,13 @@ AttentionResult numpy_experiment_forward(const NumpyExperiment& experiment, cons
   result.output = (Y * experiment.Wo).cast<float>();  // mha_out = concat(heads) @ Wo
   detail::expect_no_overflow("the output projection", result.output);
   return result;
+}
+
+AttentionResult numpy_experiment_forward_f32(const MultiheadAttention& layer, const RowMatrixXd& x,
+                                             const AttentionMasks& masks,
+                                             const ForwardOptions& options) {
+  const RowMatrixXf x32 = x.cast<float>();
+  return layer.forward(x32, masks, options);
 }
 
 }  // namespace mha

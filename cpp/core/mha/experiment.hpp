@@ -8,16 +8,61 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "mha/attention.hpp"
+#include "mha/numpy_random.hpp"
 
 namespace mha {
+
+/// numpy's standard-normal stream after np.random.seed(seed), drawn once and kept. The
+/// experiment's X is draws [0, n*d) and its weights the next 4*d*d, so a page that changes the
+/// token count (typing a word) or the number of heads reuses the draws instead of drawing again
+/// (about 25 ns a draw in WebAssembly: 1M draws for d_model 512). numpy carries the polar
+/// method's cached second variate from one randn call to the next, so slicing one stream gives
+/// exactly what consecutive randn calls give.
+class NumpyNormalStream {
+ public:
+  explicit NumpyNormalStream(std::uint32_t seed);
+  std::uint32_t seed() const { return seed_; }
+  /// Number of draws kept so far (8 bytes each).
+  Index drawn() const { return static_cast<Index>(draws_.size()); }
+  /// Draws [offset, offset + count) of the stream, drawing up to there first. The pointer is
+  /// valid until the next call. Throws shape_error when offset or count is negative.
+  const double* draws(Index offset, Index count);
+
+ private:
+  std::uint32_t seed_;
+  NumpyRandomState rng_;
+  std::vector<double> draws_;
+};
+
+/// Precision of numpy_experiment_forward's products and softmax.
+///   float64: numpy's own dtype; every rounding the course prints is reproduced.
+///   float32: the fast path (mha::MultiheadAttention), as PyTorch runs the same draws cast to
+///            float32 (torch.from_numpy(X).float()); weights agree with float64 to about 1e-6 for
+///            module-sized runs, less for large d_model (the course's unscaled randn weights give
+///            logits of order d_model * sqrt(d_head)).
+enum class ExperimentPrecision { float64, float32 };
+
+/// Multiply-adds of one forward of the experiment: (n, d) x (d, d) four times, then the h heads'
+/// Q_i K_i^T and A_i V_i (2 * n * n * d in all): n * d * (4 * d + 2 * n).
+double numpy_experiment_work(Index tokens, Index d_model);
+
+/// Work up to which "auto" precision stays in float64: about 5 ms in WebAssembly, where Eigen's
+/// float64 product is scalar. Every run of the course modules (module 08: 5 tokens, d_model 8:
+/// 1680 multiply-adds) is far below; module 03's d_model 512 with 64 tokens (71M) is far above.
+inline constexpr double kExperimentFloat64MaxWork = 4e6;
+
+/// float64 up to kExperimentFloat64MaxWork, float32 above.
+ExperimentPrecision auto_experiment_precision(Index tokens, Index d_model);
 
 struct NumpyExperiment {
   AttentionConfig config;      ///< d_model, num_heads (kdim = vdim = d_model)
   RowMatrixXf x;               ///< (n, d) token embeddings, float32 of numpy's float64 draws
   RowMatrixXd x_f64;           ///< (n, d) the draws as numpy holds them
-  RowMatrixXd Wq, Wk, Wv, Wo;  ///< (d, d) each, numpy's `X @ W` convention, float64
+  RowMatrixXd Wq, Wk, Wv, Wo;  ///< (d, d) each, numpy's `X @ W` convention, float64 (empty
+                               ///< when made for ExperimentPrecision::float32)
   AttentionWeights weights;    ///< the same weights in PyTorch's fused layout (float32)
 };
 
@@ -26,6 +71,12 @@ struct NumpyExperiment {
 /// limit_error (beyond mha::limits).
 NumpyExperiment make_numpy_experiment(std::uint32_t seed, Index tokens, Index d_model,
                                       Index num_heads);
+
+/// The same from a kept stream (same draws, bit for bit). With ExperimentPrecision::float32 only
+/// x, x_f64 and the float32 weights are filled (what the fast path needs), saving 4 d x d doubles.
+NumpyExperiment make_numpy_experiment(NumpyNormalStream& stream, Index tokens, Index d_model,
+                                      Index num_heads,
+                                      ExperimentPrecision precision = ExperimentPrecision::float64);
 
 /// The experiment's input X (n, d) in float64: numpy's draws, plus the sinusoidal positional
 /// encoding when `positional`.
@@ -43,5 +94,12 @@ RowMatrixXd numpy_experiment_input(const NumpyExperiment& experiment, bool posit
 AttentionResult numpy_experiment_forward(const NumpyExperiment& experiment, const RowMatrixXd& x,
                                          const AttentionMasks& masks = {},
                                          const ForwardOptions& options = {});
+
+/// The same forward in float32 through `layer` (a MultiheadAttention made from
+/// experiment.weights, no bias): x is rounded to float32 first; options.keep_intermediates is
+/// honoured. Errors as MultiheadAttention::forward.
+AttentionResult numpy_experiment_forward_f32(const MultiheadAttention& layer, const RowMatrixXd& x,
+                                             const AttentionMasks& masks = {},
+                                             const ForwardOptions& options = {});
 
 }  // namespace mha
