@@ -159,10 +159,13 @@ mha::ExperimentPrecision read_precision(const val& req, Index tokens, Index d_mo
 /// The draws of the last seed asked for, kept between calls (one stream per module instance:
 /// the page's and its worker's each have their own). Changing the token count or the number of
 /// heads slices it again; a new seed replaces it.
+std::unique_ptr<mha::NumpyNormalStream> kept_stream;
+
 mha::NumpyNormalStream& normal_stream(std::uint32_t seed) {
-  static std::unique_ptr<mha::NumpyNormalStream> stream;
-  if (!stream || stream->seed() != seed) stream = std::make_unique<mha::NumpyNormalStream>(seed);
-  return *stream;
+  if (!kept_stream || kept_stream->seed() != seed) {
+    kept_stream = std::make_unique<mha::NumpyNormalStream>(seed);
+  }
+  return *kept_stream;
 }
 
 /// Module 08's program: {seed, tokens, d_model, num_heads, precision?, positional?, is_causal?,
@@ -254,12 +257,15 @@ val positional_encoding(val n, val d) {
   });
 }
 
-/// Memory use, for leak tests and the page's diagnostics: bytes held by malloc right now and the
-/// size of wasm linear memory (which only grows).
+/// Memory use, for leak tests and the page's diagnostics: bytes held by malloc right now (of which
+/// numpy_draws_bytes are numpyExperiment's kept draws: 8 bytes per draw, n*d + 4*d*d for the
+/// largest request of the current seed) and the size of wasm linear memory (which only grows).
 val memory_stats() {
   const struct mallinfo info = mallinfo();
   val out = val::object();
   out.set("malloc_in_use_bytes", static_cast<double>(info.uordblks));
+  out.set("numpy_draws_bytes",
+          kept_stream ? static_cast<double>(kept_stream->drawn() * sizeof(double)) : 0.0);
   out.set("wasm_memory_bytes", val::module_property("HEAP8")["length"]);
   return out;
 }
