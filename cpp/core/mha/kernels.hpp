@@ -97,6 +97,10 @@ float exp_shifted_sum(float* x, Index count, float shift);
 /// every entry is finite (no NaN, no ±inf). One vectorised pass.
 float max_and_finite(const float* x, Index count, bool& all_finite);
 
+/// True when every entry of x[0 .. count) is finite (no NaN, no ±inf). Vectorised: the finiteness
+/// checks of the forward pass (Eigen 3.4's allFinite is scalar in wasm).
+bool all_finite(const float* x, Index count);
+
 /// Index of the first entry of x[0 .. count) that is NaN or ±inf, or count when there is none.
 Index first_non_finite(const float* x, Index count);
 
