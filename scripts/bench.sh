@@ -25,6 +25,12 @@ cmake --build build/native -j2 --target "${native_targets[@]}"
 emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/wasm -j2
 node scripts/build_web.mjs --wasm build/wasm/mha_wasm.js --out dist >/dev/null
+# The wasm SIMD128 multiply+add peak (docs/benchmarks.md: our share of it), one small module.
+mkdir -p build/bench
+em++ -std=c++17 -O3 -msimd128 -sSINGLE_FILE=1 -sMODULARIZE=1 -sEXPORT_NAME=createSimdPeak \
+    -sEXPORTED_FUNCTIONS=_simd_peak -sDYNAMIC_EXECUTION=0 --pre-js cpp/bindings/wasm/pre.js \
+    scripts/bench/simd_peak.cpp \
+    -o build/bench/simd_peak.js
 
 # The native timing driver: the public API of cpp/core, linked against the library just built.
 mkdir -p build/bench

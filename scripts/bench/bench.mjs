@@ -27,6 +27,7 @@ const ROOT = path.resolve(HERE, '..', '..');
 const BENCH = path.join(ROOT, 'build', 'bench');
 const DATA = path.join(BENCH, 'data');
 const NATIVE_BENCH = path.join(BENCH, 'mha_native_bench');
+const SIMD_PEAK = path.join(BENCH, 'simd_peak.js'); // scripts/bench/simd_peak.cpp, built by bench.sh
 const RESULTS = path.join(BENCH, 'results.json');
 // The attention module the page loads: mha_wasm_core.js (createMhaCore) where the build splits the
 // date model off, else the one mha_wasm.js (createMhaModule). Same attention code either way.
@@ -107,6 +108,13 @@ function runMhaBench(configs, reps) {
   });
 }
 
+/** The wasm SIMD128 f32 multiply+add peak under node (null when bench.sh did not build it). */
+function runPeakNode() {
+  if (!existsSync(SIMD_PEAK)) return null;
+  log('wasm SIMD128 multiply+add peak (node)');
+  return runJsonLines(process.execPath, [path.join(HERE, 'run_node.mjs'), '--peak', SIMD_PEAK])[0];
+}
+
 const NODE_SYSTEMS = {
   'ours-wasm': { system: 'ours', label: 'mha-lab wasm, forward (copies) (node)' },
   'ours-wasm-views': { system: 'ours-views', label: 'mha-lab wasm, forwardViews (zero-copy) (node)', optional: true },
@@ -166,6 +174,7 @@ function stageBrowserFiles() {
   for (const f of ['index.html', 'bench_page.mjs']) copyFileSync(path.join(HERE, 'page', f), path.join(BENCH, f));
   copyFileSync(path.join(HERE, 'systems.mjs'), path.join(BENCH, 'systems.mjs'));
   copyFileSync(WASM, path.join(BENCH, 'mha_wasm.js'));
+  if (!existsSync(SIMD_PEAK)) throw new Error(`${SIMD_PEAK} is missing: run scripts/bench.sh (it builds it)`);
   const nm = path.join(HERE, 'node_modules');
   const stage = (pkg, dir, files) => {
     mkdirSync(path.join(BENCH, dir), { recursive: true });
@@ -180,7 +189,20 @@ async function runChromium(browser, keys, configs, reps) {
   stageBrowserFiles();
   const server = await startServer({ dir: BENCH, port: 0 });
   const out = [];
+  let peak = null;
   try {
+    { // the SIMD128 peak in this browser, on a page of its own
+      log('wasm SIMD128 multiply+add peak in headless Chromium');
+      const problems = [];
+      const { page, close } = await openIsolated(browser, `${server.url}index.html`, new URL(server.url).origin, problems);
+      try {
+        await page.waitForSelector('html[data-ready="true"]', { timeout: 30000 });
+        peak = { ...(await page.evaluate(() => window.simdPeak())), env: `Chromium ${await browser.version()}` };
+      } finally {
+        await close();
+      }
+      if (problems.length) throw new Error(`benchmark page (peak): ${problems.join('; ')}`);
+    }
     for (const key of keys) {
       log(`${key} in headless Chromium`);
       const problems = [];
@@ -201,7 +223,7 @@ async function runChromium(browser, keys, configs, reps) {
   } finally {
     await server.close();
   }
-  return out;
+  return { rows: out, peak };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -456,7 +478,7 @@ function table(header, rows) {
     ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 }
 
-function report({ results, configs, browserKeys, page, sizes, scale, info, started, load, args, reps, pageRun }) {
+function report({ results, configs, browserKeys, page, sizes, scale, peak, info, started, load, args, reps, pageRun }) {
   const keys = systemOrder(results);
   const labelOf = (k) => results.find((r) => r.key === k).label;
   const head = ['system', ...configs.map(([n, d, h]) => `(${n}, ${d}, ${h})`)];
@@ -501,6 +523,26 @@ function report({ results, configs, browserKeys, page, sizes, scale, info, start
     return r ? (flops(n, d) / (r.median_ms * 1e6)).toFixed(2) : '—';
   })])));
   p();
+  if (peak?.node) {
+    p('## Share of the wasm SIMD128 peak');
+    p();
+    p('The peak: `scripts/bench/simd_peak.cpp`, 12 independent four-float accumulators, each step one `f32x4.mul` and one `f32x4.add` per accumulator (SIMD128 has no fused multiply-add; 96 flops per iteration), best of 5 calls of 20M iterations after warm-up. Our share = our GFLOP/s (above) / that peak, in the same runtime.');
+    p();
+    const share = (key, pk) => configs.map(([n, d, h]) => {
+      const r = find(results, key, [n, d, h]);
+      return r && pk ? `${(100 * flops(n, d) / (r.median_ms * 1e6) / pk.peak_gflops).toFixed(0)} %` : '—';
+    });
+    const rows = [['wasm SIMD128 peak, node', `${peak.node.peak_gflops.toFixed(1)} GFLOP/s`, ...configs.map(() => '')]];
+    const oursNode = keys.includes('ours-wasm-views') ? 'ours-wasm-views' : 'ours-wasm';
+    rows.push([`${labelOf(oursNode)}: share of the node peak`, '', ...share(oursNode, peak.node)]);
+    if (peak.chromium) {
+      rows.push([`wasm SIMD128 peak, ${peak.chromium.env}`, `${peak.chromium.peak_gflops.toFixed(1)} GFLOP/s`, ...configs.map(() => '')]);
+      const oursChromium = `${browserKeys.find((k) => k.startsWith('ours'))}@chromium`;
+      if (keys.includes(oursChromium)) rows.push([`${labelOf(oursChromium)}: share of the Chromium peak`, '', ...share(oursChromium, peak.chromium)]);
+    }
+    p(table(['', 'peak', ...head.slice(1)], rows));
+    p();
+  }
   p('## Our speed relative to each peer');
   p();
   p('Peer\'s median divided by ours (above 1: ours is faster), same configuration, same run. Our wasm module is set against the wasm peers in the same runtime, our native build against PyTorch.');
@@ -693,6 +735,7 @@ async function main() {
 
   const results = [...runPytorch(configs, reps), ...runNative(configs, reps), ...runMhaBench(configs, reps)];
   for (const key of Object.keys(NODE_SYSTEMS)) results.push(...runNode(key, configs, reps));
+  const peak = { node: runPeakNode(), chromium: null };
 
   // The fastest wasm peer under node (sum of medians over the configurations) also runs in Chromium.
   const peers = ['ort117', 'ort130']; // the benchmark page loads ONNX Runtime; tfjs is the slowest peer
@@ -705,7 +748,9 @@ async function main() {
   if (!quick && !values['no-browser']) {
     const browser = await launchChromium();
     try {
-      results.push(...(await runChromium(browser, browserKeys, configs, reps)));
+      const chromium = await runChromium(browser, browserKeys, configs, reps);
+      results.push(...chromium.rows);
+      peak.chromium = chromium.peak;
       if (!values['no-page']) ({ rows: page, firstLoad } = await collectPageTimings(browser, { dist: values.dist }));
     } finally {
       await browser.close();
@@ -720,7 +765,7 @@ async function main() {
     if (process.argv[i] === '--out') i++;
     else if (!process.argv[i].startsWith('--out=')) args.push(process.argv[i]);
   }
-  const run = { results, configs, browserKeys, page, sizes, scale, info: machineInfo(), started, load, args, reps };
+  const run = { results, configs, browserKeys, page, sizes, scale, peak, info: machineInfo(), started, load, args, reps };
   writeFileSync(RESULTS, JSON.stringify(run, null, 1));
   finish(run, quick ? null : values.out);
 }

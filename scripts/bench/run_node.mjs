@@ -5,6 +5,8 @@
 //   node scripts/bench/run_node.mjs --system ours|ours-views|ort117|ort130|tfjs --data build/bench/data \
 //       --configs 5,8,2 64,128,4 [--wasm build/wasm/mha_wasm.js] [--budget-ms 2000] \
 //       [--min-reps 5] [--max-reps 200]
+//   node scripts/bench/run_node.mjs --peak build/bench/simd_peak.js   (the wasm SIMD128 f32
+//       multiply+add peak: {peak_gflops, best_ms, iterations})
 //   node scripts/bench/run_node.mjs --scaling N,D,H [--wasm ...]   (our module, random inputs,
 //       prints median_ms and wasm_memory_bytes: one process per point)
 //
@@ -16,7 +18,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { oursWasm, onnxRuntime, tfjs, timeRunner, median, maxAbsDiff } from './systems.mjs';
+import { oursWasm, onnxRuntime, tfjs, timeRunner, median, maxAbsDiff, simdPeak } from './systems.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -115,6 +117,7 @@ async function main() {
       'min-reps': { type: 'string', default: '5' },
       'max-reps': { type: 'string', default: '200' },
       scaling: { type: 'string' },
+      peak: { type: 'string' },
     },
   });
   const configs = [...(values.configs ?? []), ...positionals].map((s) => s.split(',').map(Number));
@@ -124,6 +127,11 @@ async function main() {
     minReps: Number(values['min-reps']),
     maxReps: Number(values['max-reps']),
   };
+  if (values.peak) {
+    const peak = await simdPeak(require(path.resolve(values.peak)), { now: () => performance.now() });
+    console.log(JSON.stringify({ ...peak, env: `node ${process.version}` }));
+    return;
+  }
   if (values.scaling) {
     console.log(JSON.stringify(await scalingPoint(values.wasm, values.scaling.split(',').map(Number), opts)));
     return;

@@ -157,6 +157,27 @@ export function maxAbsDiff(a, b) {
   return worst;
 }
 
+/** Floating-point operations of one simd_peak iteration (scripts/bench/simd_peak.cpp). */
+export const SIMD_PEAK_FLOP_PER_ITERATION = 96;
+
+/**
+ * The wasm SIMD128 float32 multiply+add peak in GFLOP/s: `create` is createSimdPeak (the module
+ * build/bench/simd_peak.js). Warm-up calls first (V8 compiles wasm in a baseline tier, then
+ * optimises), then `reps` calls of `iterations` steps each; the best call counts.
+ */
+export async function simdPeak(create, { now, iterations = 20_000_000, reps = 5 }) {
+  const mod = await create();
+  const peak = (k) => mod._simd_peak(k);
+  for (let i = 0; i < 3; i++) peak(iterations / 10);
+  let best = Infinity;
+  for (let i = 0; i < reps; i++) {
+    const t0 = now();
+    peak(iterations);
+    best = Math.min(best, now() - t0);
+  }
+  return { peak_gflops: (iterations * SIMD_PEAK_FLOP_PER_ITERATION) / (best * 1e6), best_ms: best, iterations };
+}
+
 export function median(values) {
   const s = [...values].sort((a, b) => a - b);
   const m = s.length >> 1;

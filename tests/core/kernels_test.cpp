@@ -51,9 +51,11 @@ std::string label(const GemmCase& c) {
 
 /// Runs `product` (one of the back ends) on a random case with padded strides (lda > K,
 /// ldb > inner width, ldc > N) and checks every entry against a double loop, and that the padding
-/// columns of C are untouched.
+/// columns of C are untouched. With `cols` >= 0 only the first `cols` columns are asked for
+/// (gemm's `cols`, as weights_only's Q | K of a fused in_proj): the rest must stay untouched.
 template <typename Product>
-void check_gemm(const GemmCase& c, Product product) {
+void check_gemm(const GemmCase& c, Product product, Index cols = -1) {
+  const Index written = cols < 0 ? c.N : cols;
   mha::NumpyRandomState rng(static_cast<std::uint32_t>(c.M * 131 + c.N * 17 + c.K));
   const Index lda = c.K + 3, ldc = c.N + 5;
   const Index ldb = (c.transposed ? c.K : c.N) + 2;
@@ -62,11 +64,11 @@ void check_gemm(const GemmCase& c, Product product) {
   const std::vector<float> bias = randn(rng, c.N);
   constexpr float sentinel = 12345.0f;
   std::vector<float> C(static_cast<std::size_t>(c.M * ldc), sentinel);
-  product(c, A.data(), lda, B.data(), ldb, c.bias ? bias.data() : nullptr, C.data(), ldc);
+  product(c, A.data(), lda, B.data(), ldb, c.bias ? bias.data() : nullptr, C.data(), ldc, cols);
 
   double worst = 0.0;
   for (Index i = 0; i < c.M; ++i) {
-    for (Index j = 0; j < c.N; ++j) {
+    for (Index j = 0; j < written; ++j) {
       double exact = 0.0, magnitude = 0.0;
       for (Index k = 0; k < c.K; ++k) {
         const double b = c.transposed ? B[j * ldb + k] : B[k * ldb + j];
@@ -81,8 +83,10 @@ void check_gemm(const GemmCase& c, Product product) {
       ASSERT_LE(err, tol) << label(c) << " at (" << i << ", " << j << "): got " << C[i * ldc + j]
                           << ", expected " << exact;
     }
-    for (Index j = c.N; j < ldc; ++j) {
-      ASSERT_EQ(C[i * ldc + j], sentinel) << label(c) << ": wrote past column N at row " << i;
+    for (Index j = written; j < ldc; ++j) {
+      ASSERT_EQ(C[i * ldc + j], sentinel)
+          << label(c) << ": wrote column " << j << " of row " << i << ", past the " << written
+          << " asked for";
     }
   }
   ::testing::Test::RecordProperty(label(c), std::to_string(worst) + " of the tolerance");
@@ -100,20 +104,21 @@ const std::vector<GemmCase> kGemmCases = {
 };
 
 void blocked(const GemmCase& c, const float* A, Index lda, const float* B, Index ldb,
-             const float* bias, float* C, Index ldc) {
+             const float* bias, float* C, Index ldc, Index cols) {
   const kernels::PackedB packed(c.K, c.N, B, ldb, c.transposed);
-  kernels::gemm_blocked(c.M, A, lda, packed, c.alpha, bias, C, ldc);
+  kernels::gemm_blocked(c.M, A, lda, packed, c.alpha, bias, C, ldc, cols);
 }
 
 void eigen(const GemmCase& c, const float* A, Index lda, const float* B, Index ldb,
-           const float* bias, float* C, Index ldc) {
-  kernels::gemm_eigen(c.M, c.N, c.K, A, lda, B, ldb, c.transposed, c.alpha, bias, C, ldc);
+           const float* bias, float* C, Index ldc, Index cols) {
+  kernels::gemm_eigen(c.M, cols < 0 ? c.N : cols, c.K, A, lda, B, ldb, c.transposed, c.alpha, bias,
+                      C, ldc);
 }
 
 void dispatched(const GemmCase& c, const float* A, Index lda, const float* B, Index ldb,
-                const float* bias, float* C, Index ldc) {
+                const float* bias, float* C, Index ldc, Index cols) {
   const kernels::Operand op(c.K, c.N, B, ldb, c.transposed);
-  kernels::gemm(c.M, A, lda, op, c.alpha, bias, C, ldc);
+  kernels::gemm(c.M, A, lda, op, c.alpha, bias, C, ldc, cols);
 }
 
 TEST(Kernels, BlockedGemmMatchesLoops) {
@@ -126,6 +131,18 @@ TEST(Kernels, EigenGemmMatchesLoops) {
 
 TEST(Kernels, BuildBackEndGemmMatchesLoops) {
   for (const GemmCase& c : kGemmCases) check_gemm(c, dispatched);
+}
+
+TEST(Kernels, GemmOfTheFirstColumnsOnly) {
+  // Column counts inside a panel, at a panel edge, and none: the Q | K thirds of a fused in_proj.
+  for (const GemmCase& c : {GemmCase{13, 24, 31, true, 1.0f, true}, GemmCase{97, 48, 300, false, 0.5f, true},
+                            GemmCase{7, 9, 5, true, 1.0f, false}}) {
+    for (const Index cols : {Index{0}, Index{1}, Index{8}, c.N - 3, c.N}) {
+      check_gemm(c, blocked, cols);
+      check_gemm(c, eigen, cols);
+      check_gemm(c, dispatched, cols);
+    }
+  }
 }
 
 TEST(Kernels, PackedPanelsAreZeroPaddedToEightColumns) {
@@ -277,6 +294,31 @@ void check_forward(const ForwardCase& fc) {
     } else {
       ASSERT_NEAR(a, e, 1e-4 + 1e-5 * std::abs(e)) << what << " scores at flat index " << i;
     }
+  }
+
+  // Weights only (no V, A·V or out_proj): the same weights, masked rows, q and k; no output, v
+  // or head outputs. The weights within the tolerance above (Eigen may block the 2d-column
+  // product differently from the 3d-column one natively; the blocked kernels give the same bits).
+  mha::ForwardOptions weights_only = options;
+  weights_only.weights_only = true;
+  const mha::AttentionResult w =
+      mha::multi_head_attention_forward(config, weights, query, k_in, v_in, masks, weights_only);
+  EXPECT_EQ(w.output.size(), 0) << what;
+  EXPECT_EQ(w.v.size(), 0) << what;
+  EXPECT_EQ(w.head_outputs.size(), 0) << what;
+  EXPECT_EQ(w.fully_masked_rows, ref.fully_masked_rows) << what;
+  EXPECT_TRUE(mha_test::close(mha_test::compare(w.attn_weights.data(), ref.attn_weights.data(),
+                                                static_cast<std::size_t>(ref.attn_weights.size()),
+                                                1e-5, 0.0)))
+      << what << " weights_only weights";
+  ASSERT_EQ(w.q.size(), fast.q.size()) << what;
+  ASSERT_EQ(w.k.size(), fast.k.size()) << what;
+  EXPECT_TRUE(w.q.isApprox(fast.q, 1e-6f)) << what << " weights_only q";
+  EXPECT_TRUE(w.k.isApprox(fast.k, 1e-6f)) << what << " weights_only k";
+  if (mha::kernels::uses_blocked_gemm()) {
+    EXPECT_TRUE(std::equal(w.attn_weights.data(), w.attn_weights.data() + w.attn_weights.size(),
+                           fast.attn_weights.data()))
+        << what << " weights_only weights, bit for bit with the blocked kernels";
   }
 
   // A layer (weights validated once and, in wasm, packed once) gives exactly the same numbers.

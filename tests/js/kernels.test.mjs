@@ -200,3 +200,46 @@ test('forwardViews rejects bad requests with a clear Error and keeps working', (
     layer.delete();
   }
 });
+
+test('weights_only: the same weights bit for bit, q and k kept, no output, v or head outputs', () => {
+  for (const shape of [{ n: 20, m: 20, d: 16, h: 4, self: true, bias: true, causal: true },
+    { n: 131, m: 131, d: 264, h: 3, self: true, bias: true },
+    { n: 9, m: 300, d: 40, h: 5, self: false, bias: true, padding: true }]) {
+    const label = JSON.stringify(shape);
+    const { c, spec, inputs } = makeCase(shape);
+    const expected = reference(c);
+    const layer = new mod.MultiheadAttention(spec);
+    try {
+      const full = layer.forward(inputs);
+      const w = layer.forward({ ...inputs, weights_only: true });
+      assert.equal(w.output, undefined, `${label}: no output`);
+      assert.equal(w.v, undefined, `${label}: no v`);
+      assert.equal(w.head_outputs, undefined, `${label}: no head outputs`);
+      // The blocked kernels compute the Q | K columns of the fused product exactly as before.
+      assert.deepEqual(w.attn_weights, full.attn_weights, `${label}: weights`);
+      assert.deepEqual(w.q, full.q, `${label}: q`);
+      assert.deepEqual(w.k, full.k, `${label}: k`);
+      assert.deepEqual(w.scores, full.scores, `${label}: scores`);
+      assert.deepEqual(w.fully_masked_rows, full.fully_masked_rows);
+      // ... which agree with the float64 reference (weights 1e-5 absolute).
+      for (let i = 0; i < expected.weights.length; i++) {
+        assert.ok(Math.abs(w.attn_weights[i] - expected.weights[i]) <= 1e-5, `${label}: weight ${i}`);
+      }
+      const views = layer.forwardViews({ ...inputs, weights_only: true });
+      assert.equal(views.output, undefined);
+      assert.deepEqual(views.attn_weights.slice(), full.attn_weights);
+    } finally {
+      layer.delete();
+    }
+  }
+  // numpyExperiment: weights_only on the float32 path; the float64 path computes everything.
+  const req = { seed: 7, tokens: 40, d_model: 64, num_heads: 4, precision: 'float32' };
+  const full = mod.numpyExperiment(req);
+  const w = mod.numpyExperiment({ ...req, weights_only: true });
+  assert.equal(w.output, undefined);
+  assert.deepEqual(w.attn_weights, full.attn_weights);
+  const f64 = mod.numpyExperiment({ ...req, precision: 'float64', weights_only: true });
+  assert.equal(f64.output.length, 40 * 64);
+  assert.throws(() => mod.forward({ ...makeCase({ n: 2, m: 2, d: 8, h: 2, self: true }).spec, n: 2,
+    query: new Float32Array(16), weights_only: 1 }), /weights_only must be true or false/);
+});

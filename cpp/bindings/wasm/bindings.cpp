@@ -92,8 +92,10 @@ class JsMultiheadAttention {
       out.set("d_model", static_cast<double>(c.d_model));
       out.set("num_heads", static_cast<double>(c.num_heads));
       out.set("d_head", static_cast<double>(c.d_head()));
-      out.set("output", val(emscripten::typed_memory_view(
-                            static_cast<std::size_t>(last_.output.size()), last_.output.data())));
+      if (last_.output.size() > 0) {  // absent with weights_only
+        out.set("output", val(emscripten::typed_memory_view(
+                              static_cast<std::size_t>(last_.output.size()), last_.output.data())));
+      }
       out.set("attn_weights", val(emscripten::typed_memory_view(
                                   static_cast<std::size_t>(last_.attn_weights.size()),
                                   last_.attn_weights.data())));
@@ -169,7 +171,8 @@ mha::NumpyNormalStream& normal_stream(std::uint32_t seed) {
 }
 
 /// Module 08's program: {seed, tokens, d_model, num_heads, precision?, positional?, is_causal?,
-/// attn_mask?, key_padding_mask?, keep_intermediates?, ablated_heads?}.
+/// attn_mask?, key_padding_mask?, keep_intermediates?, weights_only?, ablated_heads?}.
+/// weights_only acts on the float32 path only (float64 always computes everything).
 val numpy_experiment(val request) {
   return guarded([&] {
     static const std::vector<std::string> keys = {"seed",
@@ -182,6 +185,7 @@ val numpy_experiment(val request) {
                                                   "attn_mask",
                                                   "key_padding_mask",
                                                   "keep_intermediates",
+                                                  "weights_only",
                                                   "ablated_heads"};
     expect_request(request, "the numpyExperiment request", {&keys});
     const std::uint32_t seed = read_seed(request);

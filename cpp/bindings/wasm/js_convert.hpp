@@ -191,21 +191,24 @@ inline val uint8_copy(const std::vector<std::uint8_t>& data) {
 
 inline val result_to_js(const mha::AttentionResult& r, const mha::AttentionConfig& c) {
   val out = val::object();
-  const Index n = r.output.rows();
+  const Index n = r.attn_weights.rows();
   out.set("n", static_cast<double>(n));
   out.set("m", static_cast<double>(r.attn_weights.cols()));
   out.set("d_model", static_cast<double>(c.d_model));
   out.set("num_heads", static_cast<double>(c.num_heads));
   out.set("d_head", static_cast<double>(c.d_head()));
-  out.set("output", float32_copy(r.output.data(), r.output.size()));
+  // weights_only leaves output, v and head_outputs empty: those keys are then absent.
+  if (r.output.size() > 0) out.set("output", float32_copy(r.output.data(), r.output.size()));
   out.set("attn_weights", float32_copy(r.attn_weights.data(), r.attn_weights.size()));
   out.set("fully_masked_rows", uint8_copy(r.fully_masked_rows));
   if (!r.scores.empty()) {
     out.set("q", float32_copy(r.q.data(), r.q.size()));
     out.set("k", float32_copy(r.k.data(), r.k.size()));
-    out.set("v", float32_copy(r.v.data(), r.v.size()));
+    if (r.v.size() > 0) out.set("v", float32_copy(r.v.data(), r.v.size()));
     out.set("scores", float32_copy(r.scores.data(), r.scores.size()));
-    out.set("head_outputs", float32_copy(r.head_outputs.data(), r.head_outputs.size()));
+    if (r.head_outputs.size() > 0) {
+      out.set("head_outputs", float32_copy(r.head_outputs.data(), r.head_outputs.size()));
+    }
   }
   return out;
 }
@@ -228,6 +231,7 @@ inline const std::vector<std::string> kInputKeys = {"n",
                                                     "key_padding_mask",
                                                     "is_causal",
                                                     "keep_intermediates",
+                                                    "weights_only",
                                                     "ablated_heads"};
 
 /// Throws parse_error unless `req` is a plain object whose every key is in one of `allowed`.
@@ -340,6 +344,7 @@ inline mha::AttentionMasks read_masks(const val& req, Index h, Index n, Index m)
 inline mha::ForwardOptions read_options(const val& req) {
   mha::ForwardOptions options;
   options.keep_intermediates = boolean_or(req, "keep_intermediates", true);
+  options.weights_only = boolean_or(req, "weights_only", false);
   if (has(req, "ablated_heads")) {  // one entry per head; the core checks the count
     const val v = req["ablated_heads"];
     array_length(v, "ablated_heads");

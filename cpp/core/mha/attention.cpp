@@ -399,12 +399,14 @@ kernels::Operand transposed_weight(const Eigen::Ref<const RowMatrixXf>& W) {
 }
 
 /// y (rows, out) = x (rows, in) Wᵀ + b into y (row stride ldy), with Wᵀ prepared or, when
-/// `prepared` is null, prepared here from W.
+/// `prepared` is null, prepared here from W; only the first `out_features` outputs (rows of W)
+/// when that is not -1.
 void linear_into(const MatrixRef& x, const Eigen::Ref<const RowMatrixXf>& W,
-                 const kernels::Operand* prepared, const float* b, float* y, Index ldy) {
+                 const kernels::Operand* prepared, const float* b, float* y, Index ldy,
+                 Index out_features = -1) {
   const kernels::Operand local = prepared != nullptr ? kernels::Operand() : transposed_weight(W);
   kernels::gemm(x.rows(), x.data(), x.outerStride(), prepared != nullptr ? *prepared : local, 1.0f,
-                b, y, ldy);
+                b, y, ldy, out_features);
 }
 
 /// The head-independent part of the additive mask (n, m), or an empty matrix when there is none:
@@ -440,29 +442,34 @@ AttentionResult forward_validated(const AttentionConfig& config, const Attention
   const bool self_attention = query.data() == key.data() && key.data() == value.data() &&
                               query.outerStride() == key.outerStride() &&
                               key.outerStride() == value.outerStride();
+  // With options.weights_only there is no V: the fused product stops after Q | K.
+  const bool with_v = !options.weights_only;
   RowMatrixXf qkv, Qm, Km, Vm;
   const float *q = nullptr, *k = nullptr, *v = nullptr;
   Index ldq = d, ldk = d, ldv = d;
   if (self_attention && weights.is_fused()) {
-    qkv.resize(n, 3 * d);
+    const Index parts = with_v ? 3 : 2;
+    qkv.resize(n, parts * d);
     linear_into(query, weights.in_proj_weight, prepared ? &prepared->in_proj : nullptr, in_bias,
-                qkv.data(), 3 * d);
+                qkv.data(), parts * d, parts * d);
     q = qkv.data();
     k = q + d;
-    v = q + 2 * d;
-    ldq = ldk = ldv = 3 * d;
+    v = with_v ? q + 2 * d : nullptr;
+    ldq = ldk = ldv = parts * d;
   } else {
     const bool separate = prepared != nullptr && !weights.is_fused();
     Qm.resize(n, d);
     Km.resize(m, d);
-    Vm.resize(m, d);
     linear_into(query, weights.q_weight(), separate ? &prepared->q : nullptr, bias(0), Qm.data(), d);
     linear_into(key, weights.k_weight(), separate ? &prepared->k : nullptr, bias(1), Km.data(), d);
-    linear_into(value, weights.v_weight(), separate ? &prepared->v : nullptr, bias(2), Vm.data(),
-                d);
+    if (with_v) {
+      Vm.resize(m, d);
+      linear_into(value, weights.v_weight(), separate ? &prepared->v : nullptr, bias(2), Vm.data(),
+                  d);
+    }
     q = Qm.data();
     k = Km.data();
-    v = Vm.data();
+    v = with_v ? Vm.data() : nullptr;
   }
   // Finite inputs can still overflow float32 in a product (|x| near 1e19 and up): say so rather
   // than let inf - inf turn into NaN weights.
@@ -472,7 +479,7 @@ AttentionResult forward_validated(const AttentionConfig& config, const Attention
   if (!rows_finite(k, m, d, ldk)) {
     detail::expect_no_overflow("the key projection K", StridedMap(k, m, d, ldk));
   }
-  if (!rows_finite(v, m, d, ldv)) {
+  if (with_v && !rows_finite(v, m, d, ldv)) {
     detail::expect_no_overflow("the value projection V", StridedMap(v, m, d, ldv));
   }
 
@@ -481,7 +488,7 @@ AttentionResult forward_validated(const AttentionConfig& config, const Attention
   result.attn_weights = HeadStack::uninitialized(h, n, m);
   result.fully_masked_rows.assign(static_cast<std::size_t>(h * n), 0);
   if (options.keep_intermediates) result.scores = HeadStack::uninitialized(h, n, m);
-  RowMatrixXf head_outputs(n, d);
+  RowMatrixXf head_outputs(with_v ? n : 0, d);
   // One block of rows of scores, then weights (kRowsPerBlock, m), reused by every block of every
   // head: the product writes it, the softmax and A·V read it while it is in cache, and it reaches
   // the (h, n, m) stack in one sequential copy. Writing the products straight into the stack
@@ -500,8 +507,9 @@ AttentionResult forward_validated(const AttentionConfig& config, const Attention
     // K_h as the operand K_hᵀ (d_head, m) and V_h (m, d_head): prepared once per head.
     const kernels::Operand Kt(d_head, m, k + i * d_head, ldk, true);
     const bool ablated = options.ablated(i);
+    const bool av = with_v && !ablated;  // A·V for this head
     const kernels::Operand Vh =
-        ablated ? kernels::Operand() : kernels::Operand(m, d_head, v + i * d_head, ldv, false);
+        av ? kernels::Operand(m, d_head, v + i * d_head, ldv, false) : kernels::Operand();
     float* A_head = result.attn_weights.data() + i * n * m;
     for (Index r0 = 0; r0 < n; r0 += kRowsPerBlock) {
       const Index rows = std::min(kRowsPerBlock, n - r0);
@@ -543,13 +551,20 @@ AttentionResult forward_validated(const AttentionConfig& config, const Attention
         const float sum = kernels::exp_shifted_sum(row, m, row_max);
         kernels::scale(row, m, 1.0f / sum);
       }
-      if (!ablated) {
+      if (av) {
         kernels::gemm(rows, A, m, Vh, 1.0f, nullptr, head_outputs.data() + r0 * d + i * d_head,
                       d);
       }
       std::memcpy(A_head + r0 * m, A, sizeof(float) * static_cast<std::size_t>(rows * m));
     }
-    if (ablated) head_outputs.middleCols(i * d_head, d_head).setZero();
+    if (with_v && ablated) head_outputs.middleCols(i * d_head, d_head).setZero();
+  }
+  if (!with_v) {  // weights only: no output, no v, no head outputs
+    if (options.keep_intermediates) {
+      result.q = StridedMap(q, n, d, ldq);
+      result.k = StridedMap(k, m, d, ldk);
+    }
+    return result;
   }
 
   const float* out_bias =

@@ -197,6 +197,11 @@ struct ForwardOptions {
   /// Keep q, k, v, scores and head_outputs in the result (an "explain this cell" view needs them).
   /// Off saves two (n, d)-sized and one (h, n, m)-sized buffers.
   bool keep_intermediates = true;
+  /// The attention weights only: skip the value projection, A·V and out_proj, about half the work
+  /// when n < 2d (a view that draws the weights, as the page's grids). The result's output, v and
+  /// head_outputs are then empty (q, k and scores are kept as keep_intermediates says), and
+  /// ablated_heads changes nothing (it acts on the head outputs).
+  bool weights_only = false;
   /// Head ablation, (h) or empty: a nonzero entry switches that head off — its output Y_i is
   /// zeroed before out_proj (Michel et al. 2019, "Are Sixteen Heads Really Better than One?").
   /// Its attention weights are still computed and returned. Throws shape_error unless the size

@@ -122,8 +122,9 @@ PackedB::PackedB(Index K, Index N, const float* B, Index ldb, bool transposed)
 // GEMM
 
 void gemm_blocked(Index M, const float* A, Index lda, const PackedB& B, float alpha,
-                  const float* bias, float* C, Index ldc) {
-  const Index K = B.depth(), N = B.cols(), padded = B.padded_cols();
+                  const float* bias, float* C, Index ldc, Index cols) {
+  const Index K = B.depth(), N = cols >= 0 ? std::min(cols, B.cols()) : B.cols();
+  const Index padded = B.padded_cols();
   if (M <= 0 || N <= 0) return;
   if (K == 0) {  // an empty sum: C = bias (or 0)
     for (Index i = 0; i < M; ++i) {
@@ -182,11 +183,12 @@ Operand::Operand(Index K, Index N, const float* B, Index ldb, bool transposed)
 }
 
 void gemm(Index M, const float* A, Index lda, const Operand& B, float alpha, const float* bias,
-          float* C, Index ldc) {
+          float* C, Index ldc, Index cols) {
   if (uses_blocked_gemm()) {
-    gemm_blocked(M, A, lda, B.packed_, alpha, bias, C, ldc);
-  } else {
-    gemm_eigen(M, B.N_, B.K_, A, lda, B.B_, B.ldb_, B.transposed_, alpha, bias, C, ldc);
+    gemm_blocked(M, A, lda, B.packed_, alpha, bias, C, ldc, cols);
+  } else {  // the first `cols` columns of B: rows of the memory when it holds Bᵀ, else columns
+    const Index N = cols >= 0 ? std::min(cols, B.N_) : B.N_;
+    gemm_eigen(M, N, B.K_, A, lda, B.B_, B.ldb_, B.transposed_, alpha, bias, C, ldc);
   }
 }
 

@@ -49,8 +49,10 @@ class PackedB {
 
 /// C (M, N) = alpha * A (M, K) * B + bias, B packed (K = B.depth(), N = B.cols()). bias (N) or
 /// nullptr; C is overwritten (row stride ldc). M >= 0. Register-blocked 6x8 micro-kernel.
+/// `cols` in [0, N] (or -1 for N): only the first `cols` columns of B and C (the query and key
+/// thirds of a fused in_proj, say).
 void gemm_blocked(Index M, const float* A, Index lda, const PackedB& B, float alpha,
-                  const float* bias, float* C, Index ldc);
+                  const float* bias, float* C, Index ldc, Index cols = -1);
 
 /// The same product with Eigen (no packing by us): B as described by (B, ldb, transposed).
 void gemm_eigen(Index M, Index N, Index K, const float* A, Index lda, const float* B, Index ldb,
@@ -76,16 +78,18 @@ class Operand {
   Index cols() const { return N_; }
 
  private:
-  friend void gemm(Index, const float*, Index, const Operand&, float, const float*, float*, Index);
+  friend void gemm(Index, const float*, Index, const Operand&, float, const float*, float*, Index,
+                   Index);
   Index K_ = 0, N_ = 0, ldb_ = 0;
   const float* B_ = nullptr;
   bool transposed_ = false;
   PackedB packed_;
 };
 
-/// C (M, N) = alpha * A (M, K) * B + bias with the build's back end; contract of gemm_blocked.
+/// C (M, N) = alpha * A (M, K) * B + bias with the build's back end; contract of gemm_blocked
+/// (including `cols`: the first `cols` columns only, -1 for all).
 void gemm(Index M, const float* A, Index lda, const Operand& B, float alpha, const float* bias,
-          float* C, Index ldc);
+          float* C, Index ldc, Index cols = -1);
 
 /// x[j] = exp(x[j] - shift) for j < count, in place; returns the sum of the results (float32).
 /// exp(-inf) is exactly 0, so masked keys get weight 0. For softmax rows: shift = the row's

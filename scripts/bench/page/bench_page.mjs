@@ -4,7 +4,8 @@
 //                          budgetMs, minReps, maxReps})
 //   → [{system, name, version, n, d, h, median_ms, min_ms, reps, max_abs_err_output,
 //       max_abs_err_weights}]
-import { oursWasm, onnxRuntime, timeRunner, median, maxAbsDiff } from './systems.mjs';
+//   await window.simdPeak() → {peak_gflops, best_ms, iterations, env}
+import { oursWasm, onnxRuntime, timeRunner, median, maxAbsDiff, simdPeak } from './systems.mjs';
 
 function loadScript(src) {
   return new Promise((resolve, reject) => {
@@ -76,5 +77,11 @@ window.benchRun = async ({ system: key, configs, budgetMs = 2000, minReps = 5, m
   }
   return out;
 };
+/** The wasm SIMD128 f32 multiply+add peak in this browser (simd_peak.js, staged by bench.mjs). */
+window.simdPeak = async () => {
+  await loadScript('simd_peak.js'); // classic script: defines createSimdPeak
+  return { ...(await simdPeak(globalThis.createSimdPeak, { now: () => performance.now() })), env: navigator.userAgent };
+};
+
 document.getElementById('status').textContent = 'ready';
 document.documentElement.dataset.ready = 'true';
