@@ -238,7 +238,25 @@ const KEYSTROKE_DATE = 'Nov 30, 2026';
 const PAGE_CASES = [
   { tokens: 64, d: 512, h: 8, target: PAGE_TARGETS.update_small_ms },
   { tokens: 512, d: 768, h: 12, target: PAGE_TARGETS.update_large_ms },
+  // "2048 tokens x 12 heads stay usable": hover time and the computing core's wasm memory too.
+  { tokens: 2048, d: 768, h: 12, large: true, loads: 2, updates: 2 },
 ];
+
+/** Hover over the last head's cell (query n - 2, key n / 3): the page's pointermove handler time
+ * (ms) and the wasm memory of the core that computed the view (bytes), as the page reports it. */
+async function hoverAndHeap(page, n, h) {
+  const sel = `canvas[data-head="${h - 1}"]`;
+  const g = await page.$eval(sel, (c) => ({ cell: Number(c.dataset.cell), x: Number(c.dataset.originX), y: Number(c.dataset.originY) }));
+  const box = await page.locator(sel).boundingBox();
+  const hover_ms = await page.evaluate(([s, x, y]) => {
+    const c = document.querySelector(s);
+    const t0 = performance.now();
+    c.dispatchEvent(new PointerEvent('pointermove', { clientX: x, clientY: y, bubbles: true, pointerType: 'mouse' }));
+    return performance.now() - t0;
+  }, [sel, box.x + g.x + (Math.floor(n / 3) + 0.5) * g.cell, box.y + g.y + (n - 2 + 0.5) * g.cell]);
+  const heap = Number(await page.getAttribute('#core-version', 'data-wasm-memory-bytes'));
+  return { hover_ms, heap_bytes: Number.isFinite(heap) && heap > 0 ? heap : null };
+}
 
 /** `count` one-letter-per-word tokens ("a b c … a1 b1 …"), each a word of the page's tokenizer. */
 function sentence(count, variant = '') {
@@ -264,7 +282,7 @@ async function collectPageTimings(browser, { dist, updates = 10, loads = 5 }) {
       const label = c.tokens ? `${c.tokens} tokens, d_model ${c.d}, ${c.h} heads` : 'default page (no address)';
       log(`page timings: ${label}`);
       const row = { label, first_grid: [], update: [], note: '' };
-      for (let i = 0; i < loads; i++) {
+      for (let i = 0; i < (c.loads ?? loads); i++) {
         const problems = [];
         const requests = [];
         const { page, close } = await openIsolated(browser, server.url + 'index.html' + hash, origin, problems, requests);
@@ -289,20 +307,21 @@ async function collectPageTimings(browser, { dist, updates = 10, loads = 5 }) {
           }
           const fg = await measures(page, 'mha:first-grid');
           if (fg.length) row.first_grid.push(fg[0]);
+          if (c.large) (row.hover ??= []).push(await hoverAndHeap(page, c.tokens, c.h));
           if (c.tokens && i === 0) {
             // Two kinds of change: the token count alternates between n - 1 and n (the weights
             // depend on n, so every change recomputes: the target's case), then the first word
             // changes at n tokens (same count: the page may reuse its last result).
             const changes = [
-              ...Array.from({ length: updates }, (_, u) => ['update', sentence(u % 2 ? c.tokens : c.tokens - 1, `w${u}`)]),
-              ...Array.from({ length: updates }, (_, u) => ['update_same_count', sentence(c.tokens, `v${u}`)]),
+              ...Array.from({ length: c.updates ?? updates }, (_, u) => ['update', sentence(u % 2 ? c.tokens : c.tokens - 1, `w${u}`)]),
+              ...Array.from({ length: c.updates ?? updates }, (_, u) => ['update_same_count', sentence(c.tokens, `v${u}`)]),
             ];
             for (const [kind, text] of changes) {
               const before = (await measures(page, 'mha:update')).length;
               await page.fill('#text', text);
               try {
                 await page.waitForFunction((b) => performance.getEntriesByName('mha:update', 'measure').length > b,
-                  before, { timeout: 15000 });
+                  before, { timeout: 60000 });
               } catch {
                 row.note = "not instrumented (no performance.measure('mha:update') after an input change)";
                 break;
@@ -599,6 +618,11 @@ function report({ results, configs, browserKeys, page, sizes, scale, peak, info,
         r.note || ''];
     })));
     p();
+    for (const r of page.filter((x) => x.hover?.length)) {
+      const worst = (k) => Math.max(...r.hover.map((x) => x[k] ?? NaN));
+      p(`${r.label}: the page's pointermove handler (readout and crosshair on every grid) took at most **${worst('hover_ms').toFixed(1)} ms** over ${r.hover.length} fresh loads (target: hover under 16 ms); the wasm memory of the core that computed the view (\`#core-version\` \`data-wasm-memory-bytes\`) was at most **${(worst('heap_bytes') / 2 ** 20).toFixed(0)} MiB** (target: under 512 MB).`);
+      p();
+    }
   }
   if (sizes) {
     const total = sizes.reduce((a, s) => a + (s.gzip ?? 0), 0);
