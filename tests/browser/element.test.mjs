@@ -111,11 +111,11 @@ for (const which of [0, 1]) {
         assert.deepEqual(await row(page, 'm08', 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);
         assert.deepEqual(await row(page, 'm08', 1, 0), ['0.000', '0.000', '0.000', '0.000', '1.000']);
         assert.equal(await text(page, 'm08', '.readout'), "head 0 · query 'Heads' → key 'at': 0.424 · locked");
-        assert.equal(await text(page, 'm08', '.summary'), 'n = 5 tokens · d_model = 8 · num_heads = 2 · d_head = 4 · seed 7 · 256 parameters (4 · d_model²)');
+        assert.equal(await text(page, 'm08', '.summary'), 'n = 5 tokens · d_model = 8 · num_heads = 2 · d_head = 4 · seed 7 · 256 parameters (4 · d_model²) · float64 (numpy’s dtype)');
         // Module 03: one head versus four on one sentence; each element has its own grids.
         assert.equal(await count(page, 'm03-one', 'canvas.heatmap'), 1);
         assert.equal(await count(page, 'm03-four', 'canvas.heatmap'), 4);
-        assert.match(await text(page, 'm03-four', '.summary'), /^n = 11 tokens · d_model = 16 · num_heads = 4 · d_head = 4 · seed 3 · 1\u202F024 parameters \(4 · d_model²\)$/);
+        assert.match(await text(page, 'm03-four', '.summary'), /^n = 11 tokens · d_model = 16 · num_heads = 4 · d_head = 4 · seed 3 · 1\u202F024 parameters \(4 · d_model²\) · float64 \(numpy’s dtype\)$/);
         assert.match(await text(page, 'm03-one', '.summary'), /num_heads = 1 · d_head = 16 · seed 3 · 1\u202F024 parameters/);
         // docs/embedding.md's module 03 table: the row of "it" (query 7), one head and four.
         assert.equal((await row(page, 'm03-one', 0, 7))[4], '0.991');
@@ -162,6 +162,10 @@ for (const which of [0, 1]) {
         assert.equal(await count(page, 'm08', 'canvas.heatmap'), 4);
         assert.match(await text(page, 'm08', '.summary'), /num_heads = 4 · d_head = 2/);
         assert.equal(await count(page, 'm03-one', 'canvas.heatmap'), 1, 'the other elements keep their settings');
+        // 64 tokens at d_model 512: 64·512·(4·512 + 2·64) multiply-adds > 4M: float32, and it says so.
+        const words64 = Array.from({ length: 64 }, (_, i) => `w${i}`).join(' ');
+        assert.equal(await setAttributes(page, 'm03-one', { tokens: words64, 'd-model': '512' }), 'mha-ready');
+        assert.match(await text(page, 'm03-one', '.summary'), /^n = 64 tokens · d_model = 512 · num_heads = 1 .* · float32 \(as PyTorch; over 4M multiply-adds\)$/);
 
         assert.equal(await setAttributes(page, 'm08', { 'num-heads': '3' }), 'mha-error');
         assert.match(await text(page, 'm08', '.message'),

@@ -47,6 +47,36 @@ for (const which of [0, 1]) {
         assert.match(await page.textContent('#core-version'), /^\d+\.\d+\.\d+/);
       }));
 
+    test('the page says which precision the grids were computed in; equal requests are not recomputed', () =>
+      withPage(target(), MODULE_08, async ({ page }) => {
+        // Module 08: float64, as numpy (5·8·(4·8 + 2·5) = 1 680 multiply-adds).
+        assert.equal(await page.textContent('#precision'), 'Computed in float64, as numpy: n·d·(4d + 2n) = 1\u202F680 multiply-adds ≤ 4M.');
+        // 64 tokens, d_model 512, 8 heads (issue 6's first target): float32, as PyTorch.
+        const words = Array.from({ length: 64 }, (_, i) => `w${i}`);
+        await page.evaluate((h) => { location.hash = h; }, `#text=${words.join('+')}&d_model=512&num_heads=8&seed=7`);
+        await page.waitForFunction(() => /^n = 64 tokens · d_model = 512/.test(document.getElementById('summary').textContent));
+        assert.equal(await page.textContent('#precision'), 'Computed in float32, as PyTorch: n·d·(4d + 2n) = 71\u202F303\u202F168 multiply-adds > 4M.');
+        assert.notEqual(await page.getAttribute('#heads', 'data-computed-in'), 'cache');
+        await page.waitForSelector('#heads[data-tables="ready"]', { state: 'attached' });
+        const before = await tableRow(page, 3, 10);
+        // Typing inside a word: the same 64 tokens, so the same request: the kept result is drawn.
+        words[10] = 'w10x';
+        await page.fill('#text', words.join(' '));
+        await page.waitForFunction(() => document.getElementById('heads').dataset.computedIn === 'cache');
+        await page.waitForSelector('#heads[data-tables="ready"]', { state: 'attached' });
+        assert.deepEqual(await tableRow(page, 3, 10), before, 'the same weights');
+        assert.match(await page.textContent('#precision'), /^Computed in float32/);
+        assert.match(await page.evaluate(() => decodeURIComponent(location.hash)), /w10x/);
+        // One token more: computed again.
+        await page.fill('#text', `${words.join(' ')} w64`);
+        await page.waitForFunction(() => /^n = 65 tokens/.test(document.getElementById('summary').textContent));
+        assert.notEqual(await page.getAttribute('#heads', 'data-computed-in'), 'cache');
+        // Back to module 08: float64 again, the course numbers.
+        await page.selectOption('#preset', 'module-08');
+        await page.waitForFunction(() => document.getElementById('precision').textContent.startsWith('Computed in float64'));
+        assert.deepEqual(await tableRow(page, 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);
+      }));
+
     test('module 08 preset from the select, from other settings', () =>
       withPage(target(), '#text=one+two&d_model=4&num_heads=1&seed=3', async ({ page }) => {
         assert.equal(await page.locator('canvas[data-head]').count(), 1);

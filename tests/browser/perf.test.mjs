@@ -13,9 +13,9 @@ const env = useBrowserAndTargets(async () => {
   core = await createRequire(import.meta.url)(path.join(ROOT, 'build', 'wasm', 'mha_wasm_core.js'))();
 });
 
-/** Row `row` of head `head` as the page's tables show it (3 decimals), computed under node. */
+/** Row `row` of head `head` as the page's tables show it (3 decimals), computed under node (as the page: precision auto). */
 function expectedRow(request, head, row) {
-  const r = core.numpyExperiment(request);
+  const r = core.numpyExperiment({ ...request, precision: 'auto' });
   const n = request.tokens;
   return Array.from(r.attn_weights.subarray((head * n + row) * n, (head * n + row + 1) * n), (w) => w.toFixed(3));
 }
@@ -128,7 +128,9 @@ for (const which of [0, 1]) {
           return performance.now() - t0;
         }, [box.x + g.x + (700 + 0.5) * g.cell, box.y + g.y + (1500 + 0.5) * g.cell]);
         t.diagnostic(`hover redraw of 2 heads of 2048 tokens: ${hoverMs.toFixed(1)} ms (issue 6 target: 16)`);
-        const w = core.numpyExperiment({ seed: 3, tokens: 2048, d_model: 16, num_heads: 2, keep_intermediates: false })
+        // 2048 · 16 · (4 · 16 + 2 · 2048) multiply-adds > 4M: the page computed it in float32.
+        assert.match(await page.textContent('#precision'), /^Computed in float32, as PyTorch: n·d·\(4d \+ 2n\) = 136\u202F314\u202F880 multiply-adds > 4M\.$/);
+        const w = core.numpyExperiment({ seed: 3, tokens: 2048, d_model: 16, num_heads: 2, keep_intermediates: false, precision: 'auto' })
           .attn_weights[(1 * 2048 + 1500) * 2048 + 700];
         assert.match(await page.textContent('#readout'), new RegExp(`w1500.*w700.*${w.toFixed(3)}`));
         const heap = Number(await page.getAttribute('#core-version', 'data-wasm-memory-bytes'));

@@ -9,6 +9,12 @@
 // that arrives for a superseded call is dropped, never drawn over a newer one. The worker computes
 // one call at a time; while it is busy only the newest call waits (older waiting ones are dropped
 // without being computed).
+//
+// The last request and its result are kept: a new request equal to it (typing inside a word
+// changes the text but not the token count, and numpyExperiment depends only on the request) is
+// answered at once with the kept result, `where: 'cache'`, without computing again; one equal to
+// a request the worker is still computing takes over that computation. The kept result is frozen
+// (its typed arrays are not: nothing on the page writes into them).
 
 export const WORKER_SCRIPT = 'compute_worker.js';
 /** Multiply-adds above which a request goes to the worker (module 08's examples stay inline). */
@@ -19,6 +25,22 @@ export function experimentWork({ tokens: n, d_model: d }) {
   return n * d * (4 * d + 2 * n);
 }
 
+/**
+ * Whether two numpyExperiment requests are the same: the same keys, each value equal (Object.is)
+ * or an array / typed array (masks, up to n x n) of the same type, equal element by element. A
+ * NaN element never equals anything, and a nested object is never equal: such a request is
+ * computed again. (A few lines here rather than a dependency: the requests are flat.)
+ */
+export function sameRequest(a, b) {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => {
+    const x = a[k];
+    const y = b[k];
+    return k in b && (Object.is(x, y) || ((Array.isArray(x) || ArrayBuffer.isView(x)) &&
+      x.constructor === y?.constructor && x.length === y.length && x.every((v, i) => v === y[i])));
+  });
+}
+
 export class Compute {
   /** @param {object} mod the page's core (for the main thread) */
   constructor(mod) {
@@ -27,10 +49,12 @@ export class Compute {
     this.workerReady = false;
     this.latest = 0; // id of the newest call
     this.pending = new Map(); // id -> resolve, for calls sent to the worker
-    this.requests = new Map(); // id -> request, until answered (to redo it here if the worker dies)
     this.inFlight = null; // id of the call the worker is computing
     this.queued = null; // id of the newest call waiting for it (older waiting calls are dropped)
     this.stats = null; // the worker core's last memoryStats()
+    // The last call: {id, request (a copy), result (frozen; null until it is known)}. Only the
+    // newest call is ever sent to the worker or redone here, and it is this one.
+    this.last = null;
   }
 
   /**
@@ -62,9 +86,8 @@ export class Compute {
     this.worker = null;
     this.workerReady = false;
     // Calls in flight are answered on the main thread instead (only the newest still matters).
-    for (const [id, resolve] of this.pending) resolve(id === this.latest ? this.runHere(this.requests.get(id)) : null);
+    for (const [id, resolve] of this.pending) resolve(id === this.latest ? this.keep(id, this.runHere(this.last.request)) : null);
     this.pending.clear();
-    this.requests.clear();
     this.inFlight = null;
     this.queued = null;
   }
@@ -86,7 +109,7 @@ export class Compute {
       if (data.stats) this.stats = data.stats;
       // Stale: a newer call was made since; its own result will be drawn.
       if (data.id !== this.latest) resolve(null);
-      else resolve(data.error !== undefined ? { error: data.error, where: 'worker' } : { result: data.result, where: 'worker' });
+      else resolve(this.keep(data.id, data.error !== undefined ? { error: data.error, where: 'worker' } : { result: data.result, where: 'worker' }));
     }
     // The newest waiting call goes next (the worker computes one call at a time).
     if (this.inFlight === null && this.queued !== null) {
@@ -101,13 +124,18 @@ export class Compute {
   settle(id, outcome) {
     const resolve = this.pending.get(id);
     this.pending.delete(id);
-    this.requests.delete(id);
     if (resolve && outcome !== undefined) resolve(outcome);
   }
 
   send(id) {
     this.inFlight = id;
-    this.worker.postMessage({ id, request: this.requests.get(id) });
+    this.worker.postMessage({ id, request: this.last.request }); // only the newest call is sent
+  }
+
+  /** Keeps the result of call `id` when it is the last call (errors are not kept). */
+  keep(id, outcome) {
+    if (this.last?.id === id && outcome.result) this.last.result = Object.freeze(outcome.result);
+    return outcome;
   }
 
   /** numpyExperiment on this thread: {result} or {error}. */
@@ -120,18 +148,31 @@ export class Compute {
   }
 
   /**
-   * Runs `request`, superseding every earlier call.
+   * Runs `request`, superseding every earlier call. A request equal to the last one (sameRequest)
+   * is not computed again: its kept result now (`where: 'cache'`), or, while the worker is still
+   * computing it, the promise of that computation (the earlier call's promise gets null).
    * @returns {{result?: object, error?: string, where: string} | Promise<...|null>} the outcome
-   *   now (small requests, or no worker), or a promise of it (null when superseded meanwhile)
+   *   now (small or repeated requests, or no worker), or a promise of it (null when superseded
+   *   meanwhile)
    */
   run(request) {
+    const last = this.last;
+    const same = last !== null && sameRequest(last.request, request);
+    const earlier = same && !last.result && last.id === this.latest && this.pending.get(last.id);
+    if (earlier) {
+      return new Promise((resolve) => {
+        this.pending.set(last.id, resolve);
+        earlier(null); // that caller was superseded by this one, which gets the same result
+      });
+    }
     const id = ++this.latest;
     if (this.queued !== null) {
       this.settle(this.queued, null); // never to be computed: superseded before it started
       this.queued = null;
     }
-    if (!this.workerReady || experimentWork(request) <= WORKER_MIN_WORK) return this.runHere(request);
-    this.requests.set(id, request);
+    if (same && last.result) return { result: last.result, where: 'cache' };
+    this.last = { id, request: structuredClone(request), result: null };
+    if (!this.workerReady || experimentWork(request) <= WORKER_MIN_WORK) return this.keep(id, this.runHere(request));
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
       if (this.inFlight === null) this.send(id);

@@ -23,7 +23,7 @@ import css from '../element.css';
 import { drawLegend } from './legend.js';
 import { HeadHeatmap, readTheme } from './heatmap.js';
 import { headTable } from './table.js';
-import { formatCount, readoutText } from './format.js';
+import { formatCount, precisionNote, readoutText } from './format.js';
 import { CellSelection } from './selection.js';
 import { announceText, createAnnouncer } from './announce.js';
 import { exportFileName, weightsCsv, weightsJson } from './export.js';
@@ -227,6 +227,7 @@ export class MhaAttention extends HTMLElement {
       result = mod.numpyExperiment({
         seed: state.seed, tokens: tokens.length, d_model: state.d_model, num_heads: state.num_heads,
         positional: state.positional, is_causal: state.causal,
+        precision: 'auto', // float64 as numpy up to 4M multiply-adds, float32 above (as the page)
       });
       result.parameter_count ??= params;
     } catch (e) {
@@ -242,11 +243,11 @@ export class MhaAttention extends HTMLElement {
       summary: `n = ${tokens.length} token${tokens.length === 1 ? '' : 's'} · d_model = ${result.d_model} · ` +
         `num_heads = ${result.num_heads} · d_head = ${result.d_head}${state.causal ? ' · causal' : ''}` +
         `${state.positional ? ' · + positions' : ''} · seed ${state.seed} · ` +
-        `${formatCount(result.parameter_count)} parameters (4 · d_model²)`,
+        `${formatCount(result.parameter_count)} parameters (4 · d_model²) · ${precisionNote(result.precision)}`,
       config: {
         d_model: result.d_model, num_heads: result.num_heads, d_head: result.d_head, seed: state.seed,
         is_causal: state.causal, positional: state.positional, text: state.text,
-        source: 'numpy_experiment (module 08)',
+        precision: result.precision, source: 'numpy_experiment (module 08)',
       },
     };
   }

@@ -25,3 +25,26 @@ export function truncateLabel(token, maxChars = 10) {
 export function readoutText(head, queryToken, keyToken, weight) {
   return `head ${head} · query '${queryToken}' → key '${keyToken}': ${formatWeight(weight)}`;
 }
+
+/**
+ * Multiply-adds up to which numpyExperiment's precision "auto" stays in float64 (the core's
+ * mha::kExperimentFloat64MaxWork; tests/js checks the two agree at the boundary).
+ */
+export const FLOAT64_MAX_WORK = 4e6;
+
+/**
+ * Which arithmetic the grids were computed in (the page's #precision, the element's summary):
+ *   "Computed in float64, as numpy: n·d·(4d + 2n) = 1 680 multiply-adds ≤ 4M."
+ *   "Computed in float32, as PyTorch: n·d·(4d + 2n) = 71 303 168 multiply-adds > 4M."
+ * @param {'float64'|'float32'} precision the core's result.precision
+ * @param {number} work n·d·(4d + 2n), compute.js experimentWork
+ */
+export function precisionText(precision, work) {
+  const f32 = precision === 'float32';
+  return `Computed in ${precision}, as ${f32 ? 'PyTorch' : 'numpy'}: n·d·(4d + 2n) = ${formatCount(work)} multiply-adds ${f32 ? '>' : '≤'} 4M.`;
+}
+
+/** The same in a few words (the element's summary): "float64 (numpy’s dtype)". */
+export function precisionNote(precision) {
+  return precision === 'float32' ? 'float32 (as PyTorch; over 4M multiply-adds)' : 'float64 (numpy’s dtype)';
+}

@@ -7,8 +7,8 @@ import { HeadHeatmap, readTheme } from './heatmap.js';
 import { headTable } from './table.js';
 import { scheduleTables } from './tables.js';
 import { gridsDrawn, inputChanged, inputRefused } from './timing.js';
-import { Compute } from './compute.js';
-import { formatCount, readoutText } from './format.js';
+import { Compute, experimentWork } from './compute.js';
+import { formatCount, precisionText, readoutText } from './format.js';
 import { tokenize } from './tokenize.js';
 import { DateMode } from './date_mode.js';
 import { ExplainPanels } from './explain/explain.js';
@@ -60,6 +60,7 @@ const els = {
   notes: $('notes'),
   summary: $('summary'),
   params: $('params'),
+  precision: $('precision'),
   legend: $('legend'),
   readout: $('readout'),
   heads: $('heads'),
@@ -289,12 +290,11 @@ function updateView() {
   const windowMask = typeof mod.slidingWindowMask === 'function'
     ? (n, w) => mod.slidingWindowMask({ n, window: w }) : null;
   const fields = maskFields(explained, tokens.length, windowMask);
-  let params;
   let request;
   try {
     // The module is the authority on (d_model, num_heads): zero, negative or non-dividing
     // head counts throw an Error that names the values, shown as is.
-    params = mod.parameterCount({ d_model: state.d_model, num_heads: state.num_heads });
+    mod.parameterCount({ d_model: state.d_model, num_heads: state.num_heads });
     const limitMessage = checkPageLimits(state);
     if (limitMessage) {
       showAlert(limitMessage);
@@ -305,6 +305,10 @@ function updateView() {
       tokens: tokens.length,
       d_model: state.d_model,
       num_heads: state.num_heads,
+      // float64 as numpy while n·d·(4d + 2n) <= 4M multiply-adds (every course example), float32
+      // above (issue 6's 64 tokens at d_model 512: 31 ms in float64, 15 in float32); the result
+      // says which, and so does #precision.
+      precision: 'auto',
       positional: state.positional,
       is_causal: state.causal,
       ...fields,
@@ -323,8 +327,9 @@ function updateView() {
       showAlert(outcome.error);
       return false;
     }
+    // numpyExperiment always returns parameter_count (the result is not changed here: compute.js
+    // keeps it, frozen, for an equal request).
     const { result } = outcome;
-    result.parameter_count ??= params;
     els.heads.dataset.computedIn = outcome.where;
     clearAlert();
     els.maskPad.removeAttribute('aria-invalid');
@@ -403,6 +408,8 @@ function render(state, tokens, result) {
     `Parameters: 4 · d_model² = ${formatCount(result.parameter_count)} ` +
     '(Wq, Wk, Wv, Wo; the same for every valid num_heads)';
   els.params.dataset.count = String(result.parameter_count);
+  els.precision.textContent = precisionText(result.precision,
+    experimentWork({ tokens: tokens.length, d_model: result.d_model }));
 
   const c = cells.cell;
   if (c && (c.row >= tokens.length || c.col >= tokens.length || c.head >= result.num_heads)) {
@@ -579,6 +586,7 @@ function exportData() {
       is_causal: state.causal,
       positional: state.positional,
       text: state.text,
+      precision: result.precision,
       source: 'numpy_experiment (module 08): np.random.seed(seed); X = randn(n, d_model); Wq, Wk, Wv, Wo = randn(d_model, d_model)',
     },
   };

@@ -10,7 +10,7 @@ export function compareCaptions(d, numHeads) {
     single: `num_heads = 1: one softmax per query over d_head = ${d} dimensions`,
     multi: `num_heads = ${numHeads}: ${numHeads} softmax${numHeads === 1 ? '' : 'es'} per query, each over d_head = ${d / numHeads} dimensions`,
     note: 'Same X, same W_q, W_k, W_v, W_o (the same seeded draws) and the same 4 · d_model² parameters; only the split differs. ' +
-      '(The one-head grid runs the float32 layer on them; the grids above are computed in float64 like the course.)',
+      '(The one-head grid runs the float32 layer on them.)',
   };
 }
 

@@ -1,0 +1,160 @@
+// web/src/compute.js: where the page's numpyExperiment runs, latest input wins, and a request
+// equal to the last one is answered with the kept result instead of being computed again.
+// The core and the worker are stand-ins here: the module counts its calls, the worker records
+// what it was sent and answers when the test says so (onMessage, as the real worker's messages).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Compute, WORKER_MIN_WORK, experimentWork, sameRequest } from '../../web/src/compute.js';
+
+globalThis.document ??= { documentElement: { dataset: {} } }; // stopWorker writes data-compute-worker
+
+/** A core whose numpyExperiment records each request and returns a fresh result for it. */
+function fakeCore() {
+  const calls = [];
+  return {
+    calls,
+    numpyExperiment(request) {
+      calls.push(request);
+      if (request.num_heads === 3) throw new Error('d_model (8) must be divisible by num_heads (3)');
+      const n = request.tokens;
+      return { n, m: n, num_heads: request.num_heads, attn_weights: new Float32Array(request.num_heads * n * n).fill(1 / n), parameter_count: 4 * request.d_model ** 2 };
+    },
+  };
+}
+
+/** A Compute whose worker is ready and only records the messages it is sent. */
+function withWorker(mod) {
+  const c = new Compute(mod);
+  const sent = [];
+  c.worker = { postMessage: (m) => sent.push(m), terminate() {} };
+  c.workerReady = true;
+  return { c, sent, answer: (id, result) => c.onMessage({ id, result, stats: { wasm_memory_bytes: 1 } }) };
+}
+
+const small = { seed: 7, tokens: 5, d_model: 8, num_heads: 2, positional: false, is_causal: false };
+const large = { seed: 7, tokens: 64, d_model: 512, num_heads: 8, positional: false, is_causal: false };
+
+test('the requests used here: module 08 runs at once, 64 tokens at d_model 512 go to the worker', () => {
+  assert.ok(experimentWork(small) <= WORKER_MIN_WORK);
+  assert.equal(experimentWork(large), 64 * 512 * (4 * 512 + 2 * 64)); // 71,303,168
+  assert.ok(experimentWork(large) > WORKER_MIN_WORK);
+});
+
+test('sameRequest: keys, primitives, and typed arrays element by element', () => {
+  const mask = (flip) => { const m = new Uint8Array(64 * 64); m[64 * 63 + 62] = flip; return m; };
+  assert.ok(sameRequest({ ...small, attn_mask: mask(1) }, { ...small, attn_mask: mask(1) }), 'equal n x n masks, different arrays');
+  assert.ok(!sameRequest({ ...small, attn_mask: mask(1) }, { ...small, attn_mask: mask(0) }), 'one element differs');
+  assert.ok(!sameRequest({ ...small, attn_mask: Uint8Array.of(1, 0) }, { ...small, attn_mask: Float32Array.of(1, 0) }), 'another element type');
+  assert.ok(!sameRequest({ ...small, attn_mask: Uint8Array.of(1, 0) }, { ...small, attn_mask: Uint8Array.of(1, 0, 0) }), 'another length');
+  assert.ok(!sameRequest(small, { ...small, keep_intermediates: false }), 'a key more');
+  assert.ok(!sameRequest({ ...small, keep_intermediates: undefined }, { ...small, positional: undefined, keep_intermediates: undefined, x: 1 }));
+  assert.ok(!sameRequest(small, { ...small, tokens: 6 }));
+  assert.ok(!sameRequest(small, { ...small, is_causal: true }));
+  assert.ok(sameRequest({ ...small, ablated_heads: [0, 1] }, { ...small, ablated_heads: [0, 1] }));
+  assert.ok(!sameRequest({ ...small, ablated_heads: [0, 1] }, { ...small, ablated_heads: { 0: 0, 1: 1 } }), 'an array is not an object');
+  assert.ok(!sameRequest({ ...small, attn_mask: Float32Array.of(NaN) }, { ...small, attn_mask: Float32Array.of(NaN) }), 'NaN: never reused');
+});
+
+test('on the page: an equal request returns the kept result at once, without computing', () => {
+  const mod = fakeCore();
+  const c = new Compute(mod);
+  const first = c.run({ ...small, attn_mask: new Uint8Array(25) });
+  assert.equal(first.where, 'page');
+  assert.equal(mod.calls.length, 1);
+  // Typing inside a word: the token text changes, the request does not (a new mask array, equal).
+  const again = c.run({ ...small, attn_mask: new Uint8Array(25) });
+  assert.equal(again.where, 'cache');
+  assert.equal(again.result, first.result, 'the same result object');
+  assert.equal(mod.calls.length, 1, 'not computed again');
+  assert.ok(Object.isFrozen(again.result), 'kept results are frozen: nothing can change them for the next reuse');
+  assert.throws(() => { 'use strict'; again.result.parameter_count = 0; }, TypeError);
+  assert.equal(again.result.parameter_count, 256);
+  // A token more, or one mask cell changed: computed.
+  assert.equal(c.run({ ...small, tokens: 6, attn_mask: new Uint8Array(36) }).where, 'page');
+  const mask = new Uint8Array(36);
+  mask[35] = 1;
+  const masked = c.run({ ...small, tokens: 6, attn_mask: mask });
+  assert.equal(masked.where, 'page');
+  assert.equal(mod.calls.length, 3);
+  // Only the last request is kept: going back to the first computes it again.
+  assert.equal(c.run({ ...small, attn_mask: new Uint8Array(25) }).where, 'page');
+  assert.equal(mod.calls.length, 4);
+});
+
+test('the kept request is a copy: the caller changing its mask afterwards is a new request', () => {
+  const mod = fakeCore();
+  const c = new Compute(mod);
+  const request = { ...small, attn_mask: new Uint8Array(25) };
+  c.run(request);
+  request.attn_mask[3] = 1;
+  assert.equal(c.run(request).where, 'page', 'recomputed with the changed mask');
+  assert.equal(mod.calls.length, 2);
+  assert.equal(c.run({ ...request, attn_mask: Uint8Array.from(request.attn_mask) }).where, 'cache');
+});
+
+test('errors are not kept: the same bad request is asked of the core again (and says why again)', () => {
+  const mod = fakeCore();
+  const c = new Compute(mod);
+  const bad = { ...small, num_heads: 3 };
+  assert.deepEqual(c.run(bad), { error: 'd_model (8) must be divisible by num_heads (3)', where: 'page' });
+  assert.deepEqual(c.run(bad), { error: 'd_model (8) must be divisible by num_heads (3)', where: 'page' });
+  assert.equal(mod.calls.length, 2);
+});
+
+test('worker: an equal request while it computes takes that computation over; afterwards it is kept', async () => {
+  const mod = fakeCore();
+  const { c, sent, answer } = withWorker(mod);
+  const p1 = c.run(large);
+  const p2 = c.run({ ...large });
+  assert.ok(p1 instanceof Promise && p2 instanceof Promise);
+  assert.equal(sent.length, 1, 'sent to the worker once');
+  assert.equal(await p1, null, 'the earlier caller is superseded (it must not draw)');
+  const result = mod.numpyExperiment(sent[0].request);
+  answer(sent[0].id, result);
+  const outcome = await p2;
+  assert.equal(outcome.where, 'worker');
+  assert.equal(outcome.result, result);
+  const p3 = c.run({ ...large });
+  assert.ok(!(p3 instanceof Promise), 'answered at once');
+  assert.deepEqual(p3, { result, where: 'cache' });
+  assert.equal(sent.length, 1);
+});
+
+test('worker: a stale result is never returned, also when the newer request was answered from the cache', async () => {
+  const mod = fakeCore();
+  const { c, sent, answer } = withWorker(mod);
+  // A, then B (waits for A), then A' = A: A's computation is stale (B came after it), so A' is
+  // not a takeover but a new call; B, waiting, is dropped without being computed.
+  const pa = c.run(large);
+  const pb = c.run({ ...large, tokens: 65 });
+  const pa2 = c.run({ ...large });
+  assert.equal(await pb, null, 'dropped before it started');
+  answer(sent[0].id, mod.numpyExperiment(sent[0].request));
+  assert.equal(await pa, null, 'stale: a newer call was made after it');
+  assert.equal(sent.length, 2, 'the newest call, sent once the worker was free');
+  const fresh = mod.numpyExperiment(sent[1].request);
+  answer(sent[1].id, fresh);
+  assert.equal((await pa2).result, fresh);
+  // C to the worker; while it computes, module 08 (small: on the page) and module 08 again (the
+  // cache): C's late result is stale and is not returned.
+  const pc = c.run({ ...large, seed: 8 });
+  assert.equal(sent.length, 3);
+  assert.equal(c.run(small).where, 'page');
+  assert.equal(c.run({ ...small }).where, 'cache');
+  answer(sent[2].id, mod.numpyExperiment(sent[2].request));
+  assert.equal(await pc, null);
+  assert.equal(c.run({ ...small }).where, 'cache', 'the stale answer did not replace the kept result');
+});
+
+test('worker: when it stops, the newest call is computed on the page and kept', async () => {
+  const mod = fakeCore();
+  const { c, sent } = withWorker(mod);
+  const p = c.run(large);
+  assert.equal(sent.length, 1);
+  c.stopWorker();
+  const outcome = await p;
+  assert.equal(outcome.where, 'page');
+  assert.equal(mod.calls.length, 1);
+  assert.equal(c.run({ ...large }).result, outcome.result);
+  assert.equal(mod.calls.length, 1);
+});
