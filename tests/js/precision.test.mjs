@@ -1,0 +1,116 @@
+// numpyExperiment's precision ("float64" | "float32" | "auto") and its kept draws, through the
+// page's core (build/wasm/mha_wasm_core.js): the result says which precision it was computed in,
+// "auto" switches at the same work as the page's FLOAT64_MAX_WORK, bad values are Errors naming
+// the allowed ones, and calls in any order give what a fresh module gives.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadModule } from './module.mjs';
+import { FLOAT64_MAX_WORK } from '../../web/src/format.js';
+import { experimentWork } from '../../web/src/compute.js';
+
+let mod;
+before(async () => {
+  mod = await loadModule('mha_wasm_core.js');
+});
+
+const m08 = { seed: 7, tokens: 5, d_model: 8, num_heads: 2 };
+const maxAbsDiff = (a, b) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
+const row = (r, head, i) => Array.from(r.attn_weights.subarray((head * r.n + i) * r.n, (head * r.n + i + 1) * r.n), (x) => x.toFixed(3));
+
+test('precision: float64 by default; float32 on request; the result says which', () => {
+  const byDefault = mod.numpyExperiment(m08);
+  assert.equal(byDefault.precision, 'float64');
+  const f64 = mod.numpyExperiment({ ...m08, precision: 'float64' });
+  assert.equal(f64.precision, 'float64');
+  assert.deepEqual(f64.attn_weights, byDefault.attn_weights);
+  assert.deepEqual(f64.output, byDefault.output);
+  const f32 = mod.numpyExperiment({ ...m08, precision: 'float32' });
+  assert.equal(f32.precision, 'float32');
+  // The same draws: X and the weights are the float32 casts of numpy's float64 draws either way.
+  assert.deepEqual(f32.x, f64.x);
+  assert.deepEqual(f32.in_proj_weight, f64.in_proj_weight);
+  assert.deepEqual(f32.out_proj_weight, f64.out_proj_weight);
+  // float32 is the fast path: forward() on the experiment's own x and weights, bit for bit.
+  const layer = mod.forward({ d_model: 8, num_heads: 2, n: 5, query: f64.x, in_proj_weight: f64.in_proj_weight, out_proj_weight: f64.out_proj_weight });
+  assert.deepEqual(f32.attn_weights, layer.attn_weights);
+  assert.deepEqual(f32.output, layer.output);
+  // Module 08's logits are of order 10: float32 agrees with float64 to 1e-5 (weights, absolute;
+  // tests/core/numpy_stream_test.cpp derives it), and the printed 3 decimals are the same.
+  assert.ok(maxAbsDiff(f32.attn_weights, f64.attn_weights) < 1e-5);
+  assert.ok(maxAbsDiff(f32.attn_weights, f64.attn_weights) > 0, 'two arithmetics, not one');
+  assert.deepEqual(row(f32, 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);
+  assert.deepEqual(row(f32, 1, 0), ['0.000', '0.000', '0.000', '0.000', '1.000']);
+});
+
+test('precision "auto": float64 up to 4e6 multiply-adds (the page\'s FLOAT64_MAX_WORK), float32 above', () => {
+  assert.equal(FLOAT64_MAX_WORK, 4e6);
+  const auto = (tokens, d_model, num_heads = 1) => mod.numpyExperiment({ seed: 1, tokens, d_model, num_heads, precision: 'auto', keep_intermediates: false }).precision;
+  // [tokens, d_model, n·d·(4d + 2n), expected]: the nearest sizes on either side of 4e6.
+  const cases = [[5, 8, 1680, 'float64'], [124, 64, 3999744, 'float64'], [125, 64, 4048000, 'float32'],
+    [50, 128, 3916800, 'float64'], [51, 128, 4008192, 'float32'], [64, 512, 71303168, 'float32']];
+  for (const [n, d, work, want] of cases) {
+    assert.equal(experimentWork({ tokens: n, d_model: d }), work);
+    assert.equal(work <= FLOAT64_MAX_WORK ? 'float64' : 'float32', want);
+    assert.equal(auto(n, d), want, `${n} tokens, d_model ${d}`);
+  }
+  // Module 08 under "auto" is the float64 result, number for number.
+  const a = mod.numpyExperiment({ ...m08, precision: 'auto' });
+  const f64 = mod.numpyExperiment(m08);
+  assert.equal(a.precision, 'float64');
+  assert.deepEqual(a.attn_weights, f64.attn_weights);
+  assert.deepEqual(a.output, f64.output);
+});
+
+test('an invalid precision is an Error naming the allowed values; the module keeps working', () => {
+  for (const bad of ['float16', 'AUTO', '', 64, true, ['auto'], { precision: 'auto' }]) {
+    assert.throws(() => mod.numpyExperiment({ ...m08, precision: bad }), (e) => {
+      assert.ok(e instanceof Error, `${JSON.stringify(bad)}: an Error`);
+      assert.equal(e.message, 'precision must be "float64", "float32" or "auto"');
+      return true;
+    });
+  }
+  // Absent, undefined or null: the default, as every optional key of the module.
+  assert.equal(mod.numpyExperiment({ ...m08, precision: undefined }).precision, 'float64');
+  assert.equal(mod.numpyExperiment({ ...m08, precision: null }).precision, 'float64');
+  const r = mod.numpyExperiment(m08);
+  assert.deepEqual(row(r, 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);
+});
+
+test('kept draws: interleaved seeds and token counts give exactly what a fresh module gives', async () => {
+  const requests = [{ seed: 7, tokens: 5 }, { seed: 7, tokens: 3 }, { seed: 8, tokens: 4 }, { seed: 7, tokens: 5 }, { seed: 7, tokens: 9, num_heads: 4 }];
+  for (const precision of ['float64', 'float32']) {
+    const one = await loadModule('mha_wasm_core.js');
+    for (const r of requests) {
+      const request = { d_model: 8, num_heads: 2, ...r, precision };
+      const got = one.numpyExperiment(request);
+      const fresh = (await loadModule('mha_wasm_core.js')).numpyExperiment(request);
+      for (const key of ['x', 'in_proj_weight', 'out_proj_weight', 'attn_weights', 'output']) {
+        assert.deepEqual(got[key], fresh[key], `${precision} ${JSON.stringify(r)}: ${key}`);
+      }
+    }
+  }
+});
+
+test('memoryStats().numpy_draws_bytes: 8 bytes a kept draw, n·d + 4·d² of them, replaced for a new seed', async () => {
+  const fresh = await loadModule('mha_wasm_core.js');
+  assert.equal(fresh.memoryStats().numpy_draws_bytes, 0);
+  fresh.numpyExperiment(m08);
+  assert.equal(fresh.memoryStats().numpy_draws_bytes, (5 * 8 + 4 * 64) * 8);
+  fresh.numpyExperiment({ ...m08, tokens: 3 });
+  assert.equal(fresh.memoryStats().numpy_draws_bytes, (5 * 8 + 4 * 64) * 8, 'fewer tokens: nothing drawn');
+  fresh.numpyExperiment({ ...m08, tokens: 9 });
+  assert.equal(fresh.memoryStats().numpy_draws_bytes, (9 * 8 + 4 * 64) * 8);
+  fresh.numpyExperiment({ ...m08, seed: 8, tokens: 4 });
+  assert.equal(fresh.memoryStats().numpy_draws_bytes, (4 * 8 + 4 * 64) * 8, 'a new seed: a new stream');
+});
+
+test('float32 honours keep_intermediates: false (no q, k, v, scores); float64 keeps them', () => {
+  const lean = mod.numpyExperiment({ ...m08, precision: 'float32', keep_intermediates: false });
+  for (const key of ['q', 'k', 'v', 'scores', 'head_outputs']) assert.equal(lean[key], undefined, key);
+  assert.equal(lean.attn_weights.length, 2 * 5 * 5);
+  const full = mod.numpyExperiment({ ...m08, precision: 'float32' });
+  assert.equal(full.scores.length, 2 * 5 * 5);
+  assert.deepEqual(lean.attn_weights, full.attn_weights);
+  const f64 = mod.numpyExperiment({ ...m08, keep_intermediates: false });
+  assert.equal(f64.scores.length, 2 * 5 * 5, 'the float64 path always keeps its intermediates');
+});
