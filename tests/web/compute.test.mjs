@@ -31,6 +31,9 @@ function withWorker(mod) {
   return { c, sent, answer: (id, result) => c.onMessage({ id, result, stats: { wasm_memory_bytes: 1 } }) };
 }
 
+/** How an outcome came: where it was computed, '+reused' when it is the kept outcome of an equal request. */
+const how = (o) => `${o.where}${o.reused ? '+reused' : ''}`;
+
 const small = { seed: 7, tokens: 5, d_model: 8, num_heads: 2, positional: false, is_causal: false };
 const large = { seed: 7, tokens: 64, d_model: 512, num_heads: 8, positional: false, is_causal: false };
 
@@ -59,25 +62,25 @@ test('on the page: an equal request returns the kept result at once, without com
   const mod = fakeCore();
   const c = new Compute(mod);
   const first = c.run({ ...small, attn_mask: new Uint8Array(25) });
-  assert.equal(first.where, 'page');
+  assert.equal(how(first), 'page');
   assert.equal(mod.calls.length, 1);
   // Typing inside a word: the token text changes, the request does not (a new mask array, equal).
   const again = c.run({ ...small, attn_mask: new Uint8Array(25) });
-  assert.equal(again.where, 'cache');
+  assert.equal(how(again), 'page+reused');
   assert.equal(again.result, first.result, 'the same result object');
   assert.equal(mod.calls.length, 1, 'not computed again');
   assert.ok(Object.isFrozen(again.result), 'kept results are frozen: nothing can change them for the next reuse');
   assert.throws(() => { 'use strict'; again.result.parameter_count = 0; }, TypeError);
   assert.equal(again.result.parameter_count, 256);
   // A token more, or one mask cell changed: computed.
-  assert.equal(c.run({ ...small, tokens: 6, attn_mask: new Uint8Array(36) }).where, 'page');
+  assert.equal(how(c.run({ ...small, tokens: 6, attn_mask: new Uint8Array(36) })), 'page');
   const mask = new Uint8Array(36);
   mask[35] = 1;
   const masked = c.run({ ...small, tokens: 6, attn_mask: mask });
-  assert.equal(masked.where, 'page');
+  assert.equal(how(masked), 'page');
   assert.equal(mod.calls.length, 3);
   // Only the last request is kept: going back to the first computes it again.
-  assert.equal(c.run({ ...small, attn_mask: new Uint8Array(25) }).where, 'page');
+  assert.equal(how(c.run({ ...small, attn_mask: new Uint8Array(25) })), 'page');
   assert.equal(mod.calls.length, 4);
 });
 
@@ -87,9 +90,9 @@ test('the kept request is a copy: the caller changing its mask afterwards is a n
   const request = { ...small, attn_mask: new Uint8Array(25) };
   c.run(request);
   request.attn_mask[3] = 1;
-  assert.equal(c.run(request).where, 'page', 'recomputed with the changed mask');
+  assert.equal(how(c.run(request)), 'page', 'recomputed with the changed mask');
   assert.equal(mod.calls.length, 2);
-  assert.equal(c.run({ ...request, attn_mask: Uint8Array.from(request.attn_mask) }).where, 'cache');
+  assert.equal(how(c.run({ ...request, attn_mask: Uint8Array.from(request.attn_mask) })), 'page+reused');
 });
 
 test('errors are not kept: the same bad request is asked of the core again (and says why again)', () => {
@@ -112,11 +115,11 @@ test('worker: an equal request while it computes takes that computation over; af
   const result = mod.numpyExperiment(sent[0].request);
   answer(sent[0].id, result);
   const outcome = await p2;
-  assert.equal(outcome.where, 'worker');
+  assert.equal(how(outcome), 'worker');
   assert.equal(outcome.result, result);
   const p3 = c.run({ ...large });
   assert.ok(!(p3 instanceof Promise), 'answered at once');
-  assert.deepEqual(p3, { result, where: 'cache' });
+  assert.deepEqual(p3, { result, where: 'worker', reused: true }, 'where it was computed, and reused');
   assert.equal(sent.length, 1);
 });
 
@@ -139,11 +142,11 @@ test('worker: a stale result is never returned, also when the newer request was 
   // cache): C's late result is stale and is not returned.
   const pc = c.run({ ...large, seed: 8 });
   assert.equal(sent.length, 3);
-  assert.equal(c.run(small).where, 'page');
-  assert.equal(c.run({ ...small }).where, 'cache');
+  assert.equal(how(c.run(small)), 'page');
+  assert.equal(how(c.run({ ...small })), 'page+reused');
   answer(sent[2].id, mod.numpyExperiment(sent[2].request));
   assert.equal(await pc, null);
-  assert.equal(c.run({ ...small }).where, 'cache', 'the stale answer did not replace the kept result');
+  assert.equal(how(c.run({ ...small })), 'page+reused', 'the stale answer did not replace the kept result');
 });
 
 test('worker: when it stops, the newest call is computed on the page and kept', async () => {
@@ -153,7 +156,7 @@ test('worker: when it stops, the newest call is computed on the page and kept', 
   assert.equal(sent.length, 1);
   c.stopWorker();
   const outcome = await p;
-  assert.equal(outcome.where, 'page');
+  assert.equal(how(outcome), 'page');
   assert.equal(mod.calls.length, 1);
   assert.equal(c.run({ ...large }).result, outcome.result);
   assert.equal(mod.calls.length, 1);

@@ -12,9 +12,10 @@
 //
 // The last request and its result are kept: a new request equal to it (typing inside a word
 // changes the text but not the token count, and numpyExperiment depends only on the request) is
-// answered at once with the kept result, `where: 'cache'`, without computing again; one equal to
-// a request the worker is still computing takes over that computation. The kept result is frozen
-// (its typed arrays are not: nothing on the page writes into them).
+// answered at once with the kept outcome (`where` the result was computed, plus `reused: true`),
+// without computing again; one equal to a request the worker is still computing takes over that
+// computation. The kept result is frozen (its typed arrays are not: nothing on the page writes
+// into them).
 
 export const WORKER_SCRIPT = 'compute_worker.js';
 /** Multiply-adds above which a request goes to the worker (module 08's examples stay inline). */
@@ -52,7 +53,8 @@ export class Compute {
     this.inFlight = null; // id of the call the worker is computing
     this.queued = null; // id of the newest call waiting for it (older waiting calls are dropped)
     this.stats = null; // the worker core's last memoryStats()
-    // The last call: {id, request (a copy), result (frozen; null until it is known)}. Only the
+    // The last call: {id, request (a copy), outcome ({result (frozen), where}; null until it is
+    // known)}. Only the
     // newest call is ever sent to the worker or redone here, and it is this one.
     this.last = null;
   }
@@ -132,9 +134,12 @@ export class Compute {
     this.worker.postMessage({ id, request: this.last.request }); // only the newest call is sent
   }
 
-  /** Keeps the result of call `id` when it is the last call (errors are not kept). */
+  /** Keeps the outcome of call `id` when it is the last call (errors are not kept). */
   keep(id, outcome) {
-    if (this.last?.id === id && outcome.result) this.last.result = Object.freeze(outcome.result);
+    if (this.last?.id === id && outcome.result) {
+      Object.freeze(outcome.result);
+      this.last.outcome = outcome;
+    }
     return outcome;
   }
 
@@ -149,7 +154,7 @@ export class Compute {
 
   /**
    * Runs `request`, superseding every earlier call. A request equal to the last one (sameRequest)
-   * is not computed again: its kept result now (`where: 'cache'`), or, while the worker is still
+   * is not computed again: its kept outcome now (with `reused: true`), or, while the worker is still
    * computing it, the promise of that computation (the earlier call's promise gets null).
    * @returns {{result?: object, error?: string, where: string} | Promise<...|null>} the outcome
    *   now (small or repeated requests, or no worker), or a promise of it (null when superseded
@@ -158,7 +163,7 @@ export class Compute {
   run(request) {
     const last = this.last;
     const same = last !== null && sameRequest(last.request, request);
-    const earlier = same && !last.result && last.id === this.latest && this.pending.get(last.id);
+    const earlier = same && !last.outcome && last.id === this.latest && this.pending.get(last.id);
     if (earlier) {
       return new Promise((resolve) => {
         this.pending.set(last.id, resolve);
@@ -170,8 +175,8 @@ export class Compute {
       this.settle(this.queued, null); // never to be computed: superseded before it started
       this.queued = null;
     }
-    if (same && last.result) return { result: last.result, where: 'cache' };
-    this.last = { id, request: structuredClone(request), result: null };
+    if (same && last.outcome) return { ...last.outcome, reused: true };
+    this.last = { id, request: structuredClone(request), outcome: null };
     if (!this.workerReady || experimentWork(request) <= WORKER_MIN_WORK) return this.keep(id, this.runHere(request));
     return new Promise((resolve) => {
       this.pending.set(id, resolve);

@@ -331,6 +331,7 @@ function updateView() {
     // keeps it, frozen, for an equal request).
     const { result } = outcome;
     els.heads.dataset.computedIn = outcome.where;
+    els.heads.dataset.reused = String(!!outcome.reused); // the kept result of an equal request
     clearAlert();
     els.maskPad.removeAttribute('aria-invalid');
     els.maskWindow.removeAttribute('aria-invalid');
