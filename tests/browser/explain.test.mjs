@@ -77,6 +77,28 @@ describe('explain views', { timeout: TIMEOUT }, () => {
       close(s2.q.value, projected(MODULE_08.Wq, 0, 4, 7), 1e-5, 'head 1 q_0');
     }));
 
+  test('a float32 view (64 tokens, d_model 128): the grids come from a weights-only forward; locking a cell computes V and the head outputs for the step panel', () =>
+    withPage(`#text=${Array.from({ length: 64 }, (_, i) => `w${i}`).join('+')}&d_model=128&num_heads=4&seed=7`, async ({ page }) => {
+      await page.waitForFunction(() => /^n = 64 tokens · d_model = 128/.test(document.getElementById('summary').textContent));
+      assert.match(await page.textContent('#precision'), /float32/);
+      assert.equal(await page.getAttribute('#heads', 'data-full-forward'), 'false', 'no cell locked: weights only');
+      // Below the fold and taller than the viewport: its top at the top of the window.
+      await page.$eval('canvas[data-head="1"]', (el) => el.scrollIntoView({ block: 'start' }));
+      const c = await cellCentre(page, 1, 5, 3);
+      await page.mouse.click(c.x, c.y);
+      await page.waitForSelector('#heads[data-full-forward="true"]');
+      await page.waitForSelector('#explain-step [data-cell="1.5.3"]');
+      const s = await steps(page);
+      // The core's float32 experiment (as the page: precision auto), computed here under node.
+      const core = await createRequire(import.meta.url)(path.join(ROOT, 'build', 'wasm', 'mha_wasm_core.js'))();
+      const r = core.numpyExperiment({ seed: 7, tokens: 64, d_model: 128, num_heads: 4, precision: 'auto' });
+      assert.equal(r.precision, 'float32');
+      const cols = (m, row) => Array.from(m.subarray(row * 128 + 32, row * 128 + 64)); // head 1: columns 32-63
+      close(s.v.value, cols(r.v, 3), 1e-6, 'v_3 of head 1');
+      close(s.output.value, cols(r.head_outputs, 5), 1e-6, 'y_5 of head 1');
+      close([s.weight.value], [r.attn_weights[(1 * 64 + 5) * 64 + 3]], 1e-7, 'a_5,3');
+    }));
+
   test('causal: a masked cell shows the −∞ mask term and weight 0', () =>
     withPage('#preset=module-08&causal=1', async ({ page }) => {
       // The causal preset variant is a custom state; the hash keeps the settings.

@@ -7,6 +7,8 @@
 //                or {id, error, stats}   (the core's Error message)
 // stats: the worker core's memoryStats(), for the page's diagnostics.
 /* global createMhaCore */
+import { warmUp } from './warm_up.js';
+
 importScripts('mha_wasm_core.js');
 
 let mod = null;
@@ -14,6 +16,7 @@ const started = createMhaCore().then(
   (m) => {
     mod = m;
     postMessage({ ready: true });
+    warmUp(m); // `started` resolves after this: the first request finds the kernels hot
   },
   (e) => postMessage({ failed: e instanceof Error ? e.message : String(e) }),
 );

@@ -228,6 +228,7 @@ export class MhaAttention extends HTMLElement {
         seed: state.seed, tokens: tokens.length, d_model: state.d_model, num_heads: state.num_heads,
         positional: state.positional, is_causal: state.causal,
         precision: 'auto', // float64 as numpy up to 4M multiply-adds, float32 above (as the page)
+        weights_only: true, keep_intermediates: false, // the element draws the weights only
       });
       result.parameter_count ??= params;
     } catch (e) {

@@ -119,8 +119,9 @@ export class HeadHeatmap {
     const { rows, cols, pixels } = factor === 1
       ? { rows: this.n, cols: this.m, pixels: headPixels(this.weights, this.head, this.n, this.m) }
       : pooledPixels(this.weights, this.head, this.n, this.m, factor);
-    this.cells.width = cols;
-    this.cells.height = rows;
+    // (Assigning a canvas size, even the same one, reallocates its backing store.)
+    if (this.cells.width !== cols) this.cells.width = cols;
+    if (this.cells.height !== rows) this.cells.height = rows;
     const cctx = this.cells.getContext('2d');
     const img = cctx.createImageData(cols, rows);
     img.data.set(pixels);
@@ -157,11 +158,14 @@ export class HeadHeatmap {
     const { width, height, originX, originY, cell } = this.layout;
     const dpr = window.devicePixelRatio || 1;
     this.dpr = dpr;
-    this.canvas.width = Math.ceil(width * dpr);
-    this.canvas.height = Math.ceil(height * dpr);
+    // Sizes assigned only when they change: assigning one, even the same, reallocates the
+    // backing store and forces a layout (issue 6: most of a re-render was spent there).
+    const backingWidth = Math.ceil(width * dpr), backingHeight = Math.ceil(height * dpr);
+    if (this.canvas.width !== backingWidth) this.canvas.width = backingWidth;
+    if (this.canvas.height !== backingHeight) this.canvas.height = backingHeight;
     // Element size in CSS px (CSSOM, allowed by style-src 'self').
-    this.canvas.style.width = `${width}px`;
-    this.canvas.style.height = `${height}px`;
+    if (this.canvas.style.width !== `${width}px`) this.canvas.style.width = `${width}px`;
+    if (this.canvas.style.height !== `${height}px`) this.canvas.style.height = `${height}px`;
     Object.assign(this.canvas.dataset, {
       originX: String(originX),
       originY: String(originY),
@@ -192,7 +196,8 @@ export class HeadHeatmap {
     const ctx = this.canvas.getContext('2d');
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
-    ctx.drawImage(this.base, 0, 0);
+    const { width, height } = this.canvas;
+    ctx.drawImage(this.base, 0, 0, width, height, 0, 0, width, height);
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
     this.paintSelection(ctx, this.selection);
   }
@@ -200,9 +205,11 @@ export class HeadHeatmap {
   paintBase() {
     const { n, m, head } = this;
     const { cell, originX, originY, rotateColumns } = this.layout;
+    // The offscreen base only grows (a new size reallocates a canvas: several ms each, 16 of them
+    // when typing changes n); draw() copies the part the grid uses.
     this.base ??= document.createElement('canvas');
-    this.base.width = this.canvas.width;
-    this.base.height = this.canvas.height;
+    if (this.base.width < this.canvas.width) this.base.width = this.canvas.width;
+    if (this.base.height < this.canvas.height) this.base.height = this.canvas.height;
     const ctx = this.base.getContext('2d');
     const { ink } = this.theme;
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);

@@ -24,6 +24,7 @@ import { announceText, createAnnouncer } from './announce.js';
 import { copyText, iframeSnippet, linkWithHash } from './share.js';
 import { exportFileName, weightsCsv, weightsJson } from './export.js';
 import { canvasToPng, composeSnapshot, downloadBlob } from './snapshot.js';
+import { warmUp } from './warm_up.js';
 import {
   DEFAULTS,
   PRESETS,
@@ -316,6 +317,10 @@ function updateView() {
     // q, k, v and the scores (for the step panel) only while they stay small: 12 heads of 2048
     // tokens would hold 200 MB of scores (issue 6: the wasm heap stays under 512 MB).
     if (state.num_heads * tokens.length * tokens.length > 1 << 22) request.keep_intermediates = false;
+    // The grids need the weights only: no value projection, A·V or out_proj (issue 6: about half
+    // the work when n < 2·d_model; the float64 path computes everything anyway). The step panel's
+    // a·v_j and y_i need them: the full forward while a cell is locked there.
+    if (!explain.cell) request.weights_only = true;
   } catch (e) {
     showAlert(errorMessage(e));
     return false;
@@ -331,6 +336,8 @@ function updateView() {
     // keeps it, frozen, for an equal request).
     const { result } = outcome;
     els.heads.dataset.computedIn = outcome.where;
+    // Whether the grids' result holds V and the head outputs (not weights_only): tests read it.
+    els.heads.dataset.fullForward = String(result.head_outputs !== undefined);
     els.heads.dataset.reused = String(!!outcome.reused); // the kept result of an equal request
     clearAlert();
     els.maskPad.removeAttribute('aria-invalid');
@@ -360,42 +367,57 @@ function updateView() {
 }
 
 function render(state, tokens, result) {
-  const figures = [];
-  const holders = [];
-  const heatmaps = [];
   const dHead = result.d_head;
+  // The same number of heads as the grids on the page: keep their figures, canvases and listeners
+  // and give them the new weights (issue 6: rebuilding 8 figures and their canvases cost more than
+  // the compute); otherwise build them anew.
+  const reuse = view && view.heatmaps.length === result.num_heads &&
+    els.heads.querySelectorAll(':scope > figure.head').length === result.num_heads;
+  const figures = reuse ? [...els.heads.querySelectorAll(':scope > figure.head')] : [];
+  const holders = [];
+  const heatmaps = reuse ? view.heatmaps : [];
   for (let h = 0; h < result.num_heads; h++) {
-    const figure = document.createElement('figure');
-    figure.className = 'head';
-    figure.dataset.head = String(h);
-    if (explainState.off.includes(h)) figure.classList.add('is-off');
-    const caption = document.createElement('figcaption');
-    const title = document.createElement('span');
-    title.className = 'head-title';
-    title.textContent = `Head ${h}`;
-    const detail = document.createElement('span');
-    detail.className = 'head-detail';
-    detail.textContent = ` · Q, K, V columns ${h * dHead}–${(h + 1) * dHead - 1}`;
-    caption.append(title, detail);
-    const hm = new HeadHeatmap({
-      head: h,
-      result,
-      tokens,
-      onSelect: pointOrMove,
-      onActivate: activateCell,
-      onClear: () => cells.clear(),
-    });
-    const scroller = document.createElement('div');
-    scroller.className = 'grid-scroll';
-    scroller.append(hm.canvas);
-    const hidden = document.createElement('div');
-    hidden.className = 'visually-hidden table-holder';
-    holders.push(hidden);
-    figure.append(caption, scroller, hidden);
-    figures.push(figure);
-    heatmaps.push(hm);
+    let figure;
+    if (reuse) {
+      figure = figures[h];
+      heatmaps[h].setData({ result, tokens });
+      holders.push(figure.querySelector('.table-holder'));
+    } else {
+      figure = document.createElement('figure');
+      figure.className = 'head';
+      figure.dataset.head = String(h);
+      const caption = document.createElement('figcaption');
+      const title = document.createElement('span');
+      title.className = 'head-title';
+      title.textContent = `Head ${h}`;
+      const detail = document.createElement('span');
+      detail.className = 'head-detail';
+      caption.append(title, detail);
+      const hm = new HeadHeatmap({
+        head: h,
+        result,
+        tokens,
+        onSelect: pointOrMove,
+        onActivate: activateCell,
+        onClear: () => cells.clear(),
+      });
+      const scroller = document.createElement('div');
+      scroller.className = 'grid-scroll';
+      scroller.append(hm.canvas);
+      const hidden = document.createElement('div');
+      hidden.className = 'visually-hidden table-holder';
+      holders.push(hidden);
+      figure.append(caption, scroller, hidden);
+      figures.push(figure);
+      heatmaps.push(hm);
+    }
+    figure.classList.toggle('is-off', explainState.off.includes(h));
+    const detail = figure.querySelector('.head-detail');
+    const columns = ` · Q, K, V columns ${h * dHead}–${(h + 1) * dHead - 1}`;
+    if (detail.textContent !== columns) detail.textContent = columns;
   }
-  els.heads.replaceChildren(...figures);
+  if (!reuse) els.heads.replaceChildren(...figures);
+  // The tables replace the previous ones in their holders (after the paint, for larger views).
   scheduleTables(els.heads, holders,
     (h) => headTable(h, result.attn_weights, result.fully_masked_rows, tokens, tokens), result);
   view = { state, tokens, result, heatmaps };
@@ -444,8 +466,12 @@ function onCellChange(cell, { locked, reason }) {
   } else if (reason === 'clear') announcer.say('No cell selected.');
   els.readout.dataset.locked = String(locked);
   // The explain section's step panel shows the locked cell.
-  if (locked && reason !== 'hover') explain.lock(cell);
-  else if (reason === 'unlock' || reason === 'clear') explain.lock(null);
+  if (locked && reason !== 'hover') {
+    explain.lock(cell);
+    // A result computed for the grids alone (weights_only) has no V or head outputs for the
+    // step panel: compute them now (the request asks for them while a cell is locked).
+    if (view.result.scores && !view.result.head_outputs) updateSoon();
+  } else if (reason === 'unlock' || reason === 'clear') explain.lock(null);
   // A moment later: holding an arrow key would call history.replaceState too often.
   if (reason === 'restore') writeHash(view.state);
   else if (reason !== 'hover') {
@@ -454,15 +480,26 @@ function onCellChange(cell, { locked, reason }) {
   }
 }
 
-/** Sizes every grid to the width the heads area has now. */
-function layout() {
+/**
+ * The heads area's content width (CSS px) and the label colours, read again only when they may
+ * have changed (a resize, a zoom, a light/dark switch: `fresh`). Reading them on every update
+ * forced a style and layout pass over the whole page, thousands of table cells included, before
+ * the grids could be drawn (issue 6: about 40 ms of a 64-token update).
+ */
+let headsWidth = null;
+let labelTheme = null;
+
+/** Sizes every grid to the width the heads area has. */
+function layout({ fresh = false } = {}) {
   if (!view) return;
-  const style = getComputedStyle(els.heads);
-  const width = els.heads.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  if (fresh || headsWidth === null) {
+    const style = getComputedStyle(els.heads);
+    headsWidth = els.heads.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  }
+  if (fresh || labelTheme === null) labelTheme = readTheme(els.heads);
   // Each figure has a little padding of its own (see style.css, .head).
-  const available = Math.max(240, width - 16);
-  const theme = readTheme(els.heads);
-  for (const hm of view.heatmaps) hm.resize(available, theme);
+  const available = Math.max(240, headsWidth - 16);
+  for (const hm of view.heatmaps) hm.resize(available, labelTheme);
 }
 
 /** The shared selection: the hovered / focused cell, whose query row is highlighted in every head. */
@@ -744,7 +781,7 @@ async function start() {
     if (els.heads.clientWidth === lastWidth) return;
     lastWidth = els.heads.clientWidth;
     cancelAnimationFrame(frame);
-    frame = requestAnimationFrame(layout);
+    frame = requestAnimationFrame(() => layout({ fresh: true }));
   }).observe(els.heads);
   // A zoom or a move to another screen changes devicePixelRatio: redraw crisp.
   const watchDpr = () => {
@@ -752,7 +789,7 @@ async function start() {
       'change',
       () => {
         drawLegend(els.legend);
-        layout();
+        layout({ fresh: true });
         watchDpr();
       },
       { once: true },
@@ -762,9 +799,13 @@ async function start() {
   // Light / dark switch: the canvas labels take their colours from the stylesheet.
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
     drawLegend(els.legend);
-    layout();
+    layout({ fresh: true });
   });
   document.documentElement.dataset.ready = 'true';
+  // This thread's core computes small views, and every view from file:// (no worker there): make
+  // its kernels hot while the page is idle (warm_up.js).
+  const idle = window.requestIdleCallback ?? ((f) => setTimeout(f, 200));
+  idle(() => mod && warmUp(mod));
 }
 
 start();

@@ -22,33 +22,43 @@ let generation = 0;
  */
 export function scheduleTables(root, holders, build, { n, m }) {
   const mine = ++generation;
+  root.removeAttribute('aria-busy');
   if (Math.max(n, m) > MAX_TABLE_TOKENS) {
     for (const holder of holders) {
       const p = document.createElement('p');
       p.textContent = `No table for more than ${MAX_TABLE_TOKENS} tokens: focus the grid and use the ` +
         'arrow keys, the readout says each weight.';
-      holder.append(p);
+      holder.replaceChildren(p);
     }
     root.dataset.tables = 'none';
     return;
   }
   if (holders.length * n * m <= SYNC_TABLE_CELLS) {
-    holders.forEach((holder, h) => holder.append(build(h)));
+    holders.forEach((holder, h) => holder.replaceChildren(build(h)));
     root.dataset.tables = 'ready';
     return;
   }
+  // A holder may still hold the previous view's table (grids are reused between views): it is
+  // replaced in its slice, so removing thousands of old cells does not delay the paint either.
+  // Until then the heads area is aria-busy (assistive technology waits for the new tables).
   root.dataset.tables = 'pending';
+  root.setAttribute('aria-busy', 'true');
   let next = 0;
   const slice = () => {
     if (mine !== generation) return; // a newer view replaced these holders
     const t0 = performance.now();
     while (next < holders.length && performance.now() - t0 < SLICE_MS) {
-      holders[next].append(build(next));
+      holders[next].replaceChildren(build(next));
       next++;
     }
     if (next < holders.length) setTimeout(slice, 0);
-    else root.dataset.tables = 'ready';
+    else {
+      root.dataset.tables = 'ready';
+      root.removeAttribute('aria-busy');
+    }
   };
-  // After the frame that paints the grids.
-  requestAnimationFrame(() => setTimeout(slice, 0));
+  // After the frame that paints the grids has been presented: one task later than the page's
+  // own measurement of that paint (timing.js gridsDrawn, registered after this), so the first
+  // slice is not counted in mha:update.
+  requestAnimationFrame(() => setTimeout(() => setTimeout(slice, 0), 0));
 }
