@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { oursWasm, timeRunner, maxAbsDiff, median } from '../../scripts/bench/systems.mjs';
-import { TOLERANCE, flops } from '../../scripts/bench/bench.mjs';
+import { TOLERANCE, flops, mergeRounds } from '../../scripts/bench/bench.mjs';
 import { root, loadModule } from './module.mjs';
 
 
@@ -55,4 +55,26 @@ test('bench harness: maxAbsDiff fails NaN and a wrong length, and measures the l
 test('bench harness: flops counts 2·n·d·3d + 2·2·n²·d + 2·n·d²', () => {
   assert.equal(flops(5, 8), 2 * 5 * 8 * 24 + 4 * 25 * 8 + 2 * 5 * 64);
   assert.equal(flops(512, 768), 3221225472); // as build/native/mha_bench prints for 512 768 12
+});
+
+test('bench harness: rounds merge into one row per system and configuration (median of the rounds\' medians)', () => {
+  const row = (key, n, m, min, reps, errOut, errW) => ({
+    key, n, d: 8, h: 2, median_ms: m, min_ms: min, reps, max_abs_err_output: errOut, max_abs_err_weights: errW,
+  });
+  const merged = mergeRounds([
+    row('ours', 5, 1.0, 0.9, 10, 1e-7, 1e-8), row('ort', 5, 2.0, 1.5, 5, 2e-7, 2e-8),
+    row('ours', 5, 4.0, 0.8, 10, 3e-7, 1e-8), row('ort', 5, 2.2, 1.9, 5, 'Infinity', 1e-8),
+    row('ours', 5, 1.2, 1.1, 10, 1e-7, 5e-8),
+  ]);
+  assert.equal(merged.length, 2);
+  const ours = merged.find((r) => r.key === 'ours');
+  assert.equal(ours.median_ms, 1.2, 'the slow round (4.0) is dropped by the median');
+  assert.deepEqual(ours.round_medians, [1.0, 4.0, 1.2]);
+  assert.equal(ours.min_ms, 0.8);
+  assert.equal(ours.reps, 30);
+  assert.equal(ours.max_abs_err_output, 3e-7);
+  assert.equal(ours.max_abs_err_weights, 5e-8);
+  const ort = merged.find((r) => r.key === 'ort');
+  assert.equal(ort.median_ms, 2.1);
+  assert.equal(ort.max_abs_err_output, 'Infinity', 'a failed comparison in any round fails the row');
 });
