@@ -135,7 +135,8 @@ TEST(Kernels, BuildBackEndGemmMatchesLoops) {
 
 TEST(Kernels, GemmOfTheFirstColumnsOnly) {
   // Column counts inside a panel, at a panel edge, and none: the Q | K thirds of a fused in_proj.
-  for (const GemmCase& c : {GemmCase{13, 24, 31, true, 1.0f, true}, GemmCase{97, 48, 300, false, 0.5f, true},
+  for (const GemmCase& c : {GemmCase{13, 24, 31, true, 1.0f, true},
+                            GemmCase{97, 48, 300, false, 0.5f, true},
                             GemmCase{7, 9, 5, true, 1.0f, false}}) {
     for (const Index cols : {Index{0}, Index{1}, Index{8}, c.N - 3, c.N}) {
       check_gemm(c, blocked, cols);

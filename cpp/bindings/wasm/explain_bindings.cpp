@@ -199,7 +199,8 @@ val explain_cell(val result, val cell) {
     for (const char* key : {"q", "k", "v", "scores", "head_outputs"}) {
       if (!has(result, key)) {
         throw mha::shape_error(std::string("explainCell: the result has no ") + key +
-                               ": run forward with keep_intermediates (the default) and without weights_only");
+                               ": run forward with keep_intermediates (the default) and "
+                               "without weights_only");
       }
     }
     const Index h = static_cast<Index>(integer(result, "num_heads", 1, mha::limits::max_num_heads));
