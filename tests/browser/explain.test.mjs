@@ -97,6 +97,26 @@ describe('explain views', { timeout: TIMEOUT }, () => {
       close(s.v.value, cols(r.v, 3), 1e-6, 'v_3 of head 1');
       close(s.output.value, cols(r.head_outputs, 5), 1e-6, 'y_5 of head 1');
       close([s.weight.value], [r.attn_weights[(1 * 64 + 5) * 64 + 3]], 1e-7, 'a_5,3');
+
+      // Unlock, type (a weights-only forward again), lock again: the panel says V and the head
+      // outputs are being computed until they are there, never an error (withPage fails on one).
+      await page.mouse.click(c.x, c.y); // unlock
+      await page.fill('#text', Array.from({ length: 63 }, (_, i) => `w${i}`).join(' '));
+      await page.waitForSelector('#heads[data-full-forward="false"]');
+      await page.$eval('canvas[data-head="1"]', (el) => el.scrollIntoView({ block: 'start' }));
+      const c2 = await cellCentre(page, 1, 5, 3);
+      await page.mouse.click(c2.x, c2.y);
+      await page.waitForSelector('#explain-step [data-cell="1.5.3"]');
+      assert.equal(await page.getAttribute('#heads', 'data-full-forward'), 'true');
+    }));
+
+  test('beyond 4M weights (no intermediates kept) a locked cell gets a note, not steps', () =>
+    withPage(`#text=${Array.from({ length: 1100 }, (_, i) => `w${i}`).join('+')}&d_model=64&num_heads=4&seed=7`, async ({ page }) => {
+      await page.waitForFunction(() => /^n = 1100 tokens/.test(document.getElementById('summary').textContent), null, { timeout: 60_000 });
+      await page.$eval('canvas[data-head="0"]', (el) => el.focus());
+      await page.keyboard.press('Enter'); // locks cell (0, 0) of head 0
+      await page.waitForSelector('#explain-step [data-note="true"]');
+      assert.match(await page.textContent('#explain-step'), /No steps at this size: .* num_heads · n² ≤ 4\u202F194\u202F304 \(here 4\u202F840\u202F000\)/);
     }));
 
   test('causal: a masked cell shows the −∞ mask term and weight 0', () =>

@@ -47,6 +47,30 @@ for (const which of [0, 1]) {
         assert.match(await page.textContent('#core-version'), /^\d+\.\d+\.\d+/);
       }));
 
+    test('the weight tables are in the browser\'s accessibility tree (the grids\' twin for screen readers)', () =>
+      withPage(target(), MODULE_08, async ({ page }) => {
+        // Chrome's own tree (not the DOM): content-visibility, for one, would drop the tables.
+        const cdp = await page.context().newCDPSession(page);
+        const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+        const count = (role) => nodes.filter((nd) => !nd.ignored && nd.role?.value === role).length;
+        assert.equal(count('table'), 2, 'one table per head');
+        assert.equal(count('cell'), 2 * (5 * 5 + 1), 'per head: every weight a cell, and the empty corner');
+        await cdp.detach();
+      }));
+
+    test('embed=1 with a locked cell: the step panel is hidden, so neither the full module nor the full forward is asked for',
+      { skip: which === 1 && 'Resource Timing lists nothing for a page opened from file://' }, () =>
+      withPage(target(), `${MODULE_08}&cell=0.0.2&embed=1`, async ({ page }) => {
+        await page.waitForTimeout(1500); // time for a lazy load, had one been started
+        // Every file the page fetched since navigation (scripts load as resources, from file:// too).
+        const fetched = await page.evaluate(() =>
+          performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname.split('/').pop()));
+        assert.ok(fetched.includes('mha_wasm_core.js') || fetched.includes('app.js'), `fetched ${fetched.join(', ')}`);
+        assert.ok(!fetched.includes('mha_wasm.js'), `fetched ${fetched.join(', ')}`);
+        assert.equal(await page.getAttribute('#readout', 'data-locked'), 'true', 'the cell is locked');
+        assert.equal(await page.$eval('#explain-step', (d) => d.dataset.cell), undefined);
+      }));
+
     test('the page says which precision the grids were computed in; equal requests are not recomputed', () =>
       withPage(target(), MODULE_08, async ({ page }) => {
         // Module 08: float64, as numpy (5·8·(4·8 + 2·5) = 1 680 multiply-adds).

@@ -466,10 +466,13 @@ function onCellChange(cell, { locked, reason }) {
   } else if (reason === 'clear') announcer.say('No cell selected.');
   els.readout.dataset.locked = String(locked);
   // The explain section's step panel shows the locked cell.
-  if (locked && reason !== 'hover') {
+  // Not in embed mode, where the step panel is hidden: it would load the full module and ask for
+  // the full forward for nothing.
+  if (locked && reason !== 'hover' && !pageView.embed) {
     explain.lock(cell);
     // A result computed for the grids alone (weights_only) has no V or head outputs for the
-    // step panel: compute them now (the request asks for them while a cell is locked).
+    // step panel (it says they are being computed): compute them now (the request asks for them
+    // while a cell is locked).
     if (view.result.scores && !view.result.head_outputs) updateSoon();
   } else if (reason === 'unlock' || reason === 'clear') explain.lock(null);
   // A moment later: holding an arrow key would call history.replaceState too often.

@@ -6,17 +6,21 @@ import { stepRows } from './step.js';
 /**
  * Fills `container` with the steps of one cell.
  * @param {Element} container
- * @param {object|null} e explainCell(...)'s result, or null for the hint
- * @param {{queryToken: string, keyToken: string, maskLine: string}} text labels
+ * @param {object|null} e explainCell(...)'s result, or null for the hint (or for `note`)
+ * @param {{queryToken: string, keyToken: string, maskLine: string, note: string}} text labels;
+ *   `note`, when e is null: why a locked cell has no steps (yet), instead of the hint
  */
-export function renderStepPanel(container, e, { queryToken = '', keyToken = '', maskLine = '' } = {}) {
+export function renderStepPanel(container, e, { queryToken = '', keyToken = '', maskLine = '', note = '' } = {}) {
   if (!e) {
     container.replaceChildren(
-      h('p', { className: 'help', text: 'Click a cell of any grid (or press Enter on it) to lock it and see how its weight is made.' }),
+      h('p', { className: 'help', text: note || 'Click a cell of any grid (or press Enter on it) to lock it and see how its weight is made.' }),
     );
     delete container.dataset.cell;
+    if (note) container.dataset.note = 'true';
+    else delete container.dataset.note;
     return;
   }
+  delete container.dataset.note;
   container.dataset.cell = `${e.head}.${e.i}.${e.j}`;
   const title = h('p', { className: 'step-title' },
     h('strong', { text: `Head ${e.head}, query ${e.i} ‘${queryToken}’ → key ${e.j} ‘${keyToken}’` }),
