@@ -633,7 +633,7 @@ function report({ results, configs, browserKeys, page, sizes, scale, peak, info,
     p('## The page (issue 6 targets)');
     p();
     if (pageRun) {
-      p(`This section and the download size come from a separate pass (\`bench.mjs --page-only\`) at ${pageRun.started.replace(/\.\d+Z$/, ' UTC').replace('T', ' ')} on commit \`${pageRun.commit}\` (load average before ${pageRun.load_before}, after ${pageRun.load_after}): the page's own changes (its limits raised to 2048 tokens) landed while the main run was going.`);
+      p(`This section and the download size come from a separate pass (\`bench.mjs --page-only\`) at ${pageRun.started.replace(/\.\d+Z$/, ' UTC').replace('T', ' ')} on commit \`${pageRun.commit}\` (load average before ${pageRun.load_before}, after ${pageRun.load_after}), after the main run above: the page changed since.`);
       p();
     }
     p("Headless Chromium on `dist/` served by `scripts/serve.mjs` (CSP on). `mha:first-grid` is the page's `performance.measure` from navigation to the first painted grid (median of fresh loads); `mha:update` from an input change to all grids painted, median of: **token count changed** (the sentence alternates between n − 1 and n tokens; the weights depend on n, so each change recomputes; this is the column held to the target) and **same token count** (the first word changes; the page reuses its last result). The Date translator row: the page's own time per keystroke (`#date-summary` `data-ms`: translation, grids, small multiples), median over every key of the date typed key by key in fresh pages.");
