@@ -184,7 +184,7 @@ test('masks of the wrong shape or type', () => {
   answersEverywhere({ ...BASE, key_padding_mask: new Uint8Array(N) },
     'key_padding_mask has 4 values, expected one per key token, m = 5', 'inputs');
   answersEverywhere({ ...BASE, attn_mask: 'true' }, 'attn_mask must be a Float32Array, Float64Array or Array', 'inputs');
-  answersEverywhere({ ...BASE, is_causal: 1 }, 'is_causal must be true or false', 'inputs');
+  answersEverywhere({ ...BASE, is_causal: 1 }, 'is_causal must be true or false, not 1', 'inputs');
   // (1, n, m) = n*m values: one mask for every head, accepted.
   assert.deepEqual(mod.forward({ ...BASE, attn_mask: new Uint8Array(N * M) }).attn_weights, good.attn_weights);
 });

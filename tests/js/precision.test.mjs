@@ -62,10 +62,13 @@ test('precision "auto": float64 up to 4e6 multiply-adds (the page\'s FLOAT64_MAX
 });
 
 test('an invalid precision is an Error naming the allowed values; the module keeps working', () => {
-  for (const bad of ['float16', 'AUTO', '', 64, true, ['auto'], { precision: 'auto' }]) {
+  // The message names the value given: a string in quotes, anything else as String() shows it.
+  for (const [bad, shown] of [['float16', '"float16"'], ['AUTO', '"AUTO"'], ['', '""'], [64, '64'],
+    [true, 'true'], [['auto'], 'auto'], [{ precision: 'auto' }, '[object Object]'],
+    ['f'.repeat(60), `"${'f'.repeat(36)}...`]]) {
     assert.throws(() => mod.numpyExperiment({ ...m08, precision: bad }), (e) => {
       assert.ok(e instanceof Error, `${JSON.stringify(bad)}: an Error`);
-      assert.equal(e.message, 'precision must be "float64", "float32" or "auto"');
+      assert.equal(e.message, `precision must be "float64", "float32" or "auto", not ${shown}`);
       return true;
     });
   }

@@ -155,7 +155,8 @@ mha::ExperimentPrecision read_precision(const val& req, Index tokens, Index d_mo
   if (p == "float64") return mha::ExperimentPrecision::float64;
   if (p == "float32") return mha::ExperimentPrecision::float32;
   if (p == "auto") return mha::auto_experiment_precision(tokens, d_model);
-  throw mha::parse_error("precision must be \"float64\", \"float32\" or \"auto\"");
+  throw mha::parse_error("precision must be \"float64\", \"float32\" or \"auto\", not " +
+                         js_repr(v));
 }
 
 /// The draws of the last seed asked for, kept between calls (one stream per module instance:

@@ -64,6 +64,16 @@ inline std::string number_str(double x) {
   return buf;
 }
 
+/// A JS value as an error message shows it: a string in quotes, anything else as String() gives
+/// it (64, true, [object Object]), at most 40 characters.
+inline std::string js_repr(const val& v) {
+  std::string s = v.typeOf().as<std::string>() == "string"
+                      ? "\"" + v.as<std::string>() + "\""
+                      : val::global("String")(v).as<std::string>();
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return s;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reading JS values
 
@@ -117,7 +127,7 @@ inline bool boolean_or(const val& obj, const char* key, bool fallback) {
   if (!has(obj, key)) return fallback;
   const val v = obj[key];
   if (v.typeOf().as<std::string>() != "boolean") {
-    throw mha::parse_error(std::string(key) + " must be true or false");
+    throw mha::parse_error(std::string(key) + " must be true or false, not " + js_repr(v));
   }
   return v.as<bool>();
 }
