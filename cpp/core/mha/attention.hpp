@@ -246,7 +246,8 @@ AttentionResult multi_head_attention_forward(const AttentionConfig& config,
 
 /// The plain reference: the same contract as multi_head_attention_forward, written as loops over
 /// heads, rows and columns with double accumulation. Slow and obviously correct; the fast path
-/// and the wasm build are tested against it.
+/// and the wasm build are tested against it. It always computes everything: keep_intermediates
+/// and weights_only are ignored (a weights_only result is checked against its weights).
 AttentionResult multi_head_attention_reference(const AttentionConfig& config,
                                                const AttentionWeights& weights,
                                                const MatrixRef& query, const MatrixRef& key,

@@ -13,7 +13,8 @@ AttentionResult multi_head_attention_reference(const AttentionConfig& config,
                                                const MatrixRef& query, const MatrixRef& key,
                                                const MatrixRef& value, const AttentionMasks& masks,
                                                const ForwardOptions& options) {
-  // options.keep_intermediates is ignored: the reference always fills the intermediates.
+  // options.keep_intermediates and options.weights_only are ignored: the reference always
+  // computes the output and fills the intermediates.
   validate_forward_inputs(config, weights, query, key, value, masks, options);
   const Index d = config.d_model;
   const float* b = weights.in_proj_bias.size() > 0 ? weights.in_proj_bias.data() : nullptr;
