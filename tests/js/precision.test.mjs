@@ -117,3 +117,29 @@ test('float32 honours keep_intermediates: false (no q, k, v, scores); float64 ke
   const f64 = mod.numpyExperiment({ ...m08, keep_intermediates: false });
   assert.equal(f64.scores.length, 2 * 5 * 5, 'the float64 path always keeps its intermediates');
 });
+
+test('return_parameters: false leaves out x, in_proj_weight and out_proj_weight, nothing else', () => {
+  for (const precision of ['float64', 'float32']) {
+    const full = mod.numpyExperiment({ ...m08, precision });
+    assert.equal(full.x.length, 5 * 8);
+    assert.equal(full.in_proj_weight.length, 3 * 8 * 8);
+    assert.equal(full.out_proj_weight.length, 8 * 8);
+    const lean = mod.numpyExperiment({ ...m08, precision, return_parameters: false });
+    for (const key of ['x', 'in_proj_weight', 'out_proj_weight']) assert.equal(lean[key], undefined, `${precision} ${key}`);
+    // The same computation: every other field equal, bit for bit.
+    for (const key of Object.keys(full).filter((k) => !['x', 'in_proj_weight', 'out_proj_weight'].includes(k))) {
+      assert.deepEqual(lean[key], full[key], `${precision} ${key}`);
+    }
+    assert.equal(lean.parameter_count, 4 * 8 * 8);
+    assert.deepEqual(mod.numpyExperiment({ ...m08, precision, return_parameters: true }).x, full.x);
+  }
+  // The page's grid request at 64 tokens, d_model 512 (float32, weights only): the same weights.
+  const page = { seed: 7, tokens: 64, d_model: 512, num_heads: 8, precision: 'auto', weights_only: true, keep_intermediates: false };
+  const a = mod.numpyExperiment(page);
+  const b = mod.numpyExperiment({ ...page, return_parameters: false });
+  assert.equal(b.precision, 'float32');
+  assert.equal(b.in_proj_weight, undefined);
+  assert.deepEqual(b.attn_weights, a.attn_weights);
+  assert.throws(() => mod.numpyExperiment({ ...m08, return_parameters: 'no' }),
+    /return_parameters must be true or false, not "no"/);
+});

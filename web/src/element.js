@@ -228,7 +228,8 @@ export class MhaAttention extends HTMLElement {
         seed: state.seed, tokens: tokens.length, d_model: state.d_model, num_heads: state.num_heads,
         positional: state.positional, is_causal: state.causal,
         precision: 'auto', // float64 as numpy up to 4M multiply-adds, float32 above (as the page)
-        weights_only: true, keep_intermediates: false, // the element draws the weights only
+        // The element draws the weights only: no V, head outputs, X or weights back.
+        weights_only: true, keep_intermediates: false, return_parameters: false,
       });
       result.parameter_count ??= params;
     } catch (e) {

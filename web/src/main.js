@@ -132,6 +132,9 @@ const explain = new ExplainPanels($('explain-panels'), {
   onClearError: () => {
     els.alert.textContent = '';
   },
+  // The compare and ablation panels run the layer on X and the weights, which the grids'
+  // request leaves out (return_parameters: false) while those panels are closed.
+  onNeedParameters: () => updateSoon(),
 });
 
 /** Shows the mask controls for explainState (the number fields only for their mask). */
@@ -262,7 +265,7 @@ function update() {
   }
 }
 
-/** Typing: one update per frame at most, with the latest values (latest input wins). */
+/** One update per frame at most, with the latest values (latest input wins). */
 let updateFrame = 0;
 function updateSoon() {
   if (updateFrame) return;
@@ -321,6 +324,8 @@ function updateView() {
     // the work when n < 2·d_model; the float64 path computes everything anyway). The step panel's
     // a·v_j and y_i need them: the full forward while a cell is locked there.
     if (!explain.cell) request.weights_only = true;
+    // X and the weights (4 MiB at d_model 512) only for the panels that run the layer on them.
+    if (!explain.needsParameters()) request.return_parameters = false;
   } catch (e) {
     showAlert(errorMessage(e));
     return false;
@@ -758,7 +763,10 @@ async function start() {
     inputChanged();
     if (e.target === els.text) showTokens(els.text.value);
     if (e.target === els.mask) showMaskFields();
-    if (e.target.type === 'checkbox' || e.target === els.mask) update();
+    // Typing: at once when a worker computes the large views (this thread only sends the request
+    // and draws the answer; waiting for the next frame cost up to 16 ms of issue 6's budget);
+    // without one (file://), once per frame, so held keys do not queue large computations here.
+    if (e.target.type === 'checkbox' || e.target === els.mask || compute.workerReady) update();
     else updateSoon();
   });
   els.form.addEventListener('submit', (e) => {
@@ -808,7 +816,7 @@ async function start() {
   // This thread's core computes small views, and every view from file:// (no worker there): make
   // its kernels hot while the page is idle (warm_up.js).
   const idle = window.requestIdleCallback ?? ((f) => setTimeout(f, 200));
-  idle(() => mod && warmUp(mod));
+  idle(() => mod && warmUp(mod, { seed: view ? view.state.seed : DEFAULTS.seed }));
 }
 
 start();

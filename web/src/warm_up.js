@@ -2,12 +2,17 @@
 //
 // V8 compiles a WebAssembly module with its baseline compiler (Liftoff) first and optimises a
 // function (TurboFan) only once it has run enough ("dynamic tiering"). Without a warm-up, the
-// first large requests of a page run the GEMM kernels in baseline code (a trace in headless
-// Chromium: 77 ms for 64 tokens at d_model 512 in the worker, 51 ms with this warm-up). A few
-// small forwards make the kernels hot; V8 then optimises them in the background.
+// first large requests of a page run in baseline code: in a headless Chromium worker, the first
+// float32 numpyExperiment calls at 64 tokens, d_model 512, 8 heads took 150, 38, 24, ... ms before
+// settling near 11 ms. A few small calls of what the page runs make those functions hot; V8 then
+// optimises them in the background.
 
-/** Runs `calls` small forwards (96 tokens, d_model 64, 4 heads: about 3 M multiply-adds each). */
-export function warmUp(mod, calls = 12) {
+/**
+ * Runs `calls` small forwards of the layer (96 tokens, d_model 64, 4 heads: about 3 M
+ * multiply-adds each) and as many float32 numpyExperiment calls the way the page asks for its
+ * grids (40 tokens, d_model 128, 4 heads; `seed`: the page's, so that its kept draws stay).
+ */
+export function warmUp(mod, { calls = 12, seed = 0 } = {}) {
   const n = 96, d = 64;
   const fill = (count, k) => Float32Array.from({ length: count }, (_, i) => Math.sin(i * k) * 0.1);
   const layer = new mod.MultiheadAttention({
@@ -18,5 +23,11 @@ export function warmUp(mod, calls = 12) {
     for (let i = 0; i < calls; i++) layer.forwardViews({ n, query });
   } finally {
     layer.delete();
+  }
+  for (let i = 0; i < calls; i++) {
+    mod.numpyExperiment({
+      seed, tokens: 40 + (i % 2), d_model: 128, num_heads: 4, precision: 'float32',
+      weights_only: true, keep_intermediates: false, return_parameters: false,
+    });
   }
 }

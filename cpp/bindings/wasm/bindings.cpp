@@ -172,8 +172,9 @@ mha::NumpyNormalStream& normal_stream(std::uint32_t seed) {
 }
 
 /// Module 08's program: {seed, tokens, d_model, num_heads, precision?, positional?, is_causal?,
-/// attn_mask?, key_padding_mask?, keep_intermediates?, weights_only?, ablated_heads?}.
-/// weights_only acts on the float32 path only (float64 always computes everything).
+/// attn_mask?, key_padding_mask?, keep_intermediates?, weights_only?, ablated_heads?,
+/// return_parameters?}. weights_only acts on the float32 path only (float64 always computes
+/// everything); return_parameters: false leaves out x, in_proj_weight and out_proj_weight.
 val numpy_experiment(val request) {
   return guarded([&] {
     static const std::vector<std::string> keys = {"seed",
@@ -187,7 +188,8 @@ val numpy_experiment(val request) {
                                                   "key_padding_mask",
                                                   "keep_intermediates",
                                                   "weights_only",
-                                                  "ablated_heads"};
+                                                  "ablated_heads",
+                                                  "return_parameters"};
     expect_request(request, "the numpyExperiment request", {&keys});
     const std::uint32_t seed = read_seed(request);
     const mha::AttentionConfig c = read_config(request);
@@ -213,12 +215,17 @@ val numpy_experiment(val request) {
     }
     const mha::AttentionWeights& weights = layer ? layer->weights() : e.weights;
     out.set("precision", precision == mha::ExperimentPrecision::float64 ? "float64" : "float32");
-    const mha::RowMatrixXf x32 = x.cast<float>();
-    out.set("x", float32_copy(x32.data(), x32.size()));
-    out.set("in_proj_weight",
-            float32_copy(weights.in_proj_weight.data(), weights.in_proj_weight.size()));
-    out.set("out_proj_weight",
-            float32_copy(weights.out_proj_weight.data(), weights.out_proj_weight.size()));
+    // X and the weights as float32 (4·d² + n·d values: 4 MiB at d_model 512), for views that run
+    // the layer again on them; the grids alone do without (issue 6: copying them into JS was
+    // about a tenth of a 64-token update).
+    if (boolean_or(request, "return_parameters", true)) {
+      const mha::RowMatrixXf x32 = x.cast<float>();
+      out.set("x", float32_copy(x32.data(), x32.size()));
+      out.set("in_proj_weight",
+              float32_copy(weights.in_proj_weight.data(), weights.in_proj_weight.size()));
+      out.set("out_proj_weight",
+              float32_copy(weights.out_proj_weight.data(), weights.out_proj_weight.size()));
+    }
     out.set("parameter_count", static_cast<double>(mha::parameter_count(e.config, false)));
     return out;
   });

@@ -32,6 +32,8 @@ export const PANELS = Object.freeze([
  * maxOverHeads): drawn with the full module, which the page may load only on first use.
  */
 const FULL_MODULE_PANELS = Object.freeze(['step', 'patterns', 'combine', 'ablation']);
+/** Panels that run the layer again on the experiment's X and weights (layerRequest). */
+const PARAMETER_PANELS = Object.freeze(['compare', 'ablation']);
 
 /**
  * The forward request of the float32 layer with the experiment's own X and weights (numpyExperiment
@@ -57,15 +59,20 @@ export class ExplainPanels {
    * @param {Element} container where the panels go
    * @param {{getModule: () => object, getFullModule: () => Promise<object>,
    *          onAblate: (off: number[]) => void, onCombine: (kind: string) => void,
-   *          onError: (message: string) => void, onClearError: () => void}} deps
+   *          onError: (message: string) => void, onClearError: () => void,
+   *          onNeedParameters?: () => void}} deps
    *   getModule: the page's attention core (numpyExperiment, parameterCount), ready;
    *   getFullModule: the module with the explain functions and the file loaders (it may be
    *   loaded on demand: FULL_MODULE_PANELS and the file panel wait for it);
    *   onAblate: the user switched heads off or on (the page keeps the list and updates);
    *   onCombine: the user chose a combined view (kept in the address);
-   *   onError / onClearError: the page's alert region (file problems)
+   *   onError / onClearError: the page's alert region (file problems);
+   *   onNeedParameters: an open panel needs the experiment's X and weights, which the view's
+   *   result lacks (the page leaves them out while no such panel is open: needsParameters())
    */
-  constructor(container, { getModule, getFullModule, onAblate, onCombine, onError, onClearError }) {
+  constructor(container, {
+    getModule, getFullModule, onAblate, onCombine, onError, onClearError, onNeedParameters = () => {},
+  }) {
     this.container = container;
     this.getModule = getModule;
     this.getFullModule = getFullModule;
@@ -73,6 +80,7 @@ export class ExplainPanels {
     this.onClearError = onClearError;
     this.onAblate = onAblate;
     this.onCombine = onCombine;
+    this.onNeedParameters = onNeedParameters;
     // {state, tokens, result, request, explain, maskFields}: the settings, the core's result and
     // the request that made it, the explain keys (explain_state.js) and the mask fields sent.
     this.ctx = null;
@@ -104,6 +112,11 @@ export class ExplainPanels {
       this.cell = null;
     }
     for (const p of PANELS) if (this.details[p.key].open) this.refresh(p.key);
+  }
+
+  /** Whether an open panel runs the layer on the experiment's X and weights (layerRequest). */
+  needsParameters() {
+    return PARAMETER_PANELS.some((key) => this.details[key].open);
   }
 
   /** Locks a cell ({head, row, col} or null) and shows its steps. */
@@ -145,6 +158,14 @@ export class ExplainPanels {
   draw(key, mod) {
     const { state, tokens, result } = this.ctx;
     const body = this.bodies[key];
+    if (PARAMETER_PANELS.includes(key) && result.x === undefined) {
+      // Computed for panels that did not need X and the weights: ask for them (the page computes
+      // the view again with them, and this panel is drawn from that result).
+      body.replaceChildren(h('p', { className: 'help', text: 'Computing the layer\'s inputs and weights for this panel…' }));
+      body.dataset.state = 'pending';
+      this.onNeedParameters();
+      return;
+    }
     switch (key) {
       case 'step': {
         const c = this.cell;
