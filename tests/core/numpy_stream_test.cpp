@@ -4,7 +4,9 @@
 //   - make_numpy_experiment(stream, ...) is make_numpy_experiment(seed, ...), bit for bit;
 //   - numpy_experiment_work / auto_experiment_precision at the 4e6 boundary;
 //   - numpy_experiment_forward_f32 (the float32 fast path) against the float64 path and against
-//     numpy's own numbers (tests/fixtures/numpy_mha.json, module 08's program).
+//     numpy's own numbers (tests/fixtures/numpy_mha.json, module 08's program);
+//   - numpy_experiment_weights_f32 (the grids' path: weights of a head range straight from the
+//     draws) against numpy_experiment_forward_f32 and numpy's numbers, and its errors.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 
 #include "fixture_util.hpp"
 #include "mha/experiment.hpp"
+#include "mha/kernels.hpp"
 #include "mha/numpy_random.hpp"
 
 namespace {
@@ -229,6 +232,86 @@ TEST(ExperimentPrecision, Float32PathMatchesNumpysGoldenNumbers) {
     EXPECT_TRUE(mha_test::close(dout)) << name << " output";
     mha_test::report("numpy " + name + " float32 experiment path weights", dw);
   }
+}
+
+// numpy_experiment_weights_f32 against the layer path: with the blocked kernels (wasm, and native
+// builds with -DMHA_BLOCKED_GEMM=ON) the same arithmetic in the same order, so bit for bit
+// (tests/js/precision.test.mjs checks that in wasm); with Eigen's GEMM the projection is a
+// product of another shape, which Eigen may block and sum in another order: two float32 sums of
+// the same d terms. The course's unscaled randn weights make the logits large (about
+// d·sqrt(d_head) / sqrt(d_head) ~ 100 at d 96), so a weight may move by 1e-5 or so (measured
+// natively: 2.0e-5 at 33 tokens, d 96, 6 heads); 1e-4 absolute on weights in [0, 1].
+constexpr double kWeightsPathAtol = 1e-4;
+
+TEST(ExperimentWeightsPath, HeadRangesMatchTheLayerPath) {
+  struct Case {
+    Index n, d, h;
+    bool positional, causal;
+  };
+  for (const Case& k : {Case{5, 8, 2, false, false}, Case{33, 96, 6, true, false},
+                        Case{17, 64, 4, false, true}}) {
+    mha::NumpyNormalStream stream(7);
+    auto e = mha::make_numpy_experiment(stream, k.n, k.d, k.h, ExperimentPrecision::float32);
+    const mha::MultiheadAttention layer(e.config, e.weights);
+    mha::AttentionMasks masks;
+    masks.is_causal = k.causal;
+    const auto full = mha::numpy_experiment_forward_f32(
+        layer, mha::numpy_experiment_input(e, k.positional), masks, mha::ForwardOptions(false));
+    for (Index first = 0; first < k.h; ++first) {
+      for (Index count = 1; first + count <= k.h; ++count) {
+        const auto r = mha::numpy_experiment_weights_f32(stream, k.n, e.config, k.positional,
+                                                         masks, first, count);
+        ASSERT_EQ(r.attn_weights.heads(), count);
+        ASSERT_EQ(r.fully_masked_rows.size(), static_cast<std::size_t>(count * k.n));
+        EXPECT_EQ(r.output.size(), 0);
+        EXPECT_EQ(r.scores.size(), 0);
+        const auto diff = mha_test::compare(
+            r.attn_weights.data(), full.attn_weights.data() + first * k.n * k.n,
+            static_cast<std::size_t>(count * k.n * k.n), kWeightsPathAtol, 0.0);
+        EXPECT_TRUE(mha_test::close(diff)) << k.n << " " << k.d << " heads " << first << "+" << count;
+        if (mha::kernels::uses_blocked_gemm()) {
+          EXPECT_EQ(diff.max_abs, 0.0);
+        }
+      }
+    }
+  }
+  // Module 08's printed row, from this path too: head 0 token 0 = [0 0 0.424 0.576 0].
+  mha::NumpyNormalStream stream(7);
+  const mha::AttentionConfig c{8, 2};
+  const auto r = mha::numpy_experiment_weights_f32(stream, 5, c, false, {}, 0, 1);
+  const double head0[5] = {0.0, 0.0, 0.424, 0.576, 0.0};
+  for (Index j = 0; j < 5; ++j) {
+    EXPECT_EQ(std::round(static_cast<double>(r.attn_weights(0, 0, j)) * 1000.0) / 1000.0,
+              head0[j]);
+  }
+}
+
+TEST(ExperimentWeightsPath, BadRangesAndMasksAreErrorsNamingTheValues) {
+  mha::NumpyNormalStream stream(7);
+  const mha::AttentionConfig c{8, 2};
+  const auto message = [&](Index first, Index count) {
+    try {
+      mha::numpy_experiment_weights_f32(stream, 5, c, false, {}, first, count);
+    } catch (const mha::shape_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(1, 2),
+            "first_head=1, head_count=2: the heads must lie in [0, num_heads) with num_heads = 2");
+  EXPECT_NE(message(-1, 1).find("first_head=-1"), std::string::npos);
+  EXPECT_NE(message(0, 0).find("head_count=0"), std::string::npos);
+  EXPECT_THROW(mha::numpy_experiment_weights_f32(stream, 0, c, false, {}, 0, 1), mha::shape_error);
+  EXPECT_THROW(mha::numpy_experiment_weights_f32(stream, 5, mha::AttentionConfig{8, 3}, false, {},
+                                                 0, 1),
+               mha::config_error);
+  mha::AttentionMasks bad;
+  bad.key_padding_mask.assign(4, 0);  // 4 keys for 5 tokens
+  EXPECT_THROW(mha::numpy_experiment_weights_f32(stream, 5, c, false, bad, 0, 1),
+               mha::shape_error);
+  // The stream keeps working after the errors.
+  EXPECT_EQ(mha::numpy_experiment_weights_f32(stream, 5, c, false, {}, 0, 2).attn_weights.size(),
+            2 * 5 * 5);
 }
 
 }  // namespace

@@ -171,62 +171,102 @@ mha::NumpyNormalStream& normal_stream(std::uint32_t seed) {
   return *kept_stream;
 }
 
+/// Heads first .. first + count - 1 of an (h, n, m) result's weights (a head range asked of a
+/// path that computed every head).
+void keep_heads(mha::AttentionResult& r, Index first, Index count) {
+  const Index n = r.attn_weights.rows(), m = r.attn_weights.cols();
+  mha::HeadStack kept = mha::HeadStack::uninitialized(count, n, m);
+  std::copy_n(r.attn_weights.data() + first * n * m, count * n * m, kept.data());
+  r.attn_weights = std::move(kept);
+  r.fully_masked_rows = std::vector<std::uint8_t>(
+      r.fully_masked_rows.begin() + first * n, r.fully_masked_rows.begin() + (first + count) * n);
+}
+
 /// Module 08's program: {seed, tokens, d_model, num_heads, precision?, positional?, is_causal?,
 /// attn_mask?, key_padding_mask?, keep_intermediates?, weights_only?, ablated_heads?,
-/// return_parameters?}. weights_only acts on the float32 path only (float64 always computes
-/// everything); return_parameters: false leaves out x, in_proj_weight and out_proj_weight.
+/// return_parameters?, first_head?, head_count?}. weights_only acts on the float32 path only
+/// (float64 always computes everything); return_parameters: false leaves out x, in_proj_weight
+/// and out_proj_weight; first_head / head_count (with weights_only and no intermediates) return
+/// those heads' weights only.
 val numpy_experiment(val request) {
   return guarded([&] {
-    static const std::vector<std::string> keys = {"seed",
-                                                  "tokens",
-                                                  "d_model",
-                                                  "num_heads",
-                                                  "precision",
-                                                  "positional",
-                                                  "is_causal",
-                                                  "attn_mask",
-                                                  "key_padding_mask",
-                                                  "keep_intermediates",
-                                                  "weights_only",
-                                                  "ablated_heads",
-                                                  "return_parameters"};
+    static const std::vector<std::string> keys = {
+        "seed",         "tokens",       "d_model",        "num_heads",          "precision",
+        "positional",   "is_causal",    "attn_mask",      "key_padding_mask",   "keep_intermediates",
+        "weights_only", "ablated_heads", "return_parameters", "first_head",      "head_count"};
     expect_request(request, "the numpyExperiment request", {&keys});
     const std::uint32_t seed = read_seed(request);
     const mha::AttentionConfig c = read_config(request);
     const Index tokens = static_cast<Index>(integer(request, "tokens", 1, mha::limits::max_tokens));
     const mha::ExperimentPrecision precision = read_precision(request, tokens, c.d_model);
-    mha::NumpyExperiment e =
-        mha::make_numpy_experiment(normal_stream(seed), tokens, c.d_model, c.num_heads, precision);
-    const mha::RowMatrixXd x =
-        mha::numpy_experiment_input(e, boolean_or(request, "positional", false));
+    const bool positional = boolean_or(request, "positional", false);
+    const bool parameters = boolean_or(request, "return_parameters", true);
+    const mha::ForwardOptions options = read_options(request);
+    // A head range: for a view that splits the heads between workers (weights only).
+    const bool range = has(request, "first_head") || has(request, "head_count");
+    const Index first = has(request, "first_head")
+                            ? static_cast<Index>(integer(request, "first_head", 0, c.num_heads - 1))
+                            : 0;
+    const Index count =
+        has(request, "head_count")
+            ? static_cast<Index>(integer(request, "head_count", 1, c.num_heads - first))
+            : c.num_heads - first;
+    if (range && (!options.weights_only || options.keep_intermediates)) {
+      throw mha::parse_error(
+          "first_head and head_count give those heads' weights only: ask weights_only: true and "
+          "keep_intermediates: false with them");
+    }
     // is_causal, attn_mask ((n, n) or (h, n, n)), key_padding_mask (n): as forward's.
     const mha::AttentionMasks masks = read_masks(request, c.num_heads, tokens, tokens);
+    const char* precision_name =
+        precision == mha::ExperimentPrecision::float64 ? "float64" : "float32";
     val out = val::undefined();
-    std::optional<mha::MultiheadAttention> layer;  // the float32 path's (weights moved into it)
-    if (precision == mha::ExperimentPrecision::float64) {
-      // float64 throughout, as the course's numpy code: its printed roundings are reproduced
-      // (intermediates always kept).
-      out = result_to_js(mha::numpy_experiment_forward(e, x, masks, read_options(request)),
-                         e.config);
+    if (precision == mha::ExperimentPrecision::float32 && options.weights_only &&
+        !options.keep_intermediates && !parameters) {
+      // The grids' request: the heads' weights straight from the draws (numpy_experiment_weights_f32:
+      // no transposed weights, no layer; the same weights bit for bit).
+      out = result_to_js(mha::numpy_experiment_weights_f32(normal_stream(seed), tokens, c,
+                                                           positional, masks, first, count),
+                         c);
     } else {
-      layer.emplace(e.config, std::move(e.weights));
-      out = result_to_js(
-          mha::numpy_experiment_forward_f32(*layer, x, masks, read_options(request)), e.config);
+      mha::NumpyExperiment e = mha::make_numpy_experiment(normal_stream(seed), tokens, c.d_model,
+                                                          c.num_heads, precision);
+      const mha::RowMatrixXd x = mha::numpy_experiment_input(e, positional);
+      std::optional<mha::MultiheadAttention> layer;  // the float32 path's (weights moved into it)
+      mha::AttentionResult r;
+      if (precision == mha::ExperimentPrecision::float64) {
+        // float64 throughout, as the course's numpy code: its printed roundings are reproduced
+        // (intermediates always kept).
+        r = mha::numpy_experiment_forward(e, x, masks, options);
+      } else {
+        layer.emplace(e.config, std::move(e.weights));
+        r = mha::numpy_experiment_forward_f32(*layer, x, masks, options);
+      }
+      if (range) {  // weights only were asked for: the other heads and the rest are dropped
+        keep_heads(r, first, count);
+        r.output = mha::RowMatrixXf();
+        r.q = r.k = r.v = r.head_outputs = mha::RowMatrixXf();
+        r.scores = mha::HeadStack();
+      }
+      out = result_to_js(r, c);
+      // X and the weights as float32 (4·d² + n·d values: 4 MiB at d_model 512), for views that
+      // run the layer again on them; the grids alone do without (issue 6).
+      if (parameters) {
+        const mha::AttentionWeights& weights = layer ? layer->weights() : e.weights;
+        const mha::RowMatrixXf x32 = x.cast<float>();
+        out.set("x", float32_copy(x32.data(), x32.size()));
+        out.set("in_proj_weight",
+                float32_copy(weights.in_proj_weight.data(), weights.in_proj_weight.size()));
+        out.set("out_proj_weight",
+                float32_copy(weights.out_proj_weight.data(), weights.out_proj_weight.size()));
+      }
     }
-    const mha::AttentionWeights& weights = layer ? layer->weights() : e.weights;
-    out.set("precision", precision == mha::ExperimentPrecision::float64 ? "float64" : "float32");
-    // X and the weights as float32 (4·d² + n·d values: 4 MiB at d_model 512), for views that run
-    // the layer again on them; the grids alone do without (issue 6: copying them into JS was
-    // about a tenth of a 64-token update).
-    if (boolean_or(request, "return_parameters", true)) {
-      const mha::RowMatrixXf x32 = x.cast<float>();
-      out.set("x", float32_copy(x32.data(), x32.size()));
-      out.set("in_proj_weight",
-              float32_copy(weights.in_proj_weight.data(), weights.in_proj_weight.size()));
-      out.set("out_proj_weight",
-              float32_copy(weights.out_proj_weight.data(), weights.out_proj_weight.size()));
+    out.set("precision", precision_name);
+    if (range) {
+      out.set("first_head", static_cast<double>(first));
+      out.set("head_count", static_cast<double>(count));
     }
-    out.set("parameter_count", static_cast<double>(mha::parameter_count(e.config, false)));
+    out.set("parameter_count", static_cast<double>(mha::parameter_count(c, false)));
     return out;
   });
 }

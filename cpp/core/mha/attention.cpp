@@ -432,6 +432,106 @@ RowMatrixXf shared_mask(const AttentionMasks& masks, Index n, Index m) {
 /// of scores (96 x m floats; 768 KiB at m = 2048) stays in cache between the three steps.
 constexpr Index kRowsPerBlock = 96;
 
+/// The per-head part of the forward pass: for heads first_head .. first_head + heads - 1, whose
+/// projections are q's and k's (and v's) columns [i·d_head, (i+1)·d_head): the scores, the masks,
+/// the softmax and (when v is given) A·V into head_outputs (n, heads·d_head, row-major).
+struct HeadsInput {
+  const float* q;
+  Index ldq;
+  const float* k;
+  Index ldk;
+  const float* v;  ///< nullptr: the weights only
+  Index ldv;
+  Index n, m, heads, d_head;
+  Index first_head;  ///< head number of column block 0 (masks and ablation are indexed by it)
+};
+
+/// Fills result.attn_weights, fully_masked_rows and (keep_intermediates) scores for `p.heads`
+/// heads; the caller has validated everything and checked q, k, v for overflow.
+void attend_heads(const HeadsInput& p, const AttentionMasks& masks, const ForwardOptions& options,
+                  AttentionResult& result, float* head_outputs) {
+  const Index n = p.n, m = p.m, h = p.heads, d_head = p.d_head, d = h * d_head;
+  const float *q = p.q, *k = p.k, *v = p.v;
+  const Index ldq = p.ldq, ldk = p.ldk, ldv = p.ldv;
+  const bool with_v = v != nullptr;
+  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d_head)));
+  // Every entry of the stacks is written below (block by block), so they start unwritten.
+  result.attn_weights = HeadStack::uninitialized(h, n, m);
+  result.fully_masked_rows.assign(static_cast<std::size_t>(h * n), 0);
+  if (options.keep_intermediates) result.scores = HeadStack::uninitialized(h, n, m);
+  // One block of rows of scores, then weights (kRowsPerBlock, m), reused by every block of every
+  // head: the product writes it, the softmax and A·V read it while it is in cache, and it reaches
+  // the (h, n, m) stack in one sequential copy. Writing the products straight into the stack
+  // (200 MB at 12 x 2048 x 2048) cost a cache miss per store.
+  std::vector<float> block(static_cast<std::size_t>(std::min(kRowsPerBlock, n) * m));
+
+  // Masks: a per-head (h, n, m) attn_mask is added head by head (with the shared terms);
+  // everything else is one (n, m) matrix added to every head.
+  const bool per_head_mask =
+      masks.attn_mask_kind != AttentionMasks::Kind::none && masks.attn_mask.heads() > 1;
+  const RowMatrixXf M_shared = per_head_mask ? RowMatrixXf() : shared_mask(masks, n, m);
+  constexpr float neg_inf = -std::numeric_limits<float>::infinity();
+  constexpr float pos_inf = std::numeric_limits<float>::infinity();
+
+  for (Index i = 0; i < h; ++i) {
+    // K_h as the operand K_hᵀ (d_head, m) and V_h (m, d_head): prepared once per head.
+    const kernels::Operand Kt(d_head, m, k + i * d_head, ldk, true);
+    const bool ablated = options.ablated(p.first_head + i);
+    const bool av = with_v && !ablated;  // A·V for this head
+    const kernels::Operand Vh =
+        av ? kernels::Operand(m, d_head, v + i * d_head, ldv, false) : kernels::Operand();
+    float* A_head = result.attn_weights.data() + i * n * m;
+    for (Index r0 = 0; r0 < n; r0 += kRowsPerBlock) {
+      const Index rows = std::min(kRowsPerBlock, n - r0);
+      float* A = block.data();
+      // Scores (rows, m) = Q_h K_hᵀ / sqrt(d_head): the scale is the product's alpha.
+      kernels::gemm(rows, q + r0 * ldq + i * d_head, ldq, Kt, scale, nullptr, A, m);
+      for (Index r = r0; r < r0 + rows; ++r) {
+        float* row = A + (r - r0) * m;
+        bool finite = true;
+        float row_max = kernels::max_and_finite(row, m, finite);
+        if (!finite) {
+          const Index c = kernels::first_non_finite(row, m);
+          throw value_error("the scores Q K^T / sqrt(d_head) overflows float32 at head " +
+                            std::to_string(p.first_head + i) + ", " + shape_str(r, c) +
+                            ": inputs or weights are too large in magnitude");
+        }
+        if (per_head_mask) {
+          for (Index c = 0; c < m; ++c) row[c] += masks.term(p.first_head + i, r, c);
+          row_max = kernels::max_and_finite(row, m, finite);
+        } else if (M_shared.size() > 0) {
+          const float* mask_row = M_shared.data() + r * m;
+          for (Index c = 0; c < m; ++c) row[c] += mask_row[c];
+          row_max = kernels::max_and_finite(row, m, finite);
+        }
+        if (options.keep_intermediates) {
+          std::copy(row, row + m, result.scores.data() + (i * n + r) * m);
+        }
+        if (row_max == pos_inf) {  // a huge float mask value
+          throw value_error("score + attn_mask overflows float32 at head " + std::to_string(p.first_head + i) +
+                            ", query " + std::to_string(r) +
+                            "; keep float mask values finite and moderate (or -inf to mask)");
+        }
+        if (row_max == neg_inf) {  // every key masked: weights 0, head output 0 (never NaN)
+          std::fill(row, row + m, 0.0f);
+          result.fully_masked_rows[static_cast<std::size_t>(i * n + r)] = 1;
+          continue;
+        }
+        // Masked keys (-inf) get exactly 0; the row's maximum gets exp(0) = 1, so sum >= 1.
+        const float sum = kernels::exp_shifted_sum(row, m, row_max);
+        kernels::scale(row, m, 1.0f / sum);
+      }
+      if (av) {
+        kernels::gemm(rows, A, m, Vh, 1.0f, nullptr, head_outputs + r0 * d + i * d_head, d);
+      }
+      std::memcpy(A_head + r0 * m, A, sizeof(float) * static_cast<std::size_t>(rows * m));
+    }
+    if (with_v && ablated) {
+      for (Index r = 0; r < n; ++r) std::fill_n(head_outputs + r * d + i * d_head, d_head, 0.0f);
+    }
+  }
+}
+
 /// The forward pass proper; the caller has validated every input.
 AttentionResult forward_validated(const AttentionConfig& config, const AttentionWeights& weights,
                                   const detail::PreparedWeights* prepared, const MatrixRef& query,
@@ -439,7 +539,6 @@ AttentionResult forward_validated(const AttentionConfig& config, const Attention
                                   const AttentionMasks& masks, const ForwardOptions& options) {
   const Index n = query.rows(), m = key.rows(), d = config.d_model, h = config.num_heads;
   const Index d_head = config.d_head();
-  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d_head)));
   const float* in_bias = weights.in_proj_bias.size() > 0 ? weights.in_proj_bias.data() : nullptr;
   const auto bias = [&](Index part) { return in_bias != nullptr ? in_bias + part * d : nullptr; };
 
@@ -490,81 +589,9 @@ AttentionResult forward_validated(const AttentionConfig& config, const Attention
   }
 
   AttentionResult result;
-  // Every entry of the stacks is written below (block by block), so they start unwritten.
-  result.attn_weights = HeadStack::uninitialized(h, n, m);
-  result.fully_masked_rows.assign(static_cast<std::size_t>(h * n), 0);
-  if (options.keep_intermediates) result.scores = HeadStack::uninitialized(h, n, m);
   RowMatrixXf head_outputs(with_v ? n : 0, d);
-  // One block of rows of scores, then weights (kRowsPerBlock, m), reused by every block of every
-  // head: the product writes it, the softmax and A·V read it while it is in cache, and it reaches
-  // the (h, n, m) stack in one sequential copy. Writing the products straight into the stack
-  // (200 MB at 12 x 2048 x 2048) cost a cache miss per store.
-  std::vector<float> block(static_cast<std::size_t>(std::min(kRowsPerBlock, n) * m));
-
-  // Masks: a per-head (h, n, m) attn_mask is added head by head (with the shared terms);
-  // everything else is one (n, m) matrix added to every head.
-  const bool per_head_mask =
-      masks.attn_mask_kind != AttentionMasks::Kind::none && masks.attn_mask.heads() > 1;
-  const RowMatrixXf M_shared = per_head_mask ? RowMatrixXf() : shared_mask(masks, n, m);
-  constexpr float neg_inf = -std::numeric_limits<float>::infinity();
-  constexpr float pos_inf = std::numeric_limits<float>::infinity();
-
-  for (Index i = 0; i < h; ++i) {
-    // K_h as the operand K_hᵀ (d_head, m) and V_h (m, d_head): prepared once per head.
-    const kernels::Operand Kt(d_head, m, k + i * d_head, ldk, true);
-    const bool ablated = options.ablated(i);
-    const bool av = with_v && !ablated;  // A·V for this head
-    const kernels::Operand Vh =
-        av ? kernels::Operand(m, d_head, v + i * d_head, ldv, false) : kernels::Operand();
-    float* A_head = result.attn_weights.data() + i * n * m;
-    for (Index r0 = 0; r0 < n; r0 += kRowsPerBlock) {
-      const Index rows = std::min(kRowsPerBlock, n - r0);
-      float* A = block.data();
-      // Scores (rows, m) = Q_h K_hᵀ / sqrt(d_head): the scale is the product's alpha.
-      kernels::gemm(rows, q + r0 * ldq + i * d_head, ldq, Kt, scale, nullptr, A, m);
-      for (Index r = r0; r < r0 + rows; ++r) {
-        float* row = A + (r - r0) * m;
-        bool finite = true;
-        float row_max = kernels::max_and_finite(row, m, finite);
-        if (!finite) {
-          const Index c = kernels::first_non_finite(row, m);
-          throw value_error("the scores Q K^T / sqrt(d_head) overflows float32 at head " +
-                            std::to_string(i) + ", " + shape_str(r, c) +
-                            ": inputs or weights are too large in magnitude");
-        }
-        if (per_head_mask) {
-          for (Index c = 0; c < m; ++c) row[c] += masks.term(i, r, c);
-          row_max = kernels::max_and_finite(row, m, finite);
-        } else if (M_shared.size() > 0) {
-          const float* mask_row = M_shared.data() + r * m;
-          for (Index c = 0; c < m; ++c) row[c] += mask_row[c];
-          row_max = kernels::max_and_finite(row, m, finite);
-        }
-        if (options.keep_intermediates) {
-          std::copy(row, row + m, result.scores.data() + (i * n + r) * m);
-        }
-        if (row_max == pos_inf) {  // a huge float mask value
-          throw value_error("score + attn_mask overflows float32 at head " + std::to_string(i) +
-                            ", query " + std::to_string(r) +
-                            "; keep float mask values finite and moderate (or -inf to mask)");
-        }
-        if (row_max == neg_inf) {  // every key masked: weights 0, head output 0 (never NaN)
-          std::fill(row, row + m, 0.0f);
-          result.fully_masked_rows[static_cast<std::size_t>(i * n + r)] = 1;
-          continue;
-        }
-        // Masked keys (-inf) get exactly 0; the row's maximum gets exp(0) = 1, so sum >= 1.
-        const float sum = kernels::exp_shifted_sum(row, m, row_max);
-        kernels::scale(row, m, 1.0f / sum);
-      }
-      if (av) {
-        kernels::gemm(rows, A, m, Vh, 1.0f, nullptr, head_outputs.data() + r0 * d + i * d_head,
-                      d);
-      }
-      std::memcpy(A_head + r0 * m, A, sizeof(float) * static_cast<std::size_t>(rows * m));
-    }
-    if (with_v && ablated) head_outputs.middleCols(i * d_head, d_head).setZero();
-  }
+  attend_heads({q, ldq, k, ldk, with_v ? v : nullptr, ldv, n, m, h, d_head, 0}, masks, options,
+               result, head_outputs.data());
   if (!with_v) {  // weights only: no output, no v, no head outputs
     if (options.keep_intermediates) {
       result.q = StridedMap(q, n, d, ldq);
@@ -591,6 +618,36 @@ AttentionResult forward_validated(const AttentionConfig& config, const Attention
 }
 
 }  // namespace
+
+AttentionResult attention_weights_from_projections(const AttentionConfig& config,
+                                                   Index first_head, const MatrixRef& q,
+                                                   const MatrixRef& k,
+                                                   const AttentionMasks& masks,
+                                                   bool keep_scores) {
+  config.validate();
+  const Index d_head = config.d_head(), n = q.rows(), m = k.rows();
+  const Index heads = q.cols() / d_head;
+  if (n == 0 || m == 0 || q.cols() == 0 || q.cols() % d_head != 0 || k.cols() != q.cols()) {
+    throw shape_error("q is " + shape_str(n, q.cols()) + " and k " + shape_str(m, k.cols()) +
+                      ": expected (n, c * d_head) and (m, c * d_head), c >= 1 heads of d_head = " +
+                      std::to_string(d_head));
+  }
+  if (first_head < 0 || first_head + heads > config.num_heads) {
+    throw shape_error("heads " + std::to_string(first_head) + " to " +
+                      std::to_string(first_head + heads - 1) + " are not among num_heads = " +
+                      std::to_string(config.num_heads));
+  }
+  masks.validate(config.num_heads, n, m);
+  if (!rows_finite(q)) detail::expect_no_overflow("the query projection Q", q);
+  if (!rows_finite(k)) detail::expect_no_overflow("the key projection K", k);
+  ForwardOptions options(keep_scores);
+  options.weights_only = true;
+  AttentionResult result;
+  attend_heads({q.data(), q.outerStride(), k.data(), k.outerStride(), nullptr, 0, n, m, heads,
+                d_head, first_head},
+               masks, options, result, nullptr);
+  return result;
+}
 
 AttentionResult multi_head_attention_forward(const AttentionConfig& config,
                                              const AttentionWeights& weights,

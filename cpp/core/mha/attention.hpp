@@ -244,6 +244,24 @@ AttentionResult multi_head_attention_forward(const AttentionConfig& config,
                                              const AttentionMasks& masks = {},
                                              const ForwardOptions& options = {});
 
+/// The attention weights of heads first_head .. first_head + c - 1 from their projections, as
+/// multi_head_attention_forward computes them after the projections (the same kernels, so the
+/// same weights bit for bit): for head first_head + i, softmax(Q_i K_iᵀ / sqrt(d_head) + M) with
+/// Q_i, K_i column block i (d_head wide) of q and k, and M the masks' term for that head.
+/// For callers that project themselves (the seeded experiment's fast path packs its weights
+/// straight from numpy's draws) or split the heads between workers.
+///
+/// Shapes (n = queries, m = keys, c = heads computed): q (n, c·d_head), k (m, c·d_head); masks
+/// as AttentionMasks documents for config.num_heads heads. Returns attn_weights (c, n, m),
+/// fully_masked_rows (c·n) and, with keep_scores, scores (c, n, m); nothing else.
+/// Throws config_error (config), shape_error (shapes, or heads beyond num_heads), value_error
+/// (q or k not finite: an overflow upstream).
+AttentionResult attention_weights_from_projections(const AttentionConfig& config,
+                                                   Index first_head, const MatrixRef& q,
+                                                   const MatrixRef& k,
+                                                   const AttentionMasks& masks,
+                                                   bool keep_scores = false);
+
 /// The plain reference: the same contract as multi_head_attention_forward, written as loops over
 /// heads, rows and columns with double accumulation. Slow and obviously correct; the fast path
 /// and the wasm build are tested against it. It always computes everything: keep_intermediates

@@ -6,6 +6,7 @@
 
 #include "mha/detail/format.hpp"
 #include "mha/detail/reference_impl.hpp"
+#include "mha/kernels.hpp"
 #include "mha/numpy_random.hpp"
 
 namespace mha {
@@ -42,12 +43,9 @@ NumpyExperiment make_numpy_experiment(std::uint32_t seed, Index tokens, Index d_
   return make_numpy_experiment(stream, tokens, d_model, num_heads);
 }
 
-NumpyExperiment make_numpy_experiment(NumpyNormalStream& stream, Index tokens, Index d_model,
-                                      Index num_heads, ExperimentPrecision precision) {
-  NumpyExperiment e;
-  e.config.d_model = d_model;
-  e.config.num_heads = num_heads;
-  e.config.validate();
+namespace {
+
+void check_tokens(Index tokens) {
   if (tokens <= 0) {
     throw shape_error("tokens=" + std::to_string(tokens) + ": at least one token is needed");
   }
@@ -55,6 +53,17 @@ NumpyExperiment make_numpy_experiment(NumpyNormalStream& stream, Index tokens, I
     throw limit_error("tokens=" + std::to_string(tokens) + " exceeds the limit of " +
                       std::to_string(limits::max_tokens));
   }
+}
+
+}  // namespace
+
+NumpyExperiment make_numpy_experiment(NumpyNormalStream& stream, Index tokens, Index d_model,
+                                      Index num_heads, ExperimentPrecision precision) {
+  NumpyExperiment e;
+  e.config.d_model = d_model;
+  e.config.num_heads = num_heads;
+  e.config.validate();
+  check_tokens(tokens);
   const Index n = tokens, d = d_model, dd = d * d;
   using DrawsMap = Eigen::Map<const RowMatrixXd>;
   // X = np.random.randn(n, d_model), then Wq, Wk, Wv, Wo = [np.random.randn(d_model, d_model)
@@ -124,6 +133,43 @@ AttentionResult numpy_experiment_forward(const NumpyExperiment& experiment, cons
   result.output = (Y * experiment.Wo).cast<float>();  // mha_out = concat(heads) @ Wo
   detail::expect_no_overflow("the output projection", result.output);
   return result;
+}
+
+AttentionResult numpy_experiment_weights_f32(NumpyNormalStream& stream, Index tokens,
+                                             const AttentionConfig& config, bool positional,
+                                             const AttentionMasks& masks, Index first_head,
+                                             Index head_count) {
+  config.validate();
+  check_tokens(tokens);
+  if (first_head < 0 || head_count < 1 || first_head + head_count > config.num_heads) {
+    throw shape_error("first_head=" + std::to_string(first_head) +
+                      ", head_count=" + std::to_string(head_count) +
+                      ": the heads must lie in [0, num_heads) with num_heads = " +
+                      std::to_string(config.num_heads));
+  }
+  masks.validate(config.num_heads, tokens, tokens);
+  const Index n = tokens, d = config.d_model, dd = d * d;
+  const Index w = head_count * config.d_head(), c0 = first_head * config.d_head();
+  // The stream as make_numpy_experiment slices it: X, then Wq, Wk (Wv, Wo unused here).
+  const double* draws = stream.draws(0, n * d + 4 * dd);
+  RowMatrixXd x64 = Eigen::Map<const RowMatrixXd>(draws, n, d);
+  if (positional) x64 += sinusoidal_positional_encoding_f64(n, d);
+  const RowMatrixXf x = x64.cast<float>();
+  // B (d, 2w) = [Wq | Wk] at the heads' columns: row r of B is row r of each draw matrix (numpy's
+  // X @ W layout is (in, out)), read and written in order.
+  const double* Wq = draws + n * d;
+  const double* Wk = Wq + dd;
+  RowMatrixXf B(d, 2 * w);
+  for (Index r = 0; r < d; ++r) {
+    float* row = B.data() + r * 2 * w;
+    for (Index j = 0; j < w; ++j) row[j] = static_cast<float>(Wq[r * d + c0 + j]);
+    for (Index j = 0; j < w; ++j) row[w + j] = static_cast<float>(Wk[r * d + c0 + j]);
+  }
+  RowMatrixXf qk(n, 2 * w);
+  kernels::gemm(n, x.data(), d, kernels::Operand(d, 2 * w, B.data(), 2 * w, false), 1.0f,
+                nullptr, qk.data(), 2 * w);
+  return attention_weights_from_projections(config, first_head, qk.leftCols(w), qk.rightCols(w),
+                                            masks);
 }
 
 AttentionResult numpy_experiment_forward_f32(const MultiheadAttention& layer, const RowMatrixXd& x,

@@ -102,4 +102,22 @@ AttentionResult numpy_experiment_forward_f32(const MultiheadAttention& layer, co
                                              const AttentionMasks& masks = {},
                                              const ForwardOptions& options = {});
 
+/// The float32 attention weights of heads first_head .. first_head + head_count - 1 of the
+/// experiment on `tokens` tokens, from the kept draws (the page's grids: weights only, no
+/// intermediates). Q | K of those heads is one product X · [Wq | Wk] restricted to their columns,
+/// whose right side is packed straight from numpy's (in, out) draws: no (out, in) transposes, no
+/// V or Wo, and only the heads asked for (a view may split the heads between two workers).
+/// The same weights as numpy_experiment_forward_f32 with the whole layer: bit for bit with the
+/// blocked kernels (WebAssembly), within float32 rounding with Eigen's (tests/core/
+/// numpy_stream_test.cpp). X is rounded to float32 after adding the positional encoding, as
+/// numpy_experiment_input then numpy_experiment_forward_f32 do.
+/// Shapes: masks for (num_heads, n, n), n = tokens. Returns attn_weights (head_count, n, n) and
+/// fully_masked_rows (head_count·n) only.
+/// Throws as make_numpy_experiment, shape_error for a head range outside [0, num_heads) or bad
+/// masks.
+AttentionResult numpy_experiment_weights_f32(NumpyNormalStream& stream, Index tokens,
+                                             const AttentionConfig& config, bool positional,
+                                             const AttentionMasks& masks, Index first_head,
+                                             Index head_count);
+
 }  // namespace mha
