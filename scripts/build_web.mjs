@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Builds the static page into one folder that works from file:// and from any static host:
 //   dist/index.html   web/index.html with the version from package.json stamped in
-//   dist/style.css    web/style.css (after common.css)
+//   dist/style.css    web/style.css (after common.css), minified by esbuild (comments and spaces
+//                     were a quarter of its gzipped bytes)
 //   dist/favicon.svg  web/favicon.svg
 //   dist/app.js       web/src/main.js and its imports (incl. d3-scale-chromatic), bundled and
 //                     minified by esbuild into ONE classic IIFE script (Chrome refuses module
@@ -9,7 +10,8 @@
 //   dist/mha-attention.js  the <mha-attention> custom element (web/src/element.js and its imports,
 //                     web/element.css inlined as text): one classic script for course pages
 //   dist/mha-attention.css  web/element.css (used only where constructed stylesheets are missing)
-//   dist/common.css   web/common.css: rules shared by the page and the element (bundled in the element)
+//   dist/common.css   web/common.css: rules shared by the page and the element (bundled in the
+//                     element), minified
 //   dist/embed-example.html  web/embed-example.html: the element and an iframe, as course pages use them
 //   dist/compute_worker.js  the page's compute worker (web/src/compute_worker.js): numpyExperiment
 //                     for large views off the main thread, when served over http(s)
@@ -114,6 +116,9 @@ const viridisOnly = {
   },
 };
 
+/** The browsers the bundles and the CSS are written for (esbuild targets). */
+const TARGET = ['es2020', 'chrome90', 'firefox90', 'safari15'];
+
 /**
  * One entry of web/src and its imports (d3-scale-chromatic, CSS files as text) as ONE classic IIFE
  * script: Chrome refuses module scripts on file://.
@@ -125,7 +130,7 @@ function bundle(entry, outfile, what) {
     bundle: true,
     format: 'iife',
     platform: 'browser',
-    target: ['es2020', 'chrome90', 'firefox90', 'safari15'],
+    target: TARGET,
     loader: { '.css': 'text' },
     plugins: [viridisOnly],
     outfile,
@@ -134,6 +139,12 @@ function bundle(entry, outfile, what) {
     legalComments: 'eof',
     logLevel: 'warning',
   });
+}
+
+/** web/<name> minified by esbuild (same rules, no comments or spaces) into outDir/<name>. */
+async function minifyCss(name, outDir) {
+  const { code } = await transform(await readFile(path.join(WEB, name), 'utf8'), { loader: 'css', minify: true, target: TARGET });
+  await writeFile(path.join(outDir, name), code);
 }
 
 const DATA_URI = /(["'])data:application\/octet-stream;base64,([A-Za-z0-9+/]+={0,2})\1/g;
@@ -193,14 +204,14 @@ export async function buildWeb({
   // constructed stylesheet) and also beside it as a file.
   await bundle('element.js', path.join(outDir, 'mha-attention.js'), `<mha-attention> v${version}`);
   await copyFile(path.join(WEB, 'element.css'), path.join(outDir, 'mha-attention.css'));
-  await copyFile(path.join(WEB, 'common.css'), path.join(outDir, 'common.css'));
+  await minifyCss('common.css', outDir);
   const example = await readFile(path.join(WEB, 'embed-example.html'), 'utf8');
   await writeFile(path.join(outDir, 'embed-example.html'), example.replace(PLACEHOLDER, version));
 
   const html = await readFile(path.join(WEB, 'index.html'), 'utf8');
   if (!html.includes('%MHA_LAB_VERSION%')) throw new Error('web/index.html has no %MHA_LAB_VERSION% placeholder');
   await writeFile(path.join(outDir, 'index.html'), html.replace(PLACEHOLDER, version));
-  await copyFile(path.join(WEB, 'style.css'), path.join(outDir, 'style.css'));
+  await minifyCss('style.css', outDir);
   await copyFile(path.join(WEB, 'favicon.svg'), path.join(outDir, 'favicon.svg'));
   for (const [from, to] of [[corePath, 'mha_wasm_core.js'], [wasmPath, 'mha_wasm.js']]) {
     const { code } = await packWasmScript(await readFile(from, 'utf8'), path.basename(from));
