@@ -151,7 +151,9 @@ export async function cellCentre(page, head, row, col) {
 }
 
 /**
- * The RGBA of the pixel under CSS point (x, y) of the canvas matching `selector`.
+ * The RGBA of the backing pixel under CSS point (x, y) of the canvas matching `selector` (CSS px
+ * mapped to backing px by the canvas's own ratio: devicePixelRatio for a label canvas, far less
+ * for a grid's cells canvas, whose backing store has one pixel per cell).
  * (Copied 1:1 into a scratch canvas made for reading, so the page's canvas is not read back
  * repeatedly, which Chrome would warn about in the console.)
  */
@@ -159,7 +161,7 @@ export function canvasPixelAt(page, selector, x, y) {
   return page.$eval(
     selector,
     (c, [px, py]) => {
-      const s = window.devicePixelRatio;
+      const s = c.width / c.getBoundingClientRect().width;
       const probe = document.createElement('canvas');
       probe.width = 1;
       probe.height = 1;
@@ -174,6 +176,32 @@ export function canvasPixelAt(page, selector, x, y) {
 /** The RGBA of the pixel under CSS point (x, y) of head `head`'s canvas. */
 export function canvasPixel(page, head, x, y) {
   return canvasPixelAt(page, `canvas[data-head="${head}"]`, x, y);
+}
+
+/**
+ * The RGBA of the screen pixel at page point (x, y) (CSS px), as composited: what the user sees,
+ * canvases scaled by CSS and the boxes over them included. At devicePixelRatio s, the device
+ * pixel at (x·s, y·s). (x, y) as boundingBox gives them: relative to the window.
+ */
+export async function screenPixel(page, x, y) {
+  // Scrolled into the window first when it is outside (the point moves up or down with the page).
+  y -= await page.evaluate((py) => {
+    if (py >= 0 && py < innerHeight) return 0;
+    const before = scrollY;
+    scrollBy(0, py - innerHeight / 2);
+    return scrollY - before;
+  }, y);
+  const png = await page.screenshot({ clip: { x: Math.floor(x), y: Math.floor(y), width: 1, height: 1 }, scale: 'device' });
+  return page.evaluate(async ([b64, fx, fy]) => {
+    // (A Blob, not a data: URL: the page's CSP allows no fetch of one.)
+    const bytes = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
+    const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
+    const c = new OffscreenCanvas(bitmap.width, bitmap.height);
+    const ctx = c.getContext('2d', { willReadFrequently: true });
+    ctx.drawImage(bitmap, 0, 0);
+    const s = bitmap.width;
+    return Array.from(ctx.getImageData(Math.min(s - 1, Math.floor(fx * s)), Math.min(s - 1, Math.floor(fy * s)), 1, 1).data);
+  }, [png.toString('base64'), x - Math.floor(x), y - Math.floor(y)]);
 }
 
 /**

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { parseColor } from '../../web/src/color.js';
-import { useHarness } from './helpers.mjs';
+import { useHarness, screenPixel, canvasPixelAt } from './helpers.mjs';
 
 const HARNESS = `
 import { HeadHeatmap, readTheme } from './heatmap.js';
@@ -20,12 +20,13 @@ const heads = document.getElementById('heads');
 const hidden = document.createElement('div');
 hidden.className = 'visually-hidden';
 hidden.append(headTable(0, weights, masked, tokens, tokens));
-heads.append(hm.canvas, hidden);
+heads.append(hm.element, hidden);
 hm.resize(400, readTheme(heads));
+window.hm = hm;
 document.documentElement.dataset.ready = 'true';
 `;
 
-const env = useHarness(HARNESS, { body: '<div id="heads" class="heads"></div>' });
+const env = useHarness(HARNESS, { css: ['common.css', 'style.css'], body: '<div id="heads" class="heads"></div>' });
 
 test('a fully masked row is hatched on the canvas and marked in the table', async () => {
   const page = await env.browser.newPage({ viewport: { width: 800, height: 600 } });
@@ -35,16 +36,10 @@ test('a fully masked row is hatched on the canvas and marked in the table', asyn
   await page.goto(env.url);
   await page.waitForSelector('html[data-ready="true"]');
 
-  const px = (row, colFrac) => page.$eval('canvas[data-head="0"]', (c, [r, f]) => {
-    const x = Number(c.dataset.originX) + f * 3 * Number(c.dataset.cell);
-    const y = Number(c.dataset.originY) + (r + 0.5) * Number(c.dataset.cell);
-    const probe = document.createElement('canvas');
-    probe.width = probe.height = 1;
-    const ctx = probe.getContext('2d', { willReadFrequently: true });
-    const s = window.devicePixelRatio;
-    ctx.drawImage(c, Math.floor(x * s), Math.floor(y * s), 1, 1, 0, 0, 1, 1);
-    return Array.from(ctx.getImageData(0, 0, 1, 1).data);
-  }, [row, colFrac]);
+  // What the screen shows at row r, a fraction f along the row (the hatch is a layer over the cells).
+  const box = await page.locator('canvas[data-head="0"]').boundingBox();
+  const cell = Number(await page.getAttribute('canvas[data-head="0"]', 'data-cell'));
+  const px = (r, f) => screenPixel(page, box.x + f * 3 * cell, box.y + (r + 0.5) * cell);
 
   const zero = parseColor(interpolateViridis(0));
   // Row 0 cell (0, 2) has weight 0: the viridis colour of 0.
@@ -57,6 +52,32 @@ test('a fully masked row is hatched on the canvas and marked in the table', asyn
     assert.ok(Math.abs(r - zero[0]) + Math.abs(g - zero[1]) + Math.abs(b - zero[2]) > 60, `not viridis(0) at ${f}`);
   }
 
+  // Under the hatch, the pixel buffer has the row grey too (what a compact grid shows); the
+  // hatch layer exists because a row is masked, and the PNG snapshot has it.
+  const grey = [154, 154, 154, 255];
+  assert.deepEqual(await canvasPixelAt(page, 'canvas[data-head="0"]', 0.5 * cell, 1.5 * cell), grey);
+  assert.equal(await page.locator('canvas.hm-masked:not([hidden])').count(), 1);
+  const shot = await page.evaluate((c) => {
+    const snap = window.hm.snapshotCanvas();
+    const a = window.hm.canvas.getBoundingClientRect(), b = window.hm.element.getBoundingClientRect();
+    const s = snap.width / b.width;
+    const at = (r, f) => Array.from(snap.getContext('2d').getImageData(
+      Math.floor((a.left - b.left + f * 3 * c) * s), Math.floor((a.top - b.top + (r + 0.5) * c) * s), 1, 1).data);
+    return { normal: at(0, 2.5 / 3), masked: [0.05, 0.2, 0.8, 0.95].map((f) => at(1, f)) };
+  }, cell);
+  assert.deepEqual(shot.normal.slice(0, 3), zero);
+  for (const [r, g, b] of shot.masked) {
+    assert.ok(Math.abs(r - g) < 8 && Math.abs(g - b) < 8, `snapshot grey: ${[r, g, b]}`);
+    assert.ok(Math.abs(r - zero[0]) + Math.abs(g - zero[1]) + Math.abs(b - zero[2]) > 60, 'snapshot: not viridis(0)');
+  }
+  // New weights without a masked row: the layer is hidden, row 1 shows its colour.
+  await page.evaluate(() => {
+    const result = { n: 3, m: 3, num_heads: 1, attn_weights: Float32Array.from([1, 0, 0, 0, 0, 1, 0.5, 0.5, 0]), fully_masked_rows: new Uint8Array(3) };
+    window.hm.setData({ result, tokens: ['a', 'b', 'c'] });
+    window.hm.resize(400, { ink: '#000', accent: '#b3006b' });
+  });
+  assert.equal(await page.locator('canvas.hm-masked:not([hidden])').count(), 0);
+  assert.deepEqual((await px(1, 0.2)).slice(0, 3), zero);
   const tr = page.locator('table[data-head="0"] tbody tr[data-row="1"]');
   assert.equal(await tr.getAttribute('data-masked'), 'true');
   assert.match(await tr.locator('th[scope="row"]').textContent(), /^b.*\(every key masked\)$/);

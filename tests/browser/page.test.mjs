@@ -7,7 +7,7 @@ import path from 'node:path';
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { parseColor } from '../../web/src/color.js';
 import {
-  ROOT, withCheckedPage, tableRow, cellCentre, canvasPixel, canvasPixelAt, useBrowserAndTargets,
+  ROOT, withCheckedPage, tableRow, cellCentre, canvasPixel, canvasPixelAt, screenPixel, useBrowserAndTargets,
 } from './helpers.mjs';
 
 const MODULE_08 = '#preset=module-08';
@@ -133,6 +133,11 @@ for (const which of [0, 1]) {
                 `dpr ${dpr} head ${head} (${row},${col}) w=${w}: got ${got.slice(0, 3)} want ${want}`);
             }
             assert.equal(got[3], 255);
+            // And on the screen, where CSS scales the canvas up (image-rendering: pixelated).
+            const seen = await screenPixel(page, c.x, c.y);
+            for (let k = 0; k < 3; k++) {
+              assert.ok(Math.abs(seen[k] - want[k]) <= 2, `dpr ${dpr} head ${head} (${row},${col}) on screen: ${seen.slice(0, 3)} want ${want}`);
+            }
             // The legend, read where it shows w, has the cell's colour. ±4 per channel: the strip
             // is 256 samples stretched over its width, so a pixel may show the neighbouring sample.
             const lx = Math.min(strip.x + w * strip.width, strip.x + strip.width - 0.5);
@@ -142,9 +147,19 @@ for (const which of [0, 1]) {
                 `dpr ${dpr} head ${head} (${row},${col}) w=${w}: cell ${got.slice(0, 3)} legend ${legend.slice(0, 3)}`);
             }
           }
-          // Crisp: the canvas backing store is devicePixelRatio times its CSS size.
-          const ratio = await page.$eval('canvas[data-head="0"]', (cv) => cv.width / cv.getBoundingClientRect().width);
-          assert.ok(Math.abs(ratio - dpr) < 0.02, `backing store ratio ${ratio}`);
+          // Crisp: the cells canvas holds one backing pixel per cell (5 x 5 tokens), scaled up
+          // without smoothing; the label canvases are at devicePixelRatio.
+          const g = await page.$eval('canvas[data-head="0"]', (cv) => {
+            const labels = [...cv.parentElement.querySelectorAll('canvas.hm-labels')];
+            return {
+              backing: [cv.width, cv.height], rendering: getComputedStyle(cv).imageRendering,
+              ratios: labels.map((l) => l.width / l.getBoundingClientRect().width),
+            };
+          });
+          assert.deepEqual(g.backing, [5, 5]);
+          assert.equal(g.rendering, 'pixelated');
+          assert.equal(g.ratios.length, 2);
+          for (const r of g.ratios) assert.ok(Math.abs(r - dpr) < 0.05, `label backing store ratio ${r}`);
         }, { dpr });
       }
     });
@@ -218,12 +233,21 @@ for (const which of [0, 1]) {
     test('hovering a cell reads it out to 3 decimals and highlights that row in every head', () =>
       withPage(target(), MODULE_08, async ({ page }) => {
         const above = async (head) => {
-          // A pixel just above the middle of row 0: inside the outline drawn around a highlighted row.
-          const g = await page.$eval(`canvas[data-head="${head}"]`, (c) => ({
-            x: Number(c.dataset.originX), y: Number(c.dataset.originY), cell: Number(c.dataset.cell) }));
-          return canvasPixel(page, head, g.x + 2.5 * g.cell, g.y - 1.5);
+          // The screen pixel just above the middle of row 0: inside the outline around a highlighted row.
+          const box = await page.locator(`canvas[data-head="${head}"]`).boundingBox();
+          const cell = Number(await page.getAttribute(`canvas[data-head="${head}"]`, 'data-cell'));
+          return screenPixel(page, box.x + 2.5 * cell, box.y - 1.5);
         };
-        assert.equal((await above(1))[3], 0, 'nothing drawn above row 0 before hovering');
+        // The row outline: a box 3 px outside row `row` of the cells, shown or hidden.
+        const outlines = () => page.$$eval('canvas[data-head]', (cs) => cs.map((c) => {
+          const o = c.parentElement.querySelector('.hm-outline');
+          const a = c.getBoundingClientRect(), b = o.getBoundingClientRect();
+          const cell = Number(c.dataset.cell);
+          return o.hidden ? null : [b.left - a.left, (b.top - a.top) / cell, b.width - a.width, b.height - cell].map((v) => Math.round(v * 10) / 10);
+        }));
+        const light = await above(1);
+        assert.ok(light[0] + light[1] + light[2] > 600, `nothing drawn above row 0 before hovering: ${light}`);
+        assert.deepEqual(await outlines(), [null, null]);
 
         let c = await cellCentre(page, 0, 0, 2);
         await page.mouse.move(c.x, c.y);
@@ -232,8 +256,11 @@ for (const which of [0, 1]) {
         assert.deepEqual(await page.$$eval('canvas[data-head]', (cs) => cs.map((x) => x.dataset.highlightRow)), ['0', '0']);
         for (const head of [0, 1]) {
           const px = await above(head);
-          assert.ok(px[3] === 255 && px[0] < 40 && px[1] < 40 && px[2] < 40, `dark outline in head ${head}: ${px}`);
+          assert.ok(px[0] < 40 && px[1] < 40 && px[2] < 40, `dark outline in head ${head}: ${px}`);
         }
+        // [left, top in cells, width, height beyond the row]: 3 px round row 0 in both heads.
+        const cell = Number(await page.getAttribute('canvas[data-head="0"]', 'data-cell'));
+        assert.deepEqual(await outlines(), [[-3, -3 / cell, 6, 6], [-3, -3 / cell, 6, 6]].map((o) => o.map((v) => Math.round(v * 10) / 10)));
 
         c = await cellCentre(page, 1, 3, 2);
         await page.mouse.move(c.x, c.y);
@@ -243,10 +270,57 @@ for (const which of [0, 1]) {
           `head 1 · query 'different' → key 'at': ${Number(w).toFixed(3)}`);
         assert.match(await page.textContent('#readout'), /: \d\.\d{3}$/);
         assert.deepEqual(await page.$$eval('canvas[data-head]', (cs) => cs.map((x) => x.dataset.highlightRow)), ['3', '3']);
+        assert.deepEqual((await outlines()).map((o) => o && Math.round(o[1] + 3 / cell)), [3, 3], 'the outline moved to row 3');
+        // The selected cell's ring, in head 1 only, inside cell (3, 2).
+        const rings = await page.$$eval('canvas[data-head]', (cs) => cs.map((c) => {
+          const r = c.parentElement.querySelector('[class^="hm-ring"]');
+          if (!r || r.hidden) return null;
+          const a = c.getBoundingClientRect(), b = r.getBoundingClientRect();
+          return [(b.left - a.left) / Number(c.dataset.cell), (b.top - a.top) / Number(c.dataset.cell)].map(Math.floor);
+        }));
+        assert.deepEqual(rings, [null, [2, 3]]);
 
         await page.mouse.move(1, 1);
         await page.waitForFunction(() => document.getElementById('readout').dataset.head === undefined);
         assert.deepEqual(await page.$$eval('canvas[data-head]', (cs) => cs.map((x) => x.dataset.highlightRow)), ['', '']);
+        assert.deepEqual(await outlines(), [null, null]);
+      }));
+
+    test('labels drawn once for every head; the selection (bold labels, outline, ring) follows the keys', () =>
+      withPage(target(), MODULE_08, async ({ page }) => {
+        // Per head: [row labels, column labels] as PNG data, and the outline's row (or null).
+        const grids = () => page.$$eval('canvas[data-head]', (cs) => cs.map((c) => {
+          const [rows, cols] = [...c.parentElement.querySelectorAll('canvas.hm-labels')].map((l) => l.toDataURL());
+          const o = c.parentElement.querySelector('.hm-outline');
+          const r = c.parentElement.querySelector('[class^="hm-ring"]');
+          const cell = Number(c.dataset.cell), a = c.getBoundingClientRect();
+          const at = (el) => {
+            const b = el.getBoundingClientRect();
+            return el.hidden ? null : [Math.floor((b.left - a.left + 4) / cell), Math.floor((b.top - a.top + 4) / cell)];
+          };
+          return { rows, cols, outline: at(o), ring: r ? at(r) : null };
+        }));
+        const plain = await grids();
+        assert.equal(plain[0].rows, plain[1].rows, 'the same row labels in both heads');
+        assert.equal(plain[0].cols, plain[1].cols, 'the same column labels in both heads');
+        assert.deepEqual(plain.map((g) => [g.outline, g.ring]), [[null, null], [null, null]]);
+        await page.focus('canvas[data-head="0"]');
+        await page.keyboard.press('ArrowRight');
+        await page.keyboard.press('ArrowDown');
+        let g = await grids();
+        // Row 1 is highlighted in both heads (its label bold in both); cell (1, 1) in head 0 only.
+        assert.deepEqual(g.map((x) => [x.outline, x.ring]), [[[0, 1], [1, 1]], [[0, 1], null]]);
+        assert.equal(g[0].rows, g[1].rows);
+        assert.notEqual(g[0].rows, plain[0].rows, 'row label 1 bold');
+        assert.notEqual(g[0].cols, g[1].cols, 'column label 1 bold in head 0 only');
+        assert.equal(g[1].cols, plain[1].cols);
+        await page.keyboard.press('End');
+        g = await grids();
+        assert.deepEqual(g.map((x) => [x.outline, x.ring]), [[[0, 1], [4, 1]], [[0, 1], null]]);
+        await page.keyboard.press('Escape');
+        await page.waitForFunction(() => document.getElementById('readout').dataset.head === undefined);
+        g = await grids();
+        assert.deepEqual(g, plain, 'labels restored exactly, nothing highlighted');
       }));
 
     test('keyboard: Tab to a grid, arrows move the readout', () =>

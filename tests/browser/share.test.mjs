@@ -196,10 +196,13 @@ for (const which of [0, 1]) {
           const ctx = c.getContext('2d', { willReadFrequently: true });
           ctx.drawImage(img, 0, 0);
           const at = (x, y) => Array.from(ctx.getImageData(Math.floor(x * 2), Math.floor(y * 2), 1, 1).data);
+          // The snapshot draws each grid as laid out on the page: its cells at their place in
+          // the grid's box (labels left of and above them).
           const hm = document.querySelector('canvas[data-head="0"]');
-          const g = { x: Number(hm.dataset.originX), y: Number(hm.dataset.originY), cell: Number(hm.dataset.cell) };
-          const hmWidth = hm.width / 2;
-          const hmHeight = hm.height / 2;
+          const box = hm.parentElement.getBoundingClientRect(), cells = hm.getBoundingClientRect();
+          const g = { x: cells.left - box.left, y: cells.top - box.top, cell: Number(hm.dataset.cell) };
+          const hmWidth = box.width;
+          const hmHeight = box.height;
           // snapshotLayout: pad 16, title 38, gap 16, caption 20 → the first grid at (16, 90).
           const cell = at(16 + g.x + 2.5 * g.cell, 90 + g.y + 0.5 * g.cell);
           const head1 = at(16 + hmWidth + 16 + g.x + 4.5 * g.cell, 90 + g.y + 0.5 * g.cell);

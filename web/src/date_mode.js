@@ -471,7 +471,7 @@ export class DateMode {
     });
     Object.assign(grid.canvas.dataset, { kind, layer: String(layer) });
     const scroller = el('div', 'grid-scroll');
-    scroller.append(grid.canvas);
+    scroller.append(grid.element);
     const holder = el('div', 'visually-hidden table-holder');
     figure.append(caption, scroller, holder);
     return { figure, grid, holder };

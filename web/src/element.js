@@ -312,7 +312,7 @@ export class MhaAttention extends HTMLElement {
         onClear: () => this.cells.clear(),
       });
       const scroller = el('div', 'grid-scroll');
-      scroller.append(hm.canvas);
+      scroller.append(hm.element);
       const hidden = el('div', 'visually-hidden');
       hidden.append(headTable(h, result.attn_weights, result.fully_masked_rows, built.queryTokens, built.keyTokens));
       fig.append(scroller, hidden);
@@ -390,7 +390,7 @@ export class MhaAttention extends HTMLElement {
         const canvas = composeSnapshot({
           title: this.view.title,
           subtitle: this.view.summary,
-          panels: this.view.heatmaps.map((hm) => ({ canvas: hm.canvas, caption: hm.name })),
+          panels: this.view.heatmaps.map((hm) => ({ canvas: hm.snapshotCanvas(), caption: hm.name })),
           legend: this.legend,
           ink: readTheme(this.heads).ink,
           background: style.backgroundColor === 'rgba(0, 0, 0, 0)' ? '#ffffff' : style.backgroundColor,

@@ -1,15 +1,108 @@
-// One head's attention matrix drawn on a canvas: cells from a pixel buffer (one pixel per cell,
-// scaled up without smoothing), token labels on both axes, the highlighted query row.
+// One head's attention matrix: a positioned wrapper (`element`) holding
+//   - the cells canvas (`canvas`): its backing store is the pixel buffer itself, one pixel per
+//     cell (or per LOD block, lod.js), scaled up by CSS with `image-rendering: pixelated`, so a new
+//     result is one putImageData and the compositor does the scaling (issue 6);
+//   - two narrow label canvases (rows, columns), copied from sprites drawn once for every head
+//     with the same labels, layout, devicePixelRatio and ink;
+//   - the selection as positioned boxes over the cells (the row outline; the cell's ring, or a box
+//     in a compact grid) and the selected labels repainted bold in the label canvases;
+//   - for rows whose keys are all masked, a hatch canvas (created only when a row is masked).
+// snapshotCanvas() paints all of it (without the selection) into one canvas for the PNG export.
 import { headPixels, weightToRgb } from './color.js';
 import { truncateLabel } from './format.js';
-import { gridLayout, cellAt, moveCell, FONT_PX, LABEL_GAP, LABELLED_MAX_TOKENS, OUTLINE_PAD } from './layout.js';
-import { poolFactor, pooledPixels } from './lod.js';
+import { gridLayout, cellAt, moveCell, FONT_PX, LABEL_GAP, LABELLED_MAX_TOKENS } from './layout.js';
+import { poolFactor, pooledPixels, greyMaskedRows } from './lod.js';
 
 const LABEL_CHARS = 12;
 const FONT = `${FONT_PX}px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif`;
 const FONT_BOLD = `bold ${FONT}`;
 /** Cells smaller than this (CSS px) get no inner ring: the compact highlight instead. */
 const MIN_RING_CELL = 8;
+
+/**
+ * The labels of `tokens` (truncated), their widest width per font and their sprites (see
+ * `sprite`), kept per token array: every head given the same tokens measures and draws them once.
+ */
+const labelSets = new WeakMap();
+function labelSet(tokens) {
+  let set = labelSets.get(tokens);
+  if (!set) labelSets.set(tokens, (set = { texts: tokens.map((t) => truncateLabel(t, LABEL_CHARS)) }));
+  return set;
+}
+
+let scratch = null;
+/** The widest label of `set` in `font`, CSS px (measured once). */
+function widest(set, font) {
+  scratch ??= document.createElement('canvas').getContext('2d');
+  scratch.font = font;
+  set[font] ??= set.texts.reduce((w, l) => Math.max(w, scratch.measureText(l).width), 0);
+  return set[font];
+}
+
+/** A canvas of `width` × `height` CSS px at `dpr`, its context scaled to CSS px. */
+function sized(canvas, width, height, dpr) {
+  const bw = Math.ceil(width * dpr), bh = Math.ceil(height * dpr);
+  // (Assigning a size, even the same one, reallocates the backing store.)
+  if (canvas.width !== bw) canvas.width = bw;
+  if (canvas.height !== bh) canvas.height = bh;
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, width, height);
+  return ctx;
+}
+
+/** Sets an element's CSS box (px) where it changed. */
+function place(el, x, y, w, h) {
+  const s = el.style;
+  for (const [k, v] of [['left', x], ['top', y], ['width', w], ['height', h]]) {
+    if (v !== undefined && s[k] !== `${v}px`) s[k] = `${v}px`;
+  }
+}
+
+/**
+ * Every label of `set` as row labels (kind 'row': rowLabel) or column labels ('col':
+ * columnLabel) of `layout`, in `ink`, in a canvas of w × h CSS px at `dpr`: drawn once per layout
+ * and copied into every head's label canvas (issue 6: 8 heads drew the same 128 labels each).
+ */
+function sprite(set, kind, layout, w, h, dpr, ink) {
+  const key = `${w}|${h}|${dpr}|${ink}`;
+  if (set[kind]?.key !== key) {
+    const canvas = document.createElement('canvas');
+    const ctx = sized(canvas, w, h, dpr);
+    ctx.fillStyle = ink;
+    const draw = kind === 'row' ? rowLabel : columnLabel;
+    set.texts.forEach((t, i) => draw(ctx, t, i, layout));
+    set[kind] = { key, canvas };
+  }
+  return set[kind].canvas;
+}
+
+/** Row label i, right-aligned against the grid, in a canvas whose top is the grid's. */
+function rowLabel(ctx, text, i, { cell, originX }, font = FONT) {
+  ctx.font = font;
+  ctx.textBaseline = 'middle';
+  ctx.textAlign = 'right';
+  ctx.fillText(text, originX - LABEL_GAP, (i + 0.5) * cell);
+}
+
+/** Column label j (across when labels fit, else turned to read upwards), left edge = the grid's. */
+function columnLabel(ctx, text, j, { cell, originY, rotateColumns }, font = FONT) {
+  ctx.font = font;
+  const x = (j + 0.5) * cell;
+  if (rotateColumns) {
+    ctx.save();
+    ctx.translate(x, originY - LABEL_GAP);
+    ctx.rotate(-Math.PI / 2);
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'middle';
+    ctx.fillText(text, 0, 0);
+    ctx.restore();
+  } else {
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'alphabetic';
+    ctx.fillText(text, x, originY - LABEL_GAP);
+  }
+}
 
 /**
  * @param {object} p
@@ -23,6 +116,7 @@ const MIN_RING_CELL = 8;
  * @param {(cell: {head: number, row: number, col: number}) => void} [p.onActivate] click, tap,
  *   Enter or Space on a cell (locks / unlocks it); without it, clicks do nothing
  * @param {() => void} [p.onClear] Escape (clears the selection); without it, Escape leaves the grid
+ * Put `element` on the page (it holds `canvas`, the focusable cells).
  */
 export class HeadHeatmap {
   constructor({ head, result, tokens, keyTokens, name = `Head ${head}`, onSelect, onActivate, onClear }) {
@@ -34,24 +128,30 @@ export class HeadHeatmap {
     this.layout = null;
     this.theme = { ink: '#1a1a1a', accent: '#b3006b' };
 
-    // The pixel buffer: one pixel per (query, key) cell.
-    this.cells = document.createElement('canvas');
-
-    const canvas = document.createElement('canvas');
-    canvas.className = 'heatmap';
-    canvas.dataset.head = String(head);
+    const make = (tag, className) => Object.assign(document.createElement(tag), { className });
+    this.element = make('div', 'heatmap-grid');
+    this.rowCanvas = make('canvas', 'hm-labels');
+    this.colCanvas = make('canvas', 'hm-labels');
+    this.rowMark = make('div', 'hm-outline');
+    this.cellMark = make('div', '');
+    const canvas = make('canvas', 'heatmap');
+    // data-origin-x/y: where cell (0, 0) is in the canvas (tests/browser/helpers.mjs cellCentre).
+    Object.assign(canvas.dataset, { head: String(head), originX: '0', originY: '0' });
     canvas.tabIndex = 0;
     canvas.setAttribute('role', 'application');
     canvas.setAttribute('aria-roledescription', 'attention heatmap');
     canvas.textContent = `${name} attention weights; see the table that follows.`;
     this.canvas = canvas;
+    this.element.append(this.rowCanvas, this.colCanvas, canvas, this.rowMark, this.cellMark);
     this.setData({ result, tokens, keyTokens });
 
+    // The cell under a pointer event (the canvas holds the cells only).
+    const at = (e) => this.layout && cellAt({ originX: 0, originY: 0, cell: this.layout.cell }, this.n, this.m, e.offsetX, e.offsetY);
     // Pointer hover reads a cell; a touch does not hover (a tap is a click, which locks the cell:
     // a hover on touch would change the readout above the grid and move the grid under the finger).
     canvas.addEventListener('pointermove', (e) => {
       if (e.pointerType === 'touch') return;
-      const c = this.layout && cellAt(this.layout, this.n, this.m, e.offsetX, e.offsetY);
+      const c = at(e);
       if (c) this.onSelect({ head, row: c.row, col: c.col, source: 'pointer' });
     });
     canvas.addEventListener('pointerleave', (e) => {
@@ -80,7 +180,7 @@ export class HeadHeatmap {
     canvas.addEventListener('blur', () => this.onSelect(null));
     // Click or tap: lock (or unlock) the cell, when the owner handles locking.
     canvas.addEventListener('click', (e) => {
-      const c = this.layout && cellAt(this.layout, this.n, this.m, e.offsetX, e.offsetY);
+      const c = at(e);
       if (c && onActivate) onActivate({ head, row: c.row, col: c.col });
     });
     canvas.addEventListener('keydown', (e) => {
@@ -103,225 +203,195 @@ export class HeadHeatmap {
   }
 
   /**
-   * New weights and labels for this head, keeping its canvas and listeners (the Date translator
-   * redraws on every keystroke). Call resize() afterwards to draw.
+   * New weights and labels for this head, keeping its canvases and listeners (the Date translator
+   * redraws on every keystroke): the cells are drawn now; call resize() to place and label them.
    */
   setData({ result, tokens, keyTokens }) {
     this.n = result.n;
     this.m = result.m;
+    const { n, m, head } = this;
     this.weights = result.attn_weights;
     this.masked = result.fully_masked_rows;
-    this.tokens = tokens;
-    this.rowLabels = tokens.map((t) => truncateLabel(t, LABEL_CHARS));
-    this.colLabels = keyTokens ? keyTokens.map((t) => truncateLabel(t, LABEL_CHARS)) : this.rowLabels;
-    // One pixel per cell, or per block of cells beyond lod.js's MAX_BUFFER_SIDE (max-pooled).
-    const factor = poolFactor(this.n, this.m);
+    this.rowSet = labelSet(tokens);
+    this.colSet = keyTokens ? labelSet(keyTokens) : this.rowSet;
+    this.rowLabels = this.rowSet.texts;
+    this.colLabels = this.colSet.texts;
+    // One pixel per cell, or per block of cells beyond lod.js's MAX_BUFFER_SIDE (max-pooled);
+    // rows whose keys are all masked grey (hatched over when cells are big enough, see draw).
+    const factor = poolFactor(n, m);
     const { rows, cols, pixels } = factor === 1
-      ? { rows: this.n, cols: this.m, pixels: headPixels(this.weights, this.head, this.n, this.m) }
-      : pooledPixels(this.weights, this.head, this.n, this.m, factor);
-    // (Assigning a canvas size, even the same one, reallocates its backing store.)
-    if (this.cells.width !== cols) this.cells.width = cols;
-    if (this.cells.height !== rows) this.cells.height = rows;
-    const cctx = this.cells.getContext('2d');
-    const img = cctx.createImageData(cols, rows);
-    img.data.set(pixels);
-    cctx.putImageData(img, 0, 0);
-    this.canvas.dataset.pool = String(factor);
-    this.canvas.dataset.rows = String(this.n);
-    this.canvas.dataset.cols = String(this.m);
-    this.canvas.setAttribute(
+      ? { rows: n, cols: m, pixels: headPixels(this.weights, head, n, m) }
+      : pooledPixels(this.weights, head, n, m, factor);
+    greyMaskedRows(pixels, this.masked, head, n, cols, factor);
+    const c = this.canvas;
+    if (c.width !== cols) c.width = cols;
+    if (c.height !== rows) c.height = rows;
+    c.getContext('2d').putImageData(new ImageData(pixels, cols, rows), 0, 0);
+    Object.assign(c.dataset, { pool: String(factor), rows: String(n), cols: String(m) });
+    c.setAttribute(
       'aria-label',
-      `${this.name}: ${this.n} query rows by ${this.m} key columns. ` +
+      `${this.name}: ${n} query rows by ${m} key columns. ` +
         'Arrow keys move between cells; the value is read out below the controls.',
     );
     this.drawnKey = undefined;
-    this.baseValid = false;
   }
 
   /**
-   * Sizes the canvas for `availableWidth` CSS px at the current devicePixelRatio, then draws.
+   * Lays the grid out for `availableWidth` CSS px at the current devicePixelRatio, then draws.
    * @param {{ink: string, accent: string}} theme label colours (see readTheme)
    */
   resize(availableWidth, theme) {
     this.theme = theme;
-    const ctx = this.canvas.getContext('2d');
-    ctx.font = FONT;
     // A compact grid (more than LABELLED_MAX_TOKENS a side) draws no labels: nothing to measure.
+    // Row labels may be drawn bold when highlighted: measure bold; a bold column label is ~10% wider.
     const compact = Math.max(this.n, this.m) > LABELLED_MAX_TOKENS;
-    const widest = (labels) => (compact ? 0 : labels.reduce((w, l) => Math.max(w, ctx.measureText(l).width), 0));
-    // Row labels may be drawn bold when highlighted: measure bold.
-    ctx.font = FONT_BOLD;
-    const rowLabelWidth = widest(this.rowLabels);
-    ctx.font = FONT;
-    const colLabelWidth = widest(this.colLabels) * 1.1; // bold highlight is ~10% wider
-    this.layout = gridLayout({ n: this.n, m: this.m, rowLabelWidth, colLabelWidth, availableWidth });
-    const { width, height, originX, originY, cell } = this.layout;
-    const dpr = window.devicePixelRatio || 1;
-    this.dpr = dpr;
-    // Sizes assigned only when they change: assigning one, even the same, reallocates the
-    // backing store and forces a layout (issue 6: most of a re-render was spent there).
-    const backingWidth = Math.ceil(width * dpr), backingHeight = Math.ceil(height * dpr);
-    if (this.canvas.width !== backingWidth) this.canvas.width = backingWidth;
-    if (this.canvas.height !== backingHeight) this.canvas.height = backingHeight;
-    // Element size in CSS px (CSSOM, allowed by style-src 'self').
-    if (this.canvas.style.width !== `${width}px`) this.canvas.style.width = `${width}px`;
-    if (this.canvas.style.height !== `${height}px`) this.canvas.style.height = `${height}px`;
-    Object.assign(this.canvas.dataset, {
-      originX: String(originX),
-      originY: String(originY),
-      cell: String(cell),
+    this.layout = gridLayout({
+      n: this.n,
+      m: this.m,
+      rowLabelWidth: compact ? 0 : widest(this.rowSet, FONT_BOLD),
+      colLabelWidth: compact ? 0 : widest(this.colSet, FONT) * 1.1,
+      availableWidth,
     });
-    this.baseValid = false;
+    this.dpr = window.devicePixelRatio || 1;
     this.draw();
+  }
+
+  /** Places the cells, copies the labels, hatches masked rows and draws the selection. */
+  draw() {
+    if (!this.layout) return;
+    const { n, m, head, dpr } = this;
+    const { width, height, cell, originX, originY, labels } = this.layout;
+    place(this.element, undefined, undefined, width, height);
+    place(this.canvas, originX, originY, m * cell, n * cell);
+    this.canvas.dataset.cell = String(cell);
+    this.rowCanvas.hidden = this.colCanvas.hidden = !labels;
+    this.bold = [];
+    if (labels) {
+      place(this.rowCanvas, 0, originY, originX, n * cell);
+      place(this.colCanvas, originX, 0, m * cell, originY);
+      this.sprites = [
+        sprite(this.rowSet, 'row', this.layout, originX, n * cell, dpr, this.theme.ink),
+        sprite(this.colSet, 'col', this.layout, m * cell, originY, dpr, this.theme.ink),
+      ];
+      sized(this.rowCanvas, originX, n * cell, dpr);
+      sized(this.colCanvas, m * cell, originY, dpr);
+    }
+    // Rows whose keys are all masked: hatched, with a label, on a layer made when first needed.
+    const rows = [];
+    for (let i = 0; i < n; i++) if (this.masked[head * n + i] === 1) rows.push(i);
+    const hatch = rows.length > 0 && cell >= 4;
+    if (hatch && !this.maskLayer) {
+      this.maskLayer = Object.assign(document.createElement('canvas'), { className: 'hm-masked' });
+      this.canvas.after(this.maskLayer);
+    }
+    if (this.maskLayer) {
+      this.maskLayer.hidden = !hatch;
+      if (hatch) {
+        place(this.maskLayer, originX, originY, m * cell, n * cell);
+        const ctx = sized(this.maskLayer, m * cell, n * cell, dpr);
+        for (const i of rows) this.hatchRow(ctx, i);
+      }
+    }
+    this.paintSelection(this.selection);
   }
 
   setSelection(sel) {
     this.selection = sel;
     if (sel) this.lastCell = { row: sel.row, col: sel.col };
     // Redraw only when what this head shows changes: the highlighted row, or (in the selected
-    // head only) the selected cell. Moving along a row redraws one canvas, not all of them.
+    // head only) the selected cell.
     const key = sel ? `${sel.row}|${sel.head === this.head ? sel.col : -1}` : '';
-    if (key === this.drawnKey) return;
-    this.draw();
+    if (key !== this.drawnKey && this.layout) this.paintSelection(sel);
   }
 
   /**
-   * Draws the grid: the base (cells, masked rows, every label) is painted once per data, size or
-   * theme into an offscreen canvas; a selection change copies it back and paints only the
-   * highlight on top (issue 6: hover redraws the selection, not the grid).
+   * The highlight: the selected query row outlined in every head, the selected cell ringed in its
+   * own head (boxes moved over the cells), their labels bold in the accent colour.
    */
-  draw() {
-    if (!this.layout) return;
-    if (!this.baseValid) this.paintBase();
-    const ctx = this.canvas.getContext('2d');
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
-    const { width, height } = this.canvas;
-    ctx.drawImage(this.base, 0, 0, width, height, 0, 0, width, height);
-    ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
-    this.paintSelection(ctx, this.selection);
-  }
-
-  paintBase() {
-    const { n, m, head } = this;
-    const { cell, originX, originY, rotateColumns } = this.layout;
-    // The offscreen base only grows (a new size reallocates a canvas: several ms each, 16 of them
-    // when typing changes n); draw() copies the part the grid uses.
-    this.base ??= document.createElement('canvas');
-    if (this.base.width < this.canvas.width) this.base.width = this.canvas.width;
-    if (this.base.height < this.canvas.height) this.base.height = this.canvas.height;
-    const ctx = this.base.getContext('2d');
-    const { ink } = this.theme;
-    ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
-    ctx.clearRect(0, 0, this.base.width, this.base.height);
-
-    // Cells: the n × m pixel buffer scaled to cell × cell squares, no smoothing.
-    ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(this.cells, originX, originY, m * cell, n * cell);
-
-    // Rows whose keys are all masked: hatched, with a label.
-    for (let i = 0; i < n; i++) {
-      if (this.masked[head * n + i] === 1) this.hatchRow(ctx, i);
-    }
-    if (this.layout.labels === false) {
-      this.baseValid = true;
-      return;
-    }
-    ctx.fillStyle = ink;
-    ctx.font = FONT;
-    // Row labels (queries), right-aligned against the grid.
-    ctx.textBaseline = 'middle';
-    ctx.textAlign = 'right';
-    for (let i = 0; i < n; i++) ctx.fillText(this.rowLabels[i], originX - LABEL_GAP, originY + (i + 0.5) * cell);
-    // Column labels (keys): across when they fit, else turned to read upwards.
-    for (let j = 0; j < m; j++) this.columnLabel(ctx, j, rotateColumns);
-    this.baseValid = true;
-  }
-
-  columnLabel(ctx, j, rotateColumns) {
+  paintSelection(sel) {
+    const { n, m, head, dpr } = this;
     const { cell, originX, originY } = this.layout;
-    const x = originX + (j + 0.5) * cell;
-    if (rotateColumns) {
-      ctx.save();
-      ctx.translate(x, originY - LABEL_GAP);
-      ctx.rotate(-Math.PI / 2);
-      ctx.textAlign = 'left';
-      ctx.textBaseline = 'middle';
-      ctx.fillText(this.colLabels[j], 0, 0);
-      ctx.restore();
-    } else {
-      ctx.textAlign = 'center';
-      ctx.textBaseline = 'alphabetic';
-      ctx.fillText(this.colLabels[j], x, originY - LABEL_GAP);
-    }
-  }
-
-  /** The highlight over the base: the selected row in every head, the cell in its own head. */
-  paintSelection(ctx, sel) {
-    const { n, m, head } = this;
-    const { cell, originX, originY, rotateColumns } = this.layout;
-    const { accent } = this.theme;
     const selRow = sel && sel.row < n ? sel.row : -1;
     const selCol = sel && sel.head === head && sel.col < m ? sel.col : -1;
-    if (this.layout.labels !== false) {
-      // The selected row's and column's labels, bold and in the accent colour, over a cleared spot.
-      ctx.font = FONT_BOLD;
-      ctx.fillStyle = accent;
-      if (selRow >= 0) {
-        ctx.clearRect(0, originY + selRow * cell, originX - LABEL_GAP + 1, cell);
-        ctx.textBaseline = 'middle';
-        ctx.textAlign = 'right';
-        ctx.fillText(this.rowLabels[selRow], originX - LABEL_GAP, originY + (selRow + 0.5) * cell);
-      }
-      if (selCol >= 0) {
-        ctx.clearRect(originX + selCol * cell, 0, cell, originY - OUTLINE_PAD);
-        this.columnLabel(ctx, selCol, rotateColumns);
-      }
-    }
-
-    // Highlight: the selected query row in every head; the selected cell in its own head.
     this.canvas.dataset.highlightRow = selRow >= 0 ? String(selRow) : '';
     this.drawnKey = sel ? `${sel.row}|${selCol}` : '';
-    if (selRow >= 0 && cell < MIN_RING_CELL) {
+    if (this.layout.labels) {
+      // Labels: a copy of the sprite, the selected one bold over a cleared spot.
+      [
+        [this.rowCanvas, selRow, (i) => [0, i * cell, originX, cell], rowLabel, this.rowLabels],
+        [this.colCanvas, selCol, (j) => [j * cell, 0, cell, originY], columnLabel, this.colLabels],
+      ].forEach(([c, now, spot, label, texts], k) => {
+        if (this.bold[k] === now) return;
+        this.bold[k] = now;
+        const ctx = c.getContext('2d');
+        ctx.setTransform(1, 0, 0, 1, 0, 0);
+        ctx.clearRect(0, 0, c.width, c.height);
+        ctx.drawImage(this.sprites[k], 0, 0);
+        if (now < 0) return;
+        ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+        ctx.clearRect(...spot(now));
+        ctx.fillStyle = this.theme.accent;
+        label(ctx, texts[now], now, this.layout, FONT_BOLD);
+      });
+    }
+    this.rowMark.hidden = selRow < 0;
+    this.cellMark.hidden = selRow < 0 || selCol < 0;
+    if (selRow < 0) return;
+    // A two-tone outline (black outside, white inside: visible on every viridis colour) 3 px
+    // outside the box (x, y, w, h).
+    const outline = (el, x, y, w, h) => place(el, originX + x - 3, originY + y - 3, w + 6, h + 6);
+    if (cell < MIN_RING_CELL) {
       // A compact grid: the row outlined at least 3 px tall, the cell marked by a small box.
       const band = Math.max(cell, 3);
-      const y = originY + (selRow + 0.5) * cell - band / 2;
-      outline(ctx, originX, y, m * cell, band);
-      if (selCol >= 0) outline(ctx, originX + (selCol + 0.5) * cell - band / 2, y, band, band);
-    } else if (selRow >= 0) {
-      outline(ctx, originX, originY + selRow * cell, m * cell, cell);
+      const y = (selRow + 0.5) * cell - band / 2;
+      outline(this.rowMark, 0, y, m * cell, band);
+      this.cellMark.className = 'hm-outline';
+      if (selCol >= 0) outline(this.cellMark, (selCol + 0.5) * cell - band / 2, y, band, band);
+    } else {
+      outline(this.rowMark, 0, selRow * cell, m * cell, cell);
       if (selCol >= 0) {
-        const w = this.weights[(head * n + selRow) * m + selCol];
-        const [r, g, b] = weightToRgb(w);
+        const [r, g, b] = weightToRgb(this.weights[(head * n + selRow) * m + selCol]);
         // A contrasting inner ring: dark on bright cells, white on dark ones.
-        const dark = 0.299 * r + 0.587 * g + 0.114 * b > 140;
-        ctx.lineWidth = 2;
-        ctx.strokeStyle = dark ? '#000' : '#fff';
-        ctx.strokeRect(originX + selCol * cell + 2, originY + selRow * cell + 2, cell - 4, cell - 4);
+        this.cellMark.className = 0.299 * r + 0.587 * g + 0.114 * b > 140 ? 'hm-ring dark' : 'hm-ring';
+        place(this.cellMark, originX + selCol * cell + 1, originY + selRow * cell + 1, cell - 2, cell - 2);
       }
     }
   }
 
-  hatchRow(ctx, i) {
-    const { cell, originX, originY } = this.layout;
-    const x0 = originX;
-    const y0 = originY + i * cell;
-    const w = this.m * cell;
-    if (cell < 4) {
-      // Too thin to hatch or label (a compact grid): the masked row is plain grey.
-      ctx.fillStyle = '#9a9a9a';
-      ctx.fillRect(x0, y0, w, cell);
-      return;
+  /**
+   * The whole grid (cells, masked rows, labels; no selection) in a new canvas of the layout's size
+   * at devicePixelRatio, for the PNG snapshot (snapshot.js composeSnapshot).
+   * @returns {HTMLCanvasElement}
+   */
+  snapshotCanvas() {
+    const { n, m, dpr } = this;
+    const { width, height, cell, originX, originY } = this.layout;
+    const out = document.createElement('canvas');
+    const ctx = sized(out, width, height, dpr);
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(this.canvas, originX, originY, m * cell, n * cell);
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    const [rows, cols] = this.layout.labels ? this.sprites : [];
+    for (const [c, x, y] of [[!this.maskLayer?.hidden && this.maskLayer, originX, originY], [rows, 0, originY], [cols, originX, 0]]) {
+      if (c) ctx.drawImage(c, Math.round(x * dpr), Math.round(y * dpr));
     }
+    return out;
+  }
+
+  /** Masked row i hatched, with a label, on the masked layer (CSS px, origin = the grid's). */
+  hatchRow(ctx, i) {
+    const { cell } = this.layout;
+    const y0 = i * cell;
+    const w = this.m * cell;
     ctx.save();
     ctx.beginPath();
-    ctx.rect(x0, y0, w, cell);
+    ctx.rect(0, y0, w, cell);
     ctx.clip();
     ctx.fillStyle = '#f2f2f2';
-    ctx.fillRect(x0, y0, w, cell);
+    ctx.fillRect(0, y0, w, cell);
     ctx.strokeStyle = '#767676';
     ctx.lineWidth = 1;
-    for (let x = x0 - cell; x < x0 + w + cell; x += 6) {
+    for (let x = -cell; x < w + cell; x += 6) {
       ctx.beginPath();
       ctx.moveTo(x, y0 + cell);
       ctx.lineTo(x + cell, y0);
@@ -334,9 +404,9 @@ export class HeadHeatmap {
       const label = 'masked';
       const tw = ctx.measureText(label).width + 8;
       ctx.fillStyle = '#f2f2f2';
-      ctx.fillRect(x0 + w / 2 - tw / 2, y0 + 1, tw, cell - 2);
+      ctx.fillRect(w / 2 - tw / 2, y0 + 1, tw, cell - 2);
       ctx.fillStyle = '#111';
-      ctx.fillText(label, x0 + w / 2, y0 + cell / 2);
+      ctx.fillText(label, w / 2, y0 + cell / 2);
     }
     ctx.restore();
   }
@@ -352,14 +422,4 @@ export function readTheme(el) {
     ink: style.getPropertyValue('--label-ink').trim() || '#1a1a1a',
     accent: style.getPropertyValue('--accent-ink').trim() || '#b3006b',
   };
-}
-
-/** A two-tone rectangle outline (black outside, white inside): visible on every viridis colour. */
-function outline(ctx, x, y, w, h) {
-  ctx.lineWidth = 3;
-  ctx.strokeStyle = '#000';
-  ctx.strokeRect(x - 1.5, y - 1.5, w + 3, h + 3);
-  ctx.lineWidth = 1.5;
-  ctx.strokeStyle = '#fff';
-  ctx.strokeRect(x + 0.75, y + 0.75, w - 1.5, h - 1.5);
 }

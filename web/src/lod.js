@@ -35,3 +35,16 @@ export function pooledPixels(weights, head, n, m, factor) {
   for (let k = 0; k < rows * cols; k++) putWeightPixel(pixels, k, best[k]);
   return { rows, cols, pixels };
 }
+
+/**
+ * Greys (#9a9a9a) the buffer rows of `pixels` (cols wide, from pooledPixels or headPixels) whose
+ * query rows are all fully masked (fully_masked_rows (h, n), 1 = every key masked): a pooled row
+ * is grey only when each of its `factor` rows is masked, so an attended row is never hidden.
+ */
+export function greyMaskedRows(pixels, masked, head, n, cols, factor) {
+  for (let r = 0; r * factor < n; r++) {
+    if (masked.slice(head * n + r * factor, head * n + Math.min(n, r * factor + factor)).every((v) => v === 1)) {
+      for (let k = r * cols; k < r * cols + cols; k++) pixels.set([154, 154, 154, 255], 4 * k);
+    }
+  }
+}

@@ -408,7 +408,7 @@ function render(state, tokens, result) {
       });
       const scroller = document.createElement('div');
       scroller.className = 'grid-scroll';
-      scroller.append(hm.canvas);
+      scroller.append(hm.element);
       const hidden = document.createElement('div');
       hidden.className = 'visually-hidden table-holder';
       holders.push(hidden);
@@ -652,7 +652,7 @@ async function exportView(kind) {
       const canvas = composeSnapshot({
         title: `Multi-head attention: "${view.state.text}"`,
         subtitle: els.summary.textContent,
-        panels: view.heatmaps.map((hm) => ({ canvas: hm.canvas, caption: hm.name })),
+        panels: view.heatmaps.map((hm) => ({ canvas: hm.snapshotCanvas(), caption: hm.name })),
         legend: els.legend,
         ink: readTheme(els.heads).ink,
         background: style.backgroundColor === 'rgba(0, 0, 0, 0)' ? '#ffffff' : style.backgroundColor,

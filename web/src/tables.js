@@ -2,7 +2,7 @@
 // accessible and testable twin of a head's canvas, but 16 heads of 64 x 64 cells are 65,536 DOM
 // cells: built with every update they cost more than the compute (issue 6). So:
 //   - small views (num_heads * n * m <= SYNC_TABLE_CELLS) get their tables with the grids, as before;
-//   - larger ones up to MAX_TABLE_TOKENS get them after the grids are painted, a few heads per
+//   - larger ones up to MAX_TABLE_TOKENS get them once updates pause (PAUSE_MS), a few heads per
 //     task, and a newer view cancels the rest (#heads[data-tables] = "pending", then "ready");
 //   - beyond MAX_TABLE_TOKENS there is no table: the keyboard grid and its live readout give
 //     every value (the holder says so to screen readers; #heads[data-tables] = "none").
@@ -11,8 +11,11 @@ export const SYNC_TABLE_CELLS = 4096;
 export const MAX_TABLE_TOKENS = 64;
 /** Milliseconds of table building per task, so typing is never held up for long. */
 const SLICE_MS = 8;
+/** Quiet time (ms) after the last update before larger views get their tables. */
+export const PAUSE_MS = 400;
 
 let generation = 0;
+let timer;
 
 /**
  * @param {HTMLElement} root gets data-tables ("ready", "pending" or "none")
@@ -57,8 +60,9 @@ export function scheduleTables(root, holders, build, { n, m }) {
       root.removeAttribute('aria-busy');
     }
   };
-  // After the frame that paints the grids has been presented: one task later than the page's
-  // own measurement of that paint (timing.js gridsDrawn, registered after this), so the first
-  // slice is not counted in mha:update.
-  requestAnimationFrame(() => setTimeout(() => setTimeout(slice, 0), 0));
+  // Once updates pause (PAUSE_MS after the last call; a newer view restarts the wait): built while
+  // typing, the tables' style and layout (~160 ms for 8 heads of 64 x 64) delayed the next
+  // keystroke's grids (issue 6).
+  clearTimeout(timer);
+  timer = setTimeout(slice, PAUSE_MS);
 }

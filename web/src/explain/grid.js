@@ -34,7 +34,7 @@ export function gridFigure({ result, head = 0, tokens, keyTokens, name, caption,
   }
   const figure = h('figure', { className, data },
     h('figcaption', {}, caption ?? name),
-    h('div', { className: 'grid-scroll' }, heatmap.canvas),
+    h('div', { className: 'grid-scroll' }, heatmap.element),
     h('div', { className: 'visually-hidden table-holder' }, twin));
   return { figure, heatmap };
 }
