@@ -4,7 +4,7 @@
 // what it was sent and answers when the test says so (onMessage, as the real worker's messages).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Compute, WORKER_MIN_WORK, experimentWork, sameRequest } from '../../web/src/compute.js';
+import { Compute, WORKER_MIN_WORK, experimentWork, joinHeads, sameRequest, splittable } from '../../web/src/compute.js';
 
 globalThis.document ??= { documentElement: { dataset: {} } }; // stopWorker writes data-compute-worker
 
@@ -119,7 +119,7 @@ test('worker: an equal request while it computes takes that computation over; af
   assert.equal(outcome.result, result);
   const p3 = c.run({ ...large });
   assert.ok(!(p3 instanceof Promise), 'answered at once');
-  assert.deepEqual(p3, { result, where: 'worker', reused: true }, 'where it was computed, and reused');
+  assert.deepEqual(p3, { result, where: 'worker', workers: 1, reused: true }, 'where it was computed, and reused');
   assert.equal(sent.length, 1);
 });
 
@@ -160,4 +160,88 @@ test('worker: when it stops, the newest call is computed on the page and kept', 
   assert.equal(mod.calls.length, 1);
   assert.equal(c.run({ ...large }).result, outcome.result);
   assert.equal(mod.calls.length, 1);
+});
+
+/** The page's grid request (weights only, no intermediates, no parameters). */
+const grids = { ...large, precision: 'auto', weights_only: true, keep_intermediates: false, return_parameters: false };
+
+test('splittable: only the grids\' float32 request with two heads or more, while its weights can be joined', () => {
+  assert.ok(splittable(grids));
+  assert.ok(splittable({ ...grids, precision: 'float32' }));
+  assert.ok(!splittable({ ...grids, precision: 'float64' }), 'float64: the core computes every head');
+  assert.ok(!splittable({ ...grids, tokens: 5, d_model: 8, num_heads: 2 }), "auto below 4M multiply-adds is float64");
+  for (const key of ['weights_only', 'keep_intermediates', 'return_parameters']) {
+    const r = { ...grids };
+    delete r[key];
+    assert.ok(!splittable(r), `without ${key}`);
+  }
+  assert.ok(!splittable({ ...grids, num_heads: 1 }));
+  assert.ok(splittable({ ...grids, tokens: 512, d_model: 768, num_heads: 12 }), '12 x 512 x 512 = 3.1M weights');
+  assert.ok(!splittable({ ...grids, tokens: 2048, d_model: 768, num_heads: 12 }), '50M weights: not joined (memory)');
+});
+
+test('joinHeads: the halves\' weights and masked rows one after the other, the rest from the first', () => {
+  const a = { n: 2, m: 2, num_heads: 3, first_head: 0, head_count: 2, precision: 'float32', attn_weights: Float32Array.of(1, 2, 3, 4, 5, 6, 7, 8), fully_masked_rows: Uint8Array.of(0, 1, 0, 0) };
+  const b = { n: 2, m: 2, num_heads: 3, first_head: 2, head_count: 1, precision: 'float32', attn_weights: Float32Array.of(9, 10, 11, 12), fully_masked_rows: Uint8Array.of(1, 0) };
+  const r = joinHeads(a, b);
+  assert.deepEqual(r, {
+    n: 2, m: 2, num_heads: 3, precision: 'float32',
+    attn_weights: Float32Array.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12), fully_masked_rows: Uint8Array.of(0, 1, 0, 0, 1, 0),
+  });
+});
+
+/** withWorker plus a ready second worker that records what it is sent. */
+function withTwoWorkers() {
+  const mod = fakeCore();
+  const { c, sent } = withWorker(mod);
+  const helperSent = [];
+  c.helper = { postMessage: (m) => helperSent.push(m), terminate() {} };
+  c.helperReady = true;
+  return { mod, c, sent, helperSent };
+}
+
+test('two workers: a splittable call goes half to each, the answer is the joined whole; others go to the first', async () => {
+  const { mod, c, sent, helperSent } = withTwoWorkers();
+  const p = c.run(grids);
+  assert.equal(sent.length, 1);
+  assert.equal(helperSent.length, 1);
+  assert.deepEqual([sent[0].part, sent[0].request.first_head, sent[0].request.head_count], [0, 0, 4]);
+  assert.deepEqual([helperSent[0].part, helperSent[0].request.first_head, helperSent[0].request.head_count], [1, 4, undefined]);
+  const half = (first, count) => ({ n: 64, m: 64, num_heads: 8, first_head: first, head_count: count,
+    attn_weights: new Float32Array(count * 64 * 64).fill(first + 1), fully_masked_rows: new Uint8Array(count * 64) });
+  // The second half first: nothing yet; then the first: the whole, heads in order.
+  c.onHelperMessage({ id: helperSent[0].id, part: 1, result: half(4, 4), stats: { wasm_memory_bytes: 7 } });
+  c.onMessage({ id: sent[0].id, part: 0, result: half(0, 4), stats: { wasm_memory_bytes: 5 } });
+  const outcome = await p;
+  assert.equal(outcome.workers, 2);
+  assert.equal(outcome.result.attn_weights.length, 8 * 64 * 64);
+  assert.equal(outcome.result.attn_weights[0], 1);
+  assert.equal(outcome.result.attn_weights[4 * 64 * 64], 5);
+  assert.equal(outcome.result.first_head, undefined);
+  assert.deepEqual(c.stats, { wasm_memory_bytes: 7 }, 'the larger of the two cores');
+  // Not splittable (a locked cell asks for the full forward): the first worker only.
+  const full = c.run({ ...large, precision: 'auto' });
+  assert.equal(sent.length, 2);
+  assert.equal(helperSent.length, 1);
+  assert.equal(sent[1].part, undefined);
+  c.onMessage({ id: sent[1].id, result: mod.numpyExperiment(sent[1].request), stats: {} });
+  assert.equal((await full).workers, 1);
+  // An error in a half is the call's error.
+  const bad = c.run({ ...grids, seed: 9 });
+  c.onMessage({ id: sent[2].id, part: 0, error: 'boom', stats: {} });
+  c.onHelperMessage({ id: helperSent[1].id, part: 1, error: 'boom', stats: {} });
+  assert.deepEqual(await bad, { error: 'boom', where: 'worker' });
+});
+
+test('two workers: the second one failing mid-call hands the whole call to the first', async () => {
+  const { mod, c, sent, helperSent } = withTwoWorkers();
+  const p = c.run(grids);
+  c.onHelperMessage({ failed: 'no memory' });
+  assert.equal(c.helper, null);
+  assert.equal(sent.length, 2, 'resent whole to the first worker');
+  assert.equal(sent[1].part, undefined);
+  c.onMessage({ id: sent[0].id, part: 0, result: {}, stats: {} }); // its half: ignored
+  const whole = mod.numpyExperiment(sent[1].request);
+  c.onMessage({ id: sent[1].id, result: whole, stats: {} });
+  assert.equal((await p).result, whole);
 });

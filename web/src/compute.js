@@ -10,6 +10,12 @@
 // one call at a time; while it is busy only the newest call waits (older waiting ones are dropped
 // without being computed).
 //
+// Two workers when the machine has two cores or more: a request for the grids alone (weights only,
+// no intermediates, no parameters, float32; numpyExperiment's first_head / head_count) is split
+// between them, half the heads each, and the halves are joined here (issue 6: 512 tokens at
+// d_model 768, 12 heads: 75 ms in one worker, 37 ms a half). Every other request goes to the
+// first worker only.
+//
 // The last request and its result are kept: a new request equal to it (typing inside a word
 // changes the text but not the token count, and numpyExperiment depends only on the request) is
 // answered at once with the kept outcome (`where` the result was computed, plus `reused: true`),
@@ -17,9 +23,17 @@
 // computation. The kept result is frozen (its typed arrays are not: nothing on the page writes
 // into them).
 
+import { FLOAT64_MAX_WORK } from './format.js';
+
 export const WORKER_SCRIPT = 'compute_worker.js';
 /** Multiply-adds above which a request goes to the worker (module 08's examples stay inline). */
 export const WORKER_MIN_WORK = 2e6;
+/**
+ * The page keeps q, k and the scores (for the step panel) while num_heads · n · m is at most this
+ * (12 heads of 2048 tokens would hold 200 MB of scores: issue 6 keeps the wasm heap under 512 MB);
+ * a split request's halves are joined while its weights are at most this many floats too.
+ */
+export const MAX_KEPT_WEIGHTS = 1 << 22;
 
 /** Multiply-adds of one numpyExperiment: four (n, d) x (d, d) products, then h heads of QKᵀ and AV. */
 export function experimentWork({ tokens: n, d_model: d }) {
@@ -42,12 +56,53 @@ export function sameRequest(a, b) {
   });
 }
 
+/** Whether the page keeps q, k and the scores of num_heads heads of n tokens (MAX_KEPT_WEIGHTS). */
+export function keepsIntermediates(numHeads, n) {
+  return numHeads * n * n <= MAX_KEPT_WEIGHTS;
+}
+
+/**
+ * Whether `request` can be split between two workers by heads: the grids' request (float32 weights
+ * only, no intermediates, no parameters: the core's numpy_experiment_weights_f32) with at least two
+ * heads and weights small enough to join (MAX_KEPT_WEIGHTS).
+ */
+export function splittable(request) {
+  const float32 = request.precision === 'float32' ||
+    (request.precision === 'auto' && experimentWork(request) > FLOAT64_MAX_WORK);
+  return float32 && request.weights_only === true && request.keep_intermediates === false &&
+    request.return_parameters === false && request.num_heads >= 2 &&
+    keepsIntermediates(request.num_heads, request.tokens);
+}
+
+/**
+ * The result for every head from the two workers' halves (heads [0, a) and [a, h)): their weights
+ * and fully masked rows one after the other; the rest as the first half says, without its
+ * first_head and head_count.
+ */
+export function joinHeads(first, second) {
+  const join = (Type, a, b) => {
+    const out = new Type(a.length + b.length);
+    out.set(a);
+    out.set(b, a.length);
+    return out;
+  };
+  const { first_head: _f, head_count: _c, ...rest } = first;
+  return {
+    ...rest,
+    attn_weights: join(Float32Array, first.attn_weights, second.attn_weights),
+    fully_masked_rows: join(Uint8Array, first.fully_masked_rows, second.fully_masked_rows),
+  };
+}
+
 export class Compute {
   /** @param {object} mod the page's core (for the main thread) */
   constructor(mod) {
     this.mod = mod;
     this.worker = null;
     this.workerReady = false;
+    this.helper = null; // the second worker: half the heads of a splittable request
+    this.helperReady = false;
+    this.parts = new Map(); // id -> the halves received so far, for a call sent split
     this.latest = 0; // id of the newest call
     this.pending = new Map(); // id -> resolve, for calls sent to the worker
     this.inFlight = null; // id of the call the worker is computing
@@ -80,6 +135,45 @@ export class Compute {
       e.preventDefault(); // no console error: the page falls back and keeps working
       this.stopWorker();
     });
+    // A second core on a machine with two cores or more (navigator.hardwareConcurrency).
+    if ((globalThis.navigator?.hardwareConcurrency ?? 1) < 2) return;
+    let helper;
+    try {
+      helper = new Worker(url);
+    } catch {
+      return; // one worker then
+    }
+    this.helper = helper;
+    helper.addEventListener('message', (e) => this.onHelperMessage(e.data));
+    helper.addEventListener('error', (e) => {
+      e.preventDefault();
+      this.stopHelper();
+    });
+  }
+
+  /** The second worker stopped or never started: everything goes to the first one. */
+  stopHelper() {
+    this.helper?.terminate();
+    this.helper = null;
+    this.helperReady = false;
+    // A call in flight split in two: the first worker computes it whole (its own half's answer,
+    // if it comes, is then ignored).
+    if (this.inFlight !== null && this.parts.has(this.inFlight)) {
+      this.parts.delete(this.inFlight);
+      this.worker.postMessage({ id: this.inFlight, request: this.last.request });
+    }
+  }
+
+  onHelperMessage(data) {
+    if (data.ready) {
+      this.helperReady = true;
+      return;
+    }
+    if (data.failed !== undefined) {
+      this.stopHelper();
+      return;
+    }
+    this.onMessage(data);
   }
 
   stopWorker() {
@@ -87,6 +181,13 @@ export class Compute {
     this.worker?.terminate();
     this.worker = null;
     this.workerReady = false;
+    this.helper?.terminate();
+    this.helper = null;
+    this.helperReady = false;
+    this.parts.clear();
+    this.helper = null; // the second worker: half the heads of a splittable request
+    this.helperReady = false;
+    this.parts = new Map(); // id -> the halves received so far, for a call sent split
     // Calls in flight are answered on the main thread instead (only the newest still matters).
     for (const [id, resolve] of this.pending) resolve(id === this.latest ? this.keep(id, this.runHere(this.last.request)) : null);
     this.pending.clear();
@@ -104,6 +205,20 @@ export class Compute {
       this.stopWorker();
       return;
     }
+    if (data.part !== undefined) {
+      // Half of a split call: wait for the other half, then go on with the whole.
+      const got = this.parts.get(data.id);
+      if (!got) return; // the call was resent whole, or forgotten
+      got[data.part] = data;
+      if (!got[0] || !got[1]) return;
+      this.parts.delete(data.id);
+      const [a, b] = got;
+      const larger = (a.stats?.wasm_memory_bytes ?? 0) >= (b.stats?.wasm_memory_bytes ?? 0) ? a : b;
+      const error = a.error ?? b.error;
+      data = error !== undefined
+        ? { id: data.id, error, stats: larger.stats }
+        : { id: data.id, result: joinHeads(a.result, b.result), stats: larger.stats, workers: 2 };
+    }
     const resolve = this.pending.get(data.id);
     if (data.id === this.inFlight) this.inFlight = null;
     if (resolve) {
@@ -111,7 +226,11 @@ export class Compute {
       if (data.stats) this.stats = data.stats;
       // Stale: a newer call was made since; its own result will be drawn.
       if (data.id !== this.latest) resolve(null);
-      else resolve(this.keep(data.id, data.error !== undefined ? { error: data.error, where: 'worker' } : { result: data.result, where: 'worker' }));
+      else {
+        resolve(this.keep(data.id, data.error !== undefined
+          ? { error: data.error, where: 'worker' }
+          : { result: data.result, where: 'worker', workers: data.workers ?? 1 }));
+      }
     }
     // The newest waiting call goes next (the worker computes one call at a time).
     if (this.inFlight === null && this.queued !== null) {
@@ -131,7 +250,15 @@ export class Compute {
 
   send(id) {
     this.inFlight = id;
-    this.worker.postMessage({ id, request: this.last.request }); // only the newest call is sent
+    const request = this.last.request; // only the newest call is sent
+    if (this.helperReady && splittable(request)) {
+      const half = Math.ceil(request.num_heads / 2);
+      this.parts.set(id, []);
+      this.worker.postMessage({ id, part: 0, request: { ...request, first_head: 0, head_count: half } });
+      this.helper.postMessage({ id, part: 1, request: { ...request, first_head: half } });
+      return;
+    }
+    this.worker.postMessage({ id, request });
   }
 
   /** Keeps the outcome of call `id` when it is the last call (errors are not kept). */
@@ -156,7 +283,8 @@ export class Compute {
    * Runs `request`, superseding every earlier call. A request equal to the last one (sameRequest)
    * is not computed again: its kept outcome now (with `reused: true`), or, while the worker is still
    * computing it, the promise of that computation (the earlier call's promise gets null).
-   * @returns {{result?: object, error?: string, where: string} | Promise<...|null>} the outcome
+   * @returns {{result?: object, error?: string, where: string, workers?: number} | Promise<...|null>}
+   *   the outcome (workers: how many workers computed it, 2 when split by heads)
    *   now (small or repeated requests, or no worker), or a promise of it (null when superseded
    *   meanwhile)
    */

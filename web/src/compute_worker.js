@@ -2,9 +2,10 @@
 // core's numpyExperiment off the main thread, so typing never waits for a large view. Loads the
 // same core as the page (importScripts, allowed by script-src 'self'). Protocol (compute.js):
 //   worker -> page: {ready: true} once the core has started, or {failed: message}
-//   page -> worker: {id, request}        (a numpyExperiment request)
-//   worker -> page: {id, result, stats}  (typed arrays transferred, not copied)
-//                or {id, error, stats}   (the core's Error message)
+//   page -> worker: {id, part?, request} (a numpyExperiment request; part 0 or 1: half of a call
+//                                         split by heads between two workers, compute.js)
+//   worker -> page: {id, part?, result, stats}  (typed arrays transferred, not copied)
+//                or {id, part?, error, stats}   (the core's Error message)
 // stats: the worker core's memoryStats(), for the page's diagnostics.
 /* global createMhaCore */
 import { warmUp } from './warm_up.js';
@@ -23,16 +24,16 @@ const started = createMhaCore().then(
 
 onmessage = async (e) => {
   await started;
-  const { id, request } = e.data;
+  const { id, part, request } = e.data;
   if (!mod) {
-    postMessage({ id, error: 'the attention core did not start in the worker' });
+    postMessage({ id, part, error: 'the attention core did not start in the worker' });
     return;
   }
   try {
     const result = mod.numpyExperiment(request);
     const buffers = Object.values(result).filter((v) => ArrayBuffer.isView(v)).map((v) => v.buffer);
-    postMessage({ id, result, stats: mod.memoryStats() }, buffers);
+    postMessage({ id, part, result, stats: mod.memoryStats() }, buffers);
   } catch (err) {
-    postMessage({ id, error: err instanceof Error ? err.message : String(err), stats: mod.memoryStats() });
+    postMessage({ id, part, error: err instanceof Error ? err.message : String(err), stats: mod.memoryStats() });
   }
 };

@@ -7,7 +7,7 @@ import { HeadHeatmap, readTheme } from './heatmap.js';
 import { headTable } from './table.js';
 import { scheduleTables } from './tables.js';
 import { gridsDrawn, inputChanged, inputRefused } from './timing.js';
-import { Compute, experimentWork } from './compute.js';
+import { Compute, experimentWork, keepsIntermediates } from './compute.js';
 import { formatCount, precisionText, readoutText } from './format.js';
 import { tokenize } from './tokenize.js';
 import { DateMode } from './date_mode.js';
@@ -265,14 +265,19 @@ function update() {
   }
 }
 
-/** One update per frame at most, with the latest values (latest input wins). */
-let updateFrame = 0;
+/**
+ * One update for a burst of input events (every event queued before it runs), with the latest
+ * values (latest input wins). A task, not the next animation frame: waiting for the frame cost up
+ * to 16 ms of issue 6's 16 ms budget; keys typed during a long computation on this thread (no
+ * worker: file://) still make one update, not one each.
+ */
+let updateTimer = 0;
 function updateSoon() {
-  if (updateFrame) return;
-  updateFrame = requestAnimationFrame(() => {
-    updateFrame = 0;
+  if (updateTimer) return;
+  updateTimer = setTimeout(() => {
+    updateTimer = 0;
     if (mode === 'random') update();
-  });
+  }, 0);
 }
 
 function updateView() {
@@ -317,13 +322,12 @@ function updateView() {
       is_causal: state.causal,
       ...fields,
     };
-    // q, k, v and the scores (for the step panel) only while they stay small: 12 heads of 2048
-    // tokens would hold 200 MB of scores (issue 6: the wasm heap stays under 512 MB).
-    if (state.num_heads * tokens.length * tokens.length > 1 << 22) request.keep_intermediates = false;
-    // The grids need the weights only: no value projection, A·V or out_proj (issue 6: about half
-    // the work when n < 2·d_model; the float64 path computes everything anyway). The step panel's
-    // a·v_j and y_i need them: the full forward while a cell is locked there.
+    // The grids need the weights only: no value projection, A·V or out_proj, no q, k or scores
+    // (issue 6: about half the work when n < 2·d_model; the float64 path computes everything
+    // anyway). The step panel's q, k, scores, a·v_j and y_i need the full forward: asked for
+    // while a cell is locked there, and only while they stay small (MAX_KEPT_WEIGHTS).
     if (!explain.cell) request.weights_only = true;
+    if (!explain.cell || !keepsIntermediates(state.num_heads, tokens.length)) request.keep_intermediates = false;
     // X and the weights (4 MiB at d_model 512) only for the panels that run the layer on them.
     if (!explain.needsParameters()) request.return_parameters = false;
   } catch (e) {
@@ -341,6 +345,7 @@ function updateView() {
     // keeps it, frozen, for an equal request).
     const { result } = outcome;
     els.heads.dataset.computedIn = outcome.where;
+    els.heads.dataset.workers = String(outcome.workers ?? 0); // 2: the heads split between two
     // Whether the grids' result holds V and the head outputs (not weights_only): tests read it.
     els.heads.dataset.fullForward = String(result.head_outputs !== undefined);
     els.heads.dataset.reused = String(!!outcome.reused); // the kept result of an equal request
@@ -478,7 +483,7 @@ function onCellChange(cell, { locked, reason }) {
     // A result computed for the grids alone (weights_only) has no V or head outputs for the
     // step panel (it says they are being computed): compute them now (the request asks for them
     // while a cell is locked).
-    if (view.result.scores && !view.result.head_outputs) updateSoon();
+    if (!view.result.head_outputs && keepsIntermediates(view.result.num_heads, view.result.n)) updateSoon();
   } else if (reason === 'unlock' || reason === 'clear') explain.lock(null);
   // A moment later: holding an arrow key would call history.replaceState too often.
   if (reason === 'restore') writeHash(view.state);
@@ -763,10 +768,7 @@ async function start() {
     inputChanged();
     if (e.target === els.text) showTokens(els.text.value);
     if (e.target === els.mask) showMaskFields();
-    // Typing: at once when a worker computes the large views (this thread only sends the request
-    // and draws the answer; waiting for the next frame cost up to 16 ms of issue 6's budget);
-    // without one (file://), once per frame, so held keys do not queue large computations here.
-    if (e.target.type === 'checkbox' || e.target === els.mask || compute.workerReady) update();
+    if (e.target.type === 'checkbox' || e.target === els.mask) update();
     else updateSoon();
   });
   els.form.addEventListener('submit', (e) => {

@@ -171,23 +171,12 @@ mha::NumpyNormalStream& normal_stream(std::uint32_t seed) {
   return *kept_stream;
 }
 
-/// Heads first .. first + count - 1 of an (h, n, m) result's weights (a head range asked of a
-/// path that computed every head).
-void keep_heads(mha::AttentionResult& r, Index first, Index count) {
-  const Index n = r.attn_weights.rows(), m = r.attn_weights.cols();
-  mha::HeadStack kept = mha::HeadStack::uninitialized(count, n, m);
-  std::copy_n(r.attn_weights.data() + first * n * m, count * n * m, kept.data());
-  r.attn_weights = std::move(kept);
-  r.fully_masked_rows = std::vector<std::uint8_t>(
-      r.fully_masked_rows.begin() + first * n, r.fully_masked_rows.begin() + (first + count) * n);
-}
-
 /// Module 08's program: {seed, tokens, d_model, num_heads, precision?, positional?, is_causal?,
 /// attn_mask?, key_padding_mask?, keep_intermediates?, weights_only?, ablated_heads?,
 /// return_parameters?, first_head?, head_count?}. weights_only acts on the float32 path only
 /// (float64 always computes everything); return_parameters: false leaves out x, in_proj_weight
-/// and out_proj_weight; first_head / head_count (with weights_only and no intermediates) return
-/// those heads' weights only.
+/// and out_proj_weight; first_head / head_count return those heads' weights only (the grids' path:
+/// float32, weights_only, no intermediates, no parameters).
 val numpy_experiment(val request) {
   return guarded([&] {
     static const std::vector<std::string> keys = {
@@ -211,18 +200,20 @@ val numpy_experiment(val request) {
         has(request, "head_count")
             ? static_cast<Index>(integer(request, "head_count", 1, c.num_heads - first))
             : c.num_heads - first;
-    if (range && (!options.weights_only || options.keep_intermediates)) {
+    const bool grids = precision == mha::ExperimentPrecision::float32 && options.weights_only &&
+                       !options.keep_intermediates && !parameters;
+    if (range && !grids) {
       throw mha::parse_error(
-          "first_head and head_count give those heads' weights only: ask weights_only: true and "
-          "keep_intermediates: false with them");
+          "first_head and head_count give those heads' weights only: ask them with "
+          "precision float32 (or auto, above 4M multiply-adds), weights_only: true, "
+          "keep_intermediates: false and return_parameters: false");
     }
     // is_causal, attn_mask ((n, n) or (h, n, n)), key_padding_mask (n): as forward's.
     const mha::AttentionMasks masks = read_masks(request, c.num_heads, tokens, tokens);
     const char* precision_name =
         precision == mha::ExperimentPrecision::float64 ? "float64" : "float32";
     val out = val::undefined();
-    if (precision == mha::ExperimentPrecision::float32 && options.weights_only &&
-        !options.keep_intermediates && !parameters) {
+    if (grids) {
       // The grids' request: the heads' weights straight from the draws (numpy_experiment_weights_f32:
       // no transposed weights, no layer; the same weights bit for bit).
       out = result_to_js(mha::numpy_experiment_weights_f32(normal_stream(seed), tokens, c,
@@ -241,12 +232,6 @@ val numpy_experiment(val request) {
       } else {
         layer.emplace(e.config, std::move(e.weights));
         r = mha::numpy_experiment_forward_f32(*layer, x, masks, options);
-      }
-      if (range) {  // weights only were asked for: the other heads and the rest are dropped
-        keep_heads(r, first, count);
-        r.output = mha::RowMatrixXf();
-        r.q = r.k = r.v = r.head_outputs = mha::RowMatrixXf();
-        r.scores = mha::HeadStack();
       }
       out = result_to_js(r, c);
       // X and the weights as float32 (4·d² + n·d values: 4 MiB at d_model 512), for views that

@@ -5,6 +5,7 @@
 import { h } from './dom.js';
 import { explainCell, fromCoreExplanation } from './step.js';
 import { formatCount } from '../format.js';
+import { MAX_KEPT_WEIGHTS, keepsIntermediates } from '../compute.js';
 import { renderStepPanel } from './step_panel.js';
 import { renderPipeline } from './pipeline.js';
 import { renderParams } from './params_panel.js';
@@ -171,12 +172,12 @@ export class ExplainPanels {
         const c = this.cell;
         const n = tokens.length;
         let e = null;
-        // A locked cell needs the intermediates, V and the head outputs: the page drops the
-        // intermediates beyond 4M weights, and computes V and the head outputs (the full forward)
-        // only once a cell is locked, so the first draw after locking may come before them.
+        // A locked cell needs the intermediates, V and the head outputs: the page computes them
+        // (the full forward) only once a cell is locked, and never beyond MAX_KEPT_WEIGHTS
+        // weights, so the first draw after locking may come before them.
         const note = !c ? ''
-          : !result.scores ? `No steps at this size: the page keeps q, k and the scores only while num_heads · n² ≤ ${formatCount(1 << 22)} (here ${formatCount(result.num_heads * result.n * result.m)}). The readout above gives the weight.`
-            : !result.head_outputs ? 'Computing V and the head outputs for this cell…' : '';
+          : !keepsIntermediates(result.num_heads, result.n) ? `No steps at this size: the page keeps q, k and the scores only while num_heads · n² ≤ ${formatCount(MAX_KEPT_WEIGHTS)} (here ${formatCount(result.num_heads * result.n * result.m)}). The readout above gives the weight.`
+            : !result.head_outputs || !result.scores ? 'Computing q, k, V and the head outputs for this cell…' : '';
         if (note) {
           renderStepPanel(body, null, { note });
           break;
