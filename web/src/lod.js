@@ -43,8 +43,9 @@ export function pooledPixels(weights, head, n, m, factor) {
  */
 export function greyMaskedRows(pixels, masked, head, n, cols, factor) {
   for (let r = 0; r * factor < n; r++) {
-    if (masked.slice(head * n + r * factor, head * n + Math.min(n, r * factor + factor)).every((v) => v === 1)) {
-      for (let k = r * cols; k < r * cols + cols; k++) pixels.set([154, 154, 154, 255], 4 * k);
-    }
+    const end = Math.min(n, r * factor + factor);
+    let i = r * factor;
+    while (i < end && masked[head * n + i] === 1) i++;
+    if (i === end) for (let k = r * cols; k < r * cols + cols; k++) pixels.set([154, 154, 154, 255], 4 * k);
   }
 }
