@@ -245,3 +245,25 @@ test('two workers: the second one failing mid-call hands the whole call to the f
   c.onMessage({ id: sent[1].id, result: whole, stats: {} });
   assert.equal((await p).result, whole);
 });
+
+test('a worker that starts computes the last request once, for nothing (its half when split): the first real call finds the draws kept', () => {
+  const mod = fakeCore();
+  const c = new Compute(mod);
+  const sent = [];
+  const helperSent = [];
+  c.worker = { postMessage: (m) => sent.push(m), terminate() {} };
+  c.helper = { postMessage: (m) => helperSent.push(m), terminate() {} };
+  c.run(grids); // no worker ready yet: computed here, kept as the last request
+  assert.equal(mod.calls.length, 1);
+  c.onMessage({ ready: true });
+  c.onHelperMessage({ ready: true });
+  assert.deepEqual(sent, [{ prime: { ...grids, first_head: 0, head_count: 4 } }]);
+  assert.deepEqual(helperSent, [{ prime: { ...grids, first_head: 4 } }]);
+  // Nothing to prime for module 08 (computed on the page anyway).
+  const d = new Compute(fakeCore());
+  const dSent = [];
+  d.worker = { postMessage: (m) => dSent.push(m), terminate() {} };
+  d.run(small);
+  d.onMessage({ ready: true });
+  assert.deepEqual(dSent, []);
+});

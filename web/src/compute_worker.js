@@ -4,6 +4,8 @@
 //   worker -> page: {ready: true} once the core has started, or {failed: message}
 //   page -> worker: {id, part?, request} (a numpyExperiment request; part 0 or 1: half of a call
 //                                         split by heads between two workers, compute.js)
+//                or {prime: request}     (computed and dropped, no answer: the seed's draws and
+//                                         the kernels are then ready for the first real call)
 //   worker -> page: {id, part?, result, stats}  (typed arrays transferred, not copied)
 //                or {id, part?, error, stats}   (the core's Error message)
 // stats: the worker core's memoryStats(), for the page's diagnostics.
@@ -24,6 +26,14 @@ const started = createMhaCore().then(
 
 onmessage = async (e) => {
   await started;
+  if (e.data.prime) {
+    try {
+      if (mod) mod.numpyExperiment(e.data.prime);
+    } catch {
+      // A request the page could not have sent; the real call will say what is wrong.
+    }
+    return;
+  }
   const { id, part, request } = e.data;
   if (!mod) {
     postMessage({ id, part, error: 'the attention core did not start in the worker' });
