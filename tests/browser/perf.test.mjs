@@ -6,7 +6,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { withCheckedPage, tableRow, useBrowserAndTargets, ROOT } from './helpers.mjs';
+import { interpolateViridis } from 'd3-scale-chromatic';
+import { withCheckedPage, tableRow, useBrowserAndTargets, ROOT, cellCentre, canvasPixel } from './helpers.mjs';
+import { parseColor } from '../../web/src/color.js';
 
 let core;
 const env = useBrowserAndTargets(async () => {
@@ -116,6 +118,16 @@ for (const which of [0, 1]) {
         const at64 = { ...request, tokens: 64 };
         for (const [head, row] of [[0, 5], [1, 63], [2, 0], [3, 31]]) {
           assert.deepEqual(await tableRow(page, head, row), expectedRow(at64, head, row), `64 tokens: head ${head} row ${row}`);
+        }
+        // The cells' colours (served: coloured by the workers, pixels.js) are the legend's for the
+        // core's weight.
+        const weights = core.numpyExperiment({ ...at64, precision: 'auto' }).attn_weights;
+        for (const [head, row, col] of [[0, 5, 5], [3, 31, 2], [1, 63, 40]]) {
+          const c = await cellCentre(page, head, row, col);
+          const box = await page.locator(`canvas[data-head="${head}"]`).boundingBox();
+          const got = await canvasPixel(page, head, c.x - box.x, c.y - box.y);
+          const want = parseColor(interpolateViridis(weights[(head * 64 + row) * 64 + col]));
+          for (let k = 0; k < 3; k++) assert.ok(Math.abs(got[k] - want[k]) <= 2, `head ${head} (${row},${col}): ${got} vs ${want}`);
         }
       }));
 

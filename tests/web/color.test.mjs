@@ -54,3 +54,22 @@ test('text colour contrasts with the cell', () => {
   assert.equal(textColorOn(0), '#ffffff');
   assert.equal(textColorOn(1), '#000000');
 });
+
+test('resultPixels (the worker\'s road): every head as headPixels gives it, fully masked rows grey as lod.js draws them', async () => {
+  const { resultPixels, MASKED_RGBA } = await import('../../web/src/pixels.js');
+  const { greyMaskedRows } = await import('../../web/src/lod.js');
+  const { rampWords } = await import('../../web/src/color.js');
+  // h = 3 heads, n = 2 queries, m = 4 keys; head 1's row 0 and head 2's row 1 fully masked.
+  const w = Float32Array.from({ length: 3 * 2 * 4 }, (_, i) => (i % 7) / 6 - 0.01);
+  w[3] = NaN;
+  const masked = Uint8Array.of(0, 0, 1, 0, 0, 1);
+  const pixels = resultPixels({ n: 2, m: 4, attn_weights: w, fully_masked_rows: masked }, rampWords());
+  assert.equal(pixels.length, 3);
+  for (let h = 0; h < 3; h++) {
+    const want = headPixels(w, h, 2, 4);
+    greyMaskedRows(want, masked, h, 2, 4, 1);
+    assert.deepEqual(pixels[h], want, `head ${h}`);
+  }
+  assert.deepEqual(Array.from(pixels[1].slice(0, 4)), [...MASKED_RGBA]);
+  assert.deepEqual(Array.from(pixels[0].slice(12, 15)), weightToRgb(NaN));
+});

@@ -188,6 +188,10 @@ test('joinHeads: the halves\' weights and masked rows one after the other, the r
     n: 2, m: 2, num_heads: 3, precision: 'float32',
     attn_weights: Float32Array.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12), fully_masked_rows: Uint8Array.of(0, 1, 0, 0, 1, 0),
   });
+  // The workers' pixels, one buffer per head, in head order (both halves have them, or none).
+  const p = (v) => new Uint8ClampedArray(16).fill(v);
+  assert.deepEqual(joinHeads({ ...a, pixels: [p(1), p(2)] }, { ...b, pixels: [p(3)] }).pixels, [p(1), p(2), p(3)]);
+  assert.equal(joinHeads({ ...a, pixels: [p(1), p(2)] }, b).pixels, undefined);
 });
 
 /** withWorker plus a ready second worker that records what it is sent. */
@@ -231,6 +235,19 @@ test('two workers: a splittable call goes half to each, the answer is the joined
   c.onMessage({ id: sent[2].id, part: 0, error: 'boom', stats: {} });
   c.onHelperMessage({ id: helperSent[1].id, part: 1, error: 'boom', stats: {} });
   assert.deepEqual(await bad, { error: 'boom', where: 'worker' });
+});
+
+test('the colour table goes with every worker call drawn one pixel per cell, not with pooled ones', () => {
+  const lut = new Uint32Array(257);
+  const c = new Compute(fakeCore(), { lut });
+  const sent = [];
+  c.worker = { postMessage: (m) => sent.push(m), terminate() {} };
+  c.workerReady = true;
+  c.run({ ...large, precision: 'auto' });
+  assert.equal(sent[0].lut, lut);
+  c.onMessage({ id: sent[0].id, result: {}, stats: {} });
+  c.run({ ...large, tokens: 2048, d_model: 64 }); // pooled beyond 1024 tokens: drawn from the weights
+  assert.equal(sent[1].lut, undefined);
 });
 
 test('two workers: the second one failing mid-call hands the whole call to the first', async () => {

@@ -2,6 +2,7 @@
 // colour-blind safe). Weights are probabilities in [0, 1], so the domain is fixed to [0, 1]
 // for every head: the same colour means the same weight in every grid.
 import { interpolateViridis } from 'd3-scale-chromatic';
+import { weightPixels } from './pixels.js';
 
 /** The scale used everywhere on the page (the legend, the cells, the browser tests). */
 export const colorScale = interpolateViridis;
@@ -55,10 +56,11 @@ export function putWeightPixel(out, c, w) {
 
 /**
  * The ramp as whole RGBA pixels (one 32-bit word each, in the platform's byte order, as a
- * Uint32Array over an ImageData's bytes reads them), plus NaN's grey at index 256.
+ * Uint32Array over an ImageData's bytes reads them), plus NaN's grey at index 256: the table of
+ * pixels.js (the page sends it to the compute worker, which colours the cells it computed).
  */
 let ramp32 = null;
-function rampWords() {
+export function rampWords() {
   if (!ramp32) {
     const lut = rampBytes();
     const bytes = new Uint8Array(257 * 4);
@@ -73,23 +75,13 @@ function rampWords() {
 
 /**
  * One RGBA pixel per cell of head `head`'s (n, m) matrix, for an ImageData(m, n): the pixels of
- * putWeightPixel, written a word at a time (issue 6: 12 heads of 512 x 512 took 70 ms a byte at a
- * time in node, 6 ms so; tests/web/color.test.mjs checks they are the same pixels).
+ * putWeightPixel, written a word at a time (pixels.js; issue 6: 12 heads of 512 x 512 took 70 ms
+ * a byte at a time in node; tests/web/color.test.mjs checks they are the same pixels).
  * weights: Float32Array (h, n, m) row-major, head i at offset i*n*m.
  * @returns {Uint8ClampedArray} length n*m*4
  */
 export function headPixels(weights, head, n, m) {
-  const count = n * m;
-  const out = new Uint8ClampedArray(count * 4);
-  const words = new Uint32Array(out.buffer);
-  const lut = rampWords();
-  const base = head * count;
-  for (let c = 0; c < count; c++) {
-    const w = weights[base + c];
-    // w <= 0 and w >= 1 clamp; NaN fails both comparisons that pick a colour: grey (index 256).
-    words[c] = w > 0 ? lut[w < 1 ? (w * 256) | 0 : 255] : lut[w <= 0 ? 0 : 256];
-  }
-  return out;
+  return weightPixels(weights, head * n * m, n * m, rampWords());
 }
 
 /** The legend strip: `width` pixels sampled at the centre of each step of [0, 1]. */

@@ -24,6 +24,7 @@
 // into them).
 
 import { FLOAT64_MAX_WORK } from './format.js';
+import { poolFactor } from './lod.js';
 
 export const WORKER_SCRIPT = 'compute_worker.js';
 /** Multiply-adds above which a request goes to the worker (module 08's examples stay inline). */
@@ -87,17 +88,26 @@ export function joinHeads(first, second) {
     return out;
   };
   const { first_head: _f, head_count: _c, ...rest } = first;
-  return {
+  const joined = {
     ...rest,
     attn_weights: join(Float32Array, first.attn_weights, second.attn_weights),
     fully_masked_rows: join(Uint8Array, first.fully_masked_rows, second.fully_masked_rows),
   };
+  if (first.pixels && second.pixels) joined.pixels = [...first.pixels, ...second.pixels];
+  else delete joined.pixels;
+  return joined;
 }
 
 export class Compute {
-  /** @param {object} mod the page's core (for the main thread) */
-  constructor(mod) {
+  /**
+   * @param {object} mod the page's core (for the main thread)
+   * @param {{lut?: Uint32Array}} [colors] the grids' colour table (color.js rampWords): a worker
+   *   given it also returns the cells' pixels (result.pixels, one buffer per head), for views
+   *   drawn one pixel per cell (lod.js poolFactor 1)
+   */
+  constructor(mod, { lut = null } = {}) {
     this.mod = mod;
+    this.lut = lut;
     this.worker = null;
     this.workerReady = false;
     this.helper = null; // the second worker: half the heads of a splittable request
@@ -269,14 +279,15 @@ export class Compute {
   send(id) {
     this.inFlight = id;
     const request = this.last.request; // only the newest call is sent
+    const lut = this.lut && poolFactor(request.tokens, request.tokens) === 1 ? this.lut : undefined;
     if (this.helperReady && splittable(request)) {
       const half = Math.ceil(request.num_heads / 2);
       this.parts.set(id, []);
-      this.worker.postMessage({ id, part: 0, request: { ...request, first_head: 0, head_count: half } });
-      this.helper.postMessage({ id, part: 1, request: { ...request, first_head: half } });
+      this.worker.postMessage({ id, part: 0, lut, request: { ...request, first_head: 0, head_count: half } });
+      this.helper.postMessage({ id, part: 1, lut, request: { ...request, first_head: half } });
       return;
     }
-    this.worker.postMessage({ id, request });
+    this.worker.postMessage({ id, lut, request });
   }
 
   /** Keeps the outcome of call `id` when it is the last call (errors are not kept). */

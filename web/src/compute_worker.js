@@ -2,8 +2,11 @@
 // core's numpyExperiment off the main thread, so typing never waits for a large view. Loads the
 // same core as the page (importScripts, allowed by script-src 'self'). Protocol (compute.js):
 //   worker -> page: {ready: true} once the core has started, or {failed: message}
-//   page -> worker: {id, part?, request} (a numpyExperiment request; part 0 or 1: half of a call
-//                                         split by heads between two workers, compute.js)
+//   page -> worker: {id, part?, request, lut?}
+//                                        (a numpyExperiment request; part 0 or 1: half of a call
+//                                         split by heads between two workers, compute.js; lut:
+//                                         the grids' colour table: the result then also has
+//                                         `pixels`, one RGBA buffer per head, pixels.js)
 //                or {prime: request}     (computed and dropped, no answer: the seed's draws and
 //                                         the kernels are then ready for the first real call)
 //   worker -> page: {id, part?, result, stats}  (typed arrays transferred, not copied)
@@ -11,6 +14,7 @@
 // stats: the worker core's memoryStats(), for the page's diagnostics.
 /* global createMhaCore */
 import { warmUp } from './warm_up.js';
+import { resultPixels } from './pixels.js';
 
 importScripts('mha_wasm_core.js');
 
@@ -41,7 +45,10 @@ onmessage = async (e) => {
   }
   try {
     const result = mod.numpyExperiment(request);
-    const buffers = Object.values(result).filter((v) => ArrayBuffer.isView(v)).map((v) => v.buffer);
+    // The cells coloured here, in parallel with the other worker, not on the page after both.
+    if (e.data.lut) result.pixels = resultPixels(result, e.data.lut);
+    const buffers = [...Object.values(result), ...(result.pixels ?? [])]
+      .filter((v) => ArrayBuffer.isView(v)).map((v) => v.buffer);
     postMessage({ id, part, result, stats: mod.memoryStats() }, buffers);
   } catch (err) {
     postMessage({ id, part, error: err instanceof Error ? err.message : String(err), stats: mod.memoryStats() });

@@ -219,10 +219,12 @@ export class HeadHeatmap {
     // One pixel per cell, or per block of cells beyond lod.js's MAX_BUFFER_SIDE (max-pooled);
     // rows whose keys are all masked grey (hatched over when cells are big enough, see draw).
     const factor = poolFactor(n, m);
-    const { rows, cols, pixels } = factor === 1
-      ? { rows: n, cols: m, pixels: headPixels(this.weights, head, n, m) }
-      : pooledPixels(this.weights, head, n, m, factor);
-    greyMaskedRows(pixels, this.masked, head, n, cols, factor);
+    // The compute worker may have coloured the cells already (result.pixels, pixels.js).
+    const given = factor === 1 ? result.pixels?.[head] : undefined;
+    const { rows, cols, pixels } = given ? { rows: n, cols: m, pixels: given }
+      : factor === 1 ? { rows: n, cols: m, pixels: headPixels(this.weights, head, n, m) }
+        : pooledPixels(this.weights, head, n, m, factor);
+    if (!given) greyMaskedRows(pixels, this.masked, head, n, cols, factor);
     const c = this.canvas;
     if (c.width !== cols) c.width = cols;
     if (c.height !== rows) c.height = rows;

@@ -3,6 +3,7 @@
 // MAXIMUM weight of a factor x factor block of cells, so a sharp attention peak stays visible
 // however far the grid is shrunk (a mean would wash it out). Pure: tested in tests/web/lod.test.mjs.
 import { putWeightPixel } from './color.js';
+import { MASKED_RGBA } from './pixels.js';
 
 export const MAX_BUFFER_SIDE = 1024;
 
@@ -46,6 +47,6 @@ export function greyMaskedRows(pixels, masked, head, n, cols, factor) {
     const end = Math.min(n, r * factor + factor);
     let i = r * factor;
     while (i < end && masked[head * n + i] === 1) i++;
-    if (i === end) for (let k = r * cols; k < r * cols + cols; k++) pixels.set([154, 154, 154, 255], 4 * k);
+    if (i === end) for (let k = r * cols; k < r * cols + cols; k++) pixels.set(MASKED_RGBA, 4 * k);
   }
 }

@@ -3,6 +3,7 @@
 // A second mode, the Date translator (date_mode.js, #mode=date), runs a trained model instead.
 // Bundled by scripts/build_web.mjs into one classic script, dist/app.js (file:// safe).
 import { drawLegend } from './legend.js';
+import { rampWords } from './color.js';
 import { HeadHeatmap, readTheme } from './heatmap.js';
 import { headTable } from './table.js';
 import { scheduleTables } from './tables.js';
@@ -787,7 +788,7 @@ async function start() {
     return;
   }
   els.coreVersion.textContent = String(mod.version);
-  compute = new Compute(mod);
+  compute = new Compute(mod, { lut: rampWords() });
 
   wireTabs();
   wireShare();
