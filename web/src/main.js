@@ -577,15 +577,18 @@ function writeHash(state) {
   }
 }
 
-/** The address of the view on screen, written once the frame that paints it is presented. */
+/**
+ * The address of the view on screen, written once the frame that paints it is presented: a task
+ * after the page's own measurement of that paint (timing.js gridsDrawn, registered after this).
+ */
 let hashAfterPaint = false;
 function writeHashAfterPaint() {
   if (hashAfterPaint) return;
   hashAfterPaint = true;
-  requestAnimationFrame(() => setTimeout(() => {
+  requestAnimationFrame(() => setTimeout(() => setTimeout(() => {
     hashAfterPaint = false;
     if (view) writeHash(view.state);
-  }, 0));
+  }, 0), 0));
 }
 
 function applyHash(hash) {
