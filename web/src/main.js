@@ -263,6 +263,9 @@ function update() {
     drawn = updateView(); // true, false, or 'pending' (the worker answers later)
     return drawn !== false;
   } finally {
+    // The token chips change with the grids (with the worker's answer when it computes: a change
+    // now would make the page lay itself out while the worker works, and again for the grids).
+    if (drawn !== 'pending') showTokens(els.text.value);
     if (drawn !== 'pending') {
       showMemoryStats();
       if (drawn) gridsDrawn();
@@ -299,8 +302,11 @@ function updateSoon() {
   else setTimeout(run, 0);
 }
 
+/** Milliseconds of work in the worker after which the summary says it is computing. */
+const COMPUTING_NOTE_MS = 150;
+let computingTimer = 0;
+
 function updateView() {
-  showTokens(els.text.value);
   const read = readControls(rawControls());
   if (!read.ok) {
     showAlert(read.message);
@@ -384,12 +390,19 @@ function updateView() {
   };
   const outcome = compute.run(request);
   if (!(outcome instanceof Promise)) return show(outcome);
-  els.heads.dataset.computing = 'true';
-  els.summary.textContent = `Computing ${tokens.length} tokens × ${state.num_heads} heads in the background…`;
+  // Said only when the worker takes a while: a note that flashed for every keystroke would cost
+  // a layout of the page while the worker works.
+  clearTimeout(computingTimer);
+  computingTimer = setTimeout(() => {
+    els.heads.dataset.computing = 'true';
+    els.summary.textContent = `Computing ${tokens.length} tokens × ${state.num_heads} heads in the background…`;
+  }, COMPUTING_NOTE_MS);
   outcome.then((later) => {
     if (!later) return; // superseded: a newer input's result (or grids) will be drawn
+    clearTimeout(computingTimer);
     delete els.heads.dataset.computing;
     if (mode !== 'random') return;
+    showTokens(els.text.value);
     const drawn = show(later);
     showMemoryStats(later.where === 'worker' && compute.stats ? { memoryStats: () => compute.stats } : mod);
     if (drawn) gridsDrawn();
@@ -802,7 +815,6 @@ async function start() {
   els.form.addEventListener('input', (e) => {
     if (e.target === els.preset) return;
     inputChanged();
-    if (e.target === els.text) showTokens(els.text.value);
     if (e.target === els.mask) showMaskFields();
     if (e.target.type === 'checkbox' || e.target === els.mask) update();
     else updateSoon();
