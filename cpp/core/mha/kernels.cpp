@@ -31,7 +31,15 @@ inline v4f splat4(float x) { return v4f{x, x, x, x}; }
 
 constexpr Index kPanel = PackedB::kPanel;
 constexpr Index kDepth = PackedB::kDepth;
-constexpr int kRows = 6;     // rows of the micro-kernel (12 accumulators + 2 B + 1 A = 15 regs)
+// Rows of the micro-kernel: 12 accumulators + 2 B + 1 A. V8 on x64 allocates 15 xmm registers
+// (xmm15 is its scratch) and needs one more for each product, so it spills one accumulator (a
+// store and a load per k step: node 20's --print-wasm-code). Spilling costs nothing measurable:
+// interleaved A/B runs (GEMM alone on 192x768x2304, 96x64x512 and 96x512x64; the forward at
+// (64,128,4) ... (512,768,12)) in node 20 and Chromium 156 found 4x8, 5x8 (no spill; row block
+// 20 or 30), and A packed into [k][6] panels (one address per step instead of 6) within +-4 % of
+// 6x8, and k unrolled by hand by 2 slower (4-14 %). The 6x8 kernel already runs at the
+// multiply+add rate of scripts/bench/simd_peak.cpp in both engines (about 33-36 GFLOP/s).
+constexpr int kRows = 6;
 // Rows of A per pass over one B panel block: 24 x 256 x 4 = 24 KiB of A stays in L1 (with the
 // 8 KiB panel) while it meets every panel. Measured in wasm (node 20) on (512, 768) x (768, 2304):
 // 96 rows 28 GFLOP/s, 48 rows 33-35, 24 rows 34-36 (kernel peak about 36: scripts/bench).
@@ -122,7 +130,7 @@ PackedB::PackedB(Index K, Index N, const float* B, Index ldb, bool transposed)
 // GEMM
 
 void gemm_blocked(Index M, const float* A, Index lda, const PackedB& B, float alpha,
-                  const float* bias, float* C, Index ldc, Index cols) {
+                  const float* bias, float* C, Index ldc, Index cols) noexcept {
   const Index K = B.depth(), N = cols >= 0 ? std::min(cols, B.cols()) : B.cols();
   const Index padded = B.padded_cols();
   if (M <= 0 || N <= 0) return;
@@ -183,7 +191,7 @@ Operand::Operand(Index K, Index N, const float* B, Index ldb, bool transposed)
 }
 
 void gemm(Index M, const float* A, Index lda, const Operand& B, float alpha, const float* bias,
-          float* C, Index ldc, Index cols) {
+          float* C, Index ldc, Index cols) noexcept(uses_blocked_gemm()) {
   if (uses_blocked_gemm()) {
     gemm_blocked(M, A, lda, B.packed_, alpha, bias, C, ldc, cols);
   } else {  // the first `cols` columns of B: rows of the memory when it holds Bᵀ, else columns
@@ -229,7 +237,7 @@ inline v4f exp4_nonpositive(v4f x) {
 
 }  // namespace
 
-float exp_shifted_sum(float* x, Index count, float shift) {
+float exp_shifted_sum(float* x, Index count, float shift) noexcept {
   const v4f s = splat4(shift);
   v4f acc = v4f{0, 0, 0, 0};
   Index j = 0;
@@ -250,7 +258,7 @@ float exp_shifted_sum(float* x, Index count, float shift) {
   return sum;
 }
 
-float max_and_finite(const float* x, Index count, bool& all_finite) {
+float max_and_finite(const float* x, Index count, bool& all_finite) noexcept {
   const float neg_inf = -INFINITY;
   v4f mx = splat4(neg_inf), bad = v4f{0, 0, 0, 0};
   Index j = 0;
@@ -269,7 +277,7 @@ float max_and_finite(const float* x, Index count, bool& all_finite) {
   return result;
 }
 
-bool all_finite(const float* x, Index count) {
+bool all_finite(const float* x, Index count) noexcept {
   v4f bad = v4f{0, 0, 0, 0};
   Index j = 0;
   for (; j + 4 <= count; j += 4) bad += load4(x + j) * v4f{0, 0, 0, 0};  // NaN once one is not finite
@@ -278,14 +286,14 @@ bool all_finite(const float* x, Index count) {
   return bad_sum == 0.0f;
 }
 
-Index first_non_finite(const float* x, Index count) {
+Index first_non_finite(const float* x, Index count) noexcept {
   for (Index j = 0; j < count; ++j) {
     if (!std::isfinite(x[j])) return j;
   }
   return count;
 }
 
-void scale(float* x, Index count, float s) {
+void scale(float* x, Index count, float s) noexcept {
   const v4f vs = splat4(s);
   Index j = 0;
   for (; j + 4 <= count; j += 4) store4(x + j, load4(x + j) * vs);

@@ -9,6 +9,10 @@
 //     (tests/core/kernels_test.cpp); -DMHA_BLOCKED_GEMM=ON makes the native forward use it.
 // gemm() picks the back end of the build; Operand carries B prepared for it (packed panels for
 // the blocked back end, a view for Eigen), so a B used by many products is prepared once.
+// Kernels that cannot throw are noexcept: built with -fexceptions, Emscripten calls a function
+// that may throw, from a scope with destructors, through a JS trampoline (invoke_*), and the
+// softmax called exp_shifted_sum that way once per row (wasm-to-js and js-to-wasm frames in a
+// Chromium 156 CPU profile of (64, 128, 4); with noexcept V8 inlines it into the row loop).
 //
 // Layouts (row-major, as everywhere in mha): A element (i, k) at A[i * lda + k]; B either
 // row-major (K, N) — element (k, j) at B[k * ldb + j] — or given as its transpose Bᵀ (N, K) —
@@ -52,7 +56,7 @@ class PackedB {
 /// `cols` in [0, N] (or -1 for N): only the first `cols` columns of B and C (the query and key
 /// thirds of a fused in_proj, say).
 void gemm_blocked(Index M, const float* A, Index lda, const PackedB& B, float alpha,
-                  const float* bias, float* C, Index ldc, Index cols = -1);
+                  const float* bias, float* C, Index ldc, Index cols = -1) noexcept;
 
 /// The same product with Eigen (no packing by us): B as described by (B, ldb, transposed).
 void gemm_eigen(Index M, Index N, Index K, const float* A, Index lda, const float* B, Index ldb,
@@ -79,7 +83,7 @@ class Operand {
 
  private:
   friend void gemm(Index, const float*, Index, const Operand&, float, const float*, float*, Index,
-                   Index);
+                   Index) noexcept(uses_blocked_gemm());
   Index K_ = 0, N_ = 0, ldb_ = 0;
   const float* B_ = nullptr;
   bool transposed_ = false;
@@ -87,28 +91,29 @@ class Operand {
 };
 
 /// C (M, N) = alpha * A (M, K) * B + bias with the build's back end; contract of gemm_blocked
-/// (including `cols`: the first `cols` columns only, -1 for all).
+/// (including `cols`: the first `cols` columns only, -1 for all). noexcept where the blocked
+/// kernels are used (they allocate nothing); Eigen's GEMM may allocate, so natively it may throw.
 void gemm(Index M, const float* A, Index lda, const Operand& B, float alpha, const float* bias,
-          float* C, Index ldc, Index cols = -1);
+          float* C, Index ldc, Index cols = -1) noexcept(uses_blocked_gemm());
 
 /// x[j] = exp(x[j] - shift) for j < count, in place; returns the sum of the results (float32).
 /// exp(-inf) is exactly 0, so masked keys get weight 0. For softmax rows: shift = the row's
 /// maximum, so every argument is <= 0. Vectorised (Cephes' expf polynomial, relative error
 /// about 2 float32 ulp; arguments below -87.3 give 0 instead of a denormal).
-float exp_shifted_sum(float* x, Index count, float shift);
+float exp_shifted_sum(float* x, Index count, float shift) noexcept;
 
 /// The largest of x[0 .. count) (count >= 1; NaN entries are skipped), and all_finite = whether
 /// every entry is finite (no NaN, no ±inf). One vectorised pass.
-float max_and_finite(const float* x, Index count, bool& all_finite);
+float max_and_finite(const float* x, Index count, bool& all_finite) noexcept;
 
 /// True when every entry of x[0 .. count) is finite (no NaN, no ±inf). Vectorised: the finiteness
 /// checks of the forward pass (Eigen 3.4's allFinite is scalar in wasm).
-bool all_finite(const float* x, Index count);
+bool all_finite(const float* x, Index count) noexcept;
 
 /// Index of the first entry of x[0 .. count) that is NaN or ±inf, or count when there is none.
-Index first_non_finite(const float* x, Index count);
+Index first_non_finite(const float* x, Index count) noexcept;
 
 /// x[j] *= s for j < count, vectorised.
-void scale(float* x, Index count, float s);
+void scale(float* x, Index count, float s) noexcept;
 
 }  // namespace mha::kernels
