@@ -28,7 +28,7 @@ node scripts/build_web.mjs --wasm build/wasm/mha_wasm.js --out dist >/dev/null
 # The wasm SIMD128 multiply+add peak (docs/benchmarks.md: our share of it), one small module.
 mkdir -p build/bench
 em++ -std=c++17 -O3 -msimd128 -sSINGLE_FILE=1 -sMODULARIZE=1 -sEXPORT_NAME=createSimdPeak \
-    -sEXPORTED_FUNCTIONS=_simd_peak -sDYNAMIC_EXECUTION=0 --pre-js cpp/bindings/wasm/pre.js \
+    -sEXPORTED_FUNCTIONS=_simd_peak_rows -sDYNAMIC_EXECUTION=0 --pre-js cpp/bindings/wasm/pre.js \
     scripts/bench/simd_peak.cpp \
     -o build/bench/simd_peak.js
 

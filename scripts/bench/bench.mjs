@@ -583,7 +583,7 @@ function report({ results, configs, browserKeys, page, sizes, scale, peak, info,
   if (peak?.node) {
     p('## Share of the wasm SIMD128 peak');
     p();
-    p('The peak: `scripts/bench/simd_peak.cpp`, 12 independent four-float accumulators, each step one `f32x4.mul` and one `f32x4.add` per accumulator (SIMD128 has no fused multiply-add; 96 flops per iteration), best of 5 calls of 20M iterations after warm-up. Our share = our GFLOP/s (above) / that peak, in the same runtime.');
+    p('The peak: `scripts/bench/simd_peak.cpp`, a GEMM micro-kernel step with B in registers: R = 4, 5 or 6 rows each broadcast one float loaded from memory and multiply it with two four-float vectors into 2R independent accumulators, one `f32x4.mul` and one `f32x4.add` per accumulator (SIMD128 has no fused multiply-add; every product distinct, so none is folded away), best of 5 calls of 1.9 GFLOP per shape after warm-up, best shape. Our share = our GFLOP/s (above) / that peak, in the same runtime.');
     p();
     const share = (key, pk) => configs.map(([n, d, h]) => {
       const r = find(results, key, [n, d, h]);

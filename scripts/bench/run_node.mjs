@@ -6,7 +6,7 @@
 //       --configs 5,8,2 64,128,4 [--wasm build/wasm/mha_wasm.js] [--budget-ms 2000] \
 //       [--min-reps 5] [--max-reps 200]
 //   node scripts/bench/run_node.mjs --peak build/bench/simd_peak.js   (the wasm SIMD128 f32
-//       multiply+add peak: {peak_gflops, best_ms, iterations})
+//       multiply+add peak: {peak_gflops, best_ms, rows, passes})
 //   node scripts/bench/run_node.mjs --scaling N,D,H [--wasm ...]   (our module, random inputs,
 //       prints median_ms and wasm_memory_bytes: one process per point)
 //

@@ -4,7 +4,7 @@
 //                          budgetMs, minReps, maxReps})
 //   → [{system, name, version, n, d, h, median_ms, min_ms, reps, max_abs_err_output,
 //       max_abs_err_weights}]
-//   await window.simdPeak() → {peak_gflops, best_ms, iterations, env}
+//   await window.simdPeak() → {peak_gflops, best_ms, rows, passes, env}
 import { oursWasm, onnxRuntime, timeRunner, median, maxAbsDiff, simdPeak } from './systems.mjs';
 
 function loadScript(src) {
