@@ -284,6 +284,23 @@ describe('masks and switched-off heads', { timeout: TIMEOUT }, () => {
       // The weights are unchanged: switching off acts after the softmax.
       assert.deepEqual(await tableRow(page, 1, 0), ['0.000', '0.000', '0.000', '0.000', '1.000']);
     });
+    // Too large to compute unasked on the page ((h + 1) forwards of 128 tokens, d_model 512, 8
+    // heads: 1.36e9 multiply-adds > 1e9): a note and a button; the click computes it, and ticking
+    // a head afterwards does not ask again.
+    await withPage(`#text=${Array.from({ length: 128 }, (_, i) => `w${i}`).join('+')}&d_model=512&num_heads=8&seed=7`, async ({ page }) => {
+      await page.waitForFunction(() => /^n = 128 tokens/.test(document.getElementById('summary').textContent));
+      await page.click('#explain-ablation > summary');
+      const body = page.locator('#explain-ablation .explain-body');
+      await page.waitForSelector('#explain-ablation .explain-body[data-state="large"]');
+      assert.match(await body.textContent(), /runs the layer 9 times here: 1\u202F358\u202F954\u202F496 multiply-adds, more than 1\u202F000\u202F000\u202F000\. The page would not answer until it is done\./);
+      assert.equal(await page.locator('#explain-ablation tr[data-head]').count(), 0, 'nothing computed unasked');
+      await page.click('#explain-ablation button:has-text("Compute it anyway")');
+      await page.waitForSelector('#explain-ablation tr[data-head]', { timeout: 60_000 });
+      assert.equal(await page.locator('#explain-ablation tr[data-head]').count(), 8);
+      await page.check('#explain-ablation input[data-ablate-head="2"]');
+      await page.waitForSelector('#explain-ablation .ablation-result', { timeout: 60_000 });
+      assert.match(await page.textContent('#explain-ablation .ablation-result'), /With head 2 off/);
+    });
     // Every key padded: the output is all zero and no relative change exists; the core says so.
     await withPage('#preset=module-08&mask=padding&pad=5&off=1', async ({ page }) => {
       await page.waitForSelector('#explain-ablation .ablation-result');

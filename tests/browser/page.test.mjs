@@ -338,6 +338,25 @@ for (const which of [0, 1]) {
         assert.match(await page.textContent('#readout'), /^head 1 · query 'look' → key 'at': \d\.\d{3}$/);
       }));
 
+    test('keyboard: every Tab stop from the top of the page to the grids is visible (no 1-px stops)', () =>
+      withPage(target(), MODULE_08, async ({ page }) => {
+        await page.evaluate(() => document.activeElement?.blur());
+        const seen = [];
+        for (let i = 0; i < 40; i++) {
+          await page.keyboard.press('Tab');
+          const stop = await page.evaluate(() => {
+            const el = document.activeElement;
+            const r = el.getBoundingClientRect();
+            return { what: `${el.tagName.toLowerCase()}#${el.id}.${el.className}`, w: r.width, h: r.height, head: el.dataset.head };
+          });
+          seen.push(stop.what);
+          // The skip link is shown when focused; everything else is visible anyway.
+          assert.ok(stop.w >= 8 && stop.h >= 8, `an invisible Tab stop: ${stop.what} (${stop.w} x ${stop.h}) after ${seen.join(' ')}`);
+          if (stop.head === '0') return;
+        }
+        assert.fail(`the first grid was not reached in 40 Tab stops: ${seen.join(' ')}`);
+      }));
+
     test('invalid values in the address fall back to defaults with a visible note', () =>
       withPage(target(), '#d_model=abc&num_heads=2&causal=maybe', async ({ page }) => {
         const notes = await page.textContent('#notes');

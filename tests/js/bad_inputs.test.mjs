@@ -116,8 +116,9 @@ test('configuration: num_heads zero, negative, non-integer, not a number; d_mode
     [{ num_heads: 1.5 }, 'num_heads=1.5 must be an integer'],
     // The value as given, not rounded to 6 digits (it once read "num_heads=2 must be an integer").
     [{ num_heads: 2.0000001 }, 'num_heads=2.0000001 must be an integer'],
-    [{ num_heads: NaN }, 'num_heads=nan must be an integer'],
-    [{ num_heads: Infinity }, 'num_heads=inf must be an integer'],
+    [{ num_heads: NaN }, 'num_heads=NaN must be an integer'],
+    [{ num_heads: Infinity }, 'num_heads=Infinity must be an integer'],
+    [{ num_heads: -Infinity }, 'num_heads=-Infinity must be an integer'],
     [{ num_heads: '2' }, 'num_heads must be a number, got a string'],
     [{ num_heads: undefined }, 'num_heads is required'],
     [{ d_model: 0 }, 'd_model=0 must be a positive integer'],

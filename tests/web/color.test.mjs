@@ -73,3 +73,25 @@ test('resultPixels (the worker\'s road): every head as headPixels gives it, full
   assert.deepEqual(Array.from(pixels[1].slice(0, 4)), [...MASKED_RGBA]);
   assert.deepEqual(Array.from(pixels[0].slice(12, 15)), weightToRgb(NaN));
 });
+
+test('resultPixels pools beyond 1024 tokens as the grid does (lod.js pooledPixels, greyMaskedRows)', async () => {
+  const { resultPixels } = await import('../../web/src/pixels.js');
+  const { pooledPixels, greyMaskedRows, poolFactor } = await import('../../web/src/lod.js');
+  const { rampWords } = await import('../../web/src/color.js');
+  const n = 1100; // factor 2: 550 x 550 buffer pixels
+  assert.equal(poolFactor(n, n), 2);
+  const w = Float32Array.from({ length: 2 * n * n }, (_, i) => ((i * 2654435761) % 1000) / 1000);
+  w[5] = NaN; // head 0, block (0, 2): NaN, as a NaN weight in a block makes its pixel
+  const masked = new Uint8Array(2 * n);
+  masked[n + 6] = masked[n + 7] = 1; // head 1: rows 6 and 7 (one buffer row) fully masked
+  masked[n + 9] = 1; // and row 9 only: its buffer row keeps row 8's weights
+  const pixels = resultPixels({ n, m: n, attn_weights: w, fully_masked_rows: masked }, rampWords());
+  for (const h of [0, 1]) {
+    const want = pooledPixels(w, h, n, n, 2);
+    greyMaskedRows(want.pixels, masked, h, n, want.cols, 2);
+    assert.deepEqual(pixels[h], want.pixels, `head ${h}`);
+  }
+  assert.deepEqual(Array.from(pixels[0].slice(8, 11)), weightToRgb(NaN));
+  assert.deepEqual(Array.from(pixels[1].slice(3 * 550 * 4, 3 * 550 * 4 + 4)), [154, 154, 154, 255]);
+  assert.notDeepEqual(Array.from(pixels[1].slice(4 * 550 * 4, 4 * 550 * 4 + 3)), [154, 154, 154]);
+});

@@ -237,7 +237,7 @@ test('two workers: a splittable call goes half to each, the answer is the joined
   assert.deepEqual(await bad, { error: 'boom', where: 'worker' });
 });
 
-test('the colour table goes with every worker call drawn one pixel per cell, not with pooled ones', () => {
+test('the colour table goes with every worker call, pooled grids included', () => {
   const lut = new Uint32Array(257);
   const c = new Compute(fakeCore(), { lut });
   const sent = [];
@@ -246,8 +246,8 @@ test('the colour table goes with every worker call drawn one pixel per cell, not
   c.run({ ...large, precision: 'auto' });
   assert.equal(sent[0].lut, lut);
   c.onMessage({ id: sent[0].id, result: {}, stats: {} });
-  c.run({ ...large, tokens: 2048, d_model: 64 }); // pooled beyond 1024 tokens: drawn from the weights
-  assert.equal(sent[1].lut, undefined);
+  c.run({ ...large, tokens: 2048, d_model: 64 }); // pooled beyond 1024 tokens, in the worker too
+  assert.equal(sent[1].lut, lut);
 });
 
 test('two workers: the second one failing mid-call hands the whole call to the first', async () => {

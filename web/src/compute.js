@@ -24,7 +24,6 @@
 // into them).
 
 import { FLOAT64_MAX_WORK } from './format.js';
-import { poolFactor } from './lod.js';
 
 export const WORKER_SCRIPT = 'compute_worker.js';
 /** Multiply-adds above which a request goes to the worker (module 08's examples stay inline). */
@@ -102,8 +101,8 @@ export class Compute {
   /**
    * @param {object} mod the page's core (for the main thread)
    * @param {{lut?: Uint32Array}} [colors] the grids' colour table (color.js rampWords): a worker
-   *   given it also returns the cells' pixels (result.pixels, one buffer per head), for views
-   *   drawn one pixel per cell (lod.js poolFactor 1)
+   *   given it also returns the cells' pixels (result.pixels, one buffer per head, pooled as the
+   *   grid draws them beyond 1024 tokens: pixels.js resultPixels)
    */
   constructor(mod, { lut = null } = {}) {
     this.mod = mod;
@@ -279,7 +278,7 @@ export class Compute {
   send(id) {
     this.inFlight = id;
     const request = this.last.request; // only the newest call is sent
-    const lut = this.lut && poolFactor(request.tokens, request.tokens) === 1 ? this.lut : undefined;
+    const lut = this.lut ?? undefined;
     if (this.helperReady && splittable(request)) {
       const half = Math.ceil(request.num_heads / 2);
       this.parts.set(id, []);

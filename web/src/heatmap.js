@@ -219,9 +219,11 @@ export class HeadHeatmap {
     // One pixel per cell, or per block of cells beyond lod.js's MAX_BUFFER_SIDE (max-pooled);
     // rows whose keys are all masked grey (hatched over when cells are big enough, see draw).
     const factor = poolFactor(n, m);
-    // The compute worker may have coloured the cells already (result.pixels, pixels.js).
-    const given = factor === 1 ? result.pixels?.[head] : undefined;
-    const { rows, cols, pixels } = given ? { rows: n, cols: m, pixels: given }
+    // The compute worker may have coloured (and pooled) the cells already (result.pixels,
+    // pixels.js resultPixels: the same pixels).
+    const given = result.pixels?.[head];
+    const { rows, cols, pixels } = given
+      ? { rows: Math.ceil(n / factor), cols: Math.ceil(m / factor), pixels: given }
       : factor === 1 ? { rows: n, cols: m, pixels: headPixels(this.weights, head, n, m) }
         : pooledPixels(this.weights, head, n, m, factor);
     if (!given) greyMaskedRows(pixels, this.masked, head, n, cols, factor);

@@ -25,21 +25,68 @@ export function weightPixels(weights, offset, count, lut) {
   return out;
 }
 
+// Level of detail (issue 6: 2048 tokens x 12 heads stay usable; lod.js re-exports these). A
+// head's pixel buffer holds one pixel per cell up to MAX_BUFFER_SIDE cells a side; beyond, each
+// pixel is the MAXIMUM weight of a factor x factor block of cells, so a sharp attention peak stays
+// visible however far the grid is shrunk (a mean would wash it out).
+export const MAX_BUFFER_SIDE = 1024;
+
+/** Cells per buffer pixel along each axis for an (n, m) grid: 1 up to MAX_BUFFER_SIDE. */
+export function poolFactor(n, m) {
+  return Math.max(1, Math.ceil(Math.max(n, m) / MAX_BUFFER_SIDE));
+}
+
 /**
- * One pixel buffer per head of an (h, n, m) result, fully masked rows grey: what each head's grid
- * draws when it is not pooled (lod.js poolFactor 1).
+ * The (n, m) weights at weights[offset ..] pooled by `factor`: RGBA pixels of an
+ * ImageData(cols, rows), rows = ceil(n / factor), cols = ceil(m / factor), each the colour (lut,
+ * as weightPixels) of its block's largest weight, NaN's if any weight of the block is NaN.
+ * @returns {{rows: number, cols: number, pixels: Uint8ClampedArray}}
+ */
+export function pooledWeightPixels(weights, offset, n, m, factor, lut) {
+  const rows = Math.ceil(n / factor);
+  const cols = Math.ceil(m / factor);
+  const best = new Float32Array(rows * cols).fill(-Infinity);
+  for (let i = 0; i < n; i++) {
+    const r = Math.floor(i / factor) * cols;
+    const row = offset + i * m;
+    for (let j = 0; j < m; j++) {
+      const w = weights[row + j];
+      const k = r + Math.floor(j / factor);
+      if (w > best[k] || Number.isNaN(w)) best[k] = Number.isNaN(best[k]) ? best[k] : w;
+    }
+  }
+  return { rows, cols, pixels: weightPixels(best, 0, rows * cols, lut) };
+}
+
+/**
+ * Greys the buffer rows of `pixels` (cols wide, pooled by `factor` or not) whose query rows are
+ * all fully masked (fully_masked_rows (h, n), 1 = every key masked): a pooled row is grey only
+ * when each of its `factor` rows is masked, so an attended row is never hidden.
+ */
+export function greyMaskedRows(pixels, masked, head, n, cols, factor) {
+  const words = new Uint32Array(pixels.buffer, pixels.byteOffset, pixels.length / 4);
+  const grey = new Uint32Array(Uint8Array.from(MASKED_RGBA).buffer)[0];
+  for (let r = 0; r * factor < n; r++) {
+    const end = Math.min(n, r * factor + factor);
+    let i = r * factor;
+    while (i < end && masked[head * n + i] === 1) i++;
+    if (i === end) words.fill(grey, r * cols, r * cols + cols);
+  }
+}
+
+/**
+ * One pixel buffer per head of an (h, n, m) result, as each head's grid draws it (pooled beyond
+ * MAX_BUFFER_SIDE, fully masked rows grey): what the compute worker sends with its weights.
  * @param {{n: number, m: number, attn_weights: Float32Array, fully_masked_rows: Uint8Array}} result
  * @param {Uint32Array} lut as weightPixels
  * @returns {Uint8ClampedArray[]}
  */
 export function resultPixels({ n, m, attn_weights: weights, fully_masked_rows: masked }, lut) {
-  const heads = weights.length / (n * m);
-  const grey = new Uint32Array(Uint8Array.from(MASKED_RGBA).buffer)[0];
+  const factor = poolFactor(n, m);
   const out = [];
-  for (let h = 0; h < heads; h++) {
-    const pixels = weightPixels(weights, h * n * m, n * m, lut);
-    const words = new Uint32Array(pixels.buffer);
-    for (let i = 0; i < n; i++) if (masked[h * n + i] === 1) words.fill(grey, i * m, (i + 1) * m);
+  for (let h = 0; h < weights.length / (n * m); h++) {
+    const { cols, pixels } = pooledWeightPixels(weights, h * n * m, n, m, factor, lut);
+    greyMaskedRows(pixels, masked, h, n, cols, factor);
     out.push(pixels);
   }
   return out;

@@ -54,8 +54,12 @@ auto guarded(Body&& body) -> decltype(body()) {
 
 /// The shortest decimal that reads back as `x` (2.0000001 stays 2.0000001, 1e10 is 10000000000):
 /// printf's %g at the first precision from 6 that reads back as x; the read-back asks JS's
-/// Number(), which keeps iostreams and strtod out of the wasm modules (size). "nan", "inf".
+/// Number(), which keeps iostreams and strtod out of the wasm modules (size). NaN and ±Infinity
+/// as JavaScript writes them.
 inline std::string number_str(double x) {
+  // JavaScript's own spellings (printf's are nan, inf, -inf).
+  if (std::isnan(x)) return "NaN";
+  if (std::isinf(x)) return x > 0 ? "Infinity" : "-Infinity";
   char buf[40];
   for (int precision = 6; precision <= 17; ++precision) {
     std::snprintf(buf, sizeof buf, "%.*g", precision, x);

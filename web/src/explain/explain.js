@@ -37,6 +37,40 @@ const FULL_MODULE_PANELS = Object.freeze(['step', 'patterns', 'combine', 'ablati
 const PARAMETER_PANELS = Object.freeze(['compare', 'ablation']);
 
 /**
+ * Multiply-adds above which a panel that computes on the page (not in the worker) waits for a
+ * click: about 0.2 s of work here. (Issue 6's review: switching heads off at 2048 tokens, d_model
+ * 768, 12 heads held the page for 28 s, 3 s at 512 tokens.)
+ */
+export const PANEL_MAX_WORK = 1e9;
+
+/**
+ * The view a panel is drawn for, as a string: the settings and the masks, not the heads switched
+ * off or the combined view chosen (ticking a head asked once is not a new question), nor whether
+ * the result carries X and the weights.
+ */
+function viewKey({ state, explain }) {
+  return JSON.stringify({ ...state, ...explain, off: undefined, combine: undefined });
+}
+
+/**
+ * What panel `key` would compute on the page for `result` when that is too much to do unasked
+ * (a sentence for its note), or '' when it is not.
+ */
+export function panelTooLarge(key, { n, m, d_model: d, num_heads: heads }) {
+  const forward = n * d * (4 * d + 2 * m);
+  const work = key === 'ablation' ? (heads + 1) * forward : key === 'compare' ? forward : 0;
+  if (work > PANEL_MAX_WORK) {
+    return `This panel runs the layer ${key === 'ablation' ? `${heads + 1} times` : 'again with one head'} ` +
+      `here: ${formatCount(work)} multiply-adds, more than ${formatCount(PANEL_MAX_WORK)}.`;
+  }
+  // Scores and combinations read every weight, pairs of heads too.
+  if ((key === 'patterns' || key === 'combine') && !keepsIntermediates(heads, n)) {
+    return `This panel reads all ${formatCount(heads * n * m)} weights here, more than ${formatCount(MAX_KEPT_WEIGHTS)}.`;
+  }
+  return '';
+}
+
+/**
  * The forward request of the float32 layer with the experiment's own X and weights (numpyExperiment
  * returns x, in_proj_weight, out_proj_weight) and the masks the page sent: fast, for views that
  * run the layer several times (switching heads off, one head versus many).
@@ -89,6 +123,7 @@ export class ExplainPanels {
     this.bodies = {};
     this.details = {};
     this.built = {}; // key -> the ctx it was built for
+    this.forced = {}; // key -> the view (viewKey) for which a click asked for a panel too large to draw unasked
     for (const p of PANELS) {
       const body = h('div', { className: 'explain-body', data: { panel: p.key } });
       const details = h('details', { className: 'explain-panel', id: `explain-${p.key}`, data: { panel: p.key } },
@@ -159,6 +194,18 @@ export class ExplainPanels {
   draw(key, mod) {
     const { state, tokens, result } = this.ctx;
     const body = this.bodies[key];
+    const tooLarge = this.forced[key] !== viewKey(this.ctx) && panelTooLarge(key, result);
+    if (tooLarge) {
+      // A click computes it (the page is then busy for a while); a new view asks again.
+      const go = h('button', { className: 'link-button', text: 'Compute it anyway', attrs: { type: 'button' } });
+      go.addEventListener('click', () => {
+        this.forced[key] = viewKey(this.ctx);
+        this.refresh(key);
+      });
+      body.replaceChildren(h('p', { className: 'help', text: `${tooLarge} The page would not answer until it is done.` }), go);
+      body.dataset.state = 'large';
+      return;
+    }
     if (PARAMETER_PANELS.includes(key) && result.x === undefined) {
       // Computed for panels that did not need X and the weights: ask for them (the page computes
       // the view again with them, and this panel is drawn from that result).
