@@ -180,6 +180,17 @@ export async function packWasmScript(source, name, { zopfli = false } = {}) {
   return { code, wasmBytes: wasm.length, gzBytes: gz.length };
 }
 
+/**
+ * index.html as shipped: without comments and without the indentation at the start of lines (a
+ * line break stays, so every gap between words renders as before). The page has no <pre> and no
+ * <textarea> with content, where the indentation would be content. About 250 bytes of its first
+ * load (tests/web/size_budget.test.mjs).
+ */
+export function compactHtml(html) {
+  if (/<pre\b|<textarea\b[^>]*>[^<]/i.test(html)) throw new Error('compactHtml: the page has <pre> or textarea content; keep its whitespace');
+  return html.replace(/<!--[\s\S]*?-->[ \t]*\n?/g, '').replace(/\n[ \t]+/g, '\n');
+}
+
 export async function buildWeb({
   wasm,
   core,
@@ -217,7 +228,7 @@ export async function buildWeb({
 
   const html = await readFile(path.join(WEB, 'index.html'), 'utf8');
   if (!html.includes('%MHA_LAB_VERSION%')) throw new Error('web/index.html has no %MHA_LAB_VERSION% placeholder');
-  await writeFile(path.join(outDir, 'index.html'), html.replace(PLACEHOLDER, version));
+  await writeFile(path.join(outDir, 'index.html'), compactHtml(html.replace(PLACEHOLDER, version)));
   await minifyCss('style.css', outDir);
   await copyFile(path.join(WEB, 'favicon.svg'), path.join(outDir, 'favicon.svg'));
   // The core is on every first load: Zopfli's smaller gzip. The full module loads on demand.

@@ -103,6 +103,20 @@ test('the version from package.json is stamped into the page', async () => {
   assert.doesNotMatch(html, /%MHA_LAB_VERSION%/);
 });
 
+test('the shipped index.html is the source without comments and indentation, nothing else', async () => {
+  const { compactHtml } = await import('../../scripts/build_web.mjs');
+  const { version } = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
+  const source = (await readFile(path.join(ROOT, 'web', 'index.html'), 'utf8')).replaceAll('%MHA_LAB_VERSION%', version);
+  const shipped = await readFile(path.join(out, 'index.html'), 'utf8');
+  assert.equal(shipped, compactHtml(source));
+  assert.doesNotMatch(shipped, /<!--|\n[ \t]/);
+  // The same text once whitespace runs are collapsed (as the browser renders them) and comments dropped.
+  const words = (h) => h.replace(/<!--[\s\S]*?-->/g, '').split(/\s+/).filter(Boolean);
+  assert.deepEqual(words(shipped), words(source));
+  assert.equal(compactHtml('<p>\n    a\n  <!-- x -->\n  b</p>'), '<p>\na\nb</p>');
+  assert.throws(() => compactHtml('<pre>\n  x</pre>'), /keep its whitespace/);
+});
+
 test('index.html: classic scripts only, no inline script or style, nothing remote', async () => {
   const html = await readFile(path.join(ROOT, 'web', 'index.html'), 'utf8');
   const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)];
