@@ -181,3 +181,12 @@ test('first_head / head_count: those heads\' weights, bit for bit the full forwa
   assert.throws(() => mod.numpyExperiment({ ...m08, first_head: 0 }), why);
   assert.equal(mod.numpyExperiment(grids).attn_weights.length, 2 * 25, 'the module keeps working');
 });
+
+test('the grids\' road checks ablated_heads as every other road does (it changes no weight)', () => {
+  const grids = { ...m08, precision: 'float32', weights_only: true, keep_intermediates: false, return_parameters: false };
+  const message = /ablated_heads has 3 entries, expected one per head, num_heads = 2/;
+  assert.throws(() => mod.numpyExperiment({ ...grids, ablated_heads: [1, 0, 0] }), message);
+  assert.throws(() => mod.numpyExperiment({ ...grids, precision: 'float64', ablated_heads: [1, 0, 0] }), message);
+  const off = mod.numpyExperiment({ ...grids, ablated_heads: [1, 0] });
+  assert.deepEqual(off.attn_weights, mod.numpyExperiment(grids).attn_weights);
+});

@@ -215,7 +215,15 @@ val numpy_experiment(val request) {
     val out = val::undefined();
     if (grids) {
       // The grids' request: the heads' weights straight from the draws (numpy_experiment_weights_f32:
-      // no transposed weights, no layer; the same weights bit for bit).
+      // no transposed weights, no layer; the same weights bit for bit). ablated_heads changes no
+      // weight, but a wrong one is an error here as on every other road.
+      if (!options.ablated_heads.empty() &&
+          static_cast<Index>(options.ablated_heads.size()) != c.num_heads) {
+        throw mha::shape_error("ablated_heads has " +
+                               std::to_string(options.ablated_heads.size()) +
+                               " entries, expected one per head, num_heads = " +
+                               std::to_string(c.num_heads));
+      }
       out = result_to_js(mha::numpy_experiment_weights_f32(normal_stream(seed), tokens, c,
                                                            positional, masks, first, count),
                          c);
