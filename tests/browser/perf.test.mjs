@@ -119,6 +119,23 @@ for (const which of [0, 1]) {
         for (const [head, row] of [[0, 5], [1, 63], [2, 0], [3, 31]]) {
           assert.deepEqual(await tableRow(page, head, row), expectedRow(at64, head, row), `64 tokens: head ${head} row ${row}`);
         }
+        // A slow view superseded by a quick one (module 08, computed here at once): no
+        // "Computing…" note appears afterwards over the quick one.
+        if (!which) {
+          await page.evaluate((t) => {
+            document.getElementById('d_model').value = '512';
+            document.getElementById('text').value = t;
+            document.getElementById('controls').requestSubmit();
+            document.getElementById('d_model').value = '128';
+            document.getElementById('text').value = 'Heads look at different things';
+            document.getElementById('controls').requestSubmit();
+          }, words(200));
+          await page.waitForTimeout(400);
+          assert.match(await page.textContent('#summary'), /^n = 5 tokens · d_model = 128/);
+          assert.equal(await page.getAttribute('#heads', 'data-computing'), null);
+          await page.fill('#text', words(64));
+          await page.waitForFunction(() => /^n = 64 tokens/.test(document.getElementById('summary').textContent));
+        }
         // The cells' colours (served: coloured by the workers, pixels.js) are the legend's for the
         // core's weight.
         const weights = core.numpyExperiment({ ...at64, precision: 'auto' }).attn_weights;

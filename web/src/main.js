@@ -363,6 +363,10 @@ function updateView() {
   // newer input supersedes them first.
   const fromTyping = typing;
   const show = (outcome) => {
+    // Whatever is shown now (this answer or an earlier, quicker one), no computation is pending
+    // for it: no "Computing…" note may come later.
+    clearTimeout(computingTimer);
+    delete els.heads.dataset.computing;
     if (outcome.error !== undefined) {
       showAlert(outcome.error);
       return false;
@@ -399,9 +403,11 @@ function updateView() {
   }, COMPUTING_NOTE_MS);
   outcome.then((later) => {
     if (!later) return; // superseded: a newer input's result (or grids) will be drawn
-    clearTimeout(computingTimer);
-    delete els.heads.dataset.computing;
-    if (mode !== 'random') return;
+    if (mode !== 'random') {
+      clearTimeout(computingTimer);
+      delete els.heads.dataset.computing;
+      return;
+    }
     showTokens(els.text.value);
     const drawn = show(later);
     showMemoryStats(later.where === 'worker' && compute.stats ? { memoryStats: () => compute.stats } : mod);
