@@ -38,23 +38,6 @@ function rampBytes() {
 }
 
 /**
- * Writes the RGBA pixel of weight `w` at `out[4 * c]` (opaque; NaN is grey, as weightToRgb).
- * @param {Uint8ClampedArray} out @param {number} c pixel index @param {number} w weight
- */
-export function putWeightPixel(out, c, w) {
-  const lut = rampBytes();
-  if (Number.isNaN(w)) {
-    out[4 * c] = out[4 * c + 1] = out[4 * c + 2] = 128;
-  } else {
-    const i = 3 * (w <= 0 ? 0 : w >= 1 ? 255 : Math.min(255, Math.floor(w * 256)));
-    out[4 * c] = lut[i];
-    out[4 * c + 1] = lut[i + 1];
-    out[4 * c + 2] = lut[i + 2];
-  }
-  out[4 * c + 3] = 255;
-}
-
-/**
  * The ramp as whole RGBA pixels (one 32-bit word each, in the platform's byte order, as a
  * Uint32Array over an ImageData's bytes reads them), plus NaN's grey at index 256: the table of
  * pixels.js (the page sends it to the compute worker, which colours the cells it computed).
@@ -74,9 +57,10 @@ export function rampWords() {
 }
 
 /**
- * One RGBA pixel per cell of head `head`'s (n, m) matrix, for an ImageData(m, n): the pixels of
- * putWeightPixel, written a word at a time (pixels.js; issue 6: 12 heads of 512 x 512 took 70 ms
- * a byte at a time in node; tests/web/color.test.mjs checks they are the same pixels).
+ * One RGBA pixel per cell of head `head`'s (n, m) matrix, for an ImageData(m, n): weight w shows
+ * ramp colour floor(w · 256), NaN grey, written a word at a time (pixels.js; issue 6: 12 heads of
+ * 512 x 512 took 70 ms a byte at a time in node; tests/web/color.test.mjs checks every pixel
+ * against weightToRgb).
  * weights: Float32Array (h, n, m) row-major, head i at offset i*n*m.
  * @returns {Uint8ClampedArray} length n*m*4
  */

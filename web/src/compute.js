@@ -169,7 +169,7 @@ export class Compute {
     // if it comes, is then ignored).
     if (this.inFlight !== null && this.parts.has(this.inFlight)) {
       this.parts.delete(this.inFlight);
-      this.worker.postMessage({ id: this.inFlight, request: this.last.request });
+      this.worker.postMessage({ id: this.inFlight, lut: this.lut ?? undefined, request: this.last.request });
     }
   }
 
