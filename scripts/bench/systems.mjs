@@ -21,7 +21,9 @@ export function oursWasm(mod, { views = false } = {}) {
     throw new Error('this build of the module has no layer.forwardViews');
   }
   return {
-    name: views ? 'mha-lab wasm, forwardViews (zero-copy)' : 'mha-lab wasm, forward (copies)',
+    // The GEMM's micro-kernel: relaxed SIMD's fused multiply-add where the engine has it
+    // (cpp/bindings/wasm/relaxed_simd.js), else SIMD128 multiply then add.
+    name: `mha-lab wasm, ${views ? 'forwardViews (zero-copy' : 'forward (copies'}${mod.gemmKernel === 'relaxed_madd' ? ', relaxed-SIMD FMA' : ''})`,
     version: mod.version,
     async prepare(c) {
       const layer = new mod.MultiheadAttention({

@@ -45,6 +45,8 @@ for (const which of [0, 1]) {
         assert.match(await page.textContent('#summary'), /n = 5 tokens · d_model = 8 · num_heads = 2 · d_head = 4/);
         assert.equal(await page.textContent('#page-version'), `v${VERSION}`);
         assert.match(await page.textContent('#core-version'), /^\d+\.\d+\.\d+/);
+        // Chromium has relaxed SIMD: the GEMM's micro-kernel is the fused one (relaxed_simd.js).
+        assert.equal(await page.getAttribute('#core-version', 'data-gemm-kernel'), 'relaxed_madd');
       }));
 
     test('the weight tables are in the browser\'s accessibility tree (the grids\' twin for screen readers)', () =>

@@ -15,7 +15,9 @@
 //     (weights 1e-5 absolute; output 1e-5 of max|expected| plus 1e-5 relative).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -92,7 +94,7 @@ void check_gemm(const GemmCase& c, Product product, Index cols = -1) {
   ::testing::Test::RecordProperty(label(c), std::to_string(worst) + " of the tolerance");
 }
 
-// Odd sizes, 1, sizes below / at / above the micro-kernel (6 x 8), the row block (96) and the
+// Odd sizes, 1, sizes below / at / above the micro-kernel (6 x 8), the row block (24) and the
 // depth block (256), in both B layouts.
 const std::vector<GemmCase> kGemmCases = {
     {1, 1, 1, true, 1.0f, false},     {1, 1, 1, false, 1.0f, true},
@@ -123,6 +125,45 @@ void dispatched(const GemmCase& c, const float* A, Index lda, const float* B, In
 
 TEST(Kernels, BlockedGemmMatchesLoops) {
   for (const GemmCase& c : kGemmCases) check_gemm(c, blocked);
+}
+
+// The 6-row tiles' sums go through kernels::tile6_sums, whose function-table slot the wasm modules
+// give to the relaxed-SIMD kernel (cpp/bindings/wasm/relaxed_simd.wat). Any kernel keeping its
+// contract (acc[r * 8 + j] = sum_k A[r * lda + k] * panel[k * 8 + j]) gives the same GEMM within
+// the tolerance: here a plain loop with one rounding per step (std::fma), as a fused kernel does.
+int g_slot_calls = 0;
+void tile6_sums_fma_loop(std::int32_t kc, const float* A, std::int32_t lda, const float* panel,
+                         float* acc) noexcept {
+  ++g_slot_calls;
+  for (int r = 0; r < 6; ++r) {
+    for (int j = 0; j < 8; ++j) {
+      float s = 0.0f;
+      for (std::int32_t k = 0; k < kc; ++k) s = std::fma(A[r * lda + k], panel[k * 8 + j], s);
+      acc[r * 8 + j] = s;
+    }
+  }
+}
+
+TEST(Kernels, SixRowTilesGoThroughTheSwappableSlot) {
+  ASSERT_EQ(kernels::tile6_sums, &kernels::tile6_sums_simd128);
+  kernels::tile6_sums = &tile6_sums_fma_loop;
+  g_slot_calls = 0;
+  for (const GemmCase& c : kGemmCases) check_gemm(c, blocked);
+  const int calls = g_slot_calls;
+  kernels::tile6_sums = &kernels::tile6_sums_simd128;
+  // One call per 6-row tile (rows in blocks of 24), 8-column panel and 256-deep block: 13 x 17 x 31
+  // has 2 tiles x 3 panels x 1 block; 193 rows are 8 blocks of 4 tiles and one row.
+  int expected = 0;
+  for (const GemmCase& c : kGemmCases) {
+    int tiles = 0;
+    for (Index i0 = 0; i0 < c.M; i0 += 24) tiles += static_cast<int>(std::min<Index>(24, c.M - i0) / 6);
+    expected += tiles * static_cast<int>((c.N + 7) / 8) * static_cast<int>((c.K + 255) / 256);
+  }
+  EXPECT_EQ(calls, expected);
+  EXPECT_GT(expected, 100);
+  g_slot_calls = 0;
+  for (const GemmCase& c : kGemmCases) check_gemm(c, blocked);
+  EXPECT_EQ(g_slot_calls, 0) << "the default kernel is back in the slot";
 }
 
 TEST(Kernels, EigenGemmMatchesLoops) {

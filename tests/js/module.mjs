@@ -15,5 +15,9 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export async function loadModule(file = 'mha_wasm.js') {
   const modulePath = path.join(root, 'build/wasm', file);
   assert.ok(existsSync(modulePath), `${modulePath} is missing: run ./scripts/build.sh first`);
-  return createRequire(import.meta.url)(modulePath)();
+  const mod = await createRequire(import.meta.url)(modulePath)();
+  // tests/js/relaxed_simd.test.mjs reruns suites with the relaxed-SIMD kernel and says which.
+  const expected = process.env.MHA_EXPECT_GEMM_KERNEL;
+  if (expected) assert.equal(mod.gemmKernel, expected, `GEMM kernel of ${file} (${mod.gemmKernelError ?? ''})`);
+  return mod;
 }

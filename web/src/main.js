@@ -810,6 +810,7 @@ async function start() {
     return;
   }
   els.coreVersion.textContent = String(mod.version);
+  els.coreVersion.dataset.gemmKernel = String(mod.gemmKernel); // relaxed_madd or simd128 (relaxed_simd.js)
   compute = new Compute(mod, { lut: rampWords() });
 
   wireTabs();

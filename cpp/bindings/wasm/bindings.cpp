@@ -6,6 +6,7 @@
 // Arrays are flat and row-major: query (n*d), key (m*kdim), value (m*vdim), attn_mask (n*m or
 // h*n*m), attn_weights (h*n*m).
 #include <emscripten/bind.h>
+#include <emscripten/em_macros.h>
 #include <emscripten/val.h>
 #include <malloc.h>
 
@@ -22,6 +23,7 @@
 
 #include "mha/attention.hpp"
 #include "mha/experiment.hpp"
+#include "mha/kernels.hpp"
 #include "mha/numpy_random.hpp"
 #include "js_convert.hpp"
 
@@ -320,6 +322,12 @@ struct JsLimits {
 };
 
 }  // namespace
+
+/// The function-table slot of the GEMM's 6-row micro-kernel (mha::kernels::tile6_sums), for
+/// relaxed_simd.js, which puts the relaxed-SIMD kernel there when the engine validates it.
+extern "C" EMSCRIPTEN_KEEPALIVE std::int32_t mha_tile6_slot() {
+  return static_cast<std::int32_t>(reinterpret_cast<std::intptr_t>(mha::kernels::tile6_sums));
+}
 
 EMSCRIPTEN_BINDINGS(mha_lab) {
   using namespace emscripten;

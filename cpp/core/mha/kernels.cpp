@@ -4,8 +4,10 @@
 // multiplication"): B is packed into column panels (kPanel = 8 wide, kDepth = 256 deep, 8 KiB,
 // L1-resident while a block of A rows streams past it); a 6x8 micro-kernel keeps 12 four-float
 // accumulators in registers and per k step loads two B vectors and broadcasts one A value per row
-// (v128.load32_splat in wasm). WebAssembly SIMD128 has no fused multiply-add (relaxed SIMD is not
-// in Emscripten 3.1.6), so each step is a multiply and an add. A is read in place (no packing).
+// (v128.load32_splat in wasm). WebAssembly SIMD128 has no fused multiply-add, so each step here is
+// a multiply and an add. Relaxed SIMD has one (f32x4.relaxed_madd), which Emscripten 3.1.6 cannot
+// emit: the 6-row sums go through the pointer tile6_sums, and the wasm modules replace its table
+// slot with cpp/bindings/wasm/relaxed_simd.wat where the engine validates it. A is read in place.
 #include "mha/kernels.hpp"
 
 #include <algorithm>
@@ -45,12 +47,9 @@ constexpr int kRows = 6;
 // 96 rows 28 GFLOP/s, 48 rows 33-35, 24 rows 34-36 (kernel peak about 36: scripts/bench).
 constexpr Index kRowBlock = 24;
 
-/// One (R, 8) tile: C = alpha * A[0:R, 0:kc] * panel (+ bias on the first depth block, else += C).
-/// `cols` <= 8 of the tile's columns are stored (the panel is zero-padded beyond them).
+/// lo[r] | hi[r] = A[r, 0:kc] * panel for r < R: per k step two B vectors and one splat per row.
 template <int R>
-void tile(Index kc, const float* A, Index lda, const float* panel, float alpha, const float* bias,
-          bool first, float* C, Index ldc, Index cols) {
-  v4f lo[R], hi[R];
+inline void sums(Index kc, const float* A, Index lda, const float* panel, v4f* lo, v4f* hi) {
   const float* a[R];
   for (int r = 0; r < R; ++r) {
     lo[r] = v4f{0, 0, 0, 0};
@@ -65,6 +64,42 @@ void tile(Index kc, const float* A, Index lda, const float* panel, float alpha, 
       lo[r] += x * b0;
       hi[r] += x * b1;
     }
+  }
+}
+
+}  // namespace
+
+void tile6_sums_simd128(std::int32_t kc, const float* A, std::int32_t lda, const float* panel,
+                        float* acc) noexcept {
+  v4f lo[kRows], hi[kRows];
+  sums<kRows>(kc, A, lda, panel, lo, hi);
+  for (int r = 0; r < kRows; ++r) {
+    store4(acc + r * kPanel, lo[r]);
+    store4(acc + r * kPanel + 4, hi[r]);
+  }
+}
+
+// Read on every call (volatile): the compiler must not turn it into a direct call, since the
+// wasm modules swap what its table slot holds.
+Tile6Sums volatile tile6_sums = &tile6_sums_simd128;
+
+namespace {
+
+/// One (R, 8) tile: C = alpha * A[0:R, 0:kc] * panel (+ bias on the first depth block, else += C).
+/// `cols` <= 8 of the tile's columns are stored (the panel is zero-padded beyond them).
+template <int R>
+void tile(Index kc, const float* A, Index lda, const float* panel, float alpha, const float* bias,
+          bool first, float* C, Index ldc, Index cols) {
+  v4f lo[R], hi[R];
+  if constexpr (R == kRows) {  // through the swappable slot (see tile6_sums)
+    alignas(16) float acc[kRows * kPanel];
+    tile6_sums(static_cast<std::int32_t>(kc), A, static_cast<std::int32_t>(lda), panel, acc);
+    for (int r = 0; r < R; ++r) {
+      lo[r] = load4(acc + r * kPanel);
+      hi[r] = load4(acc + r * kPanel + 4);
+    }
+  } else {
+    sums<R>(kc, A, lda, panel, lo, hi);
   }
   const v4f va = splat4(alpha);
   float bias8[kPanel] = {};

@@ -22,6 +22,7 @@
 
 #include <Eigen/Core>
 
+#include <cstdint>
 #include <vector>
 
 namespace mha::kernels {
@@ -57,6 +58,17 @@ class PackedB {
 /// thirds of a fused in_proj, say).
 void gemm_blocked(Index M, const float* A, Index lda, const PackedB& B, float alpha,
                   const float* bias, float* C, Index ldc, Index cols = -1) noexcept;
+
+/// The 6x8 micro-kernel's sums, the GEMM's inner loop: acc (6 x 8 floats, row-major) =
+/// A[0:6, 0:kc] (row stride lda, in floats) * panel (kc x 8, a PackedB panel). kc >= 1. Units:
+/// floats; no errors. The default is tile6_sums_simd128 (multiply then add). An engine with
+/// relaxed SIMD may swap it for f32x4.relaxed_madd (cpp/bindings/wasm/relaxed_simd.wat) through
+/// its slot in the function table: gemm_blocked calls whatever this pointer's slot holds.
+using Tile6Sums = void (*)(std::int32_t kc, const float* A, std::int32_t lda, const float* panel,
+                           float* acc) noexcept;
+void tile6_sums_simd128(std::int32_t kc, const float* A, std::int32_t lda, const float* panel,
+                        float* acc) noexcept;
+extern Tile6Sums volatile tile6_sums;
 
 /// The same product with Eigen (no packing by us): B as described by (B, ldb, transposed).
 void gemm_eigen(Index M, Index N, Index K, const float* A, Index lda, const float* B, Index ldb,
