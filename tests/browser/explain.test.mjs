@@ -94,9 +94,11 @@ describe('explain views', { timeout: TIMEOUT }, () => {
       const r = core.numpyExperiment({ seed: 7, tokens: 64, d_model: 128, num_heads: 4, precision: 'auto' });
       assert.equal(r.precision, 'float32');
       const cols = (m, row) => Array.from(m.subarray(row * 128 + 32, row * 128 + 64)); // head 1: columns 32-63
-      close(s.v.value, cols(r.v, 3), 1e-6, 'v_3 of head 1');
-      close(s.output.value, cols(r.head_outputs, 5), 1e-6, 'y_5 of head 1');
-      close([s.weight.value], [r.attn_weights[(1 * 64 + 5) * 64 + 3]], 1e-7, 'a_5,3');
+      // Chromium runs the relaxed-SIMD (fused) GEMM kernel, node the SIMD128 one: float32 sums of
+      // 128 products rounded differently, a few ulp apart (docs/js-api.md, mod.gemmKernel).
+      close(s.v.value, cols(r.v, 3), 1e-5, 'v_3 of head 1');
+      close(s.output.value, cols(r.head_outputs, 5), 1e-5, 'y_5 of head 1');
+      close([s.weight.value], [r.attn_weights[(1 * 64 + 5) * 64 + 3]], 1e-6, 'a_5,3');
 
       // Unlock, type (a weights-only forward again), lock again: the panel says V and the head
       // outputs are being computed until they are there, never an error (withPage fails on one).
