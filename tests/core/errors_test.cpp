@@ -6,6 +6,8 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "fixture_util.hpp"
 
@@ -362,6 +364,28 @@ TEST(PositionalEncoding, HandComputedValues) {
   ASSERT_EQ(pe3.cols(), 3);
   EXPECT_NEAR(pe3(2, 2), std::sin(2.0 / std::pow(10000.0, 2.0 / 3.0)), 1e-6);
   EXPECT_NEAR(pe3(2, 1), std::cos(2.0), 1e-6);
+}
+
+// The encoding keeps the rows it computed for one d and computes only new ones: whatever came
+// before (fewer rows, more rows, another d), every entry is the formula's double, bit for bit
+// (the same pow, division, sin and cos as an entry computed alone).
+TEST(PositionalEncoding, KeptRowsAreTheFormulasBitForBit) {
+  const auto formula = [](Index pos, Index c, Index d) {
+    const double angle = static_cast<double>(pos) /
+                         std::pow(10000.0, static_cast<double>(c - c % 2) / static_cast<double>(d));
+    return c % 2 == 0 ? std::sin(angle) : std::cos(angle);
+  };
+  const std::vector<std::pair<Index, Index>> calls = {{3, 8}, {7, 8}, {5, 8}, {4, 6}, {9, 8}, {2, 8}};
+  for (const auto& [n, d] : calls) {
+    const mha::RowMatrixXd pe = mha::sinusoidal_positional_encoding_f64(n, d);
+    ASSERT_EQ(pe.rows(), n);
+    ASSERT_EQ(pe.cols(), d);
+    for (Index pos = 0; pos < n; ++pos) {
+      for (Index c = 0; c < d; ++c) {
+        ASSERT_EQ(pe(pos, c), formula(pos, c, d)) << "n=" << n << " d=" << d << " at " << pos << "," << c;
+      }
+    }
+  }
 }
 
 TEST(PositionalEncoding, BadSizesThrow) {

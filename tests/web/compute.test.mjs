@@ -192,6 +192,13 @@ test('joinHeads: the halves\' weights and masked rows one after the other, the r
   const p = (v) => new Uint8ClampedArray(16).fill(v);
   assert.deepEqual(joinHeads({ ...a, pixels: [p(1), p(2)] }, { ...b, pixels: [p(3)] }).pixels, [p(1), p(2), p(3)]);
   assert.equal(joinHeads({ ...a, pixels: [p(1), p(2)] }, b).pixels, undefined);
+  // The weights are joined once, when first read, into a new array (the halves stay as they were).
+  const lazy = joinHeads(a, b);
+  const weights = lazy.attn_weights;
+  assert.equal(lazy.attn_weights, weights, 'joined once');
+  assert.notEqual(weights.buffer, a.attn_weights.buffer);
+  assert.deepEqual(Object.freeze(lazy).attn_weights, weights, 'readable from the frozen kept result');
+  assert.deepEqual(a.attn_weights, Float32Array.of(1, 2, 3, 4, 5, 6, 7, 8));
 });
 
 /** withWorker plus a ready second worker that records what it is sent. */

@@ -77,7 +77,9 @@ export function splittable(request) {
 /**
  * The result for every head from the two workers' halves (heads [0, a) and [a, h)): their weights
  * and fully masked rows one after the other; the rest as the first half says, without its
- * first_head and head_count.
+ * first_head and head_count. The weights are joined when first read: the grids draw from the
+ * workers' pixels, and copying 12 heads of 512 x 512 weights took the page ~10 ms an update
+ * (issue 6), which a hover, a table or a panel pays later, once.
  */
 export function joinHeads(first, second) {
   const join = (Type, a, b) => {
@@ -86,12 +88,16 @@ export function joinHeads(first, second) {
     out.set(b, a.length);
     return out;
   };
-  const { first_head: _f, head_count: _c, ...rest } = first;
+  const { first_head: _f, head_count: _c, attn_weights: _a, ...rest } = first;
+  let weights = null;
   const joined = {
     ...rest,
-    attn_weights: join(Float32Array, first.attn_weights, second.attn_weights),
     fully_masked_rows: join(Uint8Array, first.fully_masked_rows, second.fully_masked_rows),
   };
+  Object.defineProperty(joined, 'attn_weights', {
+    enumerable: true,
+    get: () => (weights ??= join(Float32Array, first.attn_weights, second.attn_weights)),
+  });
   if (first.pixels && second.pixels) joined.pixels = [...first.pixels, ...second.pixels];
   else delete joined.pixels;
   return joined;

@@ -206,11 +206,16 @@ export class HeadHeatmap {
    * New weights and labels for this head, keeping its canvases and listeners (the Date translator
    * redraws on every keystroke): the cells are drawn now; call resize() to place and label them.
    */
+  /** The (h, n, m) weights of the result on show (this head's at head * n * m). */
+  get weights() {
+    return this.result.attn_weights;
+  }
+
   setData({ result, tokens, keyTokens }) {
     this.n = result.n;
     this.m = result.m;
     const { n, m, head } = this;
-    this.weights = result.attn_weights;
+    this.result = result; // its attn_weights are read when needed (compute.js joinHeads: lazily)
     this.masked = result.fully_masked_rows;
     this.rowSet = labelSet(tokens);
     this.colSet = keyTokens ? labelSet(keyTokens) : this.rowSet;

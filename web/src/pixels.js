@@ -85,7 +85,10 @@ export function resultPixels({ n, m, attn_weights: weights, fully_masked_rows: m
   const factor = poolFactor(n, m);
   const out = [];
   for (let h = 0; h < weights.length / (n * m); h++) {
-    const { cols, pixels } = pooledWeightPixels(weights, h * n * m, n, m, factor, lut);
+    // Unpooled: the weights coloured in one pass (pooling by 1 would write and read a copy).
+    const { cols, pixels } = factor === 1
+      ? { cols: m, pixels: weightPixels(weights, h * n * m, n * m, lut) }
+      : pooledWeightPixels(weights, h * n * m, n, m, factor, lut);
     greyMaskedRows(pixels, masked, h, n, cols, factor);
     out.push(pixels);
   }

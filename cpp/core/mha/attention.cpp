@@ -8,8 +8,10 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "mha/detail/format.hpp"
 #include "mha/kernels.hpp"
@@ -706,14 +708,35 @@ RowMatrixXd sinusoidal_positional_encoding_f64(Index n, Index d) {
                       std::to_string(limits::max_tokens) + " tokens, d_model " +
                       std::to_string(limits::max_d_model) + ")");
   }
+  // Rows do not depend on n: the rows computed for this d are kept (up to kPeCacheEntries), and a
+  // request for more rows computes only the new ones. Typing on the page changes n by a token at
+  // a time, and n x d sines and cosines took 15 ms of a 50 ms update at 512 tokens, d 768 in wasm.
+  constexpr Index kPeCacheEntries = Index{1} << 21;  // 16 MiB of doubles
+  static Index cached_d = 0;
+  static RowMatrixXd& cached = *new RowMatrixXd();  // never destroyed: no exit-time work
+#if !defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__)  // wasm builds have one thread
+  static std::mutex mutex;
+  const std::lock_guard<std::mutex> lock(mutex);
+#endif
+  // Row-major: the first rows are the first n * d doubles.
+  const Index from = cached_d == d ? std::min(n, cached.rows()) : 0;
   RowMatrixXd pe(n, d);
-  for (Index pos = 0; pos < n; ++pos) {
-    for (Index c = 0; c < d; ++c) {
-      const Index two_i = c - (c % 2);
-      const double angle = static_cast<double>(pos) /
-                           std::pow(10000.0, static_cast<double>(two_i) / static_cast<double>(d));
-      pe(pos, c) = c % 2 == 0 ? std::sin(angle) : std::cos(angle);
+  std::copy_n(cached.data(), from * d, pe.data());
+  if (from == n) return pe;
+  // Columns 2i and 2i + 1 share the angle pos / 10000^(2i/d); the power is taken once per pair
+  // of columns, not per entry (the same doubles as per entry, so the same angles).
+  for (Index two_i = 0; two_i < d; two_i += 2) {
+    const double denominator =
+        std::pow(10000.0, static_cast<double>(two_i) / static_cast<double>(d));
+    for (Index pos = from; pos < n; ++pos) {
+      const double angle = static_cast<double>(pos) / denominator;
+      pe(pos, two_i) = std::sin(angle);
+      if (two_i + 1 < d) pe(pos, two_i + 1) = std::cos(angle);
     }
+  }
+  if (n * d <= kPeCacheEntries) {
+    cached_d = d;
+    cached = pe;
   }
   return pe;
 }
