@@ -161,7 +161,8 @@ export function canvasPixelAt(page, selector, x, y) {
   return page.$eval(
     selector,
     (c, [px, py]) => {
-      const s = c.width / c.getBoundingClientRect().width;
+      // A cells canvas shows the top-left data-pixel-cols of its backing store (heatmap.js).
+      const s = Number(c.dataset.pixelCols || c.width) / c.getBoundingClientRect().width;
       const probe = document.createElement('canvas');
       probe.width = 1;
       probe.height = 1;

@@ -151,14 +151,18 @@ for (const which of [0, 1]) {
           }
           // Crisp: the cells canvas holds one backing pixel per cell (5 x 5 tokens), scaled up
           // without smoothing; the label canvases are at devicePixelRatio.
+          // (Chromium shows the top-left 5 x 5 of a grow-only 64 x 64 store: object-view-box.)
           const g = await page.$eval('canvas[data-head="0"]', (cv) => {
             const labels = [...cv.parentElement.querySelectorAll('canvas.hm-labels')];
             return {
-              backing: [cv.width, cv.height], rendering: getComputedStyle(cv).imageRendering,
+              shown: [cv.dataset.pixelCols, cv.dataset.pixelRows], backing: [cv.width, cv.height],
+              viewBox: getComputedStyle(cv).objectViewBox, rendering: getComputedStyle(cv).imageRendering,
               ratios: labels.map((l) => l.width / l.getBoundingClientRect().width),
             };
           });
-          assert.deepEqual(g.backing, [5, 5]);
+          assert.deepEqual(g.shown, ['5', '5']);
+          assert.deepEqual(g.backing, [64, 64]);
+          assert.equal(g.viewBox, 'inset(0px 59px 59px 0px)');
           assert.equal(g.rendering, 'pixelated');
           assert.equal(g.ratios.length, 2);
           for (const r of g.ratios) assert.ok(Math.abs(r - dpr) < 0.05, `label backing store ratio ${r}`);
