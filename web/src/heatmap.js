@@ -215,15 +215,15 @@ export class HeadHeatmap {
     });
   }
 
-  /**
-   * New weights and labels for this head, keeping its canvases and listeners (the Date translator
-   * redraws on every keystroke): the cells are drawn now; call resize() to place and label them.
-   */
   /** The (h, n, m) weights of the result on show (this head's at head * n * m). */
   get weights() {
     return this.result.attn_weights;
   }
 
+  /**
+   * New weights and labels for this head, keeping its canvases and listeners (the Date translator
+   * redraws on every keystroke): the cells are drawn now; call resize() to place and label them.
+   */
   setData({ result, tokens, keyTokens }) {
     this.n = result.n;
     this.m = result.m;

@@ -11,7 +11,6 @@
 #include <mutex>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "mha/detail/format.hpp"
 #include "mha/kernels.hpp"
