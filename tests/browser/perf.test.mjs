@@ -133,8 +133,29 @@ for (const which of [0, 1]) {
           await page.waitForTimeout(400);
           assert.match(await page.textContent('#summary'), /^n = 5 tokens · d_model = 128/);
           assert.equal(await page.getAttribute('#heads', 'data-computing'), null);
-          await page.fill('#text', words(64));
-          await page.waitForFunction(() => /^n = 64 tokens/.test(document.getElementById('summary').textContent));
+          // The worker's answer to settings that a newer input made invalid is the last valid view:
+          // drawn, but the alert about the newer input stays, and the address is not rewritten.
+          const updates = () => page.evaluate(() => Number(document.documentElement.dataset.updates));
+          const drawnBefore = await updates();
+          await page.evaluate((t) => {
+            document.getElementById('d_model').value = '512';
+            document.getElementById('text').value = t;
+            document.getElementById('controls').requestSubmit();
+            document.getElementById('num_heads').value = '7';
+            document.getElementById('controls').requestSubmit();
+          }, words(200));
+          await page.waitForFunction((b) => Number(document.documentElement.dataset.updates) > b, drawnBefore);
+          assert.match(await page.textContent('#summary'), /^n = 200 tokens · d_model = 512 · num_heads = 4/);
+          assert.match(await page.textContent('#alert'), /d_model=512 is not divisible by num_heads=7/);
+          assert.ok(!(await page.evaluate(() => location.hash)).includes('w199'), 'the address is the last one written');
+          await page.evaluate((t) => {
+            document.getElementById('d_model').value = '128';
+            document.getElementById('num_heads').value = '4';
+            document.getElementById('text').value = t;
+            document.getElementById('controls').requestSubmit();
+          }, words(64));
+          await page.waitForFunction(() => /^n = 64 tokens · d_model = 128/.test(document.getElementById('summary').textContent));
+          assert.equal(await page.textContent('#alert'), '');
         }
         // The cells' colours (served: coloured by the workers, pixels.js) are the legend's for the
         // core's weight.

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  EXPORT_FORMAT, csvField, exportFileName, float32String, snapshotLayout, weightsCsv, weightsJson,
+  EXPORT_FORMAT, MAX_EXPORT_CELLS, csvField, exportFileName, float32String, snapshotLayout, weightsCsv, weightsJson,
 } from '../../web/src/export.js';
 
 // Module 08's head 0 / head 1, query 0 (as float32), padded with made-up rows: h=2, n=2, m=3.
@@ -105,4 +105,19 @@ test('snapshotLayout: title, panels in rows that fit, legend below', () => {
   // A panel wider than maxWidth still gets a row of its own.
   const wide = snapshotLayout({ ...base, panels: [{ width: 900, height: 10 }], maxWidth: 400 });
   assert.equal(wide.width, 932);
+});
+
+test('CSV and JSON refuse views of more than MAX_EXPORT_CELLS weights, before building anything', () => {
+  // 2048 tokens x 2 heads: 8.4 M cells (12 heads froze the page for 30 s, then crashed the tab).
+  const n = 2048;
+  const tokens = Array.from({ length: n }, (_, i) => `t${i}`);
+  const p = { weights: new Float32Array(2 * n * n), heads: [0, 1], queryTokens: tokens, keyTokens: tokens };
+  const message = /2 heads × 2048 × 2048 = 8388608 weights are too many for one file \(at most 4194304\): save a PNG/;
+  assert.equal(MAX_EXPORT_CELLS, 4194304);
+  assert.throws(() => weightsCsv(p), message);
+  assert.throws(() => weightsJson(p), message);
+  // One head of 1024 x 1024 (1 M cells) is allowed.
+  const small = tokens.slice(0, 1024);
+  const csv = weightsCsv({ weights: new Float32Array(1024 * 1024), heads: [0], queryTokens: small, keyTokens: small });
+  assert.equal(csv.split('\r\n').length, 1024 * 1024 + 2);
 });

@@ -31,6 +31,13 @@ export function csvField(value) {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+/**
+ * Cells a CSV or JSON file holds at most (h·n·m): 512 tokens × 12 heads (3.1 M cells, a 67 MB CSV)
+ * take the page a few seconds; 2048 × 12 (50 M cells) froze it for half a minute and crashed the
+ * tab. Larger views export as PNG.
+ */
+export const MAX_EXPORT_CELLS = 1 << 22;
+
 function checkShape({ weights, heads, queryTokens, keyTokens }) {
   const n = queryTokens.length;
   const m = keyTokens.length;
@@ -41,6 +48,11 @@ function checkShape({ weights, heads, queryTokens, keyTokens }) {
   const total = weights.length / (n * m);
   for (const h of heads) {
     if (!Number.isInteger(h) || h < 0 || h >= total) throw new Error(`head ${h} is not one of the ${total} heads`);
+  }
+  const cells = heads.length * n * m;
+  if (cells > MAX_EXPORT_CELLS) {
+    throw new Error(`${heads.length} heads × ${n} × ${m} = ${cells} weights are too many for one file ` +
+      `(at most ${MAX_EXPORT_CELLS}): save a PNG, or use fewer tokens or heads`);
   }
   return { n, m, total };
 }

@@ -261,6 +261,7 @@ function update() {
   let drawn = false;
   try {
     drawn = updateView(); // true, false, or 'pending' (the worker answers later)
+    if (drawn === false) refusedView = viewGeneration;
     return drawn !== false;
   } finally {
     // The token chips change with the grids (with the worker's answer when it computes: a change
@@ -305,8 +306,16 @@ function updateSoon() {
 /** Milliseconds of work in the worker after which the summary says it is computing. */
 const COMPUTING_NOTE_MS = 150;
 let computingTimer = 0;
+/**
+ * updateView calls so far, and the last one whose settings were refused (its alert names the
+ * problem). A worker's answer to an earlier call is still the last valid view, so it is drawn,
+ * but it leaves that alert, the invalid fields and the address as they are.
+ */
+let viewGeneration = 0;
+let refusedView = 0;
 
 function updateView() {
+  const generation = ++viewGeneration;
   const read = readControls(rawControls());
   if (!read.ok) {
     showAlert(read.message);
@@ -374,18 +383,22 @@ function updateView() {
     // numpyExperiment always returns parameter_count (the result is not changed here: compute.js
     // keeps it, frozen, for an equal request).
     const { result } = outcome;
+    const refusedSince = refusedView > generation; // newer settings were refused meanwhile
     els.heads.dataset.computedIn = outcome.where;
     els.heads.dataset.workers = String(outcome.workers ?? 0); // 2: the heads split between two
     // Whether the grids' result holds V and the head outputs (not weights_only): tests read it.
     els.heads.dataset.fullForward = String(result.head_outputs !== undefined);
     els.heads.dataset.reused = String(!!outcome.reused); // the kept result of an equal request
-    clearAlert();
-    els.maskPad.removeAttribute('aria-invalid');
-    els.maskWindow.removeAttribute('aria-invalid');
+    if (!refusedSince) {
+      clearAlert();
+      els.maskPad.removeAttribute('aria-invalid');
+      els.maskWindow.removeAttribute('aria-invalid');
+    }
     explainState = explained;
     showMaskFields();
     render(state, tokens, result);
     explain.update({ state, tokens, result, request, explain: explainState, maskFields: fields });
+    if (refusedSince) return true; // the address and preset follow the controls, which are refused
     // The address: after the paint while typing (history.replaceState took 2-16 ms of an update).
     if (fromTyping) writeHashAfterPaint();
     else writeHash(state);
