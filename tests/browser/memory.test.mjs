@@ -108,3 +108,28 @@ test(`${RENDERS} re-renders through the page's inputs and hash keep the wasm hea
     await p.close();
   }
 });
+
+test('a large first view is not kept alive by the grids once smaller views replace it', { timeout: 120_000 }, async () => {
+  // 1024 tokens × 12 heads: 48 MiB of weights. The heatmaps outlive the view they were made for;
+  // a closure of that render kept its result (web/src/main.js clearCells).
+  const words = (n) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
+  const p = await openPage(env.browser, env.servers.targets[0],
+    `#text=${encodeURIComponent(words(1024))}&d_model=768&num_heads=12`, { width: 800, height: 600 });
+  const { page } = p;
+  try {
+    for (const n of [1023, 300, 301]) {
+      await page.fill('#text', words(n));
+      await page.waitForFunction((k) => document.getElementById('summary').textContent.startsWith(`n = ${k} tokens`), n, { timeout: 60_000 });
+    }
+    await page.waitForTimeout(1000); // the tables are built once updates pause (tables.js)
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('HeapProfiler.collectGarbage');
+    const { backingStorageSize } = await cdp.send('Runtime.getHeapUsage');
+    await cdp.detach();
+    // What 301 tokens × 12 heads hold: weights 4.3 MiB, their pixels 4.3 MiB, a few copies at most.
+    console.log(`# array buffers after 1024 -> 301 tokens: ${(backingStorageSize / MB).toFixed(1)} MiB`);
+    assert.ok(backingStorageSize < 40 * MB, `${(backingStorageSize / MB).toFixed(1)} MiB of array buffers`);
+  } finally {
+    await p.close();
+  }
+});

@@ -430,6 +430,13 @@ function updateView() {
   return 'pending';
 }
 
+/**
+ * Escape in a grid. Defined out here, not in render(): a closure made there would keep render's
+ * whole scope, the first view's result included (183 MB at 2048 tokens × 12 heads), alive in the
+ * heatmaps, which outlive that view.
+ */
+const clearCells = () => cells.clear();
+
 function render(state, tokens, result) {
   const dHead = result.d_head;
   // The same number of heads as the grids on the page: keep their figures, canvases and listeners
@@ -463,7 +470,7 @@ function render(state, tokens, result) {
         tokens,
         onSelect: pointOrMove,
         onActivate: activateCell,
-        onClear: () => cells.clear(),
+        onClear: clearCells,
       });
       const scroller = document.createElement('div');
       scroller.className = 'grid-scroll';
