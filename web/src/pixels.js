@@ -43,6 +43,8 @@ export function poolFactor(n, m) {
  * @returns {{rows: number, cols: number, pixels: Uint8ClampedArray}}
  */
 export function pooledWeightPixels(weights, offset, n, m, factor, lut) {
+  // Unpooled: the weights coloured in one pass (pooling by 1 would write and read a copy).
+  if (factor === 1) return { rows: n, cols: m, pixels: weightPixels(weights, offset, n * m, lut) };
   const rows = Math.ceil(n / factor);
   const cols = Math.ceil(m / factor);
   const best = new Float32Array(rows * cols).fill(-Infinity);
@@ -85,10 +87,7 @@ export function resultPixels({ n, m, attn_weights: weights, fully_masked_rows: m
   const factor = poolFactor(n, m);
   const out = [];
   for (let h = 0; h < weights.length / (n * m); h++) {
-    // Unpooled: the weights coloured in one pass (pooling by 1 would write and read a copy).
-    const { cols, pixels } = factor === 1
-      ? { cols: m, pixels: weightPixels(weights, h * n * m, n * m, lut) }
-      : pooledWeightPixels(weights, h * n * m, n, m, factor, lut);
+    const { cols, pixels } = pooledWeightPixels(weights, h * n * m, n, m, factor, lut);
     greyMaskedRows(pixels, masked, h, n, cols, factor);
     out.push(pixels);
   }
