@@ -204,6 +204,9 @@ describe('masks and switched-off heads', { timeout: TIMEOUT }, () => {
       assert.equal(await page.inputValue('#mask'), 'window');
       assert.equal(await page.isVisible('#mask-window'), true);
       assert.equal(await page.isVisible('#mask-pad'), false);
+      // The fields' spinners stop at the 5 tokens' limits (index.html says 64 and 63).
+      assert.equal(await page.getAttribute('#mask-pad', 'max'), '5');
+      assert.equal(await page.getAttribute('#mask-window', 'max'), '4');
       const want = mod.numpyExperiment({ ...base, attn_mask: band }).attn_weights;
       for (const head of [0, 1]) {
         const got = (await weightsOf(page, head)).flat();

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  EXPLAIN_KEYS, MASK_KINDS, parseCells, parseHeadList, normalizeCells, readMaskControls,
+  EXPLAIN_KEYS, MASK_KINDS, parseCells, parseHeadList, normalizeCells, readMaskControls, maskLimits,
   defaultExplain, parseExplainHash, explainToHash, fitExplain,
 } from '../../web/src/explain/explain_state.js';
 import { formatPercent, ablatedList } from '../../web/src/explain/ablation.js';
@@ -78,6 +78,19 @@ test('mask controls: only the field the chosen mask uses can be an error', () =>
   assert.equal(r.ok, false);
   assert.equal(r.key, 'pad');
   assert.match(r.message, /pad=7 is not a whole number from 0 to 5/);
+});
+
+test('mask limits: the largest value readMaskControls accepts, the fields\' max', () => {
+  assert.deepEqual(maskLimits(5), { pad: 5, window: 4 });
+  assert.deepEqual(maskLimits(2048), { pad: 2048, window: 2047 });
+  assert.deepEqual(maskLimits(1), { pad: 1, window: 0 });
+  for (const n of [1, 5, 2048]) {
+    const { pad, window } = maskLimits(n);
+    assert.equal(readMaskControls({ mask: 'padding', pad: String(pad), window: '0' }, n).ok, true);
+    assert.equal(readMaskControls({ mask: 'padding', pad: String(pad + 1), window: '0' }, n).ok, false);
+    assert.equal(readMaskControls({ mask: 'window', pad: '0', window: String(window) }, n).ok, true);
+    assert.equal(readMaskControls({ mask: 'window', pad: '0', window: String(window + 1) }, n).ok, false);
+  }
 });
 
 test('masks as the core\'s boolean fields (true = may not attend)', () => {

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  EXPORT_FORMAT, MAX_EXPORT_CELLS, csvField, exportFileName, float32String, snapshotLayout, weightsCsv, weightsJson,
+  EXPORT_FORMAT, MAX_EXPORT_CELLS, csvField, elideText, exportFileName, float32String, snapshotLayout, weightsCsv, weightsJson,
 } from '../../web/src/export.js';
 
 // Module 08's head 0 / head 1, query 0 (as float32), padded with made-up rows: h=2, n=2, m=3.
@@ -105,6 +105,29 @@ test('snapshotLayout: title, panels in rows that fit, legend below', () => {
   // A panel wider than maxWidth still gets a row of its own.
   const wide = snapshotLayout({ ...base, panels: [{ width: 900, height: 10 }], maxWidth: 400 });
   assert.equal(wide.width, 932);
+  // A title wider than the panels widens the image up to maxWidth (beyond, it is elided).
+  const one = [{ width: 300, height: 200 }];
+  assert.equal(snapshotLayout({ ...base, panels: one, maxWidth: 1000, titleWidth: 500 }).width, 532);
+  assert.equal(snapshotLayout({ ...base, panels: one, maxWidth: 1000, titleWidth: 5000 }).width, 1000);
+  assert.equal(snapshotLayout({ ...base, panels: one, maxWidth: 1000, titleWidth: 100 }).width, 332);
+});
+
+test('elideText: the longest prefix that fits, with an ellipsis, cut between code points', () => {
+  const measure = (s) => Array.from(s).length * 10; // 10 px per code point
+  assert.equal(elideText('the cat sat', 110, measure), 'the cat sat'); // fits: unchanged
+  assert.equal(elideText('the cat sat', 100, measure), 'the cat s…'); // 9 + 1 points: exactly 100
+  assert.equal(elideText('the cat sat', 95, measure), 'the cat…'); // 'the cat ' + '…'; the trailing space dropped
+  assert.equal(elideText('abcdef', 40, measure), 'abc…');
+  assert.equal(elideText('abcdef', 5, measure), '…'); // not even one point fits
+  // A surrogate pair (one code point) is kept whole or dropped whole.
+  const cut = elideText('ab\u{1F600}cd', 40, measure);
+  assert.equal(cut, 'ab\u{1F600}…');
+  assert.ok(!/[\uD800-\uDBFF]…$/.test(elideText('ab\u{1F600}cd', 30, measure)));
+  // A 2048-token title against a real width: at most the width, ends in the ellipsis.
+  const long = Array.from({ length: 2048 }, (_, i) => `w${i}`).join(' ');
+  const got = elideText(long, 1168, measure);
+  assert.ok(measure(got) <= 1168 && got.endsWith('…') && long.startsWith(got.slice(0, -1)));
+  assert.equal(measure(got), 1160);
 });
 
 test('CSV and JSON refuse views of more than MAX_EXPORT_CELLS weights, before building anything', () => {

@@ -129,14 +129,15 @@ export function exportFileName(config, ext, stem = 'mha-attention') {
 /**
  * Where each piece of the PNG snapshot goes, in CSS px (the caller scales by devicePixelRatio):
  * a title band, the head panels in rows (as many per row as fit `maxWidth`, at least one), each
- * with its caption above, then the legend with its caption.
+ * with its caption above, then the legend with its caption. The snapshot is wide enough for a
+ * title of `titleWidth` px up to `maxWidth` (a longer one is elided: elideText).
  * @param {{titleHeight: number, captionHeight: number, panels: {width: number, height: number}[],
  *          legend: {width: number, height: number}, legendCaptionHeight: number, maxWidth: number,
- *          pad?: number, gap?: number}} p
+ *          titleWidth?: number, pad?: number, gap?: number}} p
  * @returns {{width: number, height: number, title: {x, y}, panels: {x, y, captionY}[],
  *            legend: {x, y}, legendCaption: {x, y}}}
  */
-export function snapshotLayout({ titleHeight, captionHeight, panels, legend, legendCaptionHeight, maxWidth, pad = 16, gap = 16 }) {
+export function snapshotLayout({ titleHeight, captionHeight, panels, legend, legendCaptionHeight, maxWidth, titleWidth = 0, pad = 16, gap = 16 }) {
   const placed = [];
   let x = pad;
   let y = pad + titleHeight + gap;
@@ -154,7 +155,7 @@ export function snapshotLayout({ titleHeight, captionHeight, panels, legend, leg
     x += p.width + gap;
   }
   const legendY = y + rowHeight + gap;
-  width = Math.max(width, pad + legend.width + pad);
+  width = Math.max(width, pad + legend.width + pad, pad + Math.min(titleWidth, maxWidth - 2 * pad) + pad);
   return {
     width: Math.ceil(width),
     height: Math.ceil(legendY + legend.height + legendCaptionHeight + pad),
@@ -163,4 +164,25 @@ export function snapshotLayout({ titleHeight, captionHeight, panels, legend, leg
     legend: { x: pad, y: legendY },
     legendCaption: { x: pad, y: legendY + legend.height },
   };
+}
+
+/**
+ * `text` cut to fit `maxWidth` as measured by `measure` (e.g. a canvas context's measureText
+ * width, in px), ending in "…" when cut: a snapshot's title quotes the whole sentence, up to 2048
+ * tokens, which fillText would otherwise clip at the image's edge mid-character. Cuts between
+ * code points (never inside a surrogate pair); the longest prefix that fits, by bisection.
+ * @param {string} text @param {number} maxWidth @param {(s: string) => number} measure
+ * @returns {string}
+ */
+export function elideText(text, maxWidth, measure) {
+  if (measure(text) <= maxWidth) return text;
+  const points = Array.from(text);
+  let lo = 0; // points[0 .. lo) + "…" fits (the empty prefix is taken to fit)
+  let hi = points.length; // ... and points[0 .. hi) + "…" does not, or is the whole text
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (measure(`${points.slice(0, mid).join('')}…`) <= maxWidth) lo = mid;
+    else hi = mid;
+  }
+  return `${points.slice(0, lo).join('').trimEnd()}…`;
 }

@@ -15,7 +15,7 @@ import { DateMode } from './date_mode.js';
 import { ExplainPanels } from './explain/explain.js';
 import { DateCombined } from './explain/date_combined.js';
 import {
-  defaultExplain, explainToHash, fitExplain, parseExplainHash, readMaskControls,
+  defaultExplain, explainToHash, fitExplain, maskLimits, parseExplainHash, readMaskControls,
 } from './explain/explain_state.js';
 import { maskFields, toggleCell } from './explain/masks.js';
 import { loadFullModule, startCore, coreScriptLoaded, CORE_SCRIPT } from './wasm_modules.js';
@@ -322,6 +322,10 @@ function updateView() {
     return false;
   }
   const { state, tokens } = read;
+  // The number fields' spinners stop where the check below does (index.html's max is a start).
+  const limits = maskLimits(tokens.length);
+  if (els.maskPad.max !== String(limits.pad)) els.maskPad.max = String(limits.pad);
+  if (els.maskWindow.max !== String(limits.window)) els.maskWindow.max = String(limits.window);
   const masks = readMaskControls(
     { mask: els.mask.value, pad: els.maskPad.value, window: els.maskWindow.value }, tokens.length);
   if (!masks.ok) {

@@ -5,7 +5,7 @@
 const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 const TITLE_FONT = 'bold 14px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 
-import { snapshotLayout } from './export.js';
+import { elideText, snapshotLayout } from './export.js';
 
 /**
  * @param {{title: string, subtitle?: string, panels: {canvas: HTMLCanvasElement, caption: string}[],
@@ -16,18 +16,27 @@ import { snapshotLayout } from './export.js';
 export function composeSnapshot({ title, subtitle = '', panels, legend, legendCaption = 'attention weight', ink, background, maxWidth = 1200 }) {
   const dpr = window.devicePixelRatio || 1;
   const cssSize = (c) => ({ width: c.width / dpr, height: c.height / dpr });
+  const out = document.createElement('canvas');
+  const ctx = out.getContext('2d');
+  const widthIn = (font) => (s) => {
+    ctx.font = font;
+    return ctx.measureText(s).width;
+  };
+  const PAD = 16; // snapshotLayout's default margin
   const layout = snapshotLayout({
     titleHeight: subtitle ? 38 : 18,
     captionHeight: 20,
     panels: panels.map((p) => cssSize(p.canvas)),
     legend: cssSize(legend),
     legendCaptionHeight: 18,
-    maxWidth: Math.max(maxWidth, ...panels.map((p) => cssSize(p.canvas).width + 32)),
+    maxWidth: Math.max(maxWidth, ...panels.map((p) => cssSize(p.canvas).width + 2 * PAD)),
+    titleWidth: Math.ceil(Math.max(widthIn(TITLE_FONT)(title), subtitle ? widthIn(FONT)(subtitle) : 0)),
+    pad: PAD,
   });
-  const out = document.createElement('canvas');
-  out.width = Math.ceil(layout.width * dpr);
+  const titleText = elideText(title, layout.width - 2 * PAD, widthIn(TITLE_FONT));
+  const subtitleText = subtitle ? elideText(subtitle, layout.width - 2 * PAD, widthIn(FONT)) : '';
+  out.width = Math.ceil(layout.width * dpr); // resets the context: transform, font, colours
   out.height = Math.ceil(layout.height * dpr);
-  const ctx = out.getContext('2d');
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.fillStyle = background;
   ctx.fillRect(0, 0, layout.width, layout.height);
@@ -35,10 +44,10 @@ export function composeSnapshot({ title, subtitle = '', panels, legend, legendCa
   ctx.textBaseline = 'top';
   ctx.textAlign = 'left';
   ctx.font = TITLE_FONT;
-  ctx.fillText(title, layout.title.x, layout.title.y);
-  if (subtitle) {
+  ctx.fillText(titleText, layout.title.x, layout.title.y);
+  if (subtitleText) {
     ctx.font = FONT;
-    ctx.fillText(subtitle, layout.title.x, layout.title.y + 20);
+    ctx.fillText(subtitleText, layout.title.x, layout.title.y + 20);
   }
   ctx.imageSmoothingEnabled = false;
   panels.forEach((p, i) => {

@@ -128,6 +128,16 @@ export const EXPLAIN_KEYS = Object.freeze({
 });
 
 /**
+ * The largest valid value of each mask field for n tokens: every key may be padded (pad <= n), a
+ * window reaches at most n - 1 positions each way. readMaskControls checks against them and the
+ * page's number fields take them as their max attribute.
+ * @returns {{pad: number, window: number}}
+ */
+export function maskLimits(n) {
+  return { pad: n, window: Math.max(n - 1, 0) };
+}
+
+/**
  * Reads the mask controls' raw strings (the select and two number inputs) for n tokens.
  * @returns {{ok: true, value: {mask, pad, window}} | {ok: false, message: string, key: string}}
  */
@@ -138,7 +148,7 @@ export function readMaskControls(raw, n) {
   for (const key of ['pad', 'window']) {
     const s = String(raw[key] ?? '').trim();
     const v = parseInteger(s);
-    const max = key === 'pad' ? n : Math.max(n - 1, 0);
+    const max = maskLimits(n)[key];
     if (v === null || v < 0 || v > max) {
       // Only the field the chosen mask uses is an error; the other keeps its default.
       if (mask === (key === 'pad' ? 'padding' : 'window')) {
