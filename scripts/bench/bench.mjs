@@ -110,7 +110,7 @@ function runMhaBench(configs, reps) {
 }
 
 /** Rounds of the wasm systems (node and Chromium); 1 with --quick. */
-const ROUNDS = (quick) => (quick ? 1 : 3);
+const ROUNDS = (quick) => (quick ? 1 : 5);
 
 /**
  * One row per (system, configuration) from the rows of several rounds: the median of the rounds'
@@ -301,7 +301,7 @@ function sentence(count, variant = '') {
 const measures = (page, name) =>
   page.evaluate((nm) => performance.getEntriesByName(nm, 'measure').map((e) => e.duration), name);
 
-async function collectPageTimings(browser, { dist, updates = 10, loads = 5 }) {
+async function collectPageTimings(browser, { dist, updates = 10, loads = 7 }) {
   const { startServer } = await import('../serve.mjs');
   const server = await startServer({ dir: dist, port: 0 });
   const origin = new URL(server.url).origin;
@@ -793,13 +793,15 @@ async function main() {
   const quick = values.quick;
   const configs = values.configs ? values.configs.map((c) => c.split(',').map(Number))
     : quick ? QUICK_CONFIGS : CONFIGS;
-  const reps = quick ? { budgetMs: 0, minReps: 3, maxReps: 3 } : { budgetMs: 3000, minReps: 5, maxReps: 200 };
+  const reps = quick ? { budgetMs: 0, minReps: 3, maxReps: 3 } : { budgetMs: 2000, minReps: 5, maxReps: 200 };
   mkdirSync(DATA, { recursive: true });
 
   const results = [...runPytorch(configs, reps), ...runNative(configs, reps), ...runMhaBench(configs, reps)];
   // The wasm systems run in ROUNDS rounds, one system after the other in each (tfjs, the slowest
   // by far, in the first only): a transient slowdown of this shared 2-core machine then hits one
-  // round of one system, and the median over the rounds drops it.
+  // round of one system, and the median over the rounds drops it. Five short rounds rather than
+  // three long ones: one process's speed at (64, 128, 4) differed by up to 2x from the next
+  // process's, for our module and ONNX Runtime alike, so more processes beat longer ones.
   const rounds = [];
   for (let round = 0; round < ROUNDS(quick); round++) {
     for (const key of Object.keys(NODE_SYSTEMS)) {
