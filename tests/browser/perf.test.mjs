@@ -200,6 +200,20 @@ for (const which of [0, 1]) {
         assert.ok(heap < 512 * 2 ** 20, `wasm heap ${heap} bytes`);
       }));
 
+    test('a link to a view too large for the page thread: served, its first grid comes from a worker started for it; from file://, from the page', () =>
+      // 2048 · 512 · (4 · 512 + 2 · 2048) = 6.4·10⁹ multiply-adds >= WORKER_FIRST_WORK (compute.js).
+      withCheckedPage(env.browser, target(), `#text=${words(2048)}&d_model=512&num_heads=2&seed=3`, async ({ page }) => {
+        await page.waitForFunction(() => /^n = 2048 tokens/.test(document.getElementById('summary').textContent), null, { timeout: 90_000 });
+        assert.equal(await page.getAttribute('#heads', 'data-computed-in'), which ? 'page' : 'worker');
+        assert.equal(await page.getAttribute('html', 'data-compute-worker'), which ? 'off' : 'ready');
+        // The numbers are the core's: query 1500, key 700 of head 1 through the keyboard readout.
+        await page.focus('canvas[data-head="1"]');
+        await page.keyboard.press('ArrowRight');
+        const w = core.numpyExperiment({ seed: 3, tokens: 2048, d_model: 512, num_heads: 2, keep_intermediates: false, precision: 'auto' })
+          .attn_weights[(1 * 2048 + 0) * 2048 + 1];
+        assert.match(await page.textContent('#readout'), new RegExp(`w0.*w1.*${w.toFixed(3)}`));
+      }));
+
     test('64 tokens, 8 heads: tables follow the painted grids, every row sums to 1', () =>
       withCheckedPage(env.browser, target(), `#text=${words(64)}&d_model=64&num_heads=8&seed=1`, async ({ page }) => {
         await page.waitForSelector('#heads[data-tables="ready"]', { state: 'attached', timeout: 60_000 });

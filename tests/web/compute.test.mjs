@@ -4,7 +4,7 @@
 // what it was sent and answers when the test says so (onMessage, as the real worker's messages).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Compute, WORKER_MIN_WORK, experimentWork, joinHeads, sameRequest, splittable } from '../../web/src/compute.js';
+import { Compute, WORKER_FIRST_WORK, WORKER_MIN_WORK, experimentWork, joinHeads, sameRequest, splittable } from '../../web/src/compute.js';
 
 globalThis.document ??= { documentElement: { dataset: {} } }; // stopWorker writes data-compute-worker
 
@@ -290,4 +290,80 @@ test('a worker that starts computes the last request once, for nothing (its half
   d.run(small);
   d.onMessage({ ready: true });
   assert.deepEqual(dSent, []);
+});
+
+test('a request of WORKER_FIRST_WORK or more made before the workers are ready starts them and waits, split between them', async () => {
+  // 1024 tokens x 4 heads at d_model 2048: splittable (4 M weights), and above WORKER_FIRST_WORK.
+  const huge = { ...grids, tokens: 1024, d_model: 2048, num_heads: 4 };
+  assert.ok(splittable(huge));
+  assert.ok(experimentWork(huge) >= WORKER_FIRST_WORK);
+  assert.ok(experimentWork({ ...grids, tokens: 2048, d_model: 768 }) >= WORKER_FIRST_WORK, '2048 tokens at d_model 768');
+  assert.ok(experimentWork({ ...grids, tokens: 512, d_model: 768 }) < WORKER_FIRST_WORK, '512 tokens stay on the page');
+  const mod = fakeCore();
+  const c = new Compute(mod);
+  const sent = [];
+  const helperSent = [];
+  let starts = 0;
+  c.startWorker = () => { // what startWorker does on a served page, without real workers
+    starts++;
+    c.worker ??= { postMessage: (m) => sent.push(m), terminate() {} };
+    c.helper ??= { postMessage: (m) => helperSent.push(m), terminate() {} };
+  };
+  const p = c.run(huge);
+  assert.ok(p instanceof Promise);
+  assert.equal(starts, 1);
+  assert.equal(mod.calls.length, 0, 'not computed on the page');
+  c.onMessage({ ready: true });
+  assert.deepEqual(sent, [], 'the first worker waits for the second, to split the call');
+  c.onHelperMessage({ ready: true });
+  assert.deepEqual([sent.length, helperSent.length], [1, 1], 'no priming: the waiting call itself');
+  assert.deepEqual([sent[0].request.first_head, sent[0].request.head_count, helperSent[0].request.first_head], [0, 2, 2]);
+  const half = (first, count) => ({ n: 1024, m: 1024, num_heads: 4, first_head: first, head_count: count,
+    attn_weights: new Float32Array(count * 4).fill(first), fully_masked_rows: new Uint8Array(count) });
+  c.onMessage({ id: sent[0].id, part: 0, result: half(0, 2), stats: {} });
+  c.onHelperMessage({ id: helperSent[0].id, part: 1, result: half(2, 2), stats: {} });
+  const outcome = await p;
+  assert.deepEqual([outcome.where, outcome.workers], ['worker', 2]);
+  // A smaller request while the workers start: computed here at once, as before.
+  const d = new Compute(fakeCore());
+  d.startWorker = c.startWorker;
+  d.worker = { postMessage() { throw new Error('not for the worker'); }, terminate() {} };
+  assert.equal(d.run(large).where, 'page');
+});
+
+test('waiting for the workers: the second one failing sends the call whole to the first; a call too large to split goes to the first at once; no workers (file://): computed here', async () => {
+  const huge = { ...grids, tokens: 1024, d_model: 2048, num_heads: 4 };
+  const mod = fakeCore();
+  const c = new Compute(mod);
+  const sent = [];
+  c.worker = { postMessage: (m) => sent.push(m), terminate() {} };
+  c.helper = { postMessage() { throw new Error('failed helper'); }, terminate() {} };
+  const p = c.run(huge);
+  c.onMessage({ ready: true });
+  assert.deepEqual(sent, []);
+  c.onHelperMessage({ failed: 'no memory' });
+  assert.equal(sent.length, 1);
+  assert.equal(sent[0].part, undefined, 'whole');
+  c.onMessage({ id: sent[0].id, result: mod.numpyExperiment({ ...huge, tokens: 3 }), stats: {} });
+  assert.equal((await p).where, 'worker');
+  // 2048 tokens x 12 heads (50 M weights) are not split (splittable: MAX_KEPT_WEIGHTS): the first
+  // worker takes the call as soon as it is ready.
+  const big = { ...grids, tokens: 2048, d_model: 768, num_heads: 12 };
+  assert.ok(!splittable(big));
+  const e = new Compute(fakeCore());
+  const eSent = [];
+  e.worker = { postMessage: (m) => eSent.push(m), terminate() {} };
+  e.helper = { postMessage() { throw new Error('not split'); }, terminate() {} };
+  const q = e.run(big);
+  e.onMessage({ ready: true });
+  assert.equal(eSent.length, 1);
+  assert.equal(eSent[0].request.tokens, 2048);
+  e.onMessage({ id: eSent[0].id, result: {}, stats: {} });
+  assert.equal((await q).where, 'worker');
+  // file://: startWorker starts nothing (no Worker in node either), the page computes.
+  const here = new Compute(fakeCore());
+  assert.equal(here.run({ ...huge, tokens: 16 }).where, 'page', 'small');
+  const o = here.run(huge);
+  assert.equal(o.where, 'page');
+  assert.equal(here.worker, null);
 });

@@ -2,7 +2,9 @@
 //
 // Small requests run at once on the main thread: cheaper than a round trip, and the grids update
 // in the same task. Large ones (more than WORKER_MIN_WORK multiply-adds) go to a Web Worker
-// (compute_worker.js) when the page is served over http(s); a page opened from file:// cannot
+// (compute_worker.js) when the page is served over http(s): once it is ready (it starts after
+// the first grid), or, for the very largest (WORKER_FIRST_WORK: a link to 2048 tokens), at once:
+// such a request starts the workers and waits for them. A page opened from file:// cannot
 // start a worker in Chrome (a file: script is a different origin), nor one whose script failed,
 // so there everything runs on the main thread, where typing is already coalesced to one update
 // per frame (main.js). Latest input wins: every call supersedes the ones before it, and a result
@@ -28,6 +30,14 @@ import { FLOAT64_MAX_WORK } from './format.js';
 export const WORKER_SCRIPT = 'compute_worker.js';
 /** Multiply-adds above which a request goes to the worker (module 08's examples stay inline). */
 export const WORKER_MIN_WORK = 2e6;
+/**
+ * Multiply-adds from which a request made before the workers are ready (a link to a large view,
+ * just opened) starts them and waits for them instead of computing here: 2048 tokens at d_model
+ * 768 and 12 heads (1.1·10¹⁰) held the page for about 2.2 s before its first grid, and every
+ * input with it; two workers share it while the page stays responsive. Below, the page computes
+ * at once (512 tokens at d_model 768, 1.6·10⁹: about 0.15 s, less than starting the workers).
+ */
+export const WORKER_FIRST_WORK = 5e9;
 /**
  * The page keeps q, k and the scores (for the step panel) while num_heads · n · m is at most this
  * (12 heads of 2048 tokens would hold 200 MB of scores: issue 6 keeps the wasm heap under 512 MB);
@@ -166,11 +176,27 @@ export class Compute {
     });
   }
 
+  /**
+   * Sends the call that waited for the workers to start (run, WORKER_FIRST_WORK) once the first
+   * one is ready, and, for a call that can be split between them (splittable), once the second
+   * one is ready too or gone.
+   * @returns {boolean} whether a call was waiting and is now sent
+   */
+  sendWaiting() {
+    if (this.queued === null || this.inFlight !== null || !this.workerReady) return false;
+    if (this.helper && !this.helperReady && splittable(this.last.request)) return false;
+    const id = this.queued;
+    this.queued = null;
+    this.send(id);
+    return true;
+  }
+
   /** The second worker stopped or never started: everything goes to the first one. */
   stopHelper() {
     this.helper?.terminate();
     this.helper = null;
     this.helperReady = false;
+    if (this.sendWaiting()) return;
     // A call in flight split in two: the first worker computes it whole (its own half's answer,
     // if it comes, is then ignored).
     if (this.inFlight !== null && this.parts.has(this.inFlight)) {
@@ -182,7 +208,7 @@ export class Compute {
   onHelperMessage(data) {
     if (data.ready) {
       this.helperReady = true;
-      this.prime(this.helper, 1);
+      if (!this.sendWaiting()) this.prime(this.helper, 1);
       return;
     }
     if (data.failed !== undefined) {
@@ -231,7 +257,10 @@ export class Compute {
     if (data.ready) {
       this.workerReady = true;
       document.documentElement.dataset.computeWorker = 'ready';
-      this.prime(this.worker, 0);
+      // A call that waited for the workers goes now (or when the second one is ready too);
+      // otherwise the worker computes the last request for nothing (prime).
+      if (this.queued === null) this.prime(this.worker, 0);
+      else this.sendWaiting();
       return;
     }
     if (data.failed !== undefined) {
@@ -339,11 +368,16 @@ export class Compute {
     }
     if (same && last.outcome) return { ...last.outcome, reused: true };
     this.last = { id, request: structuredClone(request), outcome: null };
-    if (!this.workerReady || experimentWork(request) <= WORKER_MIN_WORK) return this.keep(id, this.runHere(request));
+    const work = experimentWork(request);
+    // Too large for this thread even before the workers are ready: start them (nothing happens
+    // where they cannot run, e.g. file://) and wait for them.
+    if (!this.workerReady && work >= WORKER_FIRST_WORK) this.startWorker();
+    const waits = !this.workerReady && this.worker !== null && work >= WORKER_FIRST_WORK;
+    if ((!this.workerReady && !waits) || work <= WORKER_MIN_WORK) return this.keep(id, this.runHere(request));
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
-      if (this.inFlight === null) this.send(id);
-      else this.queued = id;
+      if (this.inFlight === null && this.workerReady) this.send(id);
+      else this.queued = id; // sent when the worker is free (onMessage), or ready (sendWaiting)
     });
   }
 }
