@@ -319,6 +319,10 @@ async function collectPageTimings(browser, { dist, updates = 10, loads = 7 }) {
         const { page, close } = await openIsolated(browser, server.url + 'index.html' + hash, origin, problems, requests);
         try {
           await page.waitForSelector('html[data-ready="true"]', { timeout: 60000 });
+          // The first grid, or an alert saying why there is none: a view too large for the page's
+          // thread is computed by the workers, after data-ready (compute.js WORKER_FIRST_WORK).
+          await page.waitForFunction(() => document.documentElement.dataset.firstGridMs !== undefined ||
+            document.getElementById('alert')?.textContent.trim(), null, { timeout: 120000 }).catch(() => {});
           // The page is told (d_model, h, tokens); did it draw them, or refuse with a note?
           const shown = await page.evaluate(() => ({
             grids: document.querySelectorAll('canvas[data-head]').length,
