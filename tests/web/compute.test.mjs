@@ -324,6 +324,21 @@ test('a request of WORKER_FIRST_WORK or more made before the workers are ready s
   c.onHelperMessage({ id: helperSent[0].id, part: 1, result: half(2, 2), stats: {} });
   const outcome = await p;
   assert.deepEqual([outcome.where, outcome.workers], ['worker', 2]);
+  // The second worker ready first: it is not primed (it would compute its half twice), and the
+  // call goes out split once the first one is ready.
+  const f = new Compute(fakeCore());
+  const fSent = [];
+  const fHelperSent = [];
+  f.startWorker = () => {
+    f.worker ??= { postMessage: (m) => fSent.push(m), terminate() {} };
+    f.helper ??= { postMessage: (m) => fHelperSent.push(m), terminate() {} };
+  };
+  f.run(huge);
+  f.onHelperMessage({ ready: true });
+  assert.deepEqual([fSent.length, fHelperSent.length], [0, 0]);
+  f.onMessage({ ready: true });
+  assert.deepEqual([fSent[0].part, fHelperSent[0].part, fHelperSent[0].prime], [0, 1, undefined]);
+  assert.deepEqual([fSent.length, fHelperSent.length], [1, 1]);
   // A smaller request while the workers start: computed here at once, as before.
   const d = new Compute(fakeCore());
   d.startWorker = c.startWorker;

@@ -208,7 +208,8 @@ export class Compute {
   onHelperMessage(data) {
     if (data.ready) {
       this.helperReady = true;
-      if (!this.sendWaiting()) this.prime(this.helper, 1);
+      // Not primed while a call waits for the first worker: it would compute its half twice.
+      if (!this.sendWaiting() && this.queued === null) this.prime(this.helper, 1);
       return;
     }
     if (data.failed !== undefined) {
