@@ -123,6 +123,13 @@ test('elideText: the longest prefix that fits, with an ellipsis, cut between cod
   const cut = elideText('ab\u{1F600}cd', 40, measure);
   assert.equal(cut, 'ab\u{1F600}…');
   assert.ok(!/[\uD800-\uDBFF]…$/.test(elideText('ab\u{1F600}cd', 30, measure)));
+  // Grapheme clusters stay whole: a decomposed accent, a flag, a joined emoji.
+  const graphemes = (t) => Array.from(new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(t)).length * 10;
+  assert.equal(elideText('cafe\u0301 noir', 50, graphemes), 'cafe\u0301…');
+  assert.equal(elideText('go \u{1F1EB}\u{1F1F7} now', 50, graphemes), 'go \u{1F1EB}\u{1F1F7}…');
+  const family = '\u{1F469}\u200D\u{1F469}\u200D\u{1F467}';
+  assert.equal(elideText(`a${family}bcd`, 30, graphemes), `a${family}…`);
+  assert.equal(elideText(`a${family}bcd`, 20, graphemes), 'a…');
   // A 2048-token title against a real width: at most the width, ends in the ellipsis.
   const long = Array.from({ length: 2048 }, (_, i) => `w${i}`).join(' ');
   const got = elideText(long, 1168, measure);

@@ -126,6 +126,9 @@ export function exportFileName(config, ext, stem = 'mha-attention') {
   return `${parts.join('-').toLowerCase().replace(/[^a-z0-9.-]+/g, '-')}.${ext}`;
 }
 
+/** The PNG snapshot's margin (CSS px) around everything. */
+export const SNAPSHOT_PAD = 16;
+
 /**
  * Where each piece of the PNG snapshot goes, in CSS px (the caller scales by devicePixelRatio):
  * a title band, the head panels in rows (as many per row as fit `maxWidth`, at least one), each
@@ -137,7 +140,7 @@ export function exportFileName(config, ext, stem = 'mha-attention') {
  * @returns {{width: number, height: number, title: {x, y}, panels: {x, y, captionY}[],
  *            legend: {x, y}, legendCaption: {x, y}}}
  */
-export function snapshotLayout({ titleHeight, captionHeight, panels, legend, legendCaptionHeight, maxWidth, titleWidth = 0, pad = 16, gap = 16 }) {
+export function snapshotLayout({ titleHeight, captionHeight, panels, legend, legendCaptionHeight, maxWidth, titleWidth = 0, pad = SNAPSHOT_PAD, gap = 16 }) {
   const placed = [];
   let x = pad;
   let y = pad + titleHeight + gap;
@@ -170,13 +173,16 @@ export function snapshotLayout({ titleHeight, captionHeight, panels, legend, leg
  * `text` cut to fit `maxWidth` as measured by `measure` (e.g. a canvas context's measureText
  * width, in px), ending in "…" when cut: a snapshot's title quotes the whole sentence, up to 2048
  * tokens, which fillText would otherwise clip at the image's edge mid-character. Cuts between
- * code points (never inside a surrogate pair); the longest prefix that fits, by bisection.
+ * grapheme clusters (Intl.Segmenter: an accent, a flag or a joined emoji stays whole; between
+ * code points where it is missing); the longest prefix that fits, by bisection.
  * @param {string} text @param {number} maxWidth @param {(s: string) => number} measure
  * @returns {string}
  */
 export function elideText(text, maxWidth, measure) {
   if (measure(text) <= maxWidth) return text;
-  const points = Array.from(text);
+  const points = typeof Intl.Segmenter === 'function'
+    ? Array.from(new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text), (g) => g.segment)
+    : Array.from(text);
   let lo = 0; // points[0 .. lo) + "…" fits (the empty prefix is taken to fit)
   let hi = points.length; // ... and points[0 .. hi) + "…" does not, or is the whole text
   while (hi - lo > 1) {

@@ -5,7 +5,7 @@
 const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 const TITLE_FONT = 'bold 14px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 
-import { elideText, snapshotLayout } from './export.js';
+import { SNAPSHOT_PAD as PAD, elideText, snapshotLayout } from './export.js';
 
 /**
  * @param {{title: string, subtitle?: string, panels: {canvas: HTMLCanvasElement, caption: string}[],
@@ -22,7 +22,6 @@ export function composeSnapshot({ title, subtitle = '', panels, legend, legendCa
     ctx.font = font;
     return ctx.measureText(s).width;
   };
-  const PAD = 16; // snapshotLayout's default margin
   const layout = snapshotLayout({
     titleHeight: subtitle ? 38 : 18,
     captionHeight: 20,
@@ -31,7 +30,6 @@ export function composeSnapshot({ title, subtitle = '', panels, legend, legendCa
     legendCaptionHeight: 18,
     maxWidth: Math.max(maxWidth, ...panels.map((p) => cssSize(p.canvas).width + 2 * PAD)),
     titleWidth: Math.ceil(Math.max(widthIn(TITLE_FONT)(title), subtitle ? widthIn(FONT)(subtitle) : 0)),
-    pad: PAD,
   });
   const titleText = elideText(title, layout.width - 2 * PAD, widthIn(TITLE_FONT));
   const subtitleText = subtitle ? elideText(subtitle, layout.width - 2 * PAD, widthIn(FONT)) : '';
