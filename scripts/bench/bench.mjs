@@ -320,7 +320,7 @@ async function collectPageTimings(browser, { dist, updates = 10, loads = 7 }) {
         try {
           await page.waitForSelector('html[data-ready="true"]', { timeout: 60000 });
           // The first grid, or an alert saying why there is none: a view too large for the page's
-          // thread is computed by the workers, after data-ready (compute.js WORKER_FIRST_WORK).
+          // thread is computed by the workers, after data-ready (compute.js WORKER_FIRST_COST).
           await page.waitForFunction(() => document.documentElement.dataset.firstGridMs !== undefined ||
             document.getElementById('alert')?.textContent.trim(), null, { timeout: 120000 }).catch(() => {});
           // The page is told (d_model, h, tokens); did it draw them, or refuse with a note?

@@ -226,6 +226,15 @@ describe('masks and switched-off heads', { timeout: TIMEOUT }, () => {
       await page.waitForFunction(() => document.getElementById('alert').textContent !== '');
       assert.match(await page.textContent('#alert'), /pad=9 is not a whole number from 0 to 5/);
       assert.equal(await page.getAttribute('#mask-pad', 'aria-invalid'), 'true');
+      // One token: the window field, unused by the padding mask, follows its limit (0), so that
+      // choosing the window mask then is valid at once.
+      await page.fill('#mask-pad', '1');
+      await page.fill('#text', 'hello');
+      await page.waitForFunction(() => /^n = 1 token /.test(document.getElementById('summary').textContent));
+      assert.deepEqual([await page.inputValue('#mask-window'), await page.getAttribute('#mask-window', 'max')], ['0', '0']);
+      await page.selectOption('#mask', 'window');
+      await page.waitForFunction(() => location.hash.includes('mask=window'));
+      assert.equal(await page.textContent('#alert'), '');
     });
     await withPage('#preset=module-08&mask=drawn', async ({ page }) => {
       assert.deepEqual(await tableRow(page, 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);

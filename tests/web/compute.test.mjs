@@ -4,7 +4,9 @@
 // what it was sent and answers when the test says so (onMessage, as the real worker's messages).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Compute, WORKER_FIRST_WORK, WORKER_MIN_WORK, experimentWork, joinHeads, sameRequest, splittable } from '../../web/src/compute.js';
+import {
+  Compute, WORKER_FIRST_COST, WORKER_MIN_WORK, experimentWork, joinHeads, pageCost, sameRequest, splittable,
+} from '../../web/src/compute.js';
 
 globalThis.document ??= { documentElement: { dataset: {} } }; // stopWorker writes data-compute-worker
 
@@ -292,13 +294,25 @@ test('a worker that starts computes the last request once, for nothing (its half
   assert.deepEqual(dSent, []);
 });
 
-test('a request of WORKER_FIRST_WORK or more made before the workers are ready starts them and waits, split between them', async () => {
-  // 1024 tokens x 4 heads at d_model 2048: splittable (4 M weights), and above WORKER_FIRST_WORK.
+test('pageCost: multiply-adds plus 300 a weight; which first views wait for the workers', () => {
+  const view = (tokens, d_model, num_heads) => ({ ...grids, tokens, d_model, num_heads });
+  assert.equal(pageCost(view(512, 768, 12)), 512 * 768 * (4 * 768 + 2 * 512) + 300 * 12 * 512 * 512);
+  // To the workers: 2048 x 768 x 12 (the link that held the page 1.5-2.2 s), 1024 x 768 x 12, and
+  // 2048 x 256 x 16, whose 2.7e9 multiply-adds alone were below the threshold (2.2-2.5 s held).
+  for (const v of [view(2048, 768, 12), view(1024, 768, 12), view(2048, 256, 16), view(1024, 2048, 4)]) {
+    assert.ok(pageCost(v) >= WORKER_FIRST_COST, `${v.tokens} x ${v.d_model} x ${v.num_heads}`);
+  }
+  // On the page: 512 x 768 x 12, 2048 x 16 x 2, 64 x 512 x 8.
+  for (const v of [view(512, 768, 12), view(2048, 16, 2), view(64, 512, 8)]) {
+    assert.ok(pageCost(v) < WORKER_FIRST_COST, `${v.tokens} x ${v.d_model} x ${v.num_heads}`);
+  }
+});
+
+test('a request of WORKER_FIRST_COST or more made before the workers are ready starts them and waits, split between them', async () => {
+  // 1024 tokens x 4 heads at d_model 2048: splittable (4 M weights), and above WORKER_FIRST_COST.
   const huge = { ...grids, tokens: 1024, d_model: 2048, num_heads: 4 };
   assert.ok(splittable(huge));
-  assert.ok(experimentWork(huge) >= WORKER_FIRST_WORK);
-  assert.ok(experimentWork({ ...grids, tokens: 2048, d_model: 768 }) >= WORKER_FIRST_WORK, '2048 tokens at d_model 768');
-  assert.ok(experimentWork({ ...grids, tokens: 512, d_model: 768 }) < WORKER_FIRST_WORK, '512 tokens stay on the page');
+  assert.ok(pageCost(huge) >= WORKER_FIRST_COST);
   const mod = fakeCore();
   const c = new Compute(mod);
   const sent = [];
@@ -375,10 +389,29 @@ test('waiting for the workers: the second one failing sends the call whole to th
   assert.equal(eSent[0].request.tokens, 2048);
   e.onMessage({ id: eSent[0].id, result: {}, stats: {} });
   assert.equal((await q).where, 'worker');
-  // file://: startWorker starts nothing (no Worker in node either), the page computes.
-  const here = new Compute(fakeCore());
-  assert.equal(here.run({ ...huge, tokens: 16 }).where, 'page', 'small');
-  const o = here.run(huge);
-  assert.equal(o.where, 'page');
-  assert.equal(here.worker, null);
+  // file://: startWorker starts nothing, the page computes.
+  const made = [];
+  globalThis.Worker = class { constructor(url) { made.push(url); } postMessage() {} terminate() {} addEventListener() {} };
+  globalThis.location = { protocol: 'file:' };
+  try {
+    const here = new Compute(fakeCore());
+    assert.equal(here.run({ ...huge, tokens: 16 }).where, 'page', 'small');
+    assert.equal(here.run(huge).where, 'page');
+    assert.deepEqual([here.worker, made.length, document.documentElement.dataset.computeWorker], [null, 0, 'off']);
+    // Served: the same request starts the two workers and waits ("starting" until they are ready).
+    globalThis.location = { protocol: 'http:' };
+    globalThis.navigator ??= {};
+    const served = new Compute(fakeCore());
+    assert.ok(served.run({ ...huge, seed: 2 }) instanceof Promise);
+    assert.equal(made.length, Math.min(2, globalThis.navigator.hardwareConcurrency ?? 1) >= 2 ? 2 : 1);
+    assert.equal(document.documentElement.dataset.computeWorker, 'starting');
+    // Workers that failed are not started again by the next large request: the page computes.
+    served.onMessage({ failed: 'no memory' });
+    const before = made.length;
+    assert.equal(served.run({ ...huge, seed: 3 }).where, 'page');
+    assert.equal(made.length, before);
+  } finally {
+    delete globalThis.Worker;
+    delete globalThis.location;
+  }
 });

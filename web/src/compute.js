@@ -3,7 +3,7 @@
 // Small requests run at once on the main thread: cheaper than a round trip, and the grids update
 // in the same task. Large ones (more than WORKER_MIN_WORK multiply-adds) go to a Web Worker
 // (compute_worker.js) when the page is served over http(s): once it is ready (it starts after
-// the first grid), or, for the very largest (WORKER_FIRST_WORK: a link to 2048 tokens), at once:
+// the first grid), or, for the very largest (WORKER_FIRST_COST: a link to 2048 tokens), at once:
 // such a request starts the workers and waits for them. A page opened from file:// cannot
 // start a worker in Chrome (a file: script is a different origin), nor one whose script failed,
 // so there everything runs on the main thread, where typing is already coalesced to one update
@@ -31,13 +31,26 @@ export const WORKER_SCRIPT = 'compute_worker.js';
 /** Multiply-adds above which a request goes to the worker (module 08's examples stay inline). */
 export const WORKER_MIN_WORK = 2e6;
 /**
- * Multiply-adds from which a request made before the workers are ready (a link to a large view,
- * just opened) starts them and waits for them instead of computing here: 2048 tokens at d_model
- * 768 and 12 heads (1.1·10¹⁰) held the page for about 2.2 s before its first grid, and every
- * input with it; two workers share it while the page stays responsive. Below, the page computes
- * at once (512 tokens at d_model 768, 1.6·10⁹: about 0.15 s, less than starting the workers).
+ * The cost of drawing `request` from this thread, in multiply-adds: experimentWork, plus
+ * WEIGHT_COST for each of the h·n² weights (its exponential, its copies, its pixel). Fitted in
+ * node on the grids' request: about 0.036 ns a multiply-add and 7 ns a weight in the core, and
+ * some 5 ns a weight more to colour it here, so 2048 tokens at d_model 256 and 16 heads (2.7·10⁹
+ * multiply-adds, 6.7·10⁷ weights) cost as much as 2048 tokens at d_model 768 and 12 heads.
  */
-export const WORKER_FIRST_WORK = 5e9;
+export function pageCost(request) {
+  return experimentWork(request) + WEIGHT_COST * request.num_heads * request.tokens ** 2;
+}
+/** Multiply-adds one weight costs (pageCost). */
+export const WEIGHT_COST = 300;
+/**
+ * pageCost from which a request made before the workers are ready (a link to a large view, just
+ * opened) starts them and waits for them instead of computing here. 2048 tokens at d_model 768
+ * and 12 heads (2.6·10¹⁰) held the page's thread for 1.5–2.2 s before its first grid, every input
+ * with it; 1024 tokens at d_model 768 and 12 heads (7.8·10⁹) and 2048 at d_model 256 and 16 heads
+ * (2.3·10¹⁰) go to the workers too. Below, the page computes at once: 512 tokens at d_model 768
+ * and 12 heads (2.6·10⁹: about 0.1 s of compute in node), less than starting the workers.
+ */
+export const WORKER_FIRST_COST = 5e9;
 /**
  * The page keeps q, k and the scores (for the step panel) while num_heads · n · m is at most this
  * (12 heads of 2048 tokens would hold 200 MB of scores: issue 6 keeps the wasm heap under 512 MB);
@@ -133,6 +146,7 @@ export class Compute {
     this.inFlight = null; // id of the call the worker is computing
     this.queued = null; // id of the newest call waiting for it (older waiting calls are dropped)
     this.stats = null; // the worker core's last memoryStats()
+    this.workersStarted = false; // startWorker ran (workers are started once per page)
     // The last call: {id, request (a copy), outcome ({result (frozen), where}; null until it is
     // known)}. Only the
     // newest call is ever sent to the worker or redone here, and it is this one.
@@ -142,10 +156,14 @@ export class Compute {
   /**
    * Starts the worker when the page is served over http(s); quietly stays on the main thread
    * otherwise (file://, a worker that cannot load or start). <html data-compute-worker> says
-   * which: "ready" once the worker's core has started, "off" when it stopped or never started.
+   * which: "starting" until the worker's core has started, then "ready"; "off" when it stopped or
+   * never started.
    */
   startWorker(url = WORKER_SCRIPT) {
-    if (this.worker) return;
+    // Once per page: workers that failed stay off (a large request would otherwise start them
+    // again, and wait for them to fail, every time).
+    if (this.workersStarted) return;
+    this.workersStarted = true;
     document.documentElement.dataset.computeWorker = 'off';
     if (typeof Worker !== 'function' || !/^https?:$/.test(location.protocol)) return;
     let worker;
@@ -155,6 +173,7 @@ export class Compute {
       return; // refused (e.g. by a policy): the main thread computes
     }
     this.worker = worker;
+    document.documentElement.dataset.computeWorker = 'starting';
     worker.addEventListener('message', (e) => this.onMessage(e.data));
     worker.addEventListener('error', (e) => {
       e.preventDefault(); // no console error: the page falls back and keeps working
@@ -177,7 +196,7 @@ export class Compute {
   }
 
   /**
-   * Sends the call that waited for the workers to start (run, WORKER_FIRST_WORK) once the first
+   * Sends the call that waited for the workers to start (run, WORKER_FIRST_COST) once the first
    * one is ready, and, for a call that can be split between them (splittable), once the second
    * one is ready too or gone.
    * @returns {boolean} whether a call was waiting and is now sent
@@ -369,12 +388,14 @@ export class Compute {
     }
     if (same && last.outcome) return { ...last.outcome, reused: true };
     this.last = { id, request: structuredClone(request), outcome: null };
-    const work = experimentWork(request);
     // Too large for this thread even before the workers are ready: start them (nothing happens
-    // where they cannot run, e.g. file://) and wait for them.
-    if (!this.workerReady && work >= WORKER_FIRST_WORK) this.startWorker();
-    const waits = !this.workerReady && this.worker !== null && work >= WORKER_FIRST_WORK;
-    if ((!this.workerReady && !waits) || work <= WORKER_MIN_WORK) return this.keep(id, this.runHere(request));
+    // where they cannot run, e.g. file://, or where they failed) and wait for them.
+    const tooLarge = !this.workerReady && pageCost(request) >= WORKER_FIRST_COST;
+    if (tooLarge) this.startWorker();
+    const waits = tooLarge && this.worker !== null;
+    if ((!this.workerReady && !waits) || experimentWork(request) <= WORKER_MIN_WORK) {
+      return this.keep(id, this.runHere(request));
+    }
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
       if (this.inFlight === null && this.workerReady) this.send(id);

@@ -322,10 +322,14 @@ function updateView() {
     return false;
   }
   const { state, tokens } = read;
-  // The number fields' spinners stop where the check below does (index.html's max is a start).
+  // The number fields' spinners stop where the check below does (index.html's max is a start),
+  // and a field the chosen mask does not use is kept within it, so that choosing that mask later
+  // starts from a valid value (one token allows window 0 only).
   const limits = maskLimits(tokens.length);
-  if (els.maskPad.max !== String(limits.pad)) els.maskPad.max = String(limits.pad);
-  if (els.maskWindow.max !== String(limits.window)) els.maskWindow.max = String(limits.window);
+  for (const [field, key, kind] of [[els.maskPad, 'pad', 'padding'], [els.maskWindow, 'window', 'window']]) {
+    if (field.max !== String(limits[key])) field.max = String(limits[key]);
+    if (els.mask.value !== kind && Number(field.value) > limits[key]) field.value = String(limits[key]);
+  }
   const masks = readMaskControls(
     { mask: els.mask.value, pad: els.maskPad.value, window: els.maskWindow.value }, tokens.length);
   if (!masks.ok) {
@@ -792,6 +796,10 @@ function switchMode(next) {
   showMode('random');
   if (view) {
     writeHash(view.state);
+    update();
+  } else if (viewGeneration > 0) {
+    // The controls hold a view asked for but not drawn yet (a large link's first view, which the
+    // workers were computing when the tab changed; its answer was dropped): ask again.
     update();
   } else {
     applyHash('');
