@@ -48,7 +48,9 @@ export const WEIGHT_COST = 300;
  * and 12 heads (2.6·10¹⁰) held the page's thread for 1.5–2.2 s before its first grid, every input
  * with it; 1024 tokens at d_model 768 and 12 heads (7.8·10⁹) and 2048 at d_model 256 and 16 heads
  * (2.3·10¹⁰) go to the workers too. Below, the page computes at once: 512 tokens at d_model 768
- * and 12 heads (2.6·10⁹: about 0.1 s of compute in node), less than starting the workers.
+ * and 12 heads (2.6·10⁹: about 0.1 s of compute in node, less than starting the workers). Just
+ * under the threshold the page's thread is held for about 0.2 s of compute, and, with drawing,
+ * up to 0.6–0.8 s measured on a loaded 2-core machine (a reviewer's 10 ms timer, load 4.5).
  */
 export const WORKER_FIRST_COST = 5e9;
 /**

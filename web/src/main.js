@@ -799,7 +799,8 @@ function switchMode(next) {
     update();
   } else if (viewGeneration > 0) {
     // The controls hold a view asked for but not drawn yet (a large link's first view, which the
-    // workers were computing when the tab changed; its answer was dropped): ask again.
+    // workers were computing when the tab changed; its answer was dropped), or refused (its
+    // alert is shown again): ask again, rather than replace them with the default view.
     update();
   } else {
     applyHash('');
