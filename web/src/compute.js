@@ -150,8 +150,7 @@ export class Compute {
     this.stats = null; // the worker core's last memoryStats()
     this.workersStarted = false; // startWorker ran (workers are started once per page)
     // The last call: {id, request (a copy), outcome ({result (frozen), where}; null until it is
-    // known)}. Only the
-    // newest call is ever sent to the worker or redone here, and it is this one.
+    // known)}. Only the newest call is ever sent to the worker or redone here, and it is this one.
     this.last = null;
   }
 
@@ -249,9 +248,6 @@ export class Compute {
     this.helper = null;
     this.helperReady = false;
     this.parts.clear();
-    this.helper = null; // the second worker: half the heads of a splittable request
-    this.helperReady = false;
-    this.parts = new Map(); // id -> the halves received so far, for a call sent split
     // Calls in flight are answered on the main thread instead (only the newest still matters).
     for (const [id, resolve] of this.pending) resolve(id === this.latest ? this.keep(id, this.runHere(this.last.request)) : null);
     this.pending.clear();

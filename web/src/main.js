@@ -794,17 +794,12 @@ function switchMode(next) {
     return;
   }
   showMode('random');
-  if (view) {
-    writeHash(view.state);
-    update();
-  } else if (viewGeneration > 0) {
-    // The controls hold a view asked for but not drawn yet (a large link's first view, which the
-    // workers were computing when the tab changed; its answer was dropped), or refused (its
-    // alert is shown again): ask again, rather than replace them with the default view.
-    update();
-  } else {
-    applyHash('');
-  }
+  if (view) writeHash(view.state);
+  // With no view drawn yet the controls may still hold one asked for (a large link's first view,
+  // which the workers were computing when the tab changed; its answer was dropped) or refused
+  // (its alert is shown again): ask again, rather than replace them with the default view.
+  if (view || viewGeneration > 0) update();
+  else applyHash('');
 }
 
 function wireTabs() {
