@@ -157,7 +157,11 @@ for (const which of [0, 1]) {
             return {
               shown: [cv.dataset.pixelCols, cv.dataset.pixelRows], backing: [cv.width, cv.height],
               viewBox: getComputedStyle(cv).objectViewBox, rendering: getComputedStyle(cv).imageRendering,
-              ratios: labels.map((l) => l.width / l.getBoundingClientRect().width),
+              // Backing pixels shown (the store less object-view-box's right inset) per CSS px.
+              ratios: labels.map((l) => {
+                const inset = /^inset\(0px ([\d.]+)px/.exec(getComputedStyle(l).objectViewBox);
+                return (l.width - (inset ? Number(inset[1]) : 0)) / l.getBoundingClientRect().width;
+              }),
             };
           });
           assert.deepEqual(g.shown, ['5', '5']);

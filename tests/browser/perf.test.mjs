@@ -67,6 +67,35 @@ for (const which of [0, 1]) {
         assert.match(await page.textContent('#summary'), /^n = 15 tokens/);
       }));
 
+    test('typing: every key updates the grids, the address is written once the typing pauses', () =>
+      withCheckedPage(env.browser, target(), '#preset=module-08', async ({ page }) => {
+        await page.waitForSelector('html[data-first-grid-ms]');
+        await page.evaluate(() => {
+          window.addresses = [];
+          const replace = history.replaceState.bind(history);
+          history.replaceState = (s, t, url) => { window.addresses.push(String(url)); replace(s, t, url); };
+        });
+        const before = await updates(page);
+        await page.click('#text');
+        await page.keyboard.press('End');
+        // Six keys 40 ms apart (a fast typist): each one's grids drawn, no address until the pause.
+        for (const key of ' abc d') {
+          const drawn = await updates(page);
+          await page.keyboard.type(key);
+          await page.waitForFunction((b) => Number(document.documentElement.dataset.updates) > b, drawn);
+          await page.waitForTimeout(40);
+        }
+        assert.equal(await updates(page), before + 6, 'one update a key');
+        assert.deepEqual(await page.evaluate(() => window.addresses), [], 'no address while typing');
+        assert.equal(await page.evaluate(() => location.hash), '#preset=module-08');
+        await page.waitForFunction(() => window.addresses.length > 0);
+        await page.waitForTimeout(400);
+        const written = await page.evaluate(() => window.addresses);
+        assert.equal(written.length, 1, `one address for the burst: ${written.join(' | ')}`);
+        assert.match(await page.evaluate(() => location.hash), /^#text=Heads\+look\+at\+different\+things\+abc\+d&d_model=8&/);
+        assert.match(await page.textContent('#summary'), /^n = 7 tokens/);
+      }));
+
     test(`a large view is computed ${which ? 'on the page (no worker from file://)' : 'in the worker'}, with the core's numbers; a stale result is never drawn`, () =>
       withCheckedPage(env.browser, target(), '#preset=module-08', async ({ page }) => {
         await page.waitForSelector('html[data-compute-worker]', { state: 'attached' });

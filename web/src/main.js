@@ -284,7 +284,7 @@ function update() {
  * one each.
  */
 let updateQueued = false;
-/** Whether the update running now comes from typing (its address is written after the paint). */
+/** Whether the update running now comes from typing (its address is written once typing pauses). */
 let typing = false;
 function updateSoon() {
   if (updateQueued) return;
@@ -407,8 +407,8 @@ function updateView() {
     render(state, tokens, result);
     explain.update({ state, tokens, result, request, explain: explainState, maskFields: fields });
     if (refusedSince) return true; // the address and preset follow the controls, which are refused
-    // The address: after the paint while typing (history.replaceState took 2-16 ms of an update).
-    if (fromTyping) writeHashAfterPaint();
+    // The address: once typing pauses (writeHashOncePaused).
+    if (fromTyping) writeHashOncePaused();
     else writeHash(state);
     els.preset.value = presetOf(state) ?? '';
     return true;
@@ -625,17 +625,18 @@ function writeHash(state) {
 }
 
 /**
- * The address of the view on screen, written once the frame that paints it is presented: a task
- * after the page's own measurement of that paint (timing.js gridsDrawn, registered after this).
+ * While typing, the address of the view on screen is written once the typing pauses: ADDRESS_PAUSE_MS
+ * after the last typed update, and after the frame that paints it. Each address change cost the
+ * page's thread 2–4 ms of history.replaceState, and Chromium then fetched and parsed the SVG
+ * favicon again (3–8 ms more): once per keystroke, a burst of typing paid it for every key.
  */
-let hashAfterPaint = false;
-function writeHashAfterPaint() {
-  if (hashAfterPaint) return;
-  hashAfterPaint = true;
-  requestAnimationFrame(() => setTimeout(() => setTimeout(() => {
-    hashAfterPaint = false;
+const ADDRESS_PAUSE_MS = 300;
+let addressTimer = 0;
+function writeHashOncePaused() {
+  clearTimeout(addressTimer);
+  addressTimer = setTimeout(() => requestAnimationFrame(() => setTimeout(() => {
     if (view) writeHash(view.state);
-  }, 0), 0));
+  }, 0)), ADDRESS_PAUSE_MS);
 }
 
 function applyHash(hash) {
