@@ -4,7 +4,7 @@
 //     is one putImageData and the compositor does the scaling (issue 6); where object-view-box
 //     exists, the store is grow-only and CSS shows its top-left cols x rows (backingSize);
 //   - two narrow label canvases (rows, columns), copied from sprites drawn once for every head
-//     with the same labels, layout, devicePixelRatio and ink;
+//     with the same labels, layout, devicePixelRatio and ink (their stores grow-only too: labelStore);
 //   - the selection as positioned boxes over the cells (the row outline; the cell's ring, or a box
 //     in a compact grid) and the selected labels repainted bold in the label canvases;
 //   - for rows whose keys are all masked, a hatch canvas (created only when a row is masked).
