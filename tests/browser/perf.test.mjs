@@ -94,6 +94,15 @@ for (const which of [0, 1]) {
         assert.equal(written.length, 1, `one address for the burst: ${written.join(' | ')}`);
         assert.match(await page.evaluate(() => location.hash), /^#text=Heads\+look\+at\+different\+things\+abc\+d&d_model=8&/);
         assert.match(await page.textContent('#summary'), /^n = 7 tokens/);
+        // A key, then the page is left at once (pagehide): the address is written then, once.
+        const drawn = await updates(page);
+        await page.keyboard.type('e');
+        await page.waitForFunction((b) => Number(document.documentElement.dataset.updates) > b, drawn);
+        assert.equal(await page.evaluate(() => window.addresses.length), 1, 'not yet: the typing has not paused');
+        await page.evaluate(() => window.dispatchEvent(new PageTransitionEvent('pagehide')));
+        assert.match(await page.evaluate(() => location.hash), /^#text=Heads\+look\+at\+different\+things\+abc\+de&/);
+        await page.waitForTimeout(500);
+        assert.equal(await page.evaluate(() => window.addresses.length), 2, 'written on pagehide, not again after the pause');
       }));
 
     test(`a large view is computed ${which ? 'on the page (no worker from file://)' : 'in the worker'}, with the core's numbers; a stale result is never drawn`, () =>

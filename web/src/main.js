@@ -634,9 +634,15 @@ const ADDRESS_PAUSE_MS = 300;
 let addressTimer = 0;
 function writeHashOncePaused() {
   clearTimeout(addressTimer);
-  addressTimer = setTimeout(() => requestAnimationFrame(() => setTimeout(() => {
-    if (view) writeHash(view.state);
-  }, 0)), ADDRESS_PAUSE_MS);
+  addressTimer = setTimeout(() => requestAnimationFrame(() => setTimeout(writePendingHash, 0)), ADDRESS_PAUSE_MS);
+}
+
+/** The address that writeHashOncePaused has yet to write, now (also when the page is left). */
+function writePendingHash() {
+  if (!addressTimer) return;
+  clearTimeout(addressTimer);
+  addressTimer = 0;
+  if (view) writeHash(view.state);
 }
 
 function applyHash(hash) {
@@ -871,6 +877,9 @@ async function start() {
     update();
   });
   window.addEventListener('hashchange', () => applyHash(location.hash));
+  // Leaving the page (closing the tab, going elsewhere) within a pause: the history entry and a
+  // restored session keep the text last typed.
+  window.addEventListener('pagehide', writePendingHash);
 
   let frame = 0;
   let lastWidth = els.heads.clientWidth;
