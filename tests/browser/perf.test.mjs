@@ -103,6 +103,24 @@ for (const which of [0, 1]) {
         assert.match(await page.evaluate(() => location.hash), /^#text=Heads\+look\+at\+different\+things\+abc\+de&/);
         await page.waitForTimeout(500);
         assert.equal(await page.evaluate(() => window.addresses.length), 2, 'written on pagehide, not again after the pause');
+        if (which) return;
+        // Served: a key, then at once a link to a view the worker computes (1024 tokens): the
+        // typed view's address, still waiting for the pause, is never written over the link's.
+        await page.waitForSelector('html[data-compute-worker="ready"]', { state: 'attached' });
+        const typed = await updates(page);
+        await page.keyboard.type('f');
+        await page.waitForFunction((b) => Number(document.documentElement.dataset.updates) > b, typed);
+        await page.evaluate((h) => {
+          window.seen = [];
+          location.hash = h;
+          const timer = setInterval(() => window.seen.push(location.hash), 10);
+          setTimeout(() => clearInterval(timer), 1500);
+        }, `#text=${words(1024).replaceAll(' ', '+')}&d_model=512&num_heads=8`);
+        await page.waitForFunction(() => /^n = 1024 tokens/.test(document.getElementById('summary').textContent), null, { timeout: 60_000 });
+        await page.waitForTimeout(1600);
+        const seen = await page.evaluate(() => window.seen);
+        assert.ok(seen.length > 50 && seen.every((h) => h.startsWith('#text=w0+w1+')),
+          `only the link's address: ${[...new Set(seen)].map((h) => h.slice(0, 40)).join(' | ')}`);
       }));
 
     test(`a large view is computed ${which ? 'on the page (no worker from file://)' : 'in the worker'}, with the core's numbers; a stale result is never drawn`, () =>

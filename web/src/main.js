@@ -613,7 +613,14 @@ function randomHash(state, { embed }) {
   return `${stateToHash(state)}${explainToHash(explainState)}${viewToHash({ cell: cells.lockedCell, embed })}`;
 }
 
+const ADDRESS_PAUSE_MS = 300;
+/** The timer of an address waiting for the typing to pause (writeHashOncePaused); 0: none. */
+let addressTimer = 0;
+
+/** Writes the address of `state` now; an address still waiting for a pause is superseded. */
 function writeHash(state) {
+  clearTimeout(addressTimer);
+  addressTimer = 0;
   if (mode !== 'random') return;
   const hash = `#${randomHash(state, { embed: pageView.embed })}`;
   if (location.hash === hash) return;
@@ -629,9 +636,8 @@ function writeHash(state) {
  * after the last typed update, and after the frame that paints it. Each address change cost the
  * page's thread 2–4 ms of history.replaceState, and Chromium then fetched and parsed the SVG
  * favicon again (3–8 ms more): once per keystroke, a burst of typing paid it for every key.
+ * The price: a reload, or Back, within the pause finds the address as it was before the burst.
  */
-const ADDRESS_PAUSE_MS = 300;
-let addressTimer = 0;
 function writeHashOncePaused() {
   clearTimeout(addressTimer);
   addressTimer = setTimeout(() => requestAnimationFrame(() => setTimeout(writePendingHash, 0)), ADDRESS_PAUSE_MS);
@@ -639,13 +645,14 @@ function writeHashOncePaused() {
 
 /** The address that writeHashOncePaused has yet to write, now (also when the page is left). */
 function writePendingHash() {
-  if (!addressTimer) return;
-  clearTimeout(addressTimer);
-  addressTimer = 0;
-  if (view) writeHash(view.state);
+  if (addressTimer && view) writeHash(view.state);
 }
 
 function applyHash(hash) {
+  // The address navigated to wins over one the typing left waiting (which would otherwise be
+  // written over it, for the view still on screen, while the new view is computed).
+  clearTimeout(addressTimer);
+  addressTimer = 0;
   const wanted = parseMode(hash);
   setEmbed(parseView(hash, DEFAULTS).view.embed);
   if (wanted.mode === 'date') {
