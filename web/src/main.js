@@ -617,10 +617,15 @@ const ADDRESS_PAUSE_MS = 300;
 /** The timer of an address waiting for the typing to pause (writeHashOncePaused); 0: none. */
 let addressTimer = 0;
 
-/** Writes the address of `state` now; an address still waiting for a pause is superseded. */
-function writeHash(state) {
+/** Drops the address waiting for the typing to pause: a newer one supersedes it. */
+function dropPendingHash() {
   clearTimeout(addressTimer);
   addressTimer = 0;
+}
+
+/** Writes the address of `state` now; an address still waiting for a pause is superseded. */
+function writeHash(state) {
+  dropPendingHash();
   if (mode !== 'random') return;
   const hash = `#${randomHash(state, { embed: pageView.embed })}`;
   if (location.hash === hash) return;
@@ -651,8 +656,7 @@ function writePendingHash() {
 function applyHash(hash) {
   // The address navigated to wins over one the typing left waiting (which would otherwise be
   // written over it, for the view still on screen, while the new view is computed).
-  clearTimeout(addressTimer);
-  addressTimer = 0;
+  dropPendingHash();
   const wanted = parseMode(hash);
   setEmbed(parseView(hash, DEFAULTS).view.embed);
   if (wanted.mode === 'date') {
