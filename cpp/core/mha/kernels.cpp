@@ -103,7 +103,10 @@ void tile(Index kc, const float* A, Index lda, const float* panel, float alpha, 
   }
   const v4f va = splat4(alpha);
   float bias8[kPanel] = {};
-  if (first && bias != nullptr) std::memcpy(bias8, bias, sizeof(float) * cols);
+  if (first && bias != nullptr) {
+    if (cols == kPanel) std::memcpy(bias8, bias, sizeof bias8);  // a constant size: inlined
+    else std::memcpy(bias8, bias, sizeof(float) * static_cast<std::size_t>(cols));
+  }
   for (int r = 0; r < R; ++r) {
     float* c = C + r * ldc;
     float out[kPanel];
@@ -152,9 +155,13 @@ PackedB::PackedB(Index K, Index N, const float* B, Index ldb, bool transposed)
           for (Index k = 0; k < kc; ++k) panel[k * kPanel + jj] = src[k];
         }
       } else {
-        for (Index k = 0; k < kc; ++k) {
-          std::memcpy(panel + k * kPanel, B + (k0 + k) * ldb + j0,
-                      sizeof(float) * static_cast<std::size_t>(nr));
+        const float* src = B + k0 * ldb + j0;
+        if (nr == kPanel) {  // a constant size: two vector moves, not a call to memcpy per row
+          for (Index k = 0; k < kc; ++k) std::memcpy(panel + k * kPanel, src + k * ldb, sizeof(float) * kPanel);
+        } else {
+          for (Index k = 0; k < kc; ++k) {
+            std::memcpy(panel + k * kPanel, src + k * ldb, sizeof(float) * static_cast<std::size_t>(nr));
+          }
         }
       }
     }
