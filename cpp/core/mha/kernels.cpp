@@ -89,7 +89,7 @@ namespace {
 /// `cols` <= 8 of the tile's columns are stored (the panel is zero-padded beyond them).
 template <int R>
 void tile(Index kc, const float* A, Index lda, const float* panel, float alpha, const float* bias,
-          bool first, float* C, Index ldc, Index cols) {
+          bool first, float* C, Index ldc, Index cols) noexcept {
   v4f lo[R], hi[R];
   if constexpr (R == kRows) {  // through the swappable slot (see tile6_sums)
     alignas(16) float acc[kRows * kPanel];
@@ -130,8 +130,10 @@ void tile(Index kc, const float* A, Index lda, const float* panel, float alpha, 
   }
 }
 
+// noexcept in the type: Emscripten routes a call through a pointer that may throw via a JS
+// trampoline (invoke_*), once per remainder tile (node profile of (64, 128, 4)).
 using TileFn = void (*)(Index, const float*, Index, const float*, float, const float*, bool, float*,
-                        Index, Index);
+                        Index, Index) noexcept;
 constexpr TileFn kTiles[kRows + 1] = {nullptr,  &tile<1>, &tile<2>, &tile<3>,
                                       &tile<4>, &tile<5>, &tile<6>};
 
