@@ -12,7 +12,12 @@ function fakeRoot() {
     removeAttribute: (k) => attrs.delete(k),
   };
 }
-const holders = (count) => Array.from({ length: count }, () => ({ content: null, replaceChildren(c) { this.content = c; } }));
+const holders = (count) => Array.from({ length: count }, () => ({
+  content: null,
+  dataset: {},
+  get firstChild() { return this.content; },
+  replaceChildren(c = null) { this.content = c; },
+}));
 
 test('a small view gets its tables at once', () => {
   const root = fakeRoot();
@@ -43,4 +48,24 @@ test('a larger view gets them once updates pause; a newer update restarts the wa
   assert.deepEqual(hs.map((x) => x.content), Array.from({ length: 8 }, (_, h) => `new ${h}`));
   assert.equal(root.dataset.tables, 'ready');
   assert.equal(root.attrs.has('aria-busy'), false);
+});
+
+test('a previous table is marked stale until its new one replaces it (style.css skips it)', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const root = fakeRoot();
+  const hs = holders(8);
+  hs.forEach((x, h) => x.replaceChildren(`old ${h}`)); // last view's tables
+  hs[7].replaceChildren(); // one holder without a table: nothing stale there
+  scheduleTables(root, hs, (h) => `new ${h}`, { n: 64, m: 64 });
+  assert.deepEqual(hs.map((x) => x.dataset.stale), [...Array(7).fill('true'), undefined]);
+  assert.equal(hs[0].content, 'old 0', 'kept (not removed) until rebuilt');
+  t.mock.timers.tick(PAUSE_MS);
+  for (let i = 0; i < 100 && root.dataset.tables !== 'ready'; i++) t.mock.timers.tick(0);
+  assert.deepEqual(hs.map((x) => x.content), Array.from({ length: 8 }, (_, h) => `new ${h}`));
+  assert.ok(hs.every((x) => x.dataset.stale === undefined), 'no holder left stale');
+  // Stale again on the next update; a small view (tables at once) clears the mark at once.
+  scheduleTables(root, hs, (h) => `next ${h}`, { n: 64, m: 64 });
+  assert.ok(hs.every((x) => x.dataset.stale === 'true'));
+  scheduleTables(root, hs.slice(0, 2), (h) => `small ${h}`, { n: 5, m: 5 });
+  assert.deepEqual(hs.slice(0, 2).map((x) => [x.content, x.dataset.stale]), [['small 0', undefined], ['small 1', undefined]]);
 });
