@@ -136,6 +136,19 @@ export function mergeRounds(rows) {
   }));
 }
 
+/**
+ * The paired ratio of two merged rows (mergeRounds): the median over rounds of
+ * b.round_medians[r] / a.round_medians[r]. In each round the systems run one right after the
+ * other, so a round's ratio compares them under the same load; on a machine whose speed drifts
+ * between rounds (up to 2x here) it is steadier than the ratio of the two medians. null unless
+ * both rows have the same number of rounds, at least 2.
+ */
+export function pairedRatio(a, b) {
+  const x = a?.round_medians, y = b?.round_medians;
+  if (!x || !y || x.length !== y.length || x.length < 2) return null;
+  return median(x.map((v, r) => y[r] / v));
+}
+
 /** The best of several peak measurements (a peak is a best case), or null. */
 const bestPeak = (runs) => runs.filter(Boolean).sort((a, b) => b.peak_gflops - a.peak_gflops)[0] ?? null;
 
@@ -606,7 +619,7 @@ function report({ results, configs, browserKeys, page, sizes, scale, peak, info,
   }
   p('## Our speed relative to each peer');
   p();
-  p('Peer\'s median divided by ours (above 1: ours is faster), same configuration, same run. Our wasm module is set against the wasm peers in the same runtime, our native build against PyTorch.');
+  p('Peer\'s median divided by ours (above 1: ours is faster), same configuration, same run. Our wasm module is set against the wasm peers in the same runtime, our native build against PyTorch. In brackets, for systems timed in the same rounds: the **paired** ratio, the median over rounds of the peer\'s round median divided by ours in that round (the two ran one right after the other, so each round compares them under the same load; this machine\'s speed drifts between rounds).');
   p();
   const ratioRows = [];
   const oursBrowser = browserKeys.find((k) => k.startsWith('ours'));
@@ -617,7 +630,9 @@ function report({ results, configs, browserKeys, page, sizes, scale, peak, info,
     if (!keys.includes(o) || !keys.includes(peer)) continue;
     ratioRows.push([`${labelOf(o)} vs ${labelOf(peer)}`, ...configs.map((c) => {
       const a = find(results, o, c), b = find(results, peer, c);
-      return a && b ? `${fmtX(b.median_ms / a.median_ms)}×` : '—';
+      if (!a || !b) return '—';
+      const paired = pairedRatio(a, b);
+      return `${fmtX(b.median_ms / a.median_ms)}×${paired == null ? '' : ` (${fmtX(paired)}×)`}`;
     })]);
   }
   p(table(['ours vs peer', ...head.slice(1)], ratioRows));

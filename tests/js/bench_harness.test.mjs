@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { oursWasm, timeRunner, maxAbsDiff, median } from '../../scripts/bench/systems.mjs';
-import { TOLERANCE, flops, mergeRounds } from '../../scripts/bench/bench.mjs';
+import { TOLERANCE, flops, mergeRounds, pairedRatio } from '../../scripts/bench/bench.mjs';
 import { root, loadModule } from './module.mjs';
 
 
@@ -77,4 +77,16 @@ test('bench harness: rounds merge into one row per system and configuration (med
   const ort = merged.find((r) => r.key === 'ort');
   assert.equal(ort.median_ms, 2.1);
   assert.equal(ort.max_abs_err_output, 'Infinity', 'a failed comparison in any round fails the row');
+});
+
+test('bench harness: the paired ratio is the median of the per-round ratios, and needs matching rounds', () => {
+  // Round 2 is slow for both systems; the ratio of medians (2.0 / 1.2 = 1.67) mixes rounds, the
+  // per-round ratios are 2.0 / 1.0, 6.0 / 4.0, 2.4 / 1.2 = 2, 1.5, 2: median 2.
+  const ours = { round_medians: [1.0, 4.0, 1.2] };
+  const peer = { round_medians: [2.0, 6.0, 2.4] };
+  assert.equal(pairedRatio(ours, peer), 2);
+  assert.equal(pairedRatio(peer, ours), 0.5);
+  assert.equal(pairedRatio(ours, { round_medians: [2.0, 6.0] }), null, 'rounds that do not match');
+  assert.equal(pairedRatio({ round_medians: [1.0] }, { round_medians: [2.0] }), null, 'one round: no pairs to take a median of');
+  assert.equal(pairedRatio(ours, undefined), null);
 });
