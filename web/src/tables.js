@@ -22,6 +22,12 @@ export const PAUSE_MS = 400;
 let generation = 0;
 let timer;
 
+/** Puts a holder's content for the current view in: no longer stale. */
+function fill(holder, content) {
+  holder.replaceChildren(content);
+  delete holder.dataset.stale;
+}
+
 /**
  * @param {HTMLElement} root gets data-tables ("ready", "pending" or "none")
  * @param {HTMLElement[]} holders one (visually hidden) holder per head, in head order
@@ -33,20 +39,16 @@ export function scheduleTables(root, holders, build, { n, m }) {
   root.removeAttribute('aria-busy');
   if (Math.max(n, m) > MAX_TABLE_TOKENS) {
     for (const holder of holders) {
-      delete holder.dataset.stale;
       const p = document.createElement('p');
       p.textContent = `No table for more than ${MAX_TABLE_TOKENS} tokens: focus the grid and use the ` +
         'arrow keys, the readout says each weight.';
-      holder.replaceChildren(p);
+      fill(holder, p);
     }
     root.dataset.tables = 'none';
     return;
   }
   if (holders.length * n * m <= SYNC_TABLE_CELLS) {
-    holders.forEach((holder, h) => {
-      holder.replaceChildren(build(h));
-      delete holder.dataset.stale;
-    });
+    holders.forEach((holder, h) => fill(holder, build(h)));
     root.dataset.tables = 'ready';
     return;
   }
@@ -61,8 +63,7 @@ export function scheduleTables(root, holders, build, { n, m }) {
     if (mine !== generation) return; // a newer view replaced these holders
     const t0 = performance.now();
     while (next < holders.length && performance.now() - t0 < SLICE_MS) {
-      holders[next].replaceChildren(build(next));
-      delete holders[next].dataset.stale;
+      fill(holders[next], build(next));
       next++;
     }
     if (next < holders.length) setTimeout(slice, 0);
