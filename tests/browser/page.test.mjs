@@ -60,6 +60,40 @@ for (const which of [0, 1]) {
         await cdp.detach();
       }));
 
+    test('while typing, last view\'s weight tables leave the accessibility tree; after the pause the new ones are in', () => {
+      const words = (n) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
+      return withPage(target(), `#text=${words(64).replaceAll(' ', '+')}&d_model=512&num_heads=8`, async ({ page }) => {
+        const cdp = await page.context().newCDPSession(page);
+        const tablesInTree = async () => {
+          const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+          return nodes.filter((nd) => !nd.ignored && nd.role?.value === 'table').length;
+        };
+        await page.waitForSelector('#heads[data-tables="ready"]', { state: 'attached', timeout: TIMEOUT });
+        assert.equal(await tablesInTree(), 8);
+        // A keystroke that changes the view: its tables wait for typing to pause (tables.js,
+        // 400 ms), and meanwhile the previous view's are stale. Typed again when the pause ended
+        // before the tree was read (a loaded machine).
+        let count = 64;
+        let seen = null;
+        for (let i = 0; i < 4 && !seen; i++) {
+          count = count === 64 ? 63 : 64;
+          await page.fill('#text', words(count));
+          await page.waitForFunction((n) => document.getElementById('summary').textContent.startsWith(`n = ${n} tokens`) &&
+            document.getElementById('heads').dataset.tables === 'pending', count, { timeout: TIMEOUT });
+          const stale = await page.$$eval('.table-holder[data-stale]', (hs) => hs.length);
+          const busy = await page.getAttribute('#heads', 'aria-busy');
+          const inTree = await tablesInTree();
+          if (await page.getAttribute('#heads', 'data-tables') === 'pending') seen = { stale, busy, inTree };
+        }
+        assert.deepEqual(seen, { stale: 8, busy: 'true', inTree: 0 }, 'stale tables are skipped and not read out');
+        await page.waitForSelector('#heads[data-tables="ready"]', { state: 'attached', timeout: TIMEOUT });
+        assert.equal(await page.$$eval('.table-holder[data-stale]', (hs) => hs.length), 0);
+        assert.equal(await tablesInTree(), 8);
+        assert.equal(await page.$$eval('table[data-head="5"] tbody tr', (rows) => rows.length), count, 'the new view\'s tables');
+        await cdp.detach();
+      });
+    });
+
     test('embed=1 with a locked cell: the step panel is hidden, so neither the full module nor the full forward is asked for',
       { skip: which === 1 && 'Resource Timing lists nothing for a page opened from file://' }, () =>
       withPage(target(), `${MODULE_08}&cell=0.0.2&embed=1`, async ({ page }) => {

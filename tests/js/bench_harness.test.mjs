@@ -80,12 +80,13 @@ test('bench harness: rounds merge into one row per system and configuration (med
 });
 
 test('bench harness: the paired ratio is the median of the per-round ratios, and needs matching rounds', () => {
-  // Round 2 is slow for both systems; the ratio of medians (2.0 / 1.2 = 1.67) mixes rounds, the
-  // per-round ratios are 2.0 / 1.0, 6.0 / 4.0, 2.4 / 1.2 = 2, 1.5, 2: median 2.
-  const ours = { round_medians: [1.0, 4.0, 1.2] };
-  const peer = { round_medians: [2.0, 6.0, 2.4] };
+  // Rounds 3 and 4 are slow for both systems. The per-round ratios are 2, 2, 2, 2, 2.5: median 2.
+  // The ratio of the medians (3.0 / 1.2 = 2.5) mixes a slow round of the peer with a fast one of ours.
+  const ours = { round_medians: [1.0, 1.0, 4.0, 4.0, 1.2] };
+  const peer = { round_medians: [2.0, 2.0, 8.0, 8.0, 3.0] };
   assert.equal(pairedRatio(ours, peer), 2);
   assert.equal(pairedRatio(peer, ours), 0.5);
+  assert.equal(median(peer.round_medians) / median(ours.round_medians), 2.5, 'the measure it replaces differs');
   assert.equal(pairedRatio(ours, { round_medians: [2.0, 6.0] }), null, 'rounds that do not match');
   assert.equal(pairedRatio({ round_medians: [1.0] }, { round_medians: [2.0] }), null, 'one round: no pairs to take a median of');
   assert.equal(pairedRatio(ours, undefined), null);

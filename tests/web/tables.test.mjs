@@ -1,7 +1,7 @@
 // tables.js: when the hidden weight tables are built. Timers mocked (node:test): deterministic.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scheduleTables, PAUSE_MS, SYNC_TABLE_CELLS } from '../../web/src/tables.js';
+import { scheduleTables, PAUSE_MS, SYNC_TABLE_CELLS, MAX_TABLE_TOKENS } from '../../web/src/tables.js';
 
 function fakeRoot() {
   const attrs = new Map();
@@ -68,4 +68,20 @@ test('a previous table is marked stale until its new one replaces it (style.css 
   assert.ok(hs.every((x) => x.dataset.stale === 'true'));
   scheduleTables(root, hs.slice(0, 2), (h) => `small ${h}`, { n: 5, m: 5 });
   assert.deepEqual(hs.slice(0, 2).map((x) => [x.content, x.dataset.stale]), [['small 0', undefined], ['small 1', undefined]]);
+});
+
+test('beyond MAX_TABLE_TOKENS a stale holder gets its note at once, no longer stale (read out)', (t) => {
+  // The note is a <p> made with document.createElement: a stand-in document here.
+  globalThis.document = { createElement: (tag) => ({ tag, textContent: '' }) };
+  t.after(() => delete globalThis.document);
+  const root = fakeRoot();
+  const hs = holders(8);
+  hs.forEach((x, h) => x.replaceChildren(`old ${h}`));
+  scheduleTables(root, hs, (h) => `new ${h}`, { n: 64, m: 64 });
+  assert.ok(hs.every((x) => x.dataset.stale === 'true'));
+  const n = MAX_TABLE_TOKENS + 1;
+  scheduleTables(root, hs, () => assert.fail('no table beyond MAX_TABLE_TOKENS'), { n, m: n });
+  assert.equal(root.dataset.tables, 'none');
+  assert.ok(hs.every((x) => x.dataset.stale === undefined), 'the notes are shown and read out');
+  assert.match(hs[0].content.textContent, /^No table for more than 64 tokens/);
 });
