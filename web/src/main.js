@@ -404,11 +404,14 @@ function updateView() {
     }
     explainState = explained;
     showMaskFields();
+    const firstView = view === null;
     render(state, tokens, result);
     explain.update({ state, tokens, result, request, explain: explainState, maskFields: fields });
     if (refusedSince) return true; // the address and preset follow the controls, which are refused
-    // The address: once typing pauses (writeHashOncePaused).
+    // The address: once typing pauses (writeHashOncePaused); the first view's, after the frame
+    // that paints it (replaceState and the favicon fetched again cost the first grid ~30 ms).
     if (fromTyping) writeHashOncePaused();
+    else if (firstView) writeHashOncePaused(0);
     else writeHash(state);
     els.preset.value = presetOf(state) ?? '';
     return true;
@@ -637,15 +640,16 @@ function writeHash(state) {
 }
 
 /**
- * While typing, the address of the view on screen is written once the typing pauses: ADDRESS_PAUSE_MS
- * after the last typed update, and after the frame that paints it. Each address change cost the
- * page's thread 2–4 ms of history.replaceState, and Chromium then fetched and parsed the SVG
- * favicon again (3–8 ms more): once per keystroke, a burst of typing paid it for every key.
- * The price: a reload, or Back, within the pause finds the address as it was before the burst.
+ * While typing, the address of the view on screen is written once the typing pauses: `pauseMs`
+ * (default ADDRESS_PAUSE_MS) after the last typed update, and after the frame that paints it.
+ * Each address change cost the page's thread 2–4 ms of history.replaceState, and Chromium then
+ * fetched and parsed the SVG favicon again (3–8 ms more): once per keystroke, a burst of typing
+ * paid it for every key. The price: a reload, or Back, within the pause finds the address as it
+ * was before the burst. The first view's address waits for its frame only (`pauseMs` 0).
  */
-function writeHashOncePaused() {
+function writeHashOncePaused(pauseMs = ADDRESS_PAUSE_MS) {
   clearTimeout(addressTimer);
-  addressTimer = setTimeout(() => requestAnimationFrame(() => setTimeout(writePendingHash, 0)), ADDRESS_PAUSE_MS);
+  addressTimer = setTimeout(() => requestAnimationFrame(() => setTimeout(writePendingHash, 0)), pauseMs);
 }
 
 /** The address that writeHashOncePaused has yet to write, now (also when the page is left). */
