@@ -151,7 +151,7 @@ function showMaskFields() {
   els.maskWindowField.hidden = els.mask.value !== 'window';
   els.maskDrawnField.hidden = els.mask.value !== 'drawn';
   const k = explainState.drawn.length;
-  els.maskDrawnCount.textContent = `${k} cell${k === 1 ? '' : 's'} masked: click a cell of any grid to mask it or let it attend again.`;
+  setText(els.maskDrawnCount, `${k} cell${k === 1 ? '' : 's'} masked: click a cell of any grid to mask it or let it attend again.`);
 }
 
 /**
@@ -222,22 +222,46 @@ function rawControls() {
 /** The text whose chips are shown (the input event and the update both ask: drawn once). */
 let chipsText = null;
 
-/** The tokens as separate chips, so the splitting rule is visible. Text nodes only. */
+/**
+ * Sets an element's text where it differs: the same text written again still replaces the text
+ * node, and the next frame lays the element out again (issue 6: every keystroke's frame).
+ */
+function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
+/** A chip element: <span class="`className`">. */
+function chip(className) {
+  const s = document.createElement('span');
+  s.className = className;
+  return s;
+}
+
+/**
+ * The tokens as separate chips, so the splitting rule is visible. Text nodes only. The chips are
+ * kept and only those whose token changed are rewritten: a keystroke changes one token, and
+ * rebuilding 64 chips made the frame restyle and lay out every one (issue 6).
+ */
 function showTokens(text) {
   if (text === chipsText) return;
   chipsText = text;
   const tokens = tokenize(text);
-  const label = document.createElement('span');
-  label.className = 'tokens-count';
-  label.textContent = `${tokens.length} token${tokens.length === 1 ? '' : 's'}: `;
-  const chips = tokens.slice(0, 80).map((t) => {
-    const s = document.createElement('span');
-    s.className = 'token';
-    s.textContent = t;
-    return s;
-  });
-  els.tokensLine.replaceChildren(label, ...chips);
-  if (tokens.length > 80) els.tokensLine.append(' …');
+  const line = els.tokensLine;
+  let label = line.firstElementChild;
+  if (!label?.classList.contains('tokens-count')) line.replaceChildren(label = chip('tokens-count'));
+  setText(label, `${tokens.length} token${tokens.length === 1 ? '' : 's'}: `);
+  let node = label.nextSibling;
+  for (const t of tokens.slice(0, 80)) {
+    if (node?.nodeType !== Node.ELEMENT_NODE) node = line.insertBefore(chip('token'), node);
+    setText(node, t);
+    node = node.nextSibling;
+  }
+  while (node) {
+    const next = node.nextSibling;
+    node.remove();
+    node = next;
+  }
+  if (tokens.length > 80) line.append(' …');
 }
 
 /**
@@ -505,16 +529,16 @@ function render(state, tokens, result) {
   view = { state, tokens, result, heatmaps };
   layout();
 
-  els.summary.textContent =
+  setText(els.summary,
     `n = ${tokens.length} token${tokens.length === 1 ? '' : 's'} · d_model = ${result.d_model} · ` +
     `num_heads = ${result.num_heads} · d_head = ${dHead}` +
-    `${state.causal ? ' · causal' : ''}${state.positional ? ' · + positions' : ''} · seed ${state.seed}`;
-  els.params.textContent =
+    `${state.causal ? ' · causal' : ''}${state.positional ? ' · + positions' : ''} · seed ${state.seed}`);
+  setText(els.params,
     `Parameters: 4 · d_model² = ${formatCount(result.parameter_count)} ` +
-    '(Wq, Wk, Wv, Wo; the same for every valid num_heads)';
+    '(Wq, Wk, Wv, Wo; the same for every valid num_heads)');
   els.params.dataset.count = String(result.parameter_count);
-  els.precision.textContent = precisionText(result.precision,
-    experimentWork({ tokens: tokens.length, d_model: result.d_model }));
+  setText(els.precision, precisionText(result.precision,
+    experimentWork({ tokens: tokens.length, d_model: result.d_model })));
 
   const c = cells.cell;
   if (c && (c.row >= tokens.length || c.col >= tokens.length || c.head >= result.num_heads)) {
@@ -597,7 +621,7 @@ function select(sel) {
   for (const hm of view.heatmaps) hm.setSelection(sel);
   view.drawnSelection = sel;
   if (!sel) {
-    els.readout.textContent = READOUT_HINT;
+    setText(els.readout, READOUT_HINT);
     delete els.readout.dataset.head;
     return;
   }
@@ -607,7 +631,7 @@ function select(sel) {
   let text = readoutText(sel.head, tokens[sel.row], tokens[sel.col], w);
   if (result.fully_masked_rows[sel.head * n + sel.row] === 1) text += ' (every key of this row is masked)';
   if (cells.locked) text += ' · locked';
-  els.readout.textContent = text;
+  setText(els.readout, text);
   els.readout.dataset.head = String(sel.head);
 }
 
