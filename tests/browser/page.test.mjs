@@ -367,6 +367,40 @@ for (const which of [0, 1]) {
         assert.deepEqual(g, plain, 'labels restored exactly, nothing highlighted');
       }));
 
+    test('typing draws only the labels that changed: the same pixels as a page opened with that text', async () => {
+      // Head 0's [row labels, column labels] as PNG data, once the grids show `n` tokens: the part
+      // of each label canvas on show (its backing store may be larger: heatmap.js labelStore).
+      const labels = async (page, n) => {
+        await page.waitForFunction((k) => document.querySelector('canvas[data-head="0"]')?.dataset.rows === String(k), n);
+        return page.$eval('canvas[data-head="0"]', (c) =>
+          [...c.parentElement.querySelectorAll('canvas.hm-labels')].map((l) => {
+            const shown = document.createElement('canvas');
+            shown.width = Math.ceil(parseFloat(l.style.width));
+            shown.height = Math.ceil(parseFloat(l.style.height));
+            shown.getContext('2d').drawImage(l, 0, 0);
+            return shown.toDataURL();
+          }));
+      };
+      const hashOf = (text) => `#text=${text.replaceAll(' ', '+')}&d_model=8&num_heads=2&seed=3`;
+      // The widest label ("bird") and the cell size stay, so each new sprite starts from the last
+      // one: a word replaced ("sat" -> "ran", its slot cleared first), one added, then three removed.
+      const steps = ['a bird ran on the mat', 'a bird ran on the mat to', 'a bird ran'];
+      const typed = [];
+      await withPage(target(), hashOf('a bird sat on the mat'), async ({ page }) => {
+        const first = await labels(page, 6);
+        for (const text of steps) {
+          await page.fill('#text', text);
+          typed.push(await labels(page, text.split(' ').length));
+        }
+        assert.notDeepEqual(typed[0], first, 'the replaced word is drawn');
+      });
+      for (const [i, text] of steps.entries()) {
+        await withPage(target(), hashOf(text), async ({ page }) => {
+          assert.deepEqual(typed[i], await labels(page, text.split(' ').length), `labels of "${text}"`);
+        });
+      }
+    });
+
     test('keyboard: Tab to a grid, arrows move the readout', () =>
       withPage(target(), MODULE_08, async ({ page }) => {
         await page.focus('canvas[data-head="0"]');

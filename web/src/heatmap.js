@@ -90,18 +90,42 @@ function place(el, x, y, w, h) {
  * Every label of `set` as row labels (kind 'row': rowLabel) or column labels ('col':
  * columnLabel) of `layout`, in `ink`, in a canvas of w × h CSS px at `dpr`: drawn once per layout
  * and copied into every head's label canvas (issue 6: 8 heads drew the same 128 labels each).
+ * When the last sprite of this kind has the same label geometry (cell, band, dpr, ink), the new
+ * one starts from a copy of it and draws only the labels that differ: a keystroke changes one
+ * token, or adds one (issue 6: 128 labels drawn again took ~2 ms of every update at 64 tokens).
+ * Each label stays inside its slot (labelSlot: MIN_CELL > FONT_PX), so the result is the same
+ * pixels as drawing them all.
  */
+const lastSprites = {};
 function sprite(set, kind, layout, w, h, dpr, ink) {
   const key = `${w}|${h}|${dpr}|${ink}`;
   if (set[kind]?.key !== key) {
     const canvas = document.createElement('canvas');
     const ctx = sized(canvas, w, h, dpr);
+    const band = kind === 'row' ? layout.originX : `${layout.originY}|${layout.rotateColumns}`;
+    const geometry = `${layout.cell}|${band}|${dpr}|${ink}`;
+    const last = lastSprites[kind]?.geometry === geometry ? lastSprites[kind] : null;
+    if (last) {
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      ctx.drawImage(last.canvas, 0, 0);
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    }
     ctx.fillStyle = ink;
     const draw = kind === 'row' ? rowLabel : columnLabel;
-    set.texts.forEach((t, i) => draw(ctx, t, i, layout));
+    set.texts.forEach((t, i) => {
+      if (last && last.texts[i] === t) return;
+      if (last && i < last.texts.length) ctx.clearRect(...labelSlot(kind, layout, i));
+      draw(ctx, t, i, layout);
+    });
     set[kind] = { key, canvas };
+    lastSprites[kind] = { geometry, texts: set.texts, canvas };
   }
   return set[kind].canvas;
+}
+
+/** The box (x, y, w, h; CSS px) of row label i (kind 'row') or column label i ('col'). */
+function labelSlot(kind, { cell, originX, originY }, i) {
+  return kind === 'row' ? [0, i * cell, originX, cell] : [i * cell, 0, cell, originY];
 }
 
 /** Row label i, right-aligned against the grid, in a canvas whose top is the grid's. */
@@ -359,9 +383,9 @@ export class HeadHeatmap {
     if (this.layout.labels) {
       // Labels: a copy of the sprite, the selected one bold over a cleared spot.
       [
-        [this.rowCanvas, selRow, (i) => [0, i * cell, originX, cell], rowLabel, this.rowLabels],
-        [this.colCanvas, selCol, (j) => [j * cell, 0, cell, originY], columnLabel, this.colLabels],
-      ].forEach(([c, now, spot, label, texts], k) => {
+        [this.rowCanvas, selRow, 'row', rowLabel, this.rowLabels],
+        [this.colCanvas, selCol, 'col', columnLabel, this.colLabels],
+      ].forEach(([c, now, kind, label, texts], k) => {
         if (this.bold[k] === now) return;
         this.bold[k] = now;
         const ctx = c.getContext('2d');
@@ -370,7 +394,7 @@ export class HeadHeatmap {
         ctx.drawImage(this.sprites[k], 0, 0);
         if (now < 0) return;
         ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-        ctx.clearRect(...spot(now));
+        ctx.clearRect(...labelSlot(kind, this.layout, now));
         ctx.fillStyle = this.theme.accent;
         label(ctx, texts[now], now, this.layout, FONT_BOLD);
       });
