@@ -13,6 +13,8 @@ import {
 const MODULE_08 = '#preset=module-08';
 const VERSION = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
 const TIMEOUT = 60_000;
+/** The whole suite (its tests one after the other): ~40 s alone on a 2-core machine; room for a loaded one. */
+const SUITE_TIMEOUT = 240_000;
 
 const env = useBrowserAndTargets();
 
@@ -21,7 +23,7 @@ const withPage = (target, hash, fn, options) => withCheckedPage(env.browser, tar
 
 for (const which of [0, 1]) {
   const target = () => env.servers.targets[which];
-  describe(`page ${which === 0 ? 'served over http' : 'opened from file://'}`, { timeout: TIMEOUT }, () => {
+  describe(`page ${which === 0 ? 'served over http' : 'opened from file://'}`, { timeout: SUITE_TIMEOUT }, () => {
     test('module 08 preset: the course numbers, read from the tables', () =>
       withPage(target(), MODULE_08, async ({ page }) => {
         assert.deepEqual(await tableRow(page, 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);

@@ -18,6 +18,7 @@ import {
   defaultExplain, explainToHash, fitExplain, maskLimits, parseExplainHash, readMaskControls,
 } from './explain/explain_state.js';
 import { maskFields, toggleCell } from './explain/masks.js';
+import { h as element } from './explain/dom.js';
 import { loadFullModule, startCore, coreScriptLoaded, CORE_SCRIPT } from './wasm_modules.js';
 import { parseDateHash, parseMode } from './date_state.js';
 import { CellSelection } from './selection.js';
@@ -230,13 +231,6 @@ function setText(el, text) {
   if (el.textContent !== text) el.textContent = text;
 }
 
-/** A chip element: <span class="`className`">. */
-function chip(className) {
-  const s = document.createElement('span');
-  s.className = className;
-  return s;
-}
-
 /**
  * The tokens as separate chips, so the splitting rule is visible. Text nodes only. The chips are
  * kept and only those whose token changed are rewritten: a keystroke changes one token, and
@@ -248,11 +242,11 @@ function showTokens(text) {
   const tokens = tokenize(text);
   const line = els.tokensLine;
   let label = line.firstElementChild;
-  if (!label?.classList.contains('tokens-count')) line.replaceChildren(label = chip('tokens-count'));
+  if (!label?.classList.contains('tokens-count')) line.replaceChildren(label = element('span', { className: 'tokens-count' }));
   setText(label, `${tokens.length} token${tokens.length === 1 ? '' : 's'}: `);
   let node = label.nextSibling;
   for (const t of tokens.slice(0, 80)) {
-    if (node?.nodeType !== Node.ELEMENT_NODE) node = line.insertBefore(chip('token'), node);
+    if (node?.nodeType !== Node.ELEMENT_NODE) node = line.insertBefore(element('span', { className: 'token' }), node);
     setText(node, t);
     node = node.nextSibling;
   }
@@ -520,7 +514,7 @@ function render(state, tokens, result) {
     figure.classList.toggle('is-off', explainState.off.includes(h));
     const detail = figure.querySelector('.head-detail');
     const columns = ` · Q, K, V columns ${h * dHead}–${(h + 1) * dHead - 1}`;
-    if (detail.textContent !== columns) detail.textContent = columns;
+    setText(detail, columns);
   }
   if (!reuse) els.heads.replaceChildren(...figures);
   // The tables replace the previous ones in their holders (after the paint, for larger views).
