@@ -93,10 +93,12 @@ function place(el, x, y, w, h) {
  * When the last sprite of this kind has the same label geometry (cell, band, dpr, ink), the new
  * one starts from a copy of it and draws only the labels that differ: a keystroke changes one
  * token, or adds one (issue 6: 128 labels drawn again took ~2 ms of every update at 64 tokens).
- * Each label stays inside its slot (labelSlot: MIN_CELL > FONT_PX), so the result is the same
- * pixels as drawing them all.
+ * Labels in Latin-1 stay inside their slot (labelSlot: MIN_CELL > FONT_PX), so the result is the
+ * same pixels as drawing them all; other scripts may reach beyond it (stacked diacritics such as
+ * "Ẫ" left a few anti-aliased pixels in the next slot), so their sprites are drawn whole.
  */
 const lastSprites = {};
+const IN_SLOT = /^[\x20-\x7e\xa0-\xff]*$/;
 function sprite(set, kind, layout, w, h, dpr, ink) {
   const key = `${w}|${h}|${dpr}|${ink}`;
   if (set[kind]?.key !== key) {
@@ -104,7 +106,8 @@ function sprite(set, kind, layout, w, h, dpr, ink) {
     const ctx = sized(canvas, w, h, dpr);
     const band = kind === 'row' ? layout.originX : `${layout.originY}|${layout.rotateColumns}`;
     const geometry = `${layout.cell}|${band}|${dpr}|${ink}`;
-    const last = lastSprites[kind]?.geometry === geometry ? lastSprites[kind] : null;
+    const inSlot = set.texts.every((t) => IN_SLOT.test(t));
+    const last = inSlot && lastSprites[kind]?.geometry === geometry ? lastSprites[kind] : null;
     if (last) {
       ctx.setTransform(1, 0, 0, 1, 0, 0);
       ctx.drawImage(last.canvas, 0, 0);
@@ -118,7 +121,7 @@ function sprite(set, kind, layout, w, h, dpr, ink) {
       draw(ctx, t, i, layout);
     });
     set[kind] = { key, canvas };
-    lastSprites[kind] = { geometry, texts: set.texts, canvas };
+    lastSprites[kind] = inSlot ? { geometry, texts: set.texts, canvas } : null;
   }
   return set[kind].canvas;
 }
