@@ -213,8 +213,9 @@ for (const which of [0, 1]) {
           await page.waitForFunction(() => /^n = 64 tokens · d_model = 128/.test(document.getElementById('summary').textContent));
           assert.equal(await page.textContent('#alert'), '');
         }
-        // The cells' colours (served: coloured by the workers, pixels.js) are the legend's for the
-        // core's weight.
+        // The cells' colours (served: each head coloured on the page from its worker's half,
+        // heatmap.js cellPixels; heads 0 and 1 in one half, 3 in the other) are the legend's for
+        // the core's weight.
         const weights = core.numpyExperiment({ ...at64, precision: 'auto' }).attn_weights;
         for (const [head, row, col] of [[0, 5, 5], [3, 31, 2], [1, 63, 40]]) {
           const c = await cellCentre(page, head, row, col);

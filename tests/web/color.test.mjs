@@ -33,6 +33,18 @@ test('headPixels: one opaque RGBA pixel per cell of the chosen head', () => {
   }
 });
 
+test('headPixels into a given buffer: the same pixels, written in place at its byte offset, nothing around them touched', () => {
+  const w = Float32Array.from([1, 0, 0, 0.5, 0.25, 0.25, /* head 1 */ 0, 0, 1, 0.2, 0.3, 0.5]);
+  const store = new Uint8ClampedArray(4 + 2 * 3 * 4 + 4).fill(7);
+  const out = store.subarray(4, 4 + 2 * 3 * 4);
+  assert.equal(headPixels(w, 1, 2, 3, out), out);
+  assert.deepEqual(out, headPixels(w, 1, 2, 3));
+  assert.deepEqual([...store.subarray(0, 4), ...store.subarray(28)], [7, 7, 7, 7, 7, 7, 7, 7]);
+  // Written again with other weights: every pixel replaced (the grids reuse one buffer a view).
+  headPixels(w, 0, 2, 3, out);
+  assert.deepEqual(out, headPixels(w, 0, 2, 3));
+});
+
 test('headPixels: the 256-colour lookup gives weightToRgb exactly, at every step edge and in between', () => {
   const ws = [NaN, -1, -0, 0, 1e-9, 1, 1.5, 0.999999, 0.5, 1 / 3];
   for (let i = 0; i <= 256; i++) ws.push(i / 256, Math.max(0, i / 256 - 1e-7), Math.min(1, i / 256 + 1e-7));

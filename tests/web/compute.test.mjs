@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   Compute, WORKER_FIRST_COST, WORKER_MIN_WORK, experimentWork, joinHeads, pageCost, sameRequest, splittable,
+  workerColours,
 } from '../../web/src/compute.js';
 
 globalThis.document ??= { documentElement: { dataset: {} } }; // stopWorker writes data-compute-worker
@@ -194,6 +195,12 @@ test('joinHeads: the halves\' weights and masked rows one after the other, the r
   const p = (v) => new Uint8ClampedArray(16).fill(v);
   assert.deepEqual(joinHeads({ ...a, pixels: [p(1), p(2)] }, { ...b, pixels: [p(3)] }).pixels, [p(1), p(2), p(3)]);
   assert.equal(joinHeads({ ...a, pixels: [p(1), p(2)] }, b).pixels, undefined);
+  // Each head's weights without the joined copy (the grids colour from them): views into the
+  // halves, not enumerable (not part of the result's fields).
+  const views = joinHeads(a, b);
+  assert.deepEqual(views.headWeights, [Float32Array.of(1, 2, 3, 4), Float32Array.of(5, 6, 7, 8), Float32Array.of(9, 10, 11, 12)]);
+  assert.equal(views.headWeights[2].buffer, b.attn_weights.buffer);
+  assert.ok(!Object.keys(views).includes('headWeights'));
   // The weights are joined once, when first read, into a new array (the halves stay as they were).
   const lazy = joinHeads(a, b);
   const weights = lazy.attn_weights;
@@ -246,16 +253,24 @@ test('two workers: a splittable call goes half to each, the answer is the joined
   assert.deepEqual(await bad, { error: 'boom', where: 'worker' });
 });
 
-test('the colour table goes with every worker call, pooled grids included', () => {
+test('the colour table goes with the worker calls whose grids the workers colour: pooled, or more than MAX_KEPT_WEIGHTS weights', () => {
+  const view = (tokens, num_heads) => ({ ...large, tokens, num_heads, d_model: 64 });
+  // Coloured on the page, into each grid's kept buffer: 64 tokens x 8 heads, 512 x 12 (3.1 M).
+  assert.equal(workerColours(view(64, 8)), false);
+  assert.equal(workerColours(view(512, 12)), false);
+  assert.equal(workerColours(view(1024, 4)), false, '4 x 1024 x 1024 = MAX_KEPT_WEIGHTS');
+  // By the worker: 1024 x 5 heads (5.2 M weights), 1025 tokens x 1 head (pooled by 2).
+  assert.equal(workerColours(view(1024, 5)), true);
+  assert.equal(workerColours(view(1025, 1)), true);
   const lut = new Uint32Array(257);
   const c = new Compute(fakeCore(), { lut });
   const sent = [];
   c.worker = { postMessage: (m) => sent.push(m), terminate() {} };
   c.workerReady = true;
   c.run({ ...large, precision: 'auto' });
-  assert.equal(sent[0].lut, lut);
+  assert.equal(sent[0].lut, undefined);
   c.onMessage({ id: sent[0].id, result: {}, stats: {} });
-  c.run({ ...large, tokens: 2048, d_model: 64 }); // pooled beyond 1024 tokens, in the worker too
+  c.run({ ...large, tokens: 2048, d_model: 64 }); // pooled beyond 1024 tokens: coloured in the worker
   assert.equal(sent[1].lut, lut);
 });
 

@@ -62,10 +62,11 @@ export function rampWords() {
  * 512 x 512 took 70 ms a byte at a time in node; tests/web/color.test.mjs checks every pixel
  * against weightToRgb).
  * weights: Float32Array (h, n, m) row-major, head i at offset i*n*m.
- * @returns {Uint8ClampedArray} length n*m*4
+ * @param {Uint8ClampedArray} [out] where to write them (n*m*4 bytes); a new array when not given
+ * @returns {Uint8ClampedArray} length n*m*4 (`out` when given)
  */
-export function headPixels(weights, head, n, m) {
-  return weightPixels(weights, head * n * m, n * m, rampWords());
+export function headPixels(weights, head, n, m, out = undefined) {
+  return weightPixels(weights, head * n * m, n * m, rampWords(), out);
 }
 
 /** The legend strip: `width` pixels sampled at the centre of each step of [0, 1]. */

@@ -26,6 +26,7 @@
 // into them).
 
 import { FLOAT64_MAX_WORK } from './format.js';
+import { poolFactor } from './pixels.js';
 
 export const WORKER_SCRIPT = 'compute_worker.js';
 /** Multiply-adds above which a request goes to the worker (module 08's examples stay inline). */
@@ -100,11 +101,23 @@ export function splittable(request) {
 }
 
 /**
+ * Whether a worker colours the cells of `request`'s grids (its result then has `pixels`): pooled
+ * grids (beyond MAX_BUFFER_SIDE tokens, pixels.js), and grids of more than MAX_KEPT_WEIGHTS
+ * weights in all. Smaller ones are coloured on the page, into each grid's kept pixel buffer
+ * (heatmap.js): 12 heads of 512 x 512 took each worker ~22 ms, mostly writing 6 MB of pixels
+ * into new memory (memory touched for the first time cost 3.5 ms a MB on the benchmark's
+ * machine), and take the page ~6 ms.
+ */
+export function workerColours(request) {
+  return poolFactor(request.tokens, request.tokens) > 1 || request.num_heads * request.tokens ** 2 > MAX_KEPT_WEIGHTS;
+}
+
+/**
  * The result for every head from the two workers' halves (heads [0, a) and [a, h)): their weights
  * and fully masked rows one after the other; the rest as the first half says, without its
- * first_head and head_count. The weights are joined when first read: the grids draw from the
- * workers' pixels, and copying 12 heads of 512 x 512 weights took the page ~10 ms an update
- * (issue 6), which a hover, a table or a panel pays later, once.
+ * first_head and head_count. The weights are joined when first read: the grids colour each
+ * head from its half (`headWeights`, not enumerable), and copying 12 heads of 512 x 512 weights
+ * took the page ~10 ms an update (issue 6), which a hover, a table or a panel pays later, once.
  */
 export function joinHeads(first, second) {
   const join = (Type, a, b) => {
@@ -123,6 +136,12 @@ export function joinHeads(first, second) {
     enumerable: true,
     get: () => (weights ??= join(Float32Array, first.attn_weights, second.attn_weights)),
   });
+  // Each head's (n, m) weights: a view into its half's (the joined array is not made for them).
+  const size = first.n * first.m;
+  Object.defineProperty(joined, 'headWeights', {
+    value: [first, second].flatMap(({ attn_weights: w }) =>
+      Array.from({ length: w.length / size }, (_, i) => w.subarray(i * size, i * size + size))),
+  });
   if (first.pixels && second.pixels) joined.pixels = [...first.pixels, ...second.pixels];
   else delete joined.pixels;
   return joined;
@@ -133,7 +152,8 @@ export class Compute {
    * @param {object} mod the page's core (for the main thread)
    * @param {{lut?: Uint32Array}} [colors] the grids' colour table (color.js rampWords): a worker
    *   given it also returns the cells' pixels (result.pixels, one buffer per head, pooled as the
-   *   grid draws them beyond 1024 tokens: pixels.js resultPixels)
+   *   grid draws them beyond 1024 tokens: pixels.js resultPixels); it is sent with the requests
+   *   whose grids the workers colour (workerColours)
    */
   constructor(mod, { lut = null } = {}) {
     this.mod = mod;
@@ -221,7 +241,7 @@ export class Compute {
     // if it comes, is then ignored).
     if (this.inFlight !== null && this.parts.has(this.inFlight)) {
       this.parts.delete(this.inFlight);
-      this.worker.postMessage({ id: this.inFlight, lut: this.lut ?? undefined, request: this.last.request });
+      this.send(this.inFlight);
     }
   }
 
@@ -331,7 +351,7 @@ export class Compute {
   send(id) {
     this.inFlight = id;
     const request = this.last.request; // only the newest call is sent
-    const lut = this.lut ?? undefined;
+    const lut = workerColours(request) ? this.lut ?? undefined : undefined;
     if (this.helperReady && splittable(request)) {
       const half = Math.ceil(request.num_heads / 2);
       this.parts.set(id, []);

@@ -5,8 +5,10 @@
 //   page -> worker: {id, part?, request, lut?}
 //                                        (a numpyExperiment request; part 0 or 1: half of a call
 //                                         split by heads between two workers, compute.js; lut:
-//                                         the grids' colour table: the result then also has
-//                                         `pixels`, one RGBA buffer per head, pixels.js)
+//                                         the grids' colour table, sent for the grids the page
+//                                         leaves to the workers (compute.js workerColours): the
+//                                         result then also has `pixels`, one RGBA buffer per
+//                                         head, pixels.js)
 //                or {prime: request}     (computed and dropped, no answer: the seed's draws and
 //                                         the kernels are then ready for the first real call)
 //   worker -> page: {id, part?, result, stats}  (typed arrays transferred, not copied)

@@ -283,7 +283,7 @@ export class HeadHeatmap {
     const given = result.pixels?.[head];
     const { rows, cols, pixels } = given
       ? { rows: Math.ceil(n / factor), cols: Math.ceil(m / factor), pixels: given }
-      : factor === 1 ? { rows: n, cols: m, pixels: headPixels(this.weights, head, n, m) }
+      : factor === 1 ? { rows: n, cols: m, pixels: this.cellPixels(result, head) }
         : pooledPixels(this.weights, head, n, m, factor);
     if (!given) greyMaskedRows(pixels, this.masked, head, n, cols, factor);
     const c = this.canvas;
@@ -302,6 +302,20 @@ export class HeadHeatmap {
         'Arrow keys move between cells; the value is read out below the controls.',
     );
     this.drawnKey = undefined;
+  }
+
+  /**
+   * Head `head`'s unpooled cell pixels, coloured into this grid's kept buffer (putImageData copies
+   * them out): a new buffer every view cost more than the colouring itself, memory touched for the
+   * first time being slow (issue 6: 3.5 ms a MB on the benchmark's machine). The weights come
+   * from the result's own view of this head when it has one (compute.js joinHeads: no joined copy).
+   */
+  cellPixels(result, head) {
+    const { n, m } = this;
+    const bytes = n * m * 4;
+    if (!(this.pixelStore?.length >= bytes)) this.pixelStore = new Uint8ClampedArray(bytes);
+    const own = result.headWeights?.[head];
+    return headPixels(own ?? this.weights, own ? 0 : head, n, m, this.pixelStore.subarray(0, bytes));
   }
 
   /**

@@ -1,6 +1,8 @@
 // Weights to RGBA pixels through a colour table: the loop the grids run for every cell, kept free
 // of any import so that the compute worker (compute_worker.js) can run it too and send pixels
-// ready to draw (issue 6: colouring 12 heads of 512 x 512 cost the page ~20 ms a view).
+// ready to draw, for the grids that would hold the page's thread (compute.js workerColours:
+// pooled ones, beyond 1024 tokens, and more than 2²² weights in all). The page colours the
+// others into each grid's kept buffer (heatmap.js cellPixels).
 // The table comes from color.js (rampWords: viridis); tests/web/color.test.mjs checks both roads
 // give the same pixels.
 
@@ -12,11 +14,12 @@ export const MASKED_RGBA = Object.freeze([154, 154, 154, 255]);
  * (w <= 0: word 0, w >= 1: word 255, NaN: word 256).
  * @param {Float32Array} weights @param {number} offset @param {number} count
  * @param {Uint32Array} lut 257 RGBA words in the platform's byte order (color.js rampWords)
- * @returns {Uint8ClampedArray} count * 4 bytes, for an ImageData
+ * @param {Uint8ClampedArray} [out] where to write them (count * 4 bytes, at a byte offset that is
+ *   a multiple of 4); a new array when not given
+ * @returns {Uint8ClampedArray} count * 4 bytes, for an ImageData (`out` when given)
  */
-export function weightPixels(weights, offset, count, lut) {
-  const out = new Uint8ClampedArray(count * 4);
-  const words = new Uint32Array(out.buffer);
+export function weightPixels(weights, offset, count, lut, out = new Uint8ClampedArray(count * 4)) {
+  const words = new Uint32Array(out.buffer, out.byteOffset, count);
   for (let c = 0; c < count; c++) {
     const w = weights[offset + c];
     // w <= 0 and w >= 1 clamp; NaN fails both comparisons that pick a colour: index 256.
