@@ -129,13 +129,25 @@ export async function startServer({ dir, port = 0, host = '127.0.0.1' }) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({
-    options: {
-      dir: { type: 'string', default: 'dist' },
-      port: { type: 'string', default: '8000' },
-      host: { type: 'string', default: '127.0.0.1' },
-    },
-  });
+  const usage = 'usage: node scripts/serve.mjs [--dir DIR (dist)] [--port PORT (8000)] [--host HOST (127.0.0.1)]';
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        dir: { type: 'string', default: 'dist' },
+        port: { type: 'string', default: '8000' },
+        host: { type: 'string', default: '127.0.0.1' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (e) {
+    console.error(`serve: ${e.message}\n${usage}`);
+    process.exit(2);
+  }
+  if (values.help) {
+    console.log(usage);
+    process.exit(0);
+  }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     console.error(`serve: --port ${values.port} is not a port number`);

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   Compute, WORKER_FIRST_COST, WORKER_MIN_WORK, experimentWork, joinHeads, pageCost, sameRequest, splittable,
-  workerColours,
+  colouredByWorkers,
 } from '../../web/src/compute.js';
 
 globalThis.document ??= { documentElement: { dataset: {} } }; // stopWorker writes data-compute-worker
@@ -256,12 +256,12 @@ test('two workers: a splittable call goes half to each, the answer is the joined
 test('the colour table goes with the worker calls whose grids the workers colour: pooled, or more than MAX_KEPT_WEIGHTS weights', () => {
   const view = (tokens, num_heads) => ({ ...large, tokens, num_heads, d_model: 64 });
   // Coloured on the page, into each grid's kept buffer: 64 tokens x 8 heads, 512 x 12 (3.1 M).
-  assert.equal(workerColours(view(64, 8)), false);
-  assert.equal(workerColours(view(512, 12)), false);
-  assert.equal(workerColours(view(1024, 4)), false, '4 x 1024 x 1024 = MAX_KEPT_WEIGHTS');
+  assert.equal(colouredByWorkers(view(64, 8)), false);
+  assert.equal(colouredByWorkers(view(512, 12)), false);
+  assert.equal(colouredByWorkers(view(1024, 4)), false, '4 x 1024 x 1024 = MAX_KEPT_WEIGHTS');
   // By the worker: 1024 x 5 heads (5.2 M weights), 1025 tokens x 1 head (pooled by 2).
-  assert.equal(workerColours(view(1024, 5)), true);
-  assert.equal(workerColours(view(1025, 1)), true);
+  assert.equal(colouredByWorkers(view(1024, 5)), true);
+  assert.equal(colouredByWorkers(view(1025, 1)), true);
   const lut = new Uint32Array(257);
   const c = new Compute(fakeCore(), { lut });
   const sent = [];

@@ -65,7 +65,7 @@ export function rampWords() {
  * @param {Uint8ClampedArray} [out] where to write them (n*m*4 bytes); a new array when not given
  * @returns {Uint8ClampedArray} length n*m*4 (`out` when given)
  */
-export function headPixels(weights, head, n, m, out = undefined) {
+export function headPixels(weights, head, n, m, out) {
   return weightPixels(weights, head * n * m, n * m, rampWords(), out);
 }
 

@@ -57,7 +57,9 @@ export const WORKER_FIRST_COST = 5e9;
 /**
  * The page keeps q, k and the scores (for the step panel) while num_heads · n · m is at most this
  * (12 heads of 2048 tokens would hold 200 MB of scores: issue 6 keeps the wasm heap under 512 MB);
- * a split request's halves are joined while its weights are at most this many floats too.
+ * a split request's halves are joined while its weights are at most this many floats too; and
+ * grids of at most this many weights in all are coloured on the page (colouredByWorkers: ~8 ms
+ * of its thread at most).
  */
 export const MAX_KEPT_WEIGHTS = 1 << 22;
 
@@ -108,7 +110,7 @@ export function splittable(request) {
  * into new memory (memory touched for the first time cost 3.5 ms a MB on the benchmark's
  * machine), and take the page ~6 ms.
  */
-export function workerColours(request) {
+export function colouredByWorkers(request) {
   return poolFactor(request.tokens, request.tokens) > 1 || request.num_heads * request.tokens ** 2 > MAX_KEPT_WEIGHTS;
 }
 
@@ -153,7 +155,7 @@ export class Compute {
    * @param {{lut?: Uint32Array}} [colors] the grids' colour table (color.js rampWords): a worker
    *   given it also returns the cells' pixels (result.pixels, one buffer per head, pooled as the
    *   grid draws them beyond 1024 tokens: pixels.js resultPixels); it is sent with the requests
-   *   whose grids the workers colour (workerColours)
+   *   whose grids the workers colour (colouredByWorkers)
    */
   constructor(mod, { lut = null } = {}) {
     this.mod = mod;
@@ -351,7 +353,7 @@ export class Compute {
   send(id) {
     this.inFlight = id;
     const request = this.last.request; // only the newest call is sent
-    const lut = workerColours(request) ? this.lut ?? undefined : undefined;
+    const lut = colouredByWorkers(request) ? this.lut ?? undefined : undefined;
     if (this.helperReady && splittable(request)) {
       const half = Math.ceil(request.num_heads / 2);
       this.parts.set(id, []);

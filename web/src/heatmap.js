@@ -281,6 +281,8 @@ export class HeadHeatmap {
     // The compute worker may have coloured (and pooled) the cells already (result.pixels,
     // pixels.js resultPixels: the same pixels).
     const given = result.pixels?.[head];
+    // The kept buffer serves unpooled grids coloured here only: dropped otherwise.
+    if (given || factor > 1) this.pixelStore = null;
     const { rows, cols, pixels } = given
       ? { rows: Math.ceil(n / factor), cols: Math.ceil(m / factor), pixels: given }
       : factor === 1 ? { rows: n, cols: m, pixels: this.cellPixels(result, head) }
@@ -309,13 +311,16 @@ export class HeadHeatmap {
    * them out): a new buffer every view cost more than the colouring itself, memory touched for the
    * first time being slow (issue 6: 3.5 ms a MB on the benchmark's machine). The weights come
    * from the result's own view of this head when it has one (compute.js joinHeads: no joined copy).
+   * The buffer is made anew when it is too small, or more than 4 times too large (a large view's
+   * pixels are not kept for good once smaller ones replace it).
    */
   cellPixels(result, head) {
     const { n, m } = this;
     const bytes = n * m * 4;
-    if (!(this.pixelStore?.length >= bytes)) this.pixelStore = new Uint8ClampedArray(bytes);
+    const kept = this.pixelStore;
+    if (!kept || kept.length < bytes || kept.length > 4 * bytes) this.pixelStore = new Uint8ClampedArray(bytes);
     const own = result.headWeights?.[head];
-    return headPixels(own ?? this.weights, own ? 0 : head, n, m, this.pixelStore.subarray(0, bytes));
+    return headPixels(own ?? this.weights, own !== undefined ? 0 : head, n, m, this.pixelStore.subarray(0, bytes));
   }
 
   /**
