@@ -9,8 +9,13 @@
 //   weights: |a - e| <= 1e-5 absolute;  output: |a - e| <= 1e-5 * max|e| + 1e-5 |e|.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "fixture_util.hpp"
 #include "mha/numpy_random.hpp"
@@ -152,6 +157,75 @@ TEST(FastVsReference, SixtySeededRandomConfigurations) {
   // The generator must actually exercise masks and fully masked rows.
   EXPECT_GT(masked_cases, 20);
   EXPECT_GT(fully_masked_seen, 0);
+}
+
+// The fast path keeps its scratch buffers (projections, head outputs, a block of scores) between
+// calls on a thread (attention.cpp, Workspace). Nothing of one call may reach the next: the 60
+// cases run again in reverse order, after a call large enough to make the workspace release its
+// buffers (more than 2^20 floats), must give the same bits as the first pass; and two threads
+// running them at once, in opposite orders, the same bits again (each thread has its own).
+mha::AttentionResult forward(const RandomCase& rc) {
+  return mha::multi_head_attention_forward(rc.config, rc.weights, rc.query, rc.key, rc.value,
+                                           rc.masks);
+}
+
+bool same_bits(const mha::AttentionResult& a, const mha::AttentionResult& b) {
+  const auto same = [](const float* x, const float* y, mha::Index count) {
+    return std::memcmp(x, y, sizeof(float) * static_cast<std::size_t>(count)) == 0;
+  };
+  return a.output.rows() == b.output.rows() && a.output.cols() == b.output.cols() &&
+         a.attn_weights.size() == b.attn_weights.size() &&
+         same(a.output.data(), b.output.data(), a.output.size()) &&
+         same(a.attn_weights.data(), b.attn_weights.data(), a.attn_weights.size()) &&
+         a.fully_masked_rows == b.fully_masked_rows;
+}
+
+TEST(FastPathScratch, ResultsDoNotDependOnEarlierCalls) {
+  mha::NumpyRandomState rng(20240601);
+  std::vector<RandomCase> cases;
+  std::vector<mha::AttentionResult> first;
+  for (int i = 0; i < 60; ++i) {
+    cases.push_back(make_case(rng, i));
+    first.push_back(forward(cases.back()));
+  }
+  // (1100, 320) self-attention: a fused Q | K | V of 1100 x 960 floats, more than the 2^20 kept.
+  mha::AttentionConfig big_config;
+  big_config.d_model = 320;
+  big_config.num_heads = 4;
+  const double s = 1.0 / std::sqrt(320.0);
+  const mha::AttentionWeights big_weights = mha::AttentionWeights::fused(
+      randn_f(rng, 960, 320, s), mha::VectorXf(), randn_f(rng, 320, 320, s), mha::VectorXf());
+  const mha::RowMatrixXf big_x = randn_f(rng, 1100, 320, 1.0);
+  const auto big = mha::multi_head_attention_forward(big_config, big_weights, big_x, big_x, big_x);
+  ASSERT_EQ(big.attn_weights.size(), 4 * 1100 * 1100);
+  for (int i = 59; i >= 0; --i) {
+    SCOPED_TRACE(cases[static_cast<std::size_t>(i)].label);
+    EXPECT_TRUE(same_bits(forward(cases[static_cast<std::size_t>(i)]),
+                          first[static_cast<std::size_t>(i)]));
+  }
+  // The large call itself, after the small ones, and a small one right after it.
+  EXPECT_TRUE(same_bits(
+      mha::multi_head_attention_forward(big_config, big_weights, big_x, big_x, big_x), big));
+  EXPECT_TRUE(same_bits(forward(cases[7]), first[7]));
+
+  int mismatches[2] = {0, 0};
+  std::atomic<int> ready{0};
+  std::thread threads[2];
+  for (int t = 0; t < 2; ++t) {
+    threads[t] = std::thread([&, t] {
+      ++ready;
+      while (ready.load() < 2) std::this_thread::yield();  // start together
+      for (int round = 0; round < 40; ++round) {
+        for (int j = 0; j < 60; ++j) {
+          const std::size_t i = static_cast<std::size_t>(t == 0 ? j : 59 - j);
+          if (!same_bits(forward(cases[i]), first[i])) ++mismatches[t];
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(mismatches[0], 0);
+  EXPECT_EQ(mismatches[1], 0);
 }
 
 }  // namespace

@@ -433,6 +433,69 @@ RowMatrixXf shared_mask(const AttentionMasks& masks, Index n, Index m) {
 /// of scores (96 x m floats; 768 KiB at m = 2048) stays in cache between the three steps.
 constexpr Index kRowsPerBlock = 96;
 
+/// Scratch memory of one forward pass (the projections, the head outputs, a block of scores).
+/// Natively it is kept between calls on each thread: allocated and freed on every call, the
+/// ~300 KB of (64, 128, 4) went back to the system each time (glibc trims its heap's top once
+/// more than 128 KiB is free there) and came back as ~40 page faults a call, 0.50 ms a forward
+/// instead of 0.10 (scripts/bench/notes.md). After a call that needed more than kKeepFloats in
+/// all, the buffers are released: at those sizes glibc raises its own trim threshold, and the
+/// products outweigh the faults. In WebAssembly nothing is kept (the linear memory never shrinks,
+/// so there is nothing to save, and memoryStats() reports what stays allocated). A nested forward
+/// on the same thread (none today) would get buffers of its own.
+class Workspace {
+ public:
+#if defined(__EMSCRIPTEN__)
+  static constexpr Index kKeepFloats = 0;
+#else
+  static constexpr Index kKeepFloats = Index(1) << 20;  ///< 4 MiB at most, per thread
+#endif
+
+  /// A buffer of at least `count` floats, unwritten; valid until the lease ends.
+  float* projections(Index count) { return reserve(projections_, count); }
+  float* head_outputs(Index count) { return reserve(head_outputs_, count); }
+  float* block(Index count) { return reserve(block_, count); }
+
+ private:
+  friend class WorkspaceLease;
+  static Workspace& kept() {
+    thread_local Workspace workspace;
+    return workspace;
+  }
+  static float* reserve(VectorXf& buffer, Index count) {
+    if (buffer.size() < count) buffer.resize(count);  // Eigen: reallocates, does not initialise
+    return buffer.data();
+  }
+  VectorXf projections_, head_outputs_, block_;
+  bool busy_ = false;
+};
+
+/// The workspace of one forward pass: this thread's kept one, or (in WebAssembly, or while the
+/// kept one is in use) a fresh one.
+class WorkspaceLease {
+ public:
+  WorkspaceLease() {
+    if (Workspace::kKeepFloats > 0 && !Workspace::kept().busy_) {
+      workspace_ = &Workspace::kept();
+      workspace_->busy_ = true;
+    }
+  }
+  WorkspaceLease(const WorkspaceLease&) = delete;
+  WorkspaceLease& operator=(const WorkspaceLease&) = delete;
+  ~WorkspaceLease() {
+    if (workspace_ == &fresh_) return;
+    workspace_->busy_ = false;
+    if (workspace_->projections_.size() + workspace_->head_outputs_.size() +
+            workspace_->block_.size() > Workspace::kKeepFloats) {
+      *workspace_ = Workspace();
+    }
+  }
+  Workspace& get() { return *workspace_; }
+
+ private:
+  Workspace fresh_;
+  Workspace* workspace_ = &fresh_;
+};
+
 /// The per-head part of the forward pass: for heads first_head .. first_head + heads - 1, whose
 /// projections are q's and k's (and v's) columns [i·d_head, (i+1)·d_head): the scores, the masks,
 /// the softmax and (when v is given) A·V into head_outputs (n, heads·d_head, row-major).
@@ -450,7 +513,7 @@ struct HeadsInput {
 /// Fills result.attn_weights, fully_masked_rows and (keep_intermediates) scores for `p.heads`
 /// heads; the caller has validated everything and checked q, k, v for overflow.
 void attend_heads(const HeadsInput& p, const AttentionMasks& masks, const ForwardOptions& options,
-                  AttentionResult& result, float* head_outputs) {
+                  AttentionResult& result, float* head_outputs, Workspace& workspace) {
   const Index n = p.n, m = p.m, h = p.heads, d_head = p.d_head, d = h * d_head;
   const float *q = p.q, *k = p.k, *v = p.v;
   const Index ldq = p.ldq, ldk = p.ldk, ldv = p.ldv;
@@ -464,7 +527,7 @@ void attend_heads(const HeadsInput& p, const AttentionMasks& masks, const Forwar
   // head: the product writes it, the softmax and A·V read it while it is in cache, and it reaches
   // the (h, n, m) stack in one sequential copy. Writing the products straight into the stack
   // (200 MB at 12 x 2048 x 2048) cost a cache miss per store.
-  std::vector<float> block(static_cast<std::size_t>(std::min(kRowsPerBlock, n) * m));
+  float* const block = workspace.block(std::min(kRowsPerBlock, n) * m);
 
   // Masks: a per-head (h, n, m) attn_mask is added head by head (with the shared terms);
   // everything else is one (n, m) matrix added to every head.
@@ -484,7 +547,7 @@ void attend_heads(const HeadsInput& p, const AttentionMasks& masks, const Forwar
     float* A_head = result.attn_weights.data() + i * n * m;
     for (Index r0 = 0; r0 < n; r0 += kRowsPerBlock) {
       const Index rows = std::min(kRowsPerBlock, n - r0);
-      float* A = block.data();
+      float* A = block;
       // Scores (rows, m) = Q_h K_hᵀ / sqrt(d_head): the scale is the product's alpha.
       kernels::gemm(rows, q + r0 * ldq + i * d_head, ldq, Kt, scale, nullptr, A, m);
       for (Index r = r0; r < r0 + rows; ++r) {
@@ -550,32 +613,28 @@ AttentionResult forward_validated(const AttentionConfig& config, const Attention
                               key.outerStride() == value.outerStride();
   // With options.weights_only there is no V: the fused product stops after Q | K.
   const bool with_v = !options.weights_only;
-  RowMatrixXf qkv, Qm, Km, Vm;
-  const float *q = nullptr, *k = nullptr, *v = nullptr;
+  WorkspaceLease lease;
+  Workspace& workspace = lease.get();
+  float *q = nullptr, *k = nullptr, *v = nullptr;
   Index ldq = d, ldk = d, ldv = d;
   if (self_attention && weights.is_fused()) {
     const Index parts = with_v ? 3 : 2;
-    qkv.resize(n, parts * d);
+    q = workspace.projections(n * parts * d);  // (n, parts·d): Q | K | V
     linear_into(query, weights.in_proj_weight, prepared ? &prepared->in_proj : nullptr, in_bias,
-                qkv.data(), parts * d, parts * d);
-    q = qkv.data();
+                q, parts * d, parts * d);
     k = q + d;
     v = with_v ? q + 2 * d : nullptr;
     ldq = ldk = ldv = parts * d;
   } else {
     const bool separate = prepared != nullptr && !weights.is_fused();
-    Qm.resize(n, d);
-    Km.resize(m, d);
-    linear_into(query, weights.q_weight(), separate ? &prepared->q : nullptr, bias(0), Qm.data(), d);
-    linear_into(key, weights.k_weight(), separate ? &prepared->k : nullptr, bias(1), Km.data(), d);
+    q = workspace.projections((n + (with_v ? 2 : 1) * m) * d);  // Q (n, d), K (m, d), V (m, d)
+    k = q + n * d;
+    v = with_v ? k + m * d : nullptr;
+    linear_into(query, weights.q_weight(), separate ? &prepared->q : nullptr, bias(0), q, d);
+    linear_into(key, weights.k_weight(), separate ? &prepared->k : nullptr, bias(1), k, d);
     if (with_v) {
-      Vm.resize(m, d);
-      linear_into(value, weights.v_weight(), separate ? &prepared->v : nullptr, bias(2), Vm.data(),
-                  d);
+      linear_into(value, weights.v_weight(), separate ? &prepared->v : nullptr, bias(2), v, d);
     }
-    q = Qm.data();
-    k = Km.data();
-    v = with_v ? Vm.data() : nullptr;
   }
   // Finite inputs can still overflow float32 in a product (|x| near 1e19 and up): say so rather
   // than let inf - inf turn into NaN weights.
@@ -590,9 +649,13 @@ AttentionResult forward_validated(const AttentionConfig& config, const Attention
   }
 
   AttentionResult result;
-  RowMatrixXf head_outputs(with_v ? n : 0, d);
-  attend_heads({q, ldq, k, ldk, with_v ? v : nullptr, ldv, n, m, h, d_head, 0}, masks, options,
-               result, head_outputs.data());
+  // The head outputs (n, d) are an intermediate the caller may keep: then they are its own.
+  if (with_v && options.keep_intermediates) result.head_outputs.resize(n, d);
+  float* const head_outputs = !with_v                      ? nullptr
+                              : options.keep_intermediates ? result.head_outputs.data()
+                                                           : workspace.head_outputs(n * d);
+  attend_heads({q, ldq, k, ldk, v, ldv, n, m, h, d_head, 0}, masks, options, result, head_outputs,
+               workspace);
   if (!with_v) {  // weights only: no output, no v, no head outputs
     if (options.keep_intermediates) {
       result.q = StridedMap(q, n, d, ldq);
@@ -604,8 +667,8 @@ AttentionResult forward_validated(const AttentionConfig& config, const Attention
   const float* out_bias =
       weights.out_proj_bias.size() > 0 ? weights.out_proj_bias.data() : nullptr;
   result.output.resize(n, d);
-  linear_into(head_outputs, weights.out_proj_weight, prepared ? &prepared->out : nullptr, out_bias,
-              result.output.data(), d);
+  linear_into(Eigen::Map<const RowMatrixXf>(head_outputs, n, d), weights.out_proj_weight,
+              prepared ? &prepared->out : nullptr, out_bias, result.output.data(), d);
   if (!rows_finite(result.output.data(), n, d, d)) {
     detail::expect_no_overflow("the output projection", result.output);
   }
@@ -613,7 +676,6 @@ AttentionResult forward_validated(const AttentionConfig& config, const Attention
     result.q = StridedMap(q, n, d, ldq);
     result.k = StridedMap(k, m, d, ldk);
     result.v = StridedMap(v, m, d, ldv);
-    result.head_outputs = std::move(head_outputs);
   }
   return result;
 }
@@ -644,9 +706,10 @@ AttentionResult attention_weights_from_projections(const AttentionConfig& config
   ForwardOptions options(keep_scores);
   options.weights_only = true;
   AttentionResult result;
+  WorkspaceLease lease;
   attend_heads({q.data(), q.outerStride(), k.data(), k.outerStride(), nullptr, 0, n, m, heads,
                 d_head, first_head},
-               masks, options, result, nullptr);
+               masks, options, result, nullptr, lease.get());
   return result;
 }
 

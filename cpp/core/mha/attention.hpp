@@ -232,7 +232,10 @@ struct AttentionResult {
 ///
 /// Shapes: query (n, d), key (m, kdim), value (m, vdim); masks as AttentionMasks documents.
 /// When query, key and value are the same matrix and the weights are fused, the three projections
-/// run as one (n, d) x (d, 3d) product.
+/// run as one (n, d) x (d, 3d) product. Memory: natively, each calling thread keeps its scratch
+/// buffers (the projections, the head outputs, a block of scores) between calls when they total
+/// at most 4 MiB; larger ones are freed before the call returns. Calls on different threads are
+/// independent.
 /// Returns: AttentionResult (output (n, d), attn_weights (h, n, m), fully_masked_rows (h, n), and
 ///   the intermediates when options.keep_intermediates).
 /// Throws: config_error (bad config), shape_error (any shape mismatch, empty input), value_error
