@@ -33,15 +33,22 @@ inline v4f splat4(float x) { return v4f{x, x, x, x}; }
 
 constexpr Index kPanel = PackedB::kPanel;
 constexpr Index kDepth = PackedB::kDepth;
-// Rows of the micro-kernel: 12 accumulators + 2 B + 1 A. V8 on x64 allocates 15 xmm registers
-// (xmm15 is its scratch) and needs one more for each product, so it spills one accumulator (a
-// store and a load per k step: node 20's --print-wasm-code). Spilling costs nothing measurable:
-// interleaved A/B runs (GEMM alone on 192x768x2304, 96x64x512 and 96x512x64; the forward at
-// (64,128,4) ... (512,768,12)) in node 20 and Chromium 156 found 4x8, 5x8 (no spill; row block
-// 20 or 30), and A packed into [k][6] panels (one address per step instead of 6) within +-4 % of
-// 6x8, and k unrolled by hand by 2 slower (4-14 %). The 6x8 kernel already runs at the
-// multiply+add rate of scripts/bench/simd_peak.cpp in both engines (about 33-36 GFLOP/s).
+// Rows of the micro-kernel's tile: 12 accumulators + 2 B + 1 A. V8 on x64 allocates 15 xmm
+// registers (xmm15 is its scratch) and needs one more for each product, so one loop over 6 rows
+// spills one accumulator: a store, a load and an add per k step (node 20's --print-wasm-code),
+// a loop-carried chain through memory. On a core with two multiply and two add pipes (this
+// project's AMD Zen 5 machines: 55.6 GFLOP/s of SIMD128 multiply+add in simd_peak.cpp) that
+// chain, not the arithmetic, most likely sets the pace; on the earlier machine (about 35 GFLOP/s)
+// it did not show (4x8, 5x8 and A packed in [k][6] panels were within +-4 % of 6x8 there).
 constexpr int kRows = 6;
+// The SIMD128 sums of a 6-row tile run as kPass-row passes over the same panel (read again from
+// L1): 6 accumulators + 2 B + 1 A + 1 product, no spill. Forward in node 20 on the Zen 5
+// machine, paired with one 6-row loop (scripts/bench/ab_core.mjs, one configuration per process,
+// 5 rounds): 3+3 rows 0.70-0.79x at (64,128,4), (128,512,8) and (512,768,12); 4+2 rows 0.80x;
+// 2+2+2 rows 1.1-1.2x. In the machine's slower state (which comes and goes for minutes; a busy
+// sibling hyperthread would explain it) all are within 5 % of each other. The relaxed-SIMD kernel (fused multiply-add: no product register)
+// still runs 6 rows in one loop.
+constexpr int kPass = 3;
 // Rows of A per pass over one B panel block: 24 x 256 x 4 = 24 KiB of A stays in L1 (with the
 // 8 KiB panel) while it meets every panel. Measured in wasm (node 20) on (512, 768) x (768, 2304):
 // 96 rows 28 GFLOP/s, 48 rows 33-35, 24 rows 34-36 (kernel peak about 36: scripts/bench).
@@ -71,11 +78,14 @@ inline void sums(Index kc, const float* A, Index lda, const float* panel, v4f* l
 
 void tile6_sums_simd128(std::int32_t kc, const float* A, std::int32_t lda, const float* panel,
                         float* acc) noexcept {
-  v4f lo[kRows], hi[kRows];
-  sums<kRows>(kc, A, lda, panel, lo, hi);
-  for (int r = 0; r < kRows; ++r) {
-    store4(acc + r * kPanel, lo[r]);
-    store4(acc + r * kPanel + 4, hi[r]);
+  // Two passes of 3 rows over the panel (see kPass): no accumulator spilled.
+  for (int r0 = 0; r0 < kRows; r0 += kPass) {
+    v4f lo[kPass], hi[kPass];
+    sums<kPass>(kc, A + r0 * lda, lda, panel, lo, hi);
+    for (int r = 0; r < kPass; ++r) {
+      store4(acc + (r0 + r) * kPanel, lo[r]);
+      store4(acc + (r0 + r) * kPanel + 4, hi[r]);
+    }
   }
 }
 
