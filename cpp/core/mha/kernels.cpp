@@ -42,12 +42,15 @@ constexpr Index kDepth = PackedB::kDepth;
 // it did not show (4x8, 5x8 and A packed in [k][6] panels were within +-4 % of 6x8 there).
 constexpr int kRows = 6;
 // The SIMD128 sums of a 6-row tile run as kPass-row passes over the same panel (read again from
-// L1): 6 accumulators + 2 B + 1 A + 1 product, no spill. Forward in node 20 on the Zen 5
-// machine, paired with one 6-row loop (scripts/bench/ab_core.mjs, one configuration per process,
-// 5 rounds): 3+3 rows 0.70-0.79x at (64,128,4), (128,512,8) and (512,768,12); 4+2 rows 0.80x;
-// 2+2+2 rows 1.1-1.2x. In the machine's slower state (which comes and goes for minutes; a busy
-// sibling hyperthread would explain it) all are within 5 % of each other. The relaxed-SIMD kernel (fused multiply-add: no product register)
-// still runs 6 rows in one loop.
+// L1): 6 accumulators + 2 B + 1 A + 1 product, no spill; and each pass takes k two steps a loop
+// iteration (pass_sums). Forward in node 20 on the Zen 5 machine, paired with one 6-row loop
+// (scripts/bench/ab_core.mjs, one configuration per process, 5 rounds), at (64,128,4),
+// (128,512,8) and (512,768,12): 3+3 rows 0.70-0.79x; 4+2 rows 0.80x; 2+2+2 rows 1.1-1.2x;
+// 3+3 rows with k unrolled by 2: 0.59-0.69x (by 4: slower than by 1). In the machine's slower
+// state (which comes and goes for minutes; a busy sibling hyperthread would explain it) the
+// variants without unrolling were within 5 % of each other. The relaxed-SIMD kernel (fused
+// multiply-add: no product register) still runs 6 rows in one loop; Chromium, which runs it,
+// measured the same before and after (0.98-0.99x; 0.82x at (64,128,4), remainder tiles).
 constexpr int kPass = 3;
 // Rows of A per pass over one B panel block: 24 x 256 x 4 = 24 KiB of A stays in L1 (with the
 // 8 KiB panel) while it meets every panel. Measured in wasm (node 20) on (512, 768) x (768, 2304):
@@ -55,7 +58,8 @@ constexpr int kPass = 3;
 constexpr Index kRowBlock = 24;
 
 /// lo[r] | hi[r] = A[r, 0:kc] * panel for r < R: per k step two B vectors and one splat per row.
-template <int R>
+/// Unroll: k steps per loop iteration, as the compiler may lay them out (see kPass).
+template <int R, int Unroll = 1>
 inline void sums(Index kc, const float* A, Index lda, const float* panel, v4f* lo, v4f* hi) {
   const float* a[R];
   for (int r = 0; r < R; ++r) {
@@ -63,7 +67,7 @@ inline void sums(Index kc, const float* A, Index lda, const float* panel, v4f* l
     hi[r] = v4f{0, 0, 0, 0};
     a[r] = A + r * lda;
   }
-  for (Index k = 0; k < kc; ++k) {
+  const auto step = [&](Index k) {
     const v4f b0 = load4(panel), b1 = load4(panel + 4);
     panel += kPanel;
     for (int r = 0; r < R; ++r) {
@@ -71,6 +75,32 @@ inline void sums(Index kc, const float* A, Index lda, const float* panel, v4f* l
       lo[r] += x * b0;
       hi[r] += x * b1;
     }
+  };
+  if constexpr (Unroll == 2) {
+#if defined(__clang__)
+#pragma clang loop unroll_count(2)
+#else
+#pragma GCC unroll 2
+#endif
+    for (Index k = 0; k < kc; ++k) step(k);
+  } else {
+    for (Index k = 0; k < kc; ++k) step(k);
+  }
+}
+
+}  // namespace
+
+namespace {
+
+/// Rows 0 .. kPass-1 of a tile's sums into acc (kPass x 8 floats, row-major), k unrolled by 2:
+/// one copy of the loop for both passes (inlined twice it cost 388 bytes of the gzip budget).
+__attribute__((noinline)) void pass_sums(std::int32_t kc, const float* A, std::int32_t lda,
+                                         const float* panel, float* acc) noexcept {
+  v4f lo[kPass], hi[kPass];
+  sums<kPass, 2>(kc, A, lda, panel, lo, hi);
+  for (int r = 0; r < kPass; ++r) {
+    store4(acc + r * kPanel, lo[r]);
+    store4(acc + r * kPanel + 4, hi[r]);
   }
 }
 
@@ -79,14 +109,8 @@ inline void sums(Index kc, const float* A, Index lda, const float* panel, v4f* l
 void tile6_sums_simd128(std::int32_t kc, const float* A, std::int32_t lda, const float* panel,
                         float* acc) noexcept {
   // Two passes of 3 rows over the panel (see kPass): no accumulator spilled.
-  for (int r0 = 0; r0 < kRows; r0 += kPass) {
-    v4f lo[kPass], hi[kPass];
-    sums<kPass>(kc, A + r0 * lda, lda, panel, lo, hi);
-    for (int r = 0; r < kPass; ++r) {
-      store4(acc + (r0 + r) * kPanel, lo[r]);
-      store4(acc + (r0 + r) * kPanel + 4, hi[r]);
-    }
-  }
+  pass_sums(kc, A, lda, panel, acc);
+  pass_sums(kc, A + kPass * lda, lda, panel, acc + kPass * kPanel);
 }
 
 // Read on every call (volatile): the compiler must not turn it into a direct call, since the
