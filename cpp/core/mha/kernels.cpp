@@ -245,6 +245,52 @@ void gemm_blocked(Index M, const float* A, Index lda, const PackedB& B, float al
   }
 }
 
+namespace {
+
+/// Eigen's packing buffers for its GEMM (blocks of A and B, sized by its cache-based blocking),
+/// kept between products on each thread. Eigen's product expression allocates them on the heap
+/// for every product once they exceed 128 KiB (EIGEN_STACK_ALLOCATION_LIMIT); glibc then gave
+/// them back to the system after each forward and the next took page faults for them:
+/// build/native/mha_bench at (128, 512, 8) 6.3 ms a forward against 3.5 with glibc's trimming
+/// off (scripts/bench/notes.md). Released after a product that needed more than kKeepFloats.
+/// The blocking is Eigen 3.4's own (computeProductBlockingSizes, as gemm_blocking_space for a
+/// row-major result computes it), so the products and their rounding are the same.
+class KeptPacking : public Eigen::internal::level3_blocking<float, float> {
+ public:
+  static constexpr Index kKeepFloats = Index(1) << 20;  ///< 4 MiB at most, per thread
+
+  /// The blocking of C (M, N) = A (M, K) B (K, N), C row-major: Eigen runs it as Cᵀ = Bᵀ Aᵀ.
+  KeptPacking(Index M, Index N, Index K) {
+    m_mc = N;
+    m_nc = M;
+    m_kc = K;
+    Eigen::internal::computeProductBlockingSizes<float, float, 1>(m_kc, m_mc, m_nc, Index(1));
+    m_blockA = reserve(buffers().a, m_mc * m_kc);
+    m_blockB = reserve(buffers().b, m_kc * m_nc);
+  }
+  KeptPacking(const KeptPacking&) = delete;
+  KeptPacking& operator=(const KeptPacking&) = delete;
+  ~KeptPacking() {
+    Buffers& kept = buffers();
+    if (kept.a.size() + kept.b.size() > kKeepFloats) kept = Buffers();
+  }
+
+ private:
+  struct Buffers {
+    Eigen::VectorXf a, b;
+  };
+  static Buffers& buffers() {
+    thread_local Buffers kept;
+    return kept;
+  }
+  static float* reserve(Eigen::VectorXf& buffer, Index count) {
+    if (buffer.size() < count) buffer.resize(count);  // aligned for Eigen's packets; unwritten
+    return buffer.data();
+  }
+};
+
+}  // namespace
+
 void gemm_eigen(Index M, Index N, Index K, const float* A, Index lda, const float* B, Index ldb,
                 bool transposed, float alpha, const float* bias, float* C, Index ldc) {
   using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -252,7 +298,23 @@ void gemm_eigen(Index M, Index N, Index K, const float* A, Index lda, const floa
   if (M <= 0 || N <= 0) return;
   const Eigen::Map<const RowMatrix, 0, Stride> a(A, M, K, Stride(lda));
   Eigen::Map<RowMatrix, 0, Stride> c(C, M, N, Stride(ldc));
-  if (transposed) {
+  // Where Eigen's own product would run its blocked GEMM (not its coefficient-wise product of
+  // tiny sizes, nor a matrix-vector product), run that GEMM with the kept packing buffers.
+  if (K > 0 && M > 1 && N > 1 && M + N + K >= EIGEN_GEMM_TO_COEFFBASED_THRESHOLD) {
+    c.setZero();  // the GEMM adds to C, as Eigen's product does after setZero
+    KeptPacking packing(M, N, K);
+    if (transposed) {  // B (K, N) is column-major in memory: Bᵀ (N, K) row-major
+      Eigen::internal::general_matrix_matrix_product<Index, float, Eigen::RowMajor, false, float,
+                                                     Eigen::ColMajor, false, Eigen::RowMajor,
+                                                     1>::run(M, N, K, A, lda, B, ldb, C, 1, ldc,
+                                                             1.0f, packing);
+    } else {
+      Eigen::internal::general_matrix_matrix_product<Index, float, Eigen::RowMajor, false, float,
+                                                     Eigen::RowMajor, false, Eigen::RowMajor,
+                                                     1>::run(M, N, K, A, lda, B, ldb, C, 1, ldc,
+                                                             1.0f, packing);
+    }
+  } else if (transposed) {
     const Eigen::Map<const RowMatrix, 0, Stride> bt(B, N, K, Stride(ldb));
     c.noalias() = a * bt.transpose();
   } else {

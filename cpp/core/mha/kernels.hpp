@@ -70,7 +70,9 @@ void tile6_sums_simd128(std::int32_t kc, const float* A, std::int32_t lda, const
                         float* acc) noexcept;
 extern Tile6Sums volatile tile6_sums;
 
-/// The same product with Eigen (no packing by us): B as described by (B, ldb, transposed).
+/// The same product with Eigen's GEMM: B as described by (B, ldb, transposed). Eigen packs the
+/// operands into buffers that each thread keeps between products (up to 4 MiB), where its
+/// product expression would allocate them for every product; the results are the expression's.
 void gemm_eigen(Index M, Index N, Index K, const float* A, Index lda, const float* B, Index ldb,
                 bool transposed, float alpha, const float* bias, float* C, Index ldc);
 
