@@ -234,8 +234,8 @@ struct AttentionResult {
 /// When query, key and value are the same matrix and the weights are fused, the three projections
 /// run as one (n, d) x (d, 3d) product. Memory: natively, each calling thread keeps its scratch
 /// buffers (the projections, the head outputs, a block of scores) between calls when they total
-/// at most 4 MiB; larger ones are freed before the call returns. Calls on different threads are
-/// independent.
+/// at most 4 MiB, and Eigen's GEMM packing buffers up to 4 MiB more (kernels.hpp gemm_eigen);
+/// larger ones are freed before the call returns. Calls on different threads are independent.
 /// Returns: AttentionResult (output (n, d), attn_weights (h, n, m), fully_masked_rows (h, n), and
 ///   the intermediates when options.keep_intermediates).
 /// Throws: config_error (bad config), shape_error (any shape mismatch, empty input), value_error
