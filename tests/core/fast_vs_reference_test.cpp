@@ -8,11 +8,14 @@
 // <= ~d * eps32 * sum|terms| ~ 1e-6 relative for d <= 64 with weights of std 1/sqrt(in).
 //   weights: |a - e| <= 1e-5 absolute;  output: |a - e| <= 1e-5 * max|e| + 1e-5 |e|.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -161,12 +164,19 @@ TEST(FastVsReference, SixtySeededRandomConfigurations) {
 
 // The fast path keeps its scratch buffers (projections, head outputs, a block of scores) between
 // calls on a thread (attention.cpp, Workspace). Nothing of one call may reach the next: the 60
-// cases run again in reverse order, after a call large enough to make the workspace release its
+// cases (each as output and weights, and as weights only) run again in reverse order, after a call large enough to make the workspace release its
 // buffers (more than 2^20 floats), must give the same bits as the first pass; and two threads
 // running them at once, in opposite orders, the same bits again (each thread has its own).
-mha::AttentionResult forward(const RandomCase& rc) {
-  return mha::multi_head_attention_forward(rc.config, rc.weights, rc.query, rc.key, rc.value,
-                                           rc.masks);
+// Variant 0: the output and weights without intermediates (the head outputs in scratch);
+// 1: the weights only (no V). Self-attention passes one matrix three times, as a layer's callers
+// do, so fused weights take the one-product Q | K | V path.
+mha::AttentionResult forward(const RandomCase& rc, int variant) {
+  mha::ForwardOptions options(false);
+  options.weights_only = variant == 1;
+  const mha::RowMatrixXf& key = rc.self_attention ? rc.query : rc.key;
+  const mha::RowMatrixXf& value = rc.self_attention ? rc.query : rc.value;
+  return mha::multi_head_attention_forward(rc.config, rc.weights, rc.query, key, value, rc.masks,
+                                           options);
 }
 
 bool same_bits(const mha::AttentionResult& a, const mha::AttentionResult& b) {
@@ -186,7 +196,7 @@ TEST(FastPathScratch, ResultsDoNotDependOnEarlierCalls) {
   std::vector<mha::AttentionResult> first;
   for (int i = 0; i < 60; ++i) {
     cases.push_back(make_case(rng, i));
-    first.push_back(forward(cases.back()));
+    for (int variant = 0; variant < 2; ++variant) first.push_back(forward(cases.back(), variant));
   }
   // (1100, 320) self-attention: a fused Q | K | V of 1100 x 960 floats, more than the 2^20 kept.
   mha::AttentionConfig big_config;
@@ -200,13 +210,15 @@ TEST(FastPathScratch, ResultsDoNotDependOnEarlierCalls) {
   ASSERT_EQ(big.attn_weights.size(), 4 * 1100 * 1100);
   for (int i = 59; i >= 0; --i) {
     SCOPED_TRACE(cases[static_cast<std::size_t>(i)].label);
-    EXPECT_TRUE(same_bits(forward(cases[static_cast<std::size_t>(i)]),
-                          first[static_cast<std::size_t>(i)]));
+    for (int variant = 1; variant >= 0; --variant) {
+      EXPECT_TRUE(same_bits(forward(cases[static_cast<std::size_t>(i)], variant),
+                            first[static_cast<std::size_t>(2 * i + variant)]));
+    }
   }
   // The large call itself, after the small ones, and a small one right after it.
   EXPECT_TRUE(same_bits(
       mha::multi_head_attention_forward(big_config, big_weights, big_x, big_x, big_x), big));
-  EXPECT_TRUE(same_bits(forward(cases[7]), first[7]));
+  EXPECT_TRUE(same_bits(forward(cases[7], 0), first[14]));
 
   int mismatches[2] = {0, 0};
   std::atomic<int> ready{0};
@@ -215,10 +227,13 @@ TEST(FastPathScratch, ResultsDoNotDependOnEarlierCalls) {
     threads[t] = std::thread([&, t] {
       ++ready;
       while (ready.load() < 2) std::this_thread::yield();  // start together
-      for (int round = 0; round < 40; ++round) {
-        for (int j = 0; j < 60; ++j) {
-          const std::size_t i = static_cast<std::size_t>(t == 0 ? j : 59 - j);
-          if (!same_bits(forward(cases[i]), first[i])) ++mismatches[t];
+      for (int round = 0; round < 20; ++round) {
+        for (int j = 0; j < 120; ++j) {
+          const int k = t == 0 ? j : 119 - j;  // case k / 2, variant k % 2
+          if (!same_bits(forward(cases[static_cast<std::size_t>(k / 2)], k % 2),
+                         first[static_cast<std::size_t>(k)])) {
+            ++mismatches[t];
+          }
         }
       }
     });
@@ -226,6 +241,54 @@ TEST(FastPathScratch, ResultsDoNotDependOnEarlierCalls) {
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(mismatches[0], 0);
   EXPECT_EQ(mismatches[1], 0);
+}
+
+// A forward that fails to allocate (std::bad_alloc: here an address-space limit, in the field any
+// large request near the memory's end) leaves this thread's kept scratch buffers usable: growing
+// one used to free it first and keep the freed pointer when the new block could not be had, and
+// the next forward wrote into freed memory (glibc: "malloc(): invalid size", exit 134). In a
+// child process (gtest death-test fork), so the limit and any damage stay there.
+TEST(FastPathScratchDeathTest, FailedAllocationLeavesTheScratchUsable) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "an address-space limit does not mix with ASan's shadow memory";
+#else
+  mha::NumpyRandomState rng(11);
+  const auto layer = [&](mha::Index d, mha::Index h) {
+    mha::AttentionConfig config;
+    config.d_model = d;
+    config.num_heads = h;
+    const double s = 1.0 / std::sqrt(static_cast<double>(d));
+    return mha::MultiheadAttention(
+        config, mha::AttentionWeights::fused(randn_f(rng, 3 * d, d, s), mha::VectorXf(),
+                                             randn_f(rng, d, d, s), mha::VectorXf()));
+  };
+  const mha::MultiheadAttention small = layer(64, 4), big = layer(1024, 1);
+  const mha::RowMatrixXf x_small = randn_f(rng, 64, 64, 1.0);
+  const mha::RowMatrixXf x_big = randn_f(rng, 4096, 1024, 1.0);  // Q | K | V: 48 MiB
+  const mha::ForwardOptions options(false);
+  const mha::AttentionResult want = small.forward(x_small, {}, options);
+  EXPECT_EXIT(
+      {
+        (void)small.forward(x_small, {}, options);  // the kept buffers hold this call's sizes
+        long pages = 0;
+        std::ifstream("/proc/self/statm") >> pages;
+        rlimit limit{};
+        getrlimit(RLIMIT_AS, &limit);
+        const rlimit before = limit;
+        limit.rlim_cur = static_cast<rlim_t>(pages) * 4096 + (rlim_t(40) << 20);  // 40 MiB more
+        setrlimit(RLIMIT_AS, &limit);
+        bool threw = false;
+        try {
+          (void)big.forward(x_big, {}, options);
+        } catch (const std::bad_alloc&) {
+          threw = true;
+        }
+        setrlimit(RLIMIT_AS, &before);
+        const bool same = same_bits(small.forward(x_small, {}, options), want);
+        std::exit(threw && same ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+#endif
 }
 
 }  // namespace

@@ -437,9 +437,10 @@ constexpr Index kRowsPerBlock = 96;
 /// Natively it is kept between calls on each thread: allocated and freed on every call, the
 /// ~300 KB of (64, 128, 4) went back to the system each time (glibc trims its heap's top once
 /// more than 128 KiB is free there) and came back as ~40 page faults a call, 0.50 ms a forward
-/// instead of 0.10 (scripts/bench/notes.md). After a call that needed more than kKeepFloats in
-/// all, the buffers are released: at those sizes glibc raises its own trim threshold, and the
-/// products outweigh the faults. In WebAssembly nothing is kept (the linear memory never shrinks,
+/// instead of 0.10 (scripts/bench/notes.md). The buffers only grow, each to the largest size a
+/// call asked of it; once they total more than kKeepFloats they are released at the end of the
+/// call (large calls: glibc then raises its own trim threshold, and the products outweigh the
+/// faults). In WebAssembly nothing is kept (the linear memory never shrinks,
 /// so there is nothing to save, and memoryStats() reports what stays allocated). A nested forward
 /// on the same thread (none today) would get buffers of its own.
 class Workspace {
@@ -451,19 +452,15 @@ class Workspace {
 #endif
 
   /// A buffer of at least `count` floats, unwritten; valid until the lease ends.
-  float* projections(Index count) { return reserve(projections_, count); }
-  float* head_outputs(Index count) { return reserve(head_outputs_, count); }
-  float* block(Index count) { return reserve(block_, count); }
+  float* projections(Index count) { return kernels::reserve_floats(projections_, count); }
+  float* head_outputs(Index count) { return kernels::reserve_floats(head_outputs_, count); }
+  float* block(Index count) { return kernels::reserve_floats(block_, count); }
 
  private:
   friend class WorkspaceLease;
   static Workspace& kept() {
     thread_local Workspace workspace;
     return workspace;
-  }
-  static float* reserve(VectorXf& buffer, Index count) {
-    if (buffer.size() < count) buffer.resize(count);  // Eigen: reallocates, does not initialise
-    return buffer.data();
   }
   VectorXf projections_, head_outputs_, block_;
   bool busy_ = false;

@@ -46,7 +46,8 @@ constexpr int kRows = 6;
 // iteration (pass_sums). Forward in node 20 on the Zen 5 machine, paired with one 6-row loop
 // (scripts/bench/ab_core.mjs, one configuration per process, 5 rounds), at (64,128,4),
 // (128,512,8) and (512,768,12): 3+3 rows 0.70-0.79x; 4+2 rows 0.80x; 2+2+2 rows 1.1-1.2x;
-// 3+3 rows with k unrolled by 2: 0.59-0.69x (by 4: slower than by 1). In the machine's slower
+// 3+3 rows with k unrolled by 2: 0.59-0.69x (by 4: slower than by 1). Tuned on Zen 5: on the
+// earlier machine k unrolled by hand by 2 in the 6-row loop was 4-14 % slower. In the machine's slower
 // state (which comes and goes for minutes; a busy sibling hyperthread would explain it) the
 // variants without unrolling were within 5 % of each other. The relaxed-SIMD kernel (fused
 // multiply-add: no product register) still runs 6 rows in one loop; Chromium, which runs it,
@@ -61,6 +62,7 @@ constexpr Index kRowBlock = 24;
 /// Unroll: k steps per loop iteration, as the compiler may lay them out (see kPass).
 template <int R, int Unroll = 1>
 inline void sums(Index kc, const float* A, Index lda, const float* panel, v4f* lo, v4f* hi) {
+  static_assert(Unroll == 1 || Unroll == 2, "k steps per iteration: 1 or 2");
   const float* a[R];
   for (int r = 0; r < R; ++r) {
     lo[r] = v4f{0, 0, 0, 0};
@@ -87,10 +89,6 @@ inline void sums(Index kc, const float* A, Index lda, const float* panel, v4f* l
     for (Index k = 0; k < kc; ++k) step(k);
   }
 }
-
-}  // namespace
-
-namespace {
 
 /// Rows 0 .. kPass-1 of a tile's sums into acc (kPass x 8 floats, row-major), k unrolled by 2:
 /// one copy of the loop for both passes (inlined twice it cost 388 bytes of the gzip budget).
@@ -265,8 +263,8 @@ class KeptPacking : public Eigen::internal::level3_blocking<float, float> {
     m_nc = M;
     m_kc = K;
     Eigen::internal::computeProductBlockingSizes<float, float, 1>(m_kc, m_mc, m_nc, Index(1));
-    m_blockA = reserve(buffers().a, m_mc * m_kc);
-    m_blockB = reserve(buffers().b, m_kc * m_nc);
+    m_blockA = reserve_floats(buffers().a, m_mc * m_kc);
+    m_blockB = reserve_floats(buffers().b, m_kc * m_nc);
   }
   KeptPacking(const KeptPacking&) = delete;
   KeptPacking& operator=(const KeptPacking&) = delete;
@@ -283,13 +281,17 @@ class KeptPacking : public Eigen::internal::level3_blocking<float, float> {
     thread_local Buffers kept;
     return kept;
   }
-  static float* reserve(Eigen::VectorXf& buffer, Index count) {
-    if (buffer.size() < count) buffer.resize(count);  // aligned for Eigen's packets; unwritten
-    return buffer.data();
-  }
 };
 
 }  // namespace
+
+float* reserve_floats(Eigen::VectorXf& buffer, Index count) {
+  if (buffer.size() < count) {
+    buffer.resize(0);  // frees the old block: a failed allocation below leaves the buffer empty
+    buffer.resize(count);
+  }
+  return buffer.data();
+}
 
 void gemm_eigen(Index M, Index N, Index K, const float* A, Index lda, const float* B, Index ldb,
                 bool transposed, float alpha, const float* bias, float* C, Index ldc) {

@@ -110,6 +110,13 @@ class Operand {
 void gemm(Index M, const float* A, Index lda, const Operand& B, float alpha, const float* bias,
           float* C, Index ldc, Index cols = -1) noexcept(uses_blocked_gemm());
 
+/// Room for at least `count` floats in `buffer` (unwritten; aligned for Eigen's packets), for
+/// scratch memory kept between calls: grows only. Eigen's resize frees the old block before it
+/// allocates the new one, so a failed allocation would leave `buffer` holding the freed pointer
+/// and its old size; here the old block is dropped first, and a throw (std::bad_alloc) leaves
+/// `buffer` empty.
+float* reserve_floats(Eigen::VectorXf& buffer, Index count);
+
 /// x[j] = exp(x[j] - shift) for j < count, in place; returns the sum of the results (float32).
 /// exp(-inf) is exactly 0, so masked keys get weight 0. For softmax rows: shift = the row's
 /// maximum, so every argument is <= 0. Vectorised (Cephes' expf polynomial, relative error
