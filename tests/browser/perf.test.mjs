@@ -8,7 +8,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { withCheckedPage, tableRow, useBrowserAndTargets, ROOT, cellCentre, canvasPixel } from './helpers.mjs';
-import { parseColor } from '../../web/src/color.js';
+import { parseColor, rampWords } from '../../web/src/color.js';
+import { weightPixels } from '../../web/src/pixels.js';
 
 let core;
 const env = useBrowserAndTargets(async () => {
@@ -223,6 +224,29 @@ for (const which of [0, 1]) {
           const got = await canvasPixel(page, head, c.x - box.x, c.y - box.y);
           const want = parseColor(interpolateViridis(weights[(head * 64 + row) * 64 + col]));
           for (let k = 0; k < 3; k++) assert.ok(Math.abs(got[k] - want[k]) <= 2, `head ${head} (${row},${col}): ${got} vs ${want}`);
+        }
+        // Every cell of a head from each half, exactly: the canvas's backing pixels are the colour
+        // table's words (pixels.js weightPixels, color.js rampWords) for the weights the page's
+        // own tables show (data-weight), cell for cell, in order.
+        await page.waitForSelector('#heads[data-tables="ready"]', { state: 'attached' });
+        for (const head of [0, 3]) {
+          const shown = await page.evaluate((h) => {
+            const c = document.querySelector(`canvas[data-head="${h}"]`);
+            const cols = Number(c.dataset.pixelCols), rows = Number(c.dataset.pixelRows);
+            const probe = document.createElement('canvas');
+            probe.width = cols;
+            probe.height = rows;
+            const ctx = probe.getContext('2d', { willReadFrequently: true });
+            ctx.drawImage(c, 0, 0, cols, rows, 0, 0, cols, rows);
+            return {
+              cols, rows, pixels: Array.from(ctx.getImageData(0, 0, cols, rows).data),
+              weights: Array.from(document.querySelectorAll(`table[data-head="${h}"] tbody td`), (td) => Number(td.dataset.weight)),
+            };
+          }, head);
+          assert.deepEqual([shown.rows, shown.cols, shown.weights.length], [64, 64, 64 * 64], `head ${head}: one pixel a cell`);
+          const want = Array.from(weightPixels(Float32Array.from(shown.weights), 0, 64 * 64, rampWords()));
+          const wrong = want.reduce((count, v, i) => count + (shown.pixels[i] !== v), 0);
+          assert.equal(wrong, 0, `head ${head}: ${wrong} of ${want.length} channel values differ from the table's weights' colours`);
         }
       }));
 
