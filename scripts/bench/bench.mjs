@@ -573,7 +573,7 @@ function report({ results, configs, browserKeys, page, sizes, scale, peak, info,
   p('## What is measured');
   p();
   p('One self-attention forward, batch 1, float32, **per-head weights returned** (not averaged),');
-  p('single thread everywhere, results copied into JS arrays (what the page needs to draw them):');
+  p('single thread everywhere, results returned to JS: as copies into JS arrays, or (our `forwardViews` rows, marked zero-copy) as views into wasm memory valid until the next call:');
   p();
   p('- **PyTorch**: `nn.MultiheadAttention(d, h, batch_first=True)` in `eval()` under `torch.no_grad()`, `need_weights=True, average_attn_weights=False`, `torch.set_num_threads(1)`, `OPENBLAS_NUM_THREADS=1`. It writes the inputs every other system reads (`build/bench/data`, seeded) and is the reference of the agreement check.');
   p('- **mha-lab native**: `mha::MultiheadAttention::forward` (no intermediates) from `build/native/libmha_core.a`, driven by `scripts/bench/mha_native_bench.cpp`.');
