@@ -164,9 +164,10 @@ TEST(FastVsReference, SixtySeededRandomConfigurations) {
 
 // The fast path keeps its scratch buffers (projections, head outputs, a block of scores) between
 // calls on a thread (attention.cpp, Workspace). Nothing of one call may reach the next: the 60
-// cases (each as output and weights, and as weights only) run again in reverse order, after a call large enough to make the workspace release its
-// buffers (more than 2^20 floats), must give the same bits as the first pass; and two threads
-// running them at once, in opposite orders, the same bits again (each thread has its own).
+// cases (each as output and weights, and as weights only) run again in reverse order, after a
+// call large enough to make the workspace release its buffers (more than 2^20 floats), must give
+// the same bits as the first pass; and two threads running them at once, in opposite orders, the
+// same bits again (each thread has its own).
 // Variant 0: the output and weights without intermediates (the head outputs in scratch);
 // 1: the weights only (no V). Self-attention passes one matrix three times, as a layer's callers
 // do, so fused weights take the one-product Q | K | V path.

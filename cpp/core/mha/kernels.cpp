@@ -47,9 +47,9 @@ constexpr int kRows = 6;
 // (scripts/bench/ab_core.mjs, one configuration per process, 5 rounds), at (64,128,4),
 // (128,512,8) and (512,768,12): 3+3 rows 0.70-0.79x; 4+2 rows 0.80x; 2+2+2 rows 1.1-1.2x;
 // 3+3 rows with k unrolled by 2: 0.59-0.69x (by 4: slower than by 1). Tuned on Zen 5: on the
-// earlier machine k unrolled by hand by 2 in the 6-row loop was 4-14 % slower. In the machine's slower
-// state (which comes and goes for minutes; a busy sibling hyperthread would explain it) the
-// variants without unrolling were within 5 % of each other. The relaxed-SIMD kernel (fused
+// earlier machine k unrolled by hand by 2 in the 6-row loop was 4-14 % slower. In the machine's
+// slower state (which comes and goes for minutes; a busy sibling hyperthread would explain it)
+// the variants without unrolling were within 5 % of each other. The relaxed-SIMD kernel (fused
 // multiply-add: no product register) still runs 6 rows in one loop; Chromium, which runs it,
 // measured the same before and after (0.99-1.02x).
 constexpr int kPass = 3;
@@ -250,7 +250,8 @@ namespace {
 /// for every product once they exceed 128 KiB (EIGEN_STACK_ALLOCATION_LIMIT); glibc then gave
 /// them back to the system after each forward and the next took page faults for them:
 /// build/native/mha_bench at (128, 512, 8) 6.3 ms a forward against 3.5 with glibc's trimming
-/// off (scripts/bench/notes.md). Released after a product that needed more than kKeepFloats.
+/// off (scripts/bench/notes.md). They only grow, each to the largest block a product asked of
+/// it; once they total more than kKeepFloats they are released at the end of the product.
 /// The blocking is Eigen 3.4's own (computeProductBlockingSizes, as gemm_blocking_space for a
 /// row-major result computes it), so the products and their rounding are the same.
 class KeptPacking : public Eigen::internal::level3_blocking<float, float> {
