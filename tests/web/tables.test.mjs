@@ -85,3 +85,55 @@ test('beyond MAX_TABLE_TOKENS a stale holder gets its note at once, no longer st
   assert.ok(hs.every((x) => x.dataset.stale === undefined), 'the notes are shown and read out');
   assert.match(hs[0].content.textContent, /^No table for more than 64 tokens/);
 });
+
+/** A table built in `count` steps of at least `ms` milliseconds each (headTableSteps' shape). */
+function* slowSteps(name, count, ms, log) {
+  for (let i = 0; i < count; i++) {
+    if (i > 0) yield;
+    const t0 = performance.now();
+    while (performance.now() - t0 < ms) { /* a step's work */ }
+    log.push(`${name}.${i}`);
+  }
+  return name;
+}
+
+test('a slice stops between the steps of one table, and the next slice goes on where it stopped', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const root = fakeRoot();
+  const hs = holders(2);
+  const log = [];
+  const atSliceStart = []; // steps done when each slice began (busy() is asked once per slice)
+  // 4 steps of >= 5 ms per table: a slice (SLICE_MS = 8) ends after at most 2 of them.
+  scheduleTables(root, hs, (h) => slowSteps(`t${h}`, 4, 5, log), { n: 64, m: 64 },
+    { busy: () => { atSliceStart.push(log.length); return false; } });
+  t.mock.timers.tick(PAUSE_MS);
+  for (let i = 0; i < 100 && root.dataset.tables !== 'ready'; i++) t.mock.timers.tick(0);
+  assert.deepEqual(log, ['t0.0', 't0.1', 't0.2', 't0.3', 't1.0', 't1.1', 't1.2', 't1.3'], 'every step once, in order');
+  const perSlice = [...atSliceStart.slice(1), log.length].map((done, i) => done - atSliceStart[i]);
+  assert.ok(perSlice.length >= 4, `8 steps of 5 ms take at least 4 slices, not ${perSlice.length}`);
+  assert.ok(perSlice.every((k) => k >= 1 && k <= 2), `1 or 2 steps per slice: ${perSlice}`);
+  assert.deepEqual(hs.map((x) => x.content), ['t0', 't1']);
+  assert.equal(root.dataset.tables, 'ready');
+});
+
+test('no slice runs while an input waits to be shown: the tables wait for the next pause', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const root = fakeRoot();
+  const hs = holders(8);
+  let waiting = false;
+  scheduleTables(root, hs, (h) => `t ${h}`, { n: 64, m: 64 }, { busy: () => waiting });
+  waiting = true; // a key pressed just before the pause ended; its grids are not drawn yet
+  t.mock.timers.tick(PAUSE_MS);
+  for (let i = 0; i < 10; i++) t.mock.timers.tick(0);
+  assert.ok(hs.every((x) => x.content === null), 'nothing built while the input waits');
+  assert.equal(root.dataset.tables, 'pending');
+  waiting = false; // drawn (without a new view, e.g. a refused input): built after another pause
+  t.mock.timers.tick(PAUSE_MS - 1);
+  assert.ok(hs.every((x) => x.content === null), 'not before the pause');
+  t.mock.timers.tick(1);
+  for (let i = 0; i < 100 && root.dataset.tables !== 'ready'; i++) t.mock.timers.tick(0);
+  assert.deepEqual(hs.map((x) => x.content), Array.from({ length: 8 }, (_, h) => `t ${h}`));
+  // A small view's tables at once take a whole build too, steps or not.
+  scheduleTables(root, hs.slice(0, 1), () => slowSteps('small', 3, 0, []), { n: 5, m: 5 });
+  assert.equal(hs[0].content, 'small');
+});

@@ -5,9 +5,9 @@
 import { drawLegend } from './legend.js';
 import { rampWords } from './color.js';
 import { HeadHeatmap, readTheme } from './heatmap.js';
-import { headTable } from './table.js';
+import { headTableSteps } from './table.js';
 import { scheduleTables } from './tables.js';
-import { gridsDrawn, inputChanged, inputRefused } from './timing.js';
+import { gridsDrawn, inputChanged, inputRefused, updatePending } from './timing.js';
 import { Compute, experimentWork, keepsIntermediates } from './compute.js';
 import { formatCount, precisionText, readoutText } from './format.js';
 import { tokenize } from './tokenize.js';
@@ -519,7 +519,8 @@ function render(state, tokens, result) {
   if (!reuse) els.heads.replaceChildren(...figures);
   // The tables replace the previous ones in their holders (after the paint, for larger views).
   scheduleTables(els.heads, holders,
-    (h) => headTable(h, result.attn_weights, result.fully_masked_rows, tokens, tokens), result);
+    (h) => headTableSteps(h, result.attn_weights, result.fully_masked_rows, tokens, tokens), result,
+    { busy: updatePending });
   view = { state, tokens, result, heatmaps };
   layout();
 
@@ -857,6 +858,9 @@ function wireTabs() {
 }
 
 async function start() {
+  // The core first: its wasm is inflated and compiled off this thread while this one draws the
+  // legend and fills the presets (issue 6: about 25 ms less before the first grid).
+  const core = coreScriptLoaded() ? startCore() : null;
   drawLegend(els.legend);
   for (const [name, p] of Object.entries(PRESETS)) {
     const opt = document.createElement('option');
@@ -864,14 +868,14 @@ async function start() {
     opt.textContent = p.label;
     els.preset.append(opt);
   }
-  if (!coreScriptLoaded()) {
+  if (!core) {
     els.summary.textContent = 'The attention core is not available.';
     showAlert(`The attention core (${CORE_SCRIPT}) did not load, so nothing can be computed. ` +
       `Rebuild the page with ./scripts/build.sh and keep ${CORE_SCRIPT} next to index.html.`);
     return;
   }
   try {
-    mod = await startCore();
+    mod = await core;
   } catch (e) {
     els.summary.textContent = 'The attention core is not available.';
     showAlert(`The attention core failed to start: ${errorMessage(e)}`);

@@ -14,7 +14,11 @@
 
 export const SYNC_TABLE_CELLS = 4096;
 export const MAX_TABLE_TOKENS = 64;
-/** Milliseconds of table building per task, so typing is never held up for long. */
+/**
+ * Milliseconds of table building per task, so typing is never held up for long. A slice stops
+ * between steps of a table (a build may return headTableSteps' generator: 8 rows a step), not only
+ * between tables: one 64 x 64 table took ~40 ms in one piece, and a key pressed meanwhile waited.
+ */
 const SLICE_MS = 8;
 /** Quiet time (ms) after the last update before larger views get their tables. */
 export const PAUSE_MS = 400;
@@ -28,13 +32,29 @@ function fill(holder, content) {
   delete holder.dataset.stale;
 }
 
+/** A build's result: the table, or a generator of its steps that returns it (headTableSteps). */
+const isSteps = (built) => built !== null && typeof built === 'object' && typeof built.next === 'function';
+
+/** Runs a build to its end (the tables built at once). */
+function finish(built) {
+  if (!isSteps(built)) return built;
+  let step = built.next();
+  while (!step.done) step = built.next();
+  return step.value;
+}
+
 /**
  * @param {HTMLElement} root gets data-tables ("ready", "pending" or "none")
  * @param {HTMLElement[]} holders one (visually hidden) holder per head, in head order
- * @param {(head: number) => HTMLElement} build the table of head `head`
+ * @param {(head: number) => (HTMLElement|Generator)} build the table of head `head`, or a
+ *   generator of its steps that returns it (headTableSteps)
  * @param {{n: number, m: number}} size query and key tokens
+ * @param {{busy?: () => boolean}} [options] `busy`: an input is waiting to be shown (timing.js
+ *   updatePending); no slice runs then: its update goes first, and the tables wait for the next
+ *   pause (PAUSE_MS). Without it, a key pressed ≥ PAUSE_MS after the last update met the slices
+ *   of the last view's tables: 90 ms to its grids instead of 28 at 64 tokens, d_model 512, 8 heads.
  */
-export function scheduleTables(root, holders, build, { n, m }) {
+export function scheduleTables(root, holders, build, { n, m }, { busy = () => false } = {}) {
   const mine = ++generation;
   root.removeAttribute('aria-busy');
   if (Math.max(n, m) > MAX_TABLE_TOKENS) {
@@ -48,7 +68,7 @@ export function scheduleTables(root, holders, build, { n, m }) {
     return;
   }
   if (holders.length * n * m <= SYNC_TABLE_CELLS) {
-    holders.forEach((holder, h) => fill(holder, build(h)));
+    holders.forEach((holder, h) => fill(holder, finish(build(h))));
     root.dataset.tables = 'ready';
     return;
   }
@@ -59,14 +79,30 @@ export function scheduleTables(root, holders, build, { n, m }) {
   root.setAttribute('aria-busy', 'true');
   for (const holder of holders) if (holder.firstChild && !holder.dataset.stale) holder.dataset.stale = 'true';
   let next = 0;
+  let steps = null; // the generator of holder `next`'s table, while it is being built
   const slice = () => {
     if (mine !== generation) return; // a newer view replaced these holders
-    const t0 = performance.now();
-    while (next < holders.length && performance.now() - t0 < SLICE_MS) {
-      fill(holders[next], build(next));
-      next++;
+    if (busy()) {
+      timer = setTimeout(slice, PAUSE_MS);
+      return;
     }
-    if (next < holders.length) setTimeout(slice, 0);
+    const t0 = performance.now();
+    do {
+      const built = steps ?? build(next);
+      steps = null;
+      if (isSteps(built)) {
+        const step = built.next();
+        if (!step.done) {
+          steps = built;
+          continue;
+        }
+        fill(holders[next], step.value);
+      } else {
+        fill(holders[next], built);
+      }
+      next++;
+    } while (next < holders.length && performance.now() - t0 < SLICE_MS);
+    if (next < holders.length) timer = setTimeout(slice, 0);
     else {
       root.dataset.tables = 'ready';
       root.removeAttribute('aria-busy');
