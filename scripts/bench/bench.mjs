@@ -197,7 +197,24 @@ async function launchChromium() {
 }
 
 /** Opens `url` in a fresh context that aborts (and records) any request leaving `origin`. */
-async function openIsolated(browser, url, origin, problems, requests = []) {
+/**
+ * Milliseconds a new page's window is left alone before it navigates (page timings only). Each new
+ * window of Chromium 156's headless mode loads the browser's own omnibox popup (a WebUI page in a
+ * renderer of its own, chrome://omnibox-popup.top-chrome/, about 60 scripts): measured from
+ * navigation at once, that start-up competed with ours on this 2-core machine (a trace shows it
+ * alongside our page; the first grid took 607 ms instead of 346). A user's browser window is
+ * already open when a course page is navigated to.
+ */
+const WINDOW_SETTLE_MS = 1500;
+/**
+ * Milliseconds the harness leaves a loading page alone before it asks anything: Playwright's
+ * first evaluation injects its own script into the page (~20–30 ms on the page's thread in a
+ * trace, landing between the frame with the first grid and the page's measure of it), and its
+ * waits poll the page at every animation frame.
+ */
+const LOAD_QUIET_MS = 2000;
+
+async function openIsolated(browser, url, origin, problems, requests = [], { settleMs = 0 } = {}) {
   const context = await browser.newContext();
   await context.route('**/*', (route) => {
     const u = route.request().url();
@@ -209,6 +226,7 @@ async function openIsolated(browser, url, origin, problems, requests = []) {
   page.on('request', (r) => requests.push(r.url()));
   page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  if (settleMs) await page.waitForTimeout(settleMs);
   await page.goto(url);
   return { page, close: () => context.close() };
 }
@@ -329,8 +347,10 @@ async function collectPageTimings(browser, { dist, updates = 10, loads = 7 }) {
       for (let i = 0; i < (c.loads ?? loads); i++) {
         const problems = [];
         const requests = [];
-        const { page, close } = await openIsolated(browser, server.url + 'index.html' + hash, origin, problems, requests);
+        const { page, close } = await openIsolated(browser, server.url + 'index.html' + hash, origin, problems, requests,
+          { settleMs: WINDOW_SETTLE_MS });
         try {
+          await page.waitForTimeout(LOAD_QUIET_MS);
           await page.waitForSelector('html[data-ready="true"]', { timeout: 60000 });
           // The first grid, or an alert saying why there is none: a view too large for the page's
           // thread is computed by the workers, after data-ready (compute.js WORKER_FIRST_COST).
@@ -655,7 +675,7 @@ function report({ results, configs, browserKeys, page, sizes, scale, peak, info,
       p(`This section and the download size come from a separate pass (\`bench.mjs --page-only\`) at ${pageRun.started.replace(/\.\d+Z$/, ' UTC').replace('T', ' ')} on commit \`${pageRun.commit}\` (load average before ${pageRun.load_before}, after ${pageRun.load_after}), after the main run above: the page changed since.`);
       p();
     }
-    p("Headless Chromium on `dist/` served by `scripts/serve.mjs` (CSP on). `mha:first-grid` is the page's `performance.measure` from navigation to the first painted grid (median of fresh loads); `mha:update` from an input change to all grids painted, median of: **token count changed** (the sentence alternates between n − 1 and n tokens; the weights depend on n, so each change recomputes; this is the column held to the target) and **same token count** (the first word changes; the page reuses its last result). The Date translator row: the page's own time per keystroke (`#date-summary` `data-ms`: translation, grids, small multiples), median over every key of the date typed key by key in fresh pages.");
+    p("Headless Chromium on `dist/` served by `scripts/serve.mjs` (CSP on). `mha:first-grid` is the page's `performance.measure` from navigation to the first painted grid (median of fresh loads: each in a new browser window left alone for ${WINDOW_SETTLE_MS / 1000} s before it navigates, while Chromium loads its own omnibox popup for that window, and a page not asked anything by the harness for its first ${LOAD_QUIET_MS / 1000} s); `mha:update` from an input change to all grids painted, median of: **token count changed** (the sentence alternates between n − 1 and n tokens; the weights depend on n, so each change recomputes; this is the column held to the target) and **same token count** (the first word changes; the page reuses its last result). The Date translator row: the page's own time per keystroke (`#date-summary` `data-ms`: translation, grids, small multiples), median over every key of the date typed key by key in fresh pages.");
     p();
     p(table(['case', 'mha:update, token count changed: median (ms)', 'target', 'mha:update, same token count: median (ms)', 'mha:first-grid median (ms)', 'target', 'note'], page.map((r) => {
       const med = (a) => (a?.length ? [...a].sort((x, y) => x - y)[a.length >> 1] : null);
