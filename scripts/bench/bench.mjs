@@ -52,7 +52,27 @@ export function flops(n, d) {
 
 const log = (...a) => console.error('bench:', ...a);
 
-function runJsonLines(cmd, args, { env = {}, cwd = ROOT } = {}) {
+/**
+ * The CPU every single-thread process of the benchmark runs on (native, PyTorch, node; not
+ * Chromium, which is several processes), with taskset: the last online CPU, or BENCH_CPU; null
+ * (not pinned) without taskset or with BENCH_CPU=none. This 2-vCPU machine runs the same code at
+ * different speeds on its two CPUs, and not the same way for every kernel: our wasm forward at
+ * (512, 768, 12) took 84–87 ms on CPU 1 and 126–138 on CPU 0, the SIMD128 peak loop 36 GFLOP/s
+ * on CPU 1 and 45 on CPU 0 (taskset, 3 processes each). Unpinned, each process landed on
+ * either: our rounds alternated between 84–87 and 135–143 ms in one run while ONNX Runtime's did
+ * not, which no ratio of that run could compare fairly.
+ */
+const BENCH_CPU = (() => {
+  if (process.env.BENCH_CPU === 'none' || spawnSync('taskset', ['--version']).status !== 0) return null;
+  if (process.env.BENCH_CPU !== undefined) return Number(process.env.BENCH_CPU);
+  return Math.max(...os.cpus().map((_, i) => i));
+})();
+
+/** cmd and args, run under `taskset -c BENCH_CPU` when pinning. */
+const pinned = (cmd, args) => (BENCH_CPU === null ? [cmd, args] : ['taskset', ['-c', String(BENCH_CPU), cmd, ...args]]);
+
+function runJsonLines(cmd0, args0, { env = {}, cwd = ROOT } = {}) {
+  const [cmd, args] = pinned(cmd0, args0);
   const r = spawnSync(cmd, args, {
     cwd, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 << 20,
   });
@@ -526,7 +546,7 @@ function scaling(reps) {
         '--wasm', WASM, '--budget-ms', String(reps.budgetMs), '--min-reps', String(reps.minReps),
         '--max-reps', String(reps.maxReps)]],
     ]) {
-      const r = spawnSync(cmd, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 20 });
+      const r = spawnSync(...pinned(cmd, args), { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 20 });
       if (r.status === 0) {
         row[name] = JSON.parse(r.stdout.split('\n').find((l) => l.startsWith('{')));
       } else {
@@ -573,6 +593,7 @@ function machineInfo() {
     openblas: sh("dpkg-query -W -f='${Version}' libopenblas0-pthread 2>/dev/null"),
     blas: sh('readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3'),
     commit: sh(`git -C ${ROOT} rev-parse --short HEAD`),
+    pinned_cpu: BENCH_CPU,
   };
 }
 
@@ -619,7 +640,12 @@ function report({ results, configs, browserKeys, page, sizes, scale, peak, info,
   p('## What is measured');
   p();
   p('One self-attention forward, batch 1, float32, **per-head weights returned** (not averaged),');
-  p('single thread everywhere, results returned to JS: as copies into JS arrays, or (our `forwardViews` rows, marked zero-copy) as views into wasm memory valid until the next call:');
+  p('single thread everywhere, results returned to JS: as copies into JS arrays, or (our `forwardViews` rows, marked zero-copy) as views into wasm memory valid until the next call.');
+  p(info.pinned_cpu == null
+    ? 'The processes were not pinned to a CPU (no `taskset`, or `BENCH_CPU=none`).'
+    : `Every native, PyTorch and node process ran on CPU ${info.pinned_cpu} (\`taskset -c ${info.pinned_cpu}\`; \`BENCH_CPU\` chooses another): this machine's CPUs run the same code at different speeds, so systems compared with each other run on the same one. Chromium is not pinned.`);
+  p();
+  p('The systems:');
   p();
   p('- **PyTorch**: `nn.MultiheadAttention(d, h, batch_first=True)` in `eval()` under `torch.no_grad()`, `need_weights=True, average_attn_weights=False`, `torch.set_num_threads(1)`, `OPENBLAS_NUM_THREADS=1`. It writes the inputs every other system reads (`build/bench/data`, seeded) and is the reference of the agreement check.');
   p('- **mha-lab native**: `mha::MultiheadAttention::forward` (no intermediates) from `build/native/libmha_core.a`, driven by `scripts/bench/mha_native_bench.cpp`.');
@@ -701,7 +727,7 @@ function report({ results, configs, browserKeys, page, sizes, scale, peak, info,
       p(`This section and the download size come from a separate pass (\`bench.mjs --page-only\`) at ${pageRun.started.replace(/\.\d+Z$/, ' UTC').replace('T', ' ')} on commit \`${pageRun.commit}\` (load average before ${pageRun.load_before}, after ${pageRun.load_after}), after the main run above: the page changed since.`);
       p();
     }
-    p("Headless Chromium on `dist/` served by `scripts/serve.mjs` (CSP on). `mha:first-grid` is the page's `performance.measure` from navigation to the first painted grid (median of fresh loads: each in a new browser window left alone for ${WINDOW_SETTLE_MS / 1000} s before it navigates, while Chromium loads its own omnibox popup for that window, its requests not intercepted (another origin's would be refused by the CSP and reported), and not asked anything by the harness for its first ${LOAD_QUIET_MS / 1000} s); `mha:update` from an input change to all grids painted, median of: **token count changed** (the sentence alternates between n − 1 and n tokens; the weights depend on n, so each change recomputes; this is the column held to the target), **same token count** (the first word changes; the page reuses its last result), both back to back (the next change as soon as the last is measured; the harness polls the page at every frame meanwhile), and **after a pause** (a token-count change ${PAUSE_BEFORE_CHANGE_MS / 1000} s after the last one, read ${AFTER_PAUSED_CHANGE_MS / 1000} s later without polling: the page has built its hidden tables in the pause). The Date translator row: the page's own time per keystroke (`#date-summary` `data-ms`: translation, grids, small multiples), median over every key of the date typed key by key in fresh pages.");
+    p(`Headless Chromium on \`dist/\` served by \`scripts/serve.mjs\` (CSP on). \`mha:first-grid\` is the page's \`performance.measure\` from navigation to the first painted grid (median of fresh loads: each in a new browser window left alone for ${WINDOW_SETTLE_MS / 1000} s before it navigates, while Chromium loads its own omnibox popup for that window, its requests not intercepted (another origin's would be refused by the CSP and reported), and not asked anything by the harness for its first ${LOAD_QUIET_MS / 1000} s); \`mha:update\` from an input change to all grids painted, median of: **token count changed** (the sentence alternates between n − 1 and n tokens; the weights depend on n, so each change recomputes; this is the column held to the target), **same token count** (the first word changes; the page reuses its last result), both back to back (the next change as soon as the last is measured; the harness polls the page at every frame meanwhile), and **after a pause** (a token-count change ${PAUSE_BEFORE_CHANGE_MS / 1000} s after the last one, read ${AFTER_PAUSED_CHANGE_MS / 1000} s later without polling: the page has built its hidden tables in the pause). The Date translator row: the page's own time per keystroke (\`#date-summary\` \`data-ms\`: translation, grids, small multiples), median over every key of the date typed key by key in fresh pages.`);
     p();
     p(table(['case', 'mha:update, token count changed: median (ms)', 'target', 'mha:update, same token count: median (ms)', `mha:update, token count changed after a ${PAUSE_BEFORE_CHANGE_MS / 1000} s pause: median (ms)`, 'mha:first-grid median (ms)', 'target', 'note'], page.map((r) => {
       const med = (a) => (a?.length ? [...a].sort((x, y) => x - y)[a.length >> 1] : null);
