@@ -216,7 +216,6 @@ async function launchChromium() {
   });
 }
 
-/** Opens `url` in a fresh context that aborts (and records) any request leaving `origin`. */
 /**
  * Milliseconds a new page's window is left alone before it navigates (page timings only). Each new
  * window of Chromium 156's headless mode loads the browser's own omnibox popup (a WebUI page in a

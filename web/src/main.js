@@ -859,7 +859,8 @@ function wireTabs() {
 
 async function start() {
   // The core first: its wasm is inflated and compiled off this thread while this one draws the
-  // legend and fills the presets (issue 6: about 25 ms less before the first grid).
+  // legend and fills the presets (issue 6; the first grid measured the same within the noise:
+  // 350 against 354 ms, scripts/bench/notes.md).
   const core = coreScriptLoaded() ? startCore() : null;
   drawLegend(els.legend);
   for (const [name, p] of Object.entries(PRESETS)) {

@@ -12,7 +12,11 @@ import { formatWeight } from './format.js';
  *   grows to its content whatever its CSS width, and would widen the page)
  */
 export function headTable(head, weights, maskedRows, queryTokens, keyTokens, text = {}) {
-  const steps = headTableSteps(head, weights, maskedRows, queryTokens, keyTokens, text);
+  return runToEnd(headTableSteps(head, weights, maskedRows, queryTokens, keyTokens, text));
+}
+
+/** Runs a generator of steps (headTableSteps) to its end: its return value. */
+export function runToEnd(steps) {
   let step = steps.next();
   while (!step.done) step = steps.next();
   return step.value;

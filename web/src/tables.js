@@ -2,8 +2,9 @@
 // accessible and testable twin of a head's canvas, but 16 heads of 64 x 64 cells are 65,536 DOM
 // cells: built with every update they cost more than the compute (issue 6). So:
 //   - small views (num_heads * n * m <= SYNC_TABLE_CELLS) get their tables with the grids, as before;
-//   - larger ones up to MAX_TABLE_TOKENS get them once updates pause (PAUSE_MS), a few heads per
-//     task, and a newer view cancels the rest (#heads[data-tables] = "pending", then "ready");
+//   - larger ones up to MAX_TABLE_TOKENS get them once updates pause (PAUSE_MS), in tasks of
+//     about SLICE_MS (a table 8 rows at a time), none while an input waits to be shown, and a newer
+//     view cancels the rest (#heads[data-tables] = "pending", then "ready");
 //   - beyond MAX_TABLE_TOKENS there is no table: the keyboard grid and its live readout give
 //     every value (the holder says so to screen readers; #heads[data-tables] = "none").
 // Until its new table replaces it, a holder's previous table is stale: marked data-stale, which
@@ -11,6 +12,8 @@
 // cost 2-3 ms in each of the two frames of every keystroke's update (70,000 layout objects);
 // removed at once, the first keystroke after a pause took 110 ms instead of 35 (issue 6). Hidden
 // this way they are neither laid out nor read out: no screen reader meets last view's values.
+
+import { runToEnd } from './table.js';
 
 export const SYNC_TABLE_CELLS = 4096;
 export const MAX_TABLE_TOKENS = 64;
@@ -35,13 +38,8 @@ function fill(holder, content) {
 /** A build's result: the table, or a generator of its steps that returns it (headTableSteps). */
 const isSteps = (built) => built !== null && typeof built === 'object' && typeof built.next === 'function';
 
-/** Runs a build to its end (the tables built at once). */
-function finish(built) {
-  if (!isSteps(built)) return built;
-  let step = built.next();
-  while (!step.done) step = built.next();
-  return step.value;
-}
+/** A build run to its end (the tables built at once). */
+const finish = (built) => (isSteps(built) ? runToEnd(built) : built);
 
 /**
  * @param {HTMLElement} root gets data-tables ("ready", "pending" or "none")
@@ -52,7 +50,7 @@ function finish(built) {
  * @param {{busy?: () => boolean}} [options] `busy`: an input is waiting to be shown (timing.js
  *   updatePending); no slice runs then: its update goes first, and the tables wait for the next
  *   pause (PAUSE_MS). Without it, a key pressed ≥ PAUSE_MS after the last update met the slices
- *   of the last view's tables: 90 ms to its grids instead of 28 at 64 tokens, d_model 512, 8 heads.
+ *   of the last view's tables: 90 ms to its grids instead of 31 at 64 tokens, d_model 512, 8 heads.
  */
 export function scheduleTables(root, holders, build, { n, m }, { busy = () => false } = {}) {
   const mine = ++generation;
