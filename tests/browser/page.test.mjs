@@ -7,7 +7,7 @@ import path from 'node:path';
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { parseColor } from '../../web/src/color.js';
 import {
-  ROOT, withCheckedPage, tableRow, cellCentre, canvasPixel, canvasPixelAt, screenPixel, useBrowserAndTargets,
+  ROOT, openPage, withCheckedPage, tableRow, cellCentre, canvasPixel, canvasPixelAt, screenPixel, useBrowserAndTargets,
 } from './helpers.mjs';
 
 const MODULE_08 = '#preset=module-08';
@@ -61,6 +61,20 @@ for (const which of [0, 1]) {
         assert.equal(count('cell'), 2 * (5 * 5 + 1), 'per head: every weight a cell, and the empty corner');
         await cdp.detach();
       }));
+
+    test('without WebAssembly (a browser setting or policy) the page says the core is not available', async () => {
+      const p = await openPage(env.browser, target(), '', {
+        setup: (context) => context.addInitScript('delete globalThis.WebAssembly;'),
+        ready: '#alert:not(:empty)',
+      });
+      try {
+        assert.equal(await p.page.textContent('#summary'), 'The attention core is not available.');
+        assert.match(await p.page.textContent('#alert'), /^The attention core failed to start: .*WebAssembly/);
+        assert.deepEqual(p.problems.filter((x) => x.startsWith('uncaught')), [], 'no uncaught error');
+      } finally {
+        await p.close();
+      }
+    });
 
     test('while typing, last view\'s weight tables leave the accessibility tree; after the pause the new ones are in', () => {
       const words = (n) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');

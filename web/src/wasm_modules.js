@@ -54,12 +54,20 @@ export function coreScriptLoaded() {
   return typeof createMhaCore === 'function';
 }
 
-/** The page's attention core (index.html loads its script). @returns {Promise<object>} */
+/**
+ * The page's attention core (index.html loads its script). @returns {Promise<object>} rejected,
+ * never thrown: the factory throws at once where there is no WebAssembly (a browser setting or
+ * policy), and callers start it before their own try (main.js start).
+ */
 export function startCore() {
   if (!coreScriptLoaded()) {
     return Promise.reject(new Error(`${CORE_SCRIPT} did not load`));
   }
-  return createMhaCore(); // no fetch: the glue decodes its inlined wasm (pre.js)
+  try {
+    return createMhaCore(); // no fetch: the glue decodes its inlined wasm (pre.js)
+  } catch (e) {
+    return Promise.reject(e);
+  }
 }
 
 /** Shares one promise per module; a failed start is forgotten so that a later call may retry. */
