@@ -54,18 +54,30 @@ const log = (...a) => console.error('bench:', ...a);
 
 /**
  * The CPU every single-thread process of the benchmark runs on (native, PyTorch, node; not
- * Chromium, which is several processes), with taskset: the last online CPU, or BENCH_CPU; null
- * (not pinned) without taskset or with BENCH_CPU=none. This 2-vCPU machine runs the same code at
- * different speeds on its two CPUs, and not the same way for every kernel: our wasm forward at
- * (512, 768, 12) took 84–87 ms on CPU 1 and 126–138 on CPU 0, the SIMD128 peak loop 36 GFLOP/s
- * on CPU 1 and 45 on CPU 0 (taskset, 3 processes each). Unpinned, each process landed on
- * either: our rounds alternated between 84–87 and 135–143 ms in one run while ONNX Runtime's did
- * not, which no ratio of that run could compare fairly.
+ * Chromium, which is several processes), with taskset: the last CPU this process may use
+ * (/proc/self/status Cpus_allowed_list), or BENCH_CPU (one of those); null (not pinned) without
+ * taskset or with BENCH_CPU=none. Systems compared with each other then share one CPU. On
+ * 2 December at 01:15 this 2-vCPU machine ran our wasm forward at (512, 768, 12) in 84–87 ms on
+ * CPU 1 and 126–138 on CPU 0 (taskset, 3 processes each), and an unpinned run's rounds of ours
+ * alternated between the two while ONNX Runtime's did not; a review at 02:40 measured no
+ * difference between the CPUs: the effect comes and goes with the host.
  */
 const BENCH_CPU = (() => {
   if (process.env.BENCH_CPU === 'none' || spawnSync('taskset', ['--version']).status !== 0) return null;
-  if (process.env.BENCH_CPU !== undefined) return Number(process.env.BENCH_CPU);
-  return Math.max(...os.cpus().map((_, i) => i));
+  const status = existsSync('/proc/self/status') ? readFileSync('/proc/self/status', 'utf8') : '';
+  const list = /^Cpus_allowed_list:\s*(\S+)/m.exec(status)?.[1];
+  const allowed = list
+    ? list.split(',').flatMap((r) => {
+      const [a, b = a] = r.split('-').map(Number);
+      return Array.from({ length: b - a + 1 }, (_, k) => a + k);
+    })
+    : os.cpus().map((_, k) => k);
+  if (process.env.BENCH_CPU === undefined) return Math.max(...allowed);
+  const cpu = Number(process.env.BENCH_CPU);
+  if (!Number.isInteger(cpu) || !allowed.includes(cpu)) {
+    throw new Error(`BENCH_CPU=${process.env.BENCH_CPU}: not a CPU this process may use (${list ?? allowed.join(',')}), or 'none'`);
+  }
+  return cpu;
 })();
 
 /** cmd and args, run under `taskset -c BENCH_CPU` when pinning. */

@@ -97,7 +97,7 @@ function* slowSteps(name, count, ms, log) {
   return name;
 }
 
-test('a slice stops between the steps of one table, and the next slice goes on where it stopped', (t) => {
+test('a slice stops between the steps of one table, and the next slice goes on where it stopped', { timeout: 5000 }, (t) => {
   t.mock.timers.enable({ apis: ['setTimeout'] });
   const root = fakeRoot();
   const hs = holders(2);
@@ -116,7 +116,7 @@ test('a slice stops between the steps of one table, and the next slice goes on w
   assert.equal(root.dataset.tables, 'ready');
 });
 
-test('no slice runs while an input waits to be shown: the tables wait for the next pause', (t) => {
+test('no slice runs while an input waits to be shown: the tables wait for the next pause', { timeout: 5000 }, (t) => {
   t.mock.timers.enable({ apis: ['setTimeout'] });
   const root = fakeRoot();
   const hs = holders(8);

@@ -49,8 +49,11 @@ const finish = (built) => (isSteps(built) ? runToEnd(built) : built);
  * @param {{n: number, m: number}} size query and key tokens
  * @param {{busy?: () => boolean}} [options] `busy`: an input is waiting to be shown (timing.js
  *   updatePending); no slice runs then: its update goes first, and the tables wait for the next
- *   pause (PAUSE_MS). Without it, a key pressed ≥ PAUSE_MS after the last update met the slices
- *   of the last view's tables: 90 ms to its grids instead of 31 at 64 tokens, d_model 512, 8 heads.
+ *   pause (PAUSE_MS). Without it and the 8-row steps, a key pressed ≥ PAUSE_MS after the last
+ *   update met the slices of the last view's tables: 90 ms to its grids instead of 31 at 64
+ *   tokens, d_model 512, 8 heads (both help: a review measured 66–102 ms with the steps alone).
+ *   Each finished table's style and layout still happen in one frame, after the slice that puts
+ *   it in (100–200 ms on a loaded machine): the slices bound the script, not that.
  */
 export function scheduleTables(root, holders, build, { n, m }, { busy = () => false } = {}) {
   const mine = ++generation;
