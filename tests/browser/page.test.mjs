@@ -427,6 +427,39 @@ for (const which of [0, 1]) {
       }
     });
 
+    test('typing across a cell-size step and back draws only what changed, from the sprite of that size', async () => {
+      // 30 and 31 tokens get different cell sizes, so the count going back and forth alternates
+      // two label geometries; each new sprite starts from the last one of its own geometry
+      // (heatmap.js recentSprites), which holds an older word in the slot that changed.
+      const words = (count, swap = -1) =>
+        Array.from({ length: count }, (_, i) => (i === swap ? 'zz' : `${String.fromCharCode(97 + (i % 26))}${Math.floor(i / 26) || ''}`)).join(' ');
+      const shown = (page, n) => page.waitForFunction((k) => document.querySelector('canvas[data-head="0"]')?.dataset.rows === String(k), n)
+        .then(() => page.$eval('canvas[data-head="0"]', (c) => [c.dataset.cell,
+          ...[...c.parentElement.querySelectorAll('canvas.hm-labels')].map((l) => {
+            const out = document.createElement('canvas');
+            out.width = Math.ceil(parseFloat(l.style.width));
+            out.height = Math.ceil(parseFloat(l.style.height));
+            out.getContext('2d').drawImage(l, 0, 0);
+            return out.toDataURL();
+          })]));
+      const hashOf = (text) => `#text=${text.replaceAll(' ', '+')}&d_model=8&num_heads=2&seed=3`;
+      const steps = [words(31), words(30, 0), words(31, 1), words(30, 2)];
+      const typed = [];
+      await withPage(target(), hashOf(words(30)), async ({ page }) => {
+        await shown(page, 30);
+        for (const text of steps) {
+          await page.fill('#text', text);
+          typed.push(await shown(page, text.split(' ').length));
+        }
+      });
+      assert.notEqual(typed[0][0], typed[1][0], 'the cell size differs between 30 and 31 tokens');
+      for (const [i, text] of steps.entries()) {
+        await withPage(target(), hashOf(text), async ({ page }) => {
+          assert.deepEqual(typed[i], await shown(page, text.split(' ').length), `labels of step ${i}`);
+        });
+      }
+    });
+
     test('keyboard: Tab to a grid, arrows move the readout', () =>
       withPage(target(), MODULE_08, async ({ page }) => {
         await page.focus('canvas[data-head="0"]');

@@ -20,10 +20,7 @@ const FONT_BOLD = `bold ${FONT}`;
 /** Cells smaller than this (CSS px) get no inner ring: the compact highlight instead. */
 const MIN_RING_CELL = 8;
 
-/**
- * The labels of `tokens` (truncated), their widest width per font and their sprites (see
- * `sprite`), kept per token array: every head given the same tokens measures and draws them once.
- */
+/** The labels of `tokens` (truncated), kept per token array (every head given the same tokens). */
 const labelSets = new WeakMap();
 function labelSet(tokens) {
   let set = labelSets.get(tokens);
@@ -88,42 +85,65 @@ function place(el, x, y, w, h) {
 
 /**
  * Every label of `set` as row labels (kind 'row': rowLabel) or column labels ('col':
- * columnLabel) of `layout`, in `ink`, in a canvas of w × h CSS px at `dpr`: drawn once per layout
- * and copied into every head's label canvas (issue 6: 8 heads drew the same 128 labels each).
- * When the last sprite of this kind has the same label geometry (cell, band, dpr, ink), the new
- * one starts from a copy of it and draws only the labels that differ: a keystroke changes one
- * token, or adds one (issue 6: 128 labels drawn again took ~2 ms of every update at 64 tokens).
+ * columnLabel) of `layout`, in `ink`, at `dpr`, in the top-left of a sprite canvas (transparent
+ * beyond its label band): drawn once and copied into every head's label canvas (issue 6: 8 heads
+ * drew the same 128 labels each). Call it again before each copy: the canvas is shared.
+ * One canvas is kept per label geometry (cell, band, dpr, ink) and kind, for up to
+ * RECENT_GEOMETRIES geometries (all dropped for a new one past that). It holds the labels it was
+ * last asked for; asked for other labels, it draws only the ones that differ, in place (a
+ * keystroke changes one token, or adds one: issue 6, 128 labels drawn again took ~2 ms of every
+ * 64-token update). A token count going back and forth across a cell-size step (63 tokens: 19 px
+ * cells, 64: 18 px) alternates two geometries, each with its canvas (a new sprite canvas per
+ * update, drawn whole, was 3.3 ms of a 64-token update, most of it the new canvas's first use).
  * Labels in Latin-1 stay inside their slot (labelSlot: MIN_CELL > FONT_PX), so the result is the
  * same pixels as drawing them all; other scripts may reach beyond it (stacked diacritics such as
- * "Ẫ" left a few anti-aliased pixels in the next slot), so their sprites are drawn whole.
+ * "Ẫ" left a few anti-aliased pixels in the next slot), so a sprite holding or getting any of
+ * them is drawn whole.
  */
-const lastSprites = {};
+const RECENT_GEOMETRIES = 4;
+/** Per kind, geometry -> {canvas, texts (the labels it holds), inSlot}. */
+const sprites = { row: new Map(), col: new Map() };
 const IN_SLOT = /^[\x20-\x7e\xa0-\xff]*$/;
-function sprite(set, kind, layout, w, h, dpr, ink) {
-  const key = `${w}|${h}|${dpr}|${ink}`;
-  if (set[kind]?.key !== key) {
-    const canvas = document.createElement('canvas');
-    const ctx = sized(canvas, w, h, dpr);
-    const band = kind === 'row' ? layout.originX : `${layout.originY}|${layout.rotateColumns}`;
-    const geometry = `${layout.cell}|${band}|${dpr}|${ink}`;
-    const inSlot = set.texts.every((t) => IN_SLOT.test(t));
-    const last = inSlot && lastSprites[kind]?.geometry === geometry ? lastSprites[kind] : null;
-    if (last) {
-      ctx.setTransform(1, 0, 0, 1, 0, 0);
-      ctx.drawImage(last.canvas, 0, 0);
-      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    }
-    ctx.fillStyle = ink;
-    const draw = kind === 'row' ? rowLabel : columnLabel;
-    set.texts.forEach((t, i) => {
-      if (last && last.texts[i] === t) return;
-      if (last && i < last.texts.length) ctx.clearRect(...labelSlot(kind, layout, i));
-      draw(ctx, t, i, layout);
-    });
-    set[kind] = { key, canvas };
-    lastSprites[kind] = inSlot ? { geometry, texts: set.texts, canvas } : null;
+function sprite(set, kind, layout, dpr, ink) {
+  const band = kind === 'row' ? layout.originX : `${layout.originY}|${layout.rotateColumns}`;
+  const geometry = `${layout.cell}|${band}|${dpr}|${ink}`;
+  const recent = sprites[kind];
+  let s = recent.get(geometry);
+  if (!s) {
+    if (recent.size >= RECENT_GEOMETRIES) recent.clear();
+    recent.set(geometry, (s = { canvas: document.createElement('canvas') }));
   }
-  return set[kind].canvas;
+  if (s.texts === set.texts) return s.canvas;
+  set.inSlot ??= set.texts.every((t) => IN_SLOT.test(t));
+  const { canvas } = s;
+  // The store only grows (growing clears it): the top-left band is this set's.
+  const long = Math.ceil(set.texts.length * layout.cell * dpr);
+  const bw = kind === 'row' ? Math.ceil(layout.originX * dpr) : long;
+  const bh = kind === 'row' ? long : Math.ceil(layout.originY * dpr);
+  if (canvas.width < bw || canvas.height < bh) {
+    canvas.width = Math.max(canvas.width, bw);
+    canvas.height = Math.max(canvas.height, bh);
+    s.texts = null;
+  }
+  const ctx = canvas.getContext('2d');
+  const last = s.inSlot && set.inSlot && s.texts;
+  if (!last) {
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+  }
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.fillStyle = ink;
+  const draw = kind === 'row' ? rowLabel : columnLabel;
+  // Each slot whose label changed is cleared, also the slots past this set's labels.
+  for (let i = 0; i < Math.max(set.texts.length, last ? last.length : 0); i++) {
+    const t = set.texts[i];
+    if (last && last[i] === t) continue;
+    if (last && i < last.length) ctx.clearRect(...labelSlot(kind, layout, i));
+    if (t !== undefined) draw(ctx, t, i, layout);
+  }
+  s.texts = set.texts;
+  s.inSlot = set.inSlot;
+  return canvas;
 }
 
 /** The box (x, y, w, h; CSS px) of row label i (kind 'row') or column label i ('col'). */
@@ -356,10 +376,6 @@ export class HeadHeatmap {
     if (labels) {
       place(this.rowCanvas, 0, originY, originX, n * cell);
       place(this.colCanvas, originX, 0, m * cell, originY);
-      this.sprites = [
-        sprite(this.rowSet, 'row', this.layout, originX, n * cell, dpr, this.theme.ink),
-        sprite(this.colSet, 'col', this.layout, m * cell, originY, dpr, this.theme.ink),
-      ];
       labelStore(this.rowCanvas, originX, n * cell, dpr);
       labelStore(this.colCanvas, m * cell, originY, dpr);
     }
@@ -413,7 +429,7 @@ export class HeadHeatmap {
         const ctx = c.getContext('2d');
         ctx.setTransform(1, 0, 0, 1, 0, 0);
         ctx.clearRect(0, 0, c.width, c.height);
-        ctx.drawImage(this.sprites[k], 0, 0);
+        ctx.drawImage(this.labelSprite(k), 0, 0);
         if (now < 0) return;
         ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
         ctx.clearRect(...labelSlot(kind, this.layout, now));
@@ -445,6 +461,11 @@ export class HeadHeatmap {
     }
   }
 
+  /** The sprite of this grid's row labels (k = 0) or column labels (1), drawn for them (sprite). */
+  labelSprite(k) {
+    return sprite(k ? this.colSet : this.rowSet, k ? 'col' : 'row', this.layout, this.dpr, this.theme.ink);
+  }
+
   /**
    * The whole grid (cells, masked rows, labels; no selection) in a new canvas of the layout's size
    * at devicePixelRatio, for the PNG snapshot (snapshot.js composeSnapshot).
@@ -458,7 +479,7 @@ export class HeadHeatmap {
     ctx.imageSmoothingEnabled = false;
     ctx.drawImage(this.canvas, 0, 0, this.pixelCols, this.pixelRows, originX, originY, m * cell, n * cell);
     ctx.setTransform(1, 0, 0, 1, 0, 0);
-    const [rows, cols] = this.layout.labels ? this.sprites : [];
+    const [rows, cols] = this.layout.labels ? [this.labelSprite(0), this.labelSprite(1)] : [];
     for (const [c, x, y] of [[!this.maskLayer?.hidden && this.maskLayer, originX, originY], [rows, 0, originY], [cols, originX, 0]]) {
       if (c) ctx.drawImage(c, Math.round(x * dpr), Math.round(y * dpr));
     }
