@@ -154,9 +154,9 @@ for (const which of [0, 1]) {
         assert.equal(await page.getAttribute('html', 'data-compute-worker'), which ? 'off' : 'ready');
         assert.equal(await page.getAttribute('#heads', 'data-computed-in'), 'page', 'module 08 is small: computed at once');
         assert.deepEqual(await tableRow(page, 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);
-        // 40 tokens, d_model 128, 4 heads: 40*128*(4*128 + 80) > 2e6 multiply-adds: the worker's.
+        // 40 tokens, d_model 1024, 4 heads: pageCost 1.7·10⁸ > WORKER_MIN_COST (compute.js): the workers'.
         const before = await updates(page);
-        await page.fill('#d_model', '128');
+        await page.fill('#d_model', '1024');
         await page.fill('#num_heads', '4');
         await page.evaluate(() => {
           // Every summary the page shows from now on: a drawn view starts "n = <tokens> tokens".
@@ -175,7 +175,7 @@ for (const which of [0, 1]) {
         await page.waitForFunction(() => location.hash.includes('w39') && !location.hash.includes('w40'));
         await page.waitForFunction((b) => Number(document.documentElement.dataset.updates) > b, before);
         await page.waitForTimeout(300);
-        assert.match(await page.textContent('#summary'), /^n = 40 tokens · d_model = 128 · num_heads = 4/);
+        assert.match(await page.textContent('#summary'), /^n = 40 tokens · d_model = 1024 · num_heads = 4/);
         const shown = await page.evaluate(() => window.shown);
         if (!which) {
           assert.ok(!shown.some((t) => t.startsWith('n = 48 tokens')), `the stale 48-token view was never drawn: ${shown.join(' | ')}`);
@@ -183,7 +183,7 @@ for (const which of [0, 1]) {
         assert.equal(await page.getAttribute('#heads', 'data-computed-in'), which ? 'page' : 'worker');
         await page.waitForSelector('#heads[data-tables="ready"]', { state: 'attached' });
         assert.equal(await page.locator('table[data-head="0"] tbody tr').count(), 40, 'the newest input, not the stale one');
-        const request = { seed: 7, tokens: 40, d_model: 128, num_heads: 4, positional: false, is_causal: false };
+        const request = { seed: 7, tokens: 40, d_model: 1024, num_heads: 4, positional: false, is_causal: false };
         for (const [head, row] of [[0, 0], [3, 39], [2, 17]]) {
           assert.deepEqual(await tableRow(page, head, row), expectedRow(request, head, row), `head ${head} row ${row}`);
         }

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  Compute, WORKER_FIRST_COST, WORKER_MIN_WORK, experimentWork, joinHeads, pageCost, sameRequest, splittable,
+  Compute, WORKER_FIRST_COST, WORKER_MIN_COST, experimentWork, joinHeads, pageCost, sameRequest, splittable,
   colouredByWorkers,
 } from '../../web/src/compute.js';
 
@@ -38,12 +38,29 @@ function withWorker(mod) {
 const how = (o) => `${o.where}${o.reused ? '+reused' : ''}`;
 
 const small = { seed: 7, tokens: 5, d_model: 8, num_heads: 2, positional: false, is_causal: false };
-const large = { seed: 7, tokens: 64, d_model: 512, num_heads: 8, positional: false, is_causal: false };
+const large = { seed: 7, tokens: 128, d_model: 512, num_heads: 8, positional: false, is_causal: false };
 
-test('the requests used here: module 08 runs at once, 64 tokens at d_model 512 go to the worker', () => {
-  assert.ok(experimentWork(small) <= WORKER_MIN_WORK);
-  assert.equal(experimentWork(large), 64 * 512 * (4 * 512 + 2 * 64)); // 71,303,168
-  assert.ok(experimentWork(large) > WORKER_MIN_WORK);
+test('the requests used here: module 08 runs at once, 128 tokens at d_model 512 go to the worker', () => {
+  assert.ok(pageCost(small) <= WORKER_MIN_COST);
+  assert.equal(experimentWork(large), 128 * 512 * (4 * 512 + 2 * 128)); // 150,994,944
+  assert.equal(pageCost(large), experimentWork(large) + 300 * 8 * 128 ** 2); // 190,316,544
+  assert.ok(pageCost(large) > WORKER_MIN_COST);
+});
+
+test('issue 6\'s 64-token view (d_model 512, 8 heads) is computed at once on the page, workers ready or not', () => {
+  const view = { ...large, tokens: 64, precision: 'auto', weights_only: true, keep_intermediates: false, return_parameters: false };
+  assert.equal(pageCost(view), 64 * 512 * (4 * 512 + 2 * 64) + 300 * 8 * 64 ** 2); // 81,133,568
+  const mod = fakeCore();
+  const { c, sent } = withWorker(mod);
+  const outcome = c.run(view);
+  assert.ok(!(outcome instanceof Promise), 'answered in the same task');
+  assert.equal(how(outcome), 'page');
+  assert.equal(sent.length, 0, 'nothing sent to the worker');
+  // 72 tokens (9.3·10⁷) are still the page's; 80 (1.06·10⁸) and 128 tokens are the workers'.
+  assert.equal(how(c.run({ ...view, tokens: 72 })), 'page');
+  assert.ok(c.run({ ...view, tokens: 80 }) instanceof Promise);
+  assert.ok(c.run({ ...view, tokens: 128 }) instanceof Promise);
+  assert.equal(sent.length, 1, 'the 128-token call waits for the 80-token one');
 });
 
 test('sameRequest: keys, primitives, and typed arrays element by element', () => {
@@ -132,7 +149,7 @@ test('worker: a stale result is never returned, also when the newer request was 
   // A, then B (waits for A), then A' = A: A's computation is stale (B came after it), so A' is
   // not a takeover but a new call; B, waiting, is dropped without being computed.
   const pa = c.run(large);
-  const pb = c.run({ ...large, tokens: 65 });
+  const pb = c.run({ ...large, tokens: 129 });
   const pa2 = c.run({ ...large });
   assert.equal(await pb, null, 'dropped before it started');
   answer(sent[0].id, mod.numpyExperiment(sent[0].request));

@@ -1,7 +1,7 @@
 // Where the page's numpyExperiment runs (issue 6: typing never blocks on compute).
 //
 // Small requests run at once on the main thread: cheaper than a round trip, and the grids update
-// in the same task. Large ones (more than WORKER_MIN_WORK multiply-adds) go to a Web Worker
+// in the same task. Large ones (pageCost above WORKER_MIN_COST) go to a Web Worker
 // (compute_worker.js) when the page is served over http(s): once it is ready (it starts after
 // the first grid), or, for the very largest (WORKER_FIRST_COST: a link to 2048 tokens), at once:
 // such a request starts the workers and waits for them. A page opened from file:// cannot
@@ -29,8 +29,16 @@ import { FLOAT64_MAX_WORK } from './format.js';
 import { poolFactor } from './pixels.js';
 
 export const WORKER_SCRIPT = 'compute_worker.js';
-/** Multiply-adds above which a request goes to the worker (module 08's examples stay inline). */
-export const WORKER_MIN_WORK = 2e6;
+/**
+ * pageCost above which a request goes to the workers; up to it the page computes at once, in the
+ * task of the input. 64 tokens at d_model 512 and 8 heads (8.1·10⁷) cost the page's thread 3–5 ms
+ * of compute on the benchmark's machine, while the two workers' answer came 8–15 ms after the
+ * key (median 10.5–15, traced: on two cores the workers, the page's thread handling the key and
+ * the compositor take turns), and the whole update from a key to the painted grids took 26–36 ms
+ * against 16–20 computed here (issue 6's 16 ms target; medians of 20 changes, alternating runs
+ * on one build). 128 tokens at d_model 512 (1.9·10⁸) and anything larger still go to the workers.
+ */
+export const WORKER_MIN_COST = 1e8;
 /**
  * The cost of drawing `request` from this thread, in multiply-adds: experimentWork, plus
  * WEIGHT_COST for each of the h·n² weights (its exponential, its copies, its pixel). Fitted in
@@ -284,7 +292,7 @@ export class Compute {
    */
   prime(worker, part) {
     const request = this.last?.request;
-    if (!request || experimentWork(request) <= WORKER_MIN_WORK) return;
+    if (!request || pageCost(request) <= WORKER_MIN_COST) return;
     if (!splittable(request)) {
       if (part === 0) worker.postMessage({ prime: request });
       return;
@@ -413,7 +421,7 @@ export class Compute {
     const tooLarge = !this.workerReady && pageCost(request) >= WORKER_FIRST_COST;
     if (tooLarge) this.startWorker();
     const waits = tooLarge && this.worker !== null;
-    if ((!this.workerReady && !waits) || experimentWork(request) <= WORKER_MIN_WORK) {
+    if ((!this.workerReady && !waits) || pageCost(request) <= WORKER_MIN_COST) {
       return this.keep(id, this.runHere(request));
     }
     return new Promise((resolve) => {
