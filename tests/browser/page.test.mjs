@@ -76,6 +76,22 @@ for (const which of [0, 1]) {
       }
     });
 
+    test('a core that cannot be unpacked (no DecompressionStream) is an error on the page, not an endless "Loading"', async () => {
+      // pre.js's instantiateWasm throws at once here; Emscripten's glue only logs what the hook
+      // throws, so the hook itself rejects the factory's promise (abort).
+      const p = await openPage(env.browser, target(), '', {
+        setup: (context) => context.addInitScript('delete globalThis.DecompressionStream;'),
+        ready: '#alert:not(:empty)',
+      });
+      try {
+        assert.equal(await p.page.textContent('#summary'), 'The attention core is not available.');
+        assert.match(await p.page.textContent('#alert'), /^The attention core failed to start: .*DecompressionStream/);
+        assert.deepEqual(p.problems.filter((x) => x.startsWith('uncaught')), [], 'no uncaught error');
+      } finally {
+        await p.close();
+      }
+    });
+
     test('while typing, last view\'s weight tables leave the accessibility tree; after the pause the new ones are in', () => {
       const words = (n) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
       return withPage(target(), `#text=${words(64).replaceAll(' ', '+')}&d_model=512&num_heads=8`, async ({ page }) => {

@@ -16,19 +16,25 @@
 // (magic 00 61 73 6d) and is used as is.
 if (!Module['instantiateWasm']) {
   Module['instantiateWasm'] = function (imports, receiveInstance) {
-    // Uint8Array.fromBase64 (Chromium 140+, Firefox 133+, Safari 18.2+) decodes natively; the
-    // glue's own decoder (atob, then a loop over 130 KB) took ~3 ms of the page's start.
-    var bytes = typeof Uint8Array.fromBase64 === 'function' && isDataURI(wasmBinaryFile)
-      ? Uint8Array.fromBase64(wasmBinaryFile.slice(dataURIPrefix.length))
-      : getBinary(wasmBinaryFile);
-    var ready = bytes[0] === 0x1f && bytes[1] === 0x8b
-      ? new Response(new ReadableStream({
-        start: function (controller) { controller.enqueue(bytes); controller.close(); },
-      }).pipeThrough(new DecompressionStream('gzip'))).arrayBuffer()
-      : Promise.resolve(bytes);
-    ready.then(function (wasm) { return WebAssembly.instantiate(wasm, imports); }).then(
-      function (output) { receiveInstance(output['instance'], output['module']); },
-      function (reason) { err('failed to instantiate the wasm core: ' + reason); abort(reason); });
+    // abort() rejects the factory's promise: the caller sees why (the glue only logs an error
+    // thrown by this hook, and its promise then never settles).
+    var fail = function (reason) { err('failed to instantiate the wasm core: ' + reason); abort(reason); };
+    try {
+      // Uint8Array.fromBase64 (Chromium 140+, Firefox 133+, Safari 18.2+) decodes natively; the
+      // glue's own decoder (atob, then a loop over 130 KB) took ~3 ms of the page's start.
+      var bytes = typeof Uint8Array.fromBase64 === 'function' && isDataURI(wasmBinaryFile)
+        ? Uint8Array.fromBase64(wasmBinaryFile.slice(dataURIPrefix.length))
+        : getBinary(wasmBinaryFile);
+      var ready = bytes[0] === 0x1f && bytes[1] === 0x8b
+        ? new Response(new ReadableStream({
+          start: function (controller) { controller.enqueue(bytes); controller.close(); },
+        }).pipeThrough(new DecompressionStream('gzip'))).arrayBuffer()
+        : Promise.resolve(bytes);
+      ready.then(function (wasm) { return WebAssembly.instantiate(wasm, imports); }).then(
+        function (output) { receiveInstance(output['instance'], output['module']); }, fail);
+    } catch (e) {
+      fail(e);
+    }
     return {};  // exports arrive through receiveInstance
   };
 }
