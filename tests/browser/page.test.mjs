@@ -62,35 +62,24 @@ for (const which of [0, 1]) {
         await cdp.detach();
       }));
 
-    test('without WebAssembly (a browser setting or policy) the page says the core is not available', async () => {
-      const p = await openPage(env.browser, target(), '', {
-        setup: (context) => context.addInitScript('delete globalThis.WebAssembly;'),
-        ready: '#alert:not(:empty)',
+    // A core that cannot start is an error on the page, not an endless "Loading". Without
+    // DecompressionStream, pre.js's instantiateWasm throws at once: Emscripten's glue only logs
+    // what the hook throws, so the hook itself rejects the factory's promise (abort).
+    for (const [missing, why] of [['WebAssembly', 'a browser setting or policy'], ['DecompressionStream', 'the core cannot be unpacked']]) {
+      test(`without ${missing} (${why}) the page says the core is not available`, async () => {
+        const p = await openPage(env.browser, target(), '', {
+          setup: (context) => context.addInitScript(`delete globalThis.${missing};`),
+          ready: '#alert:not(:empty)',
+        });
+        try {
+          assert.equal(await p.page.textContent('#summary'), 'The attention core is not available.');
+          assert.match(await p.page.textContent('#alert'), new RegExp(`^The attention core failed to start: .*${missing}`));
+          assert.deepEqual(p.problems.filter((x) => x.startsWith('uncaught')), [], 'no uncaught error');
+        } finally {
+          await p.close();
+        }
       });
-      try {
-        assert.equal(await p.page.textContent('#summary'), 'The attention core is not available.');
-        assert.match(await p.page.textContent('#alert'), /^The attention core failed to start: .*WebAssembly/);
-        assert.deepEqual(p.problems.filter((x) => x.startsWith('uncaught')), [], 'no uncaught error');
-      } finally {
-        await p.close();
-      }
-    });
-
-    test('a core that cannot be unpacked (no DecompressionStream) is an error on the page, not an endless "Loading"', async () => {
-      // pre.js's instantiateWasm throws at once here; Emscripten's glue only logs what the hook
-      // throws, so the hook itself rejects the factory's promise (abort).
-      const p = await openPage(env.browser, target(), '', {
-        setup: (context) => context.addInitScript('delete globalThis.DecompressionStream;'),
-        ready: '#alert:not(:empty)',
-      });
-      try {
-        assert.equal(await p.page.textContent('#summary'), 'The attention core is not available.');
-        assert.match(await p.page.textContent('#alert'), /^The attention core failed to start: .*DecompressionStream/);
-        assert.deepEqual(p.problems.filter((x) => x.startsWith('uncaught')), [], 'no uncaught error');
-      } finally {
-        await p.close();
-      }
-    });
+    }
 
     test('while typing, last view\'s weight tables leave the accessibility tree; after the pause the new ones are in', () => {
       const words = (n) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
