@@ -398,71 +398,64 @@ for (const which of [0, 1]) {
         assert.deepEqual(g, plain, 'labels restored exactly, nothing highlighted');
       }));
 
-    test('typing draws only the labels that changed: the same pixels as a page opened with that text', async () => {
-      // Head 0's [row labels, column labels] as PNG data, once the grids show `n` tokens: the part
-      // of each label canvas on show (its backing store may be larger: heatmap.js labelStore).
-      const labels = async (page, n) => {
-        await page.waitForFunction((k) => document.querySelector('canvas[data-head="0"]')?.dataset.rows === String(k), n);
-        return page.$eval('canvas[data-head="0"]', (c) =>
-          [...c.parentElement.querySelectorAll('canvas.hm-labels')].map((l) => {
-            const shown = document.createElement('canvas');
-            shown.width = Math.ceil(parseFloat(l.style.width));
-            shown.height = Math.ceil(parseFloat(l.style.height));
-            shown.getContext('2d').drawImage(l, 0, 0);
-            return shown.toDataURL();
-          }));
-      };
+    /**
+     * Head 0's cell size and [row labels, column labels] as PNG data, once the grids show `n`
+     * tokens: the part of each label canvas on show (its backing store may be larger: heatmap.js
+     * labelStore).
+     */
+    const headLabels = async (page, n) => {
+      await page.waitForFunction((k) => document.querySelector('canvas[data-head="0"]')?.dataset.rows === String(k), n);
+      return page.$eval('canvas[data-head="0"]', (c) => ({
+        cell: c.dataset.cell,
+        labels: [...c.parentElement.querySelectorAll('canvas.hm-labels')].map((l) => {
+          const shown = document.createElement('canvas');
+          shown.width = Math.ceil(parseFloat(l.style.width));
+          shown.height = Math.ceil(parseFloat(l.style.height));
+          shown.getContext('2d').drawImage(l, 0, 0);
+          return shown.toDataURL();
+        }),
+      }));
+    };
+    /**
+     * Opens `start`, types each of `steps` into the text field, and checks that every step's labels
+     * are those of a page opened with that text. @returns {{first, typed}} the labels shown
+     */
+    const typedLabelsMatchFresh = async (start, steps) => {
       const hashOf = (text) => `#text=${text.replaceAll(' ', '+')}&d_model=8&num_heads=2&seed=3`;
-      // The widest label ("bird") and the cell size stay, so each new sprite starts from the last
-      // one: a word replaced ("sat" -> "ran", its slot cleared first), one added, then three removed.
-      const steps = ['a bird ran on the mat', 'a bird ran on the mat to', 'a bird ran'];
+      const count = (text) => text.split(' ').length;
       const typed = [];
-      await withPage(target(), hashOf('a bird sat on the mat'), async ({ page }) => {
-        const first = await labels(page, 6);
+      let first;
+      await withPage(target(), hashOf(start), async ({ page }) => {
+        first = await headLabels(page, count(start));
         for (const text of steps) {
           await page.fill('#text', text);
-          typed.push(await labels(page, text.split(' ').length));
+          typed.push(await headLabels(page, count(text)));
         }
-        assert.notDeepEqual(typed[0], first, 'the replaced word is drawn');
       });
       for (const [i, text] of steps.entries()) {
         await withPage(target(), hashOf(text), async ({ page }) => {
-          assert.deepEqual(typed[i], await labels(page, text.split(' ').length), `labels of "${text}"`);
+          assert.deepEqual(typed[i], await headLabels(page, count(text)), `labels of step ${i}: "${text.slice(0, 40)}"`);
         });
       }
+      return { first, typed };
+    };
+
+    test('typing draws only the labels that changed: the same pixels as a page opened with that text', async () => {
+      // The widest label ("bird") and the cell size stay, so each sprite is redrawn from what it
+      // holds: a word replaced ("sat" -> "ran", its slot cleared first), one added, three removed.
+      const { first, typed } = await typedLabelsMatchFresh('a bird sat on the mat',
+        ['a bird ran on the mat', 'a bird ran on the mat to', 'a bird ran']);
+      assert.notDeepEqual(typed[0].labels, first.labels, 'the replaced word is drawn');
     });
 
     test('typing across a cell-size step and back draws only what changed, from the sprite of that size', async () => {
       // 30 and 31 tokens get different cell sizes, so the count going back and forth alternates
-      // two label geometries; each new sprite starts from the last one of its own geometry
-      // (heatmap.js recentSprites), which holds an older word in the slot that changed.
+      // two label geometries; each keeps its sprite (heatmap.js sprite), which holds an older word
+      // in the slot that changed.
       const words = (count, swap = -1) =>
         Array.from({ length: count }, (_, i) => (i === swap ? 'zz' : `${String.fromCharCode(97 + (i % 26))}${Math.floor(i / 26) || ''}`)).join(' ');
-      const shown = (page, n) => page.waitForFunction((k) => document.querySelector('canvas[data-head="0"]')?.dataset.rows === String(k), n)
-        .then(() => page.$eval('canvas[data-head="0"]', (c) => [c.dataset.cell,
-          ...[...c.parentElement.querySelectorAll('canvas.hm-labels')].map((l) => {
-            const out = document.createElement('canvas');
-            out.width = Math.ceil(parseFloat(l.style.width));
-            out.height = Math.ceil(parseFloat(l.style.height));
-            out.getContext('2d').drawImage(l, 0, 0);
-            return out.toDataURL();
-          })]));
-      const hashOf = (text) => `#text=${text.replaceAll(' ', '+')}&d_model=8&num_heads=2&seed=3`;
-      const steps = [words(31), words(30, 0), words(31, 1), words(30, 2)];
-      const typed = [];
-      await withPage(target(), hashOf(words(30)), async ({ page }) => {
-        await shown(page, 30);
-        for (const text of steps) {
-          await page.fill('#text', text);
-          typed.push(await shown(page, text.split(' ').length));
-        }
-      });
-      assert.notEqual(typed[0][0], typed[1][0], 'the cell size differs between 30 and 31 tokens');
-      for (const [i, text] of steps.entries()) {
-        await withPage(target(), hashOf(text), async ({ page }) => {
-          assert.deepEqual(typed[i], await shown(page, text.split(' ').length), `labels of step ${i}`);
-        });
-      }
+      const { typed } = await typedLabelsMatchFresh(words(30), [words(31), words(30, 0), words(31, 1), words(30, 2)]);
+      assert.notEqual(typed[0].cell, typed[1].cell, 'the cell size differs between 30 and 31 tokens');
     });
 
     test('keyboard: Tab to a grid, arrows move the readout', () =>
