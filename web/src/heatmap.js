@@ -106,15 +106,13 @@ function place(el, x, y, w, h) {
  * 64-token update). A token count going back and forth across a cell-size step (63 tokens: 19 px
  * cells, 64: 18 px) alternates two geometries, each with its canvas (a new sprite canvas per
  * update, drawn whole, was 3.3 ms of a 64-token update, most of it the new canvas's first use).
- * Labels in Latin-1 stay inside their slot (labelSlot: MIN_CELL > FONT_PX), so the result is the
- * same pixels as drawing them all; other scripts may reach beyond it (stacked diacritics such as
- * "Ẫ" left a few anti-aliased pixels in the next slot), so a sprite holding or getting any of
- * them is drawn whole.
+ * Each label is drawn clipped to its slot (labelInSlot), so the result is the same pixels as
+ * drawing them all, in every script (at 12 px, "Å", "É" and "Ç" reached 1-2 px into the next
+ * slot, and stacked diacritics such as "Ẫ" further: left behind when only their slot was redrawn).
  */
 const RECENT_GEOMETRIES = 4;
-/** Per kind, geometry -> {canvas, texts (the labels it holds), inSlot}. */
+/** Per kind, geometry -> {canvas, texts (the labels it holds)}. */
 const sprites = { row: new Map(), col: new Map() };
-const IN_SLOT = /^[\x20-\x7e\xa0-\xff]*$/;
 function sprite(set, kind, layout, dpr, ink) {
   const band = kind === 'row' ? layout.originX : `${layout.originY}|${layout.rotateColumns}`;
   const geometry = `${layout.cell}|${band}|${dpr}|${ink}`;
@@ -125,7 +123,6 @@ function sprite(set, kind, layout, dpr, ink) {
     recent.set(geometry, (s = { canvas: document.createElement('canvas') }));
   }
   if (s.texts === set.texts) return s.canvas;
-  set.inSlot ??= set.texts.every((t) => IN_SLOT.test(t));
   const { canvas } = s;
   // The store only grows (growing clears it): the top-left band is this set's.
   const long = Math.ceil(set.texts.length * layout.cell * dpr);
@@ -137,29 +134,37 @@ function sprite(set, kind, layout, dpr, ink) {
     s.texts = null;
   }
   const ctx = canvas.getContext('2d');
-  const last = s.inSlot && set.inSlot && s.texts;
+  const last = s.texts;
   if (!last) {
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, canvas.width, canvas.height);
   }
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.fillStyle = ink;
-  const draw = kind === 'row' ? rowLabel : columnLabel;
   // Each slot whose label changed is cleared, also the slots past this set's labels.
   for (let i = 0; i < Math.max(set.texts.length, last ? last.length : 0); i++) {
     const t = set.texts[i];
     if (last && last[i] === t) continue;
     if (last && i < last.length) ctx.clearRect(...labelSlot(kind, layout, i));
-    if (t !== undefined) draw(ctx, t, i, layout);
+    if (t !== undefined) labelInSlot(ctx, kind, t, i, layout);
   }
   s.texts = set.texts;
-  s.inSlot = set.inSlot;
   return canvas;
 }
 
 /** The box (x, y, w, h; CSS px) of row label i (kind 'row') or column label i ('col'). */
 function labelSlot(kind, { cell, originX, originY }, i) {
   return kind === 'row' ? [0, i * cell, originX, cell] : [i * cell, 0, cell, originY];
+}
+
+/** Row (kind 'row') or column ('col') label i of `layout`, clipped to its slot (labelSlot). */
+function labelInSlot(ctx, kind, text, i, layout, font = FONT) {
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(...labelSlot(kind, layout, i));
+  ctx.clip();
+  (kind === 'row' ? rowLabel : columnLabel)(ctx, text, i, layout, font);
+  ctx.restore();
 }
 
 /** Row label i, right-aligned against the grid, in a canvas whose top is the grid's. */
@@ -432,9 +437,9 @@ export class HeadHeatmap {
     if (this.layout.labels) {
       // Labels: a copy of the sprite, the selected one bold over a cleared spot.
       [
-        [this.rowCanvas, selRow, 'row', rowLabel, this.rowLabels],
-        [this.colCanvas, selCol, 'col', columnLabel, this.colLabels],
-      ].forEach(([c, now, kind, label, texts], k) => {
+        [this.rowCanvas, selRow, 'row', this.rowLabels],
+        [this.colCanvas, selCol, 'col', this.colLabels],
+      ].forEach(([c, now, kind, texts], k) => {
         if (this.bold[k] === now) return;
         this.bold[k] = now;
         const ctx = c.getContext('2d');
@@ -445,7 +450,7 @@ export class HeadHeatmap {
         ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
         ctx.clearRect(...labelSlot(kind, this.layout, now));
         ctx.fillStyle = this.theme.accent;
-        label(ctx, texts[now], now, this.layout, FONT_BOLD);
+        labelInSlot(ctx, kind, texts[now], now, this.layout, FONT_BOLD);
       });
     }
     this.rowMark.hidden = selRow < 0;

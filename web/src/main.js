@@ -879,7 +879,8 @@ async function start() {
     mod = await core;
   } catch (e) {
     els.summary.textContent = 'The attention core is not available.';
-    showAlert(`The attention core failed to start: ${errorMessage(e)}`);
+    // (Without Emscripten's advice to rebuild it with ASSERTIONS: not the reader's to act on.)
+    showAlert(`The attention core failed to start: ${errorMessage(e).replace(/ Build with -s ASSERTIONS=1.*/, '')}`);
     return;
   }
   els.coreVersion.textContent = String(mod.version);

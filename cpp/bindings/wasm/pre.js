@@ -17,8 +17,12 @@
 if (!Module['instantiateWasm']) {
   Module['instantiateWasm'] = function (imports, receiveInstance) {
     // abort() rejects the factory's promise: the caller sees why (the glue only logs an error
-    // thrown by this hook, and its promise then never settles).
-    var fail = function (reason) { err('failed to instantiate the wasm core: ' + reason); abort(reason); };
+    // thrown by this hook, and its promise then never settles). abort() then throws, which is
+    // caught here: from a promise handler it would be an unhandled rejection.
+    var fail = function (reason) {
+      err('failed to instantiate the wasm core: ' + reason);
+      try { abort(reason); } catch (e) { /* the promise is rejected: the caller reports it */ }
+    };
     try {
       // Uint8Array.fromBase64 (Chromium 140+, Firefox 133+, Safari 18.2+) decodes natively; the
       // glue's own decoder (atob, then a loop over 130 KB) took ~3 ms of the page's start.
