@@ -879,8 +879,7 @@ async function start() {
     mod = await core;
   } catch (e) {
     els.summary.textContent = 'The attention core is not available.';
-    // (Without Emscripten's advice to rebuild it with ASSERTIONS: not the reader's to act on.)
-    showAlert(`The attention core failed to start: ${errorMessage(e).replace(/ Build with -s ASSERTIONS=1.*/, '')}`);
+    showAlert(`The attention core failed to start: ${errorMessage(e)}`);
     return;
   }
   els.coreVersion.textContent = String(mod.version);

@@ -63,10 +63,13 @@ export function startCore() {
   if (!coreScriptLoaded()) {
     return Promise.reject(new Error(`${CORE_SCRIPT} did not load`));
   }
+  // A failure's message without Emscripten's advice to rebuild with ASSERTIONS (not the
+  // reader's to act on), for the page and the element alike.
+  const plain = (e) => Promise.reject(e instanceof Error ? new Error(e.message.replace(/ Build with -s ASSERTIONS=1.*/, '')) : e);
   try {
-    return createMhaCore(); // no fetch: the glue decodes its inlined wasm (pre.js)
+    return createMhaCore().catch(plain); // no fetch: the glue decodes its inlined wasm (pre.js)
   } catch (e) {
-    return Promise.reject(e);
+    return plain(e);
   }
 }
 
