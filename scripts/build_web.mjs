@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Builds the static page into one folder that works from file:// and from any static host:
 //   dist/index.html   web/index.html with the version from package.json stamped in
-//   dist/style.css    web/style.css (after common.css), minified by esbuild (comments and spaces
-//                     were a quarter of its gzipped bytes)
+//   dist/style.css    web/common.css then web/style.css, minified by esbuild (comments and spaces
+//                     were a quarter of its gzipped bytes): one stylesheet for the page (a request
+//                     and about 170 bytes gzip less of its first load than the two files)
 //   dist/favicon.svg  web/favicon.svg
 //   dist/app.js       web/src/main.js and its imports (incl. d3-scale-chromatic), bundled and
 //                     minified by esbuild into ONE classic IIFE script (Chrome refuses module
@@ -149,9 +150,13 @@ function bundle(entry, outfile, what) {
   });
 }
 
-/** web/<name> minified by esbuild (same rules, no comments or spaces) into outDir/<name>. */
-async function minifyCss(name, outDir) {
-  const { code } = await transform(await readFile(path.join(WEB, name), 'utf8'), { loader: 'css', minify: true, target: TARGET });
+/**
+ * web/<name>, after web/<before> if given, minified by esbuild (same rules, no comments or spaces)
+ * into outDir/<name>.
+ */
+async function minifyCss(name, outDir, before = null) {
+  const parts = await Promise.all([before, name].filter(Boolean).map((f) => readFile(path.join(WEB, f), 'utf8')));
+  const { code } = await transform(parts.join('\n'), { loader: 'css', minify: true, target: TARGET });
   await writeFile(path.join(outDir, name), code);
 }
 
@@ -236,7 +241,7 @@ export async function buildWeb({
   const html = await readFile(path.join(WEB, 'index.html'), 'utf8');
   if (!html.includes('%MHA_LAB_VERSION%')) throw new Error('web/index.html has no %MHA_LAB_VERSION% placeholder');
   await writeFile(path.join(outDir, 'index.html'), compactHtml(html.replace(PLACEHOLDER, version)));
-  await minifyCss('style.css', outDir);
+  await minifyCss('style.css', outDir, 'common.css');
   await copyFile(path.join(WEB, 'favicon.svg'), path.join(outDir, 'favicon.svg'));
   // The core is on every first load: Zopfli's smaller gzip. The full module loads on demand.
   for (const [from, to, zopfli] of [[corePath, 'mha_wasm_core.js', true], [wasmPath, 'mha_wasm.js', false]]) {

@@ -82,6 +82,37 @@ for (const which of [0, 1]) {
       });
     }
 
+    // The core's script starts the core itself (data-start, cpp/bindings/wasm/start_early.js), so
+    // that its wasm compiles while app.js is fetched and run; the page then takes that module
+    // (startCore) instead of starting a second one. The factory is wrapped as the script defines it.
+    test('the core starts from its own script (data-start), once; the page computes with that module', async () => {
+      const p = await openPage(env.browser, target(), MODULE_08, {
+        setup: (context) => context.addInitScript(() => {
+          let factory;
+          window.coreStarts = [];
+          Object.defineProperty(window, 'createMhaCore', {
+            configurable: true,
+            get: () => factory,
+            set: (f) => {
+              factory = function (...args) {
+                window.coreStarts.push(document.currentScript ? document.currentScript.src.split('/').pop() : 'no script');
+                return f.apply(this, args);
+              };
+            },
+          });
+        }),
+      });
+      try {
+        assert.deepEqual(await p.page.evaluate(() => window.coreStarts), ['mha_wasm_core.js'],
+          'one factory call, made while the core\'s script ran (app.js would show as "app.js")');
+        assert.equal(await p.page.evaluate(() => createMhaCore.started), null, 'the page took the started module');
+        assert.deepEqual(await tableRow(p.page, 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000'], 'module 08: head 0, query 0');
+        assert.deepEqual(p.problems, []);
+      } finally {
+        await p.close();
+      }
+    });
+
     test('while typing, last view\'s weight tables leave the accessibility tree; after the pause the new ones are in', () => {
       const words = (n) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
       return withPage(target(), `#text=${words(64).replaceAll(' ', '+')}&d_model=512&num_heads=8`, async ({ page }) => {

@@ -120,7 +120,8 @@ test('the shipped index.html is the source without comments and indentation, not
 test('index.html: classic scripts only, no inline script or style, nothing remote', async () => {
   const html = await readFile(path.join(ROOT, 'web', 'index.html'), 'utf8');
   const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)];
-  assert.deepEqual(scripts.map((m) => m[1].trim()), ['src="mha_wasm_core.js"', 'src="app.js"']);
+  // data-start: the core's script starts the core itself (cpp/bindings/wasm/start_early.js).
+  assert.deepEqual(scripts.map((m) => m[1].trim()), ['src="mha_wasm_core.js" data-start', 'src="app.js"']);
   for (const m of scripts) assert.equal(m[2].trim(), '', 'no inline script');
   assert.doesNotMatch(html, /<style\b/i);
   assert.doesNotMatch(html, /\sstyle\s*=/i);

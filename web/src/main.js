@@ -858,9 +858,9 @@ function wireTabs() {
 }
 
 async function start() {
-  // The core first: its wasm is inflated and compiled off this thread while this one draws the
-  // legend and fills the presets (issue 6; the first grid measured the same within the noise:
-  // 350 against 354 ms, scripts/bench/notes.md).
+  // The core's script has already started it (data-start in index.html): its wasm is inflated and
+  // compiled while this script is fetched and evaluated and the page is laid out. startCore takes
+  // that module (first grid 305 against 343 ms when started here, scripts/bench/notes.md).
   const core = coreScriptLoaded() ? startCore() : null;
   drawLegend(els.legend);
   for (const [name, p] of Object.entries(PRESETS)) {

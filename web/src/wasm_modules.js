@@ -57,7 +57,9 @@ export function coreScriptLoaded() {
 /**
  * The page's attention core (index.html loads its script). @returns {Promise<object>} rejected,
  * never thrown: the factory throws at once where there is no WebAssembly (a browser setting or
- * policy), and callers start it before their own try (main.js start).
+ * policy), and callers start it before their own try (main.js start). The first call takes the
+ * module the core's script already started (createMhaCore.started: its tag's data-start,
+ * cpp/bindings/wasm/start_early.js); a later one, after a failure, starts another.
  */
 export function startCore() {
   if (!coreScriptLoaded()) {
@@ -66,8 +68,10 @@ export function startCore() {
   // A failure's message without Emscripten's advice to rebuild with ASSERTIONS (not the
   // reader's to act on), for the page and the element alike.
   const plain = (e) => Promise.reject(e instanceof Error ? new Error(e.message.replace(/ Build with -s ASSERTIONS=1.*/, '')) : e);
+  const early = createMhaCore.started;
+  createMhaCore.started = null;
   try {
-    return createMhaCore().catch(plain); // no fetch: the glue decodes its inlined wasm (pre.js)
+    return (early ?? createMhaCore()).catch(plain); // no fetch: the glue decodes its inlined wasm (pre.js)
   } catch (e) {
     return plain(e);
   }
