@@ -90,7 +90,7 @@ for (const which of [0, 1]) {
         const baseline = await surface(page);
         assert.equal(baseline.inlineScript, 0);
         assert.deepEqual(baseline.onAttributes, []);
-        // The page's own links only: anchors, its stylesheets and icon, its two preloaded scripts.
+        // The page's own links only: anchors, its stylesheet and icon, its two preloaded scripts.
         assert.ok(baseline.hrefs.every((h) => h.startsWith('#') || /^[\w.-]+\.(css|svg|js)$/.test(h)), baseline.hrefs.join(' '));
         const unchanged = async (label) => assert.deepEqual(await surface(page), baseline, label);
 

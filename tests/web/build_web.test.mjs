@@ -47,6 +47,11 @@ test('dist holds the page, the stylesheet, one bundled script and both wasm modu
     const base64 = /data:application\/octet-stream;base64,([A-Za-z0-9+/]+=*)/.exec(js)[1];
     assert.deepEqual(gunzipSync(Buffer.from(base64, 'base64')), STUB_WASM, file);
   }
+  // The page's one stylesheet: common.css (also shipped alone, for the element) then style.css.
+  const [common, style] = await Promise.all(['common.css', 'style.css'].map((f) => readFile(path.join(out, f), 'utf8')));
+  assert.ok(common.length > 100 && common.includes('.heatmap{'), 'common.css minified');
+  assert.ok(style.startsWith(common.trim()), 'style.css starts with common.css');
+  assert.ok(style.length > common.length + 1000 && style.includes('.mode-tab'), 'then the page\'s own rules');
 });
 
 test('a glue script without exactly one inlined wasm is refused', async () => {

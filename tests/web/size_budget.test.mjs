@@ -43,8 +43,11 @@ test(`the first load is at most ${BUDGET / 1000} KB gzipped`, async (t) => {
   const scripts = [...html.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]);
   assert.deepEqual(scripts, ['mha_wasm_core.js', 'app.js']);
   // Every file it links (stylesheets, icon, preload) is counted above.
-  const links = [...html.matchAll(/<link [^>]*href="([^"]+)"/g)].map((m) => m[1]);
+  const links = [...html.matchAll(/<link\s[^>]*?\bhref="([^"]+)"/g)].map((m) => m[1]);
+  assert.ok(links.includes('style.css'), 'the stylesheet link is found');
   assert.deepEqual(links.filter((f) => !FIRST_LOAD.includes(f)), [], 'a linked file outside FIRST_LOAD');
+  const css = await readFile(path.join(out, 'style.css'), 'utf8');
+  assert.doesNotMatch(css, /@import|url\(/, 'the stylesheet fetches nothing more');
 });
 
 test(`a course page of <mha-attention> elements loads at most ${BUDGET / 1000} KB gzipped: the element and the core`, async (t) => {
