@@ -1,8 +1,9 @@
-// Issue 6's download budget: what the page fetches on its first load (index.html, app.js, style.css
-// (common.css built in), favicon.svg and the attention core mha_wasm_core.js, not the date model nor the full
-// module) is at most 150 KB gzipped (level 9); so is a course page of <mha-attention> elements
-// (mha-attention.js and mha_wasm_core.js). Builds the page from build/wasm (./scripts/build.sh)
-// into a temporary folder, so a stale dist/ cannot hide a regression.
+// Issue 6's download budget: what the page fetches on its first load (index.html, app.js,
+// style.css with common.css built in, favicon.svg and the attention core mha_wasm_core.js, not the
+// date model nor the full module) is at most 150 KB gzipped (level 9); so is a course page of
+// <mha-attention> elements (mha-attention.js and mha_wasm_core.js). Builds the page from
+// build/wasm (./scripts/build.sh) into a temporary folder, so a stale dist/ cannot hide a
+// regression.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';

@@ -860,7 +860,7 @@ function wireTabs() {
 async function start() {
   // The core's script has already started it (data-start in index.html): its wasm is inflated and
   // compiled while this script is fetched and evaluated and the page is laid out. startCore takes
-  // that module (first grid 305 against 343 ms when started here, scripts/bench/notes.md).
+  // that module (first grid 305 ms, against 343 when this script started it: scripts/bench/notes.md).
   const core = coreScriptLoaded() ? startCore() : null;
   drawLegend(els.legend);
   for (const [name, p] of Object.entries(PRESETS)) {
