@@ -16,6 +16,8 @@
 //   dist/embed-example.html  web/embed-example.html: the element and an iframe, as course pages use them
 //   dist/compute_worker.js  the page's compute worker (web/src/compute_worker.js): numpyExperiment
 //                     for large views off the main thread, when served over http(s)
+//   dist/file_panel.js  the Files panel (web/src/file_panel.js, one classic script), added to the
+//                     page when the panel is first opened
 //   dist/mha_wasm_core.js  the page's attention core (createMhaCore), loaded by index.html
 //   dist/mha_wasm.js  the full module (createMhaModule: the core plus the date model), added to
 //                     the page only when the Date translator is opened
@@ -228,6 +230,8 @@ export async function buildWeb({
   await bundle('main.js', path.join(outDir, 'app.js'), `mha-lab page v${version}`);
   // The page's compute worker (a classic worker script; it loads mha_wasm_core.js itself).
   await bundle('compute_worker.js', path.join(outDir, 'compute_worker.js'), `mha-lab compute worker v${version}`);
+  // The Files panel, loaded when first opened (not part of the first load).
+  await bundle('file_panel.js', path.join(outDir, 'file_panel.js'), `mha-lab Files panel v${version}`);
 
   // The <mha-attention> element: its own classic script (it adds mha_wasm_core.js itself, and
   // mha_wasm.js only for the Date translator), its shadow-root CSS bundled in as text (a

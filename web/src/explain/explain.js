@@ -14,7 +14,10 @@ import { renderAblation } from './ablation.js';
 import { isMasked, maskDescription } from './masks.js';
 import { renderPatterns } from './patterns_panel.js';
 import { renderCombined } from './combine.js';
-import { buildFilePanel } from './file_load.js';
+
+/** The Files panel's script (web/src/file_panel.js: buildFilePanel), added when it is first opened. */
+export const FILE_PANEL_SCRIPT = 'file_panel.js';
+import { loadScript } from '../wasm_modules.js';
 
 /** The panels, in page order: key, summary text, whether open at first. */
 export const PANELS = Object.freeze([
@@ -164,12 +167,21 @@ export class ExplainPanels {
 
   refresh(key) {
     if (key === 'files') {
-      // Independent of the view above: built once, when first opened (even before the first update).
+      // Independent of the view above: built once, when first opened (even before the first
+      // update), from its own script (FILE_PANEL_SCRIPT: not part of the page's first load).
       if (!this.details.files.open || this.built.files) return;
-      buildFilePanel(this.bodies.files, {
-        getModule: this.getFullModule, onError: this.onError, onClear: this.onClearError,
-      });
       this.built.files = true;
+      const body = this.bodies.files;
+      body.replaceChildren(h('p', { className: 'help', text: 'Loading the file panel…' }));
+      loadScript(FILE_PANEL_SCRIPT).then(() => {
+        body.replaceChildren();
+        globalThis.mhaFilePanel.buildFilePanel(body, {
+          getModule: this.getFullModule, onError: this.onError, onClear: this.onClearError,
+        });
+      }, (e) => {
+        this.built.files = false; // opening the panel again tries again
+        body.replaceChildren(h('p', { className: 'help', text: e instanceof Error ? e.message : String(e) }));
+      });
       return;
     }
     if (!this.ctx || !this.details[key].open) return;
