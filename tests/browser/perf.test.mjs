@@ -22,6 +22,31 @@ function expectedRow(request, head, row) {
   const n = request.tokens;
   return Array.from(r.attn_weights.subarray((head * n + row) * n, (head * n + row + 1) * n), (w) => w.toFixed(3));
 }
+/**
+ * Every cell of head `head` (n x n tokens, one pixel a cell), exactly: the canvas's backing pixels
+ * are the colour table's words (pixels.js weightPixels, color.js rampWords) for the weights the
+ * page's own table shows (data-weight), cell for cell, in order.
+ */
+async function assertCellsAreTableColours(page, head, n) {
+  const shown = await page.evaluate((h) => {
+    const c = document.querySelector(`canvas[data-head="${h}"]`);
+    const cols = Number(c.dataset.pixelCols), rows = Number(c.dataset.pixelRows);
+    const probe = document.createElement('canvas');
+    probe.width = cols;
+    probe.height = rows;
+    const ctx = probe.getContext('2d', { willReadFrequently: true });
+    ctx.drawImage(c, 0, 0, cols, rows, 0, 0, cols, rows);
+    return {
+      cols, rows, pixels: Array.from(ctx.getImageData(0, 0, cols, rows).data),
+      weights: Array.from(document.querySelectorAll(`table[data-head="${h}"] tbody td`), (td) => Number(td.dataset.weight)),
+    };
+  }, head);
+  assert.deepEqual([shown.rows, shown.cols, shown.weights.length], [n, n, n * n], `head ${head}: one pixel a cell`);
+  const want = Array.from(weightPixels(Float32Array.from(shown.weights), 0, n * n, rampWords()));
+  const wrong = want.reduce((count, v, i) => count + (shown.pixels[i] !== v), 0);
+  assert.equal(wrong, 0, `head ${head}: ${wrong} of ${want.length} channel values differ from the table's weights' colours`);
+}
+
 const TIMEOUT = 120_000;
 const words = (n) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
 const updates = (page) => page.getAttribute('html', 'data-updates').then(Number);
@@ -252,26 +277,39 @@ for (const which of [0, 1]) {
         // table's words (pixels.js weightPixels, color.js rampWords) for the weights the page's
         // own tables show (data-weight), cell for cell, in order.
         await page.waitForSelector('#heads[data-tables="ready"]', { state: 'attached' });
-        for (const head of [0, 3]) {
-          const shown = await page.evaluate((h) => {
-            const c = document.querySelector(`canvas[data-head="${h}"]`);
-            const cols = Number(c.dataset.pixelCols), rows = Number(c.dataset.pixelRows);
-            const probe = document.createElement('canvas');
-            probe.width = cols;
-            probe.height = rows;
-            const ctx = probe.getContext('2d', { willReadFrequently: true });
-            ctx.drawImage(c, 0, 0, cols, rows, 0, 0, cols, rows);
-            return {
-              cols, rows, pixels: Array.from(ctx.getImageData(0, 0, cols, rows).data),
-              weights: Array.from(document.querySelectorAll(`table[data-head="${h}"] tbody td`), (td) => Number(td.dataset.weight)),
-            };
-          }, head);
-          assert.deepEqual([shown.rows, shown.cols, shown.weights.length], [64, 64, 64 * 64], `head ${head}: one pixel a cell`);
-          const want = Array.from(weightPixels(Float32Array.from(shown.weights), 0, 64 * 64, rampWords()));
-          const wrong = want.reduce((count, v, i) => count + (shown.pixels[i] !== v), 0);
-          assert.equal(wrong, 0, `head ${head}: ${wrong} of ${want.length} channel values differ from the table's weights' colours`);
-        }
+        for (const head of [0, 3]) await assertCellsAreTableColours(page, head, 64);
       }));
+
+    if (!which) {
+      test('served: the workers write each view\'s weights into memory the page gave back, and the grids and tables show that view\'s numbers', () =>
+        withCheckedPage(env.browser, target(), `#text=${words(64).replaceAll(' ', '+')}&d_model=1024&num_heads=4`, async ({ page }) => {
+          await page.waitForSelector('html[data-compute-worker="ready"]', { state: 'attached' });
+          const workers = (await page.evaluate(() => navigator.hardwareConcurrency)) >= 2 ? 2 : 1;
+          const change = async (text) => {
+            const before = await updates(page);
+            await page.fill('#text', text);
+            await page.waitForFunction((b) => Number(document.documentElement.dataset.updates) > b, before);
+            return page.$eval('#heads', (e) => `${e.dataset.computedIn} ${e.dataset.workers} ${e.dataset.recycled}`);
+          };
+          // Once both workers are ready, 63 and 64 tokens in turn (each change computed anew, split
+          // in two): every half is written into a spare buffer. The first two into the buffers each
+          // worker kept from computing the view once on starting (compute.js prime), every later
+          // one into the buffers the page gave back after showing the next view (compute.js
+          // release); without them the fourth change would find none.
+          for (let tries = 0; (await change(words(60 - (tries % 2)))) !== `worker ${workers} ${workers}`; tries++) {
+            assert.ok(tries < 20, 'both workers ready');
+          }
+          const seen = [];
+          for (let u = 1; u <= 6; u++) seen.push(await change(words(u % 2 ? 63 : 64).replace('w0', `v${u}`)));
+          assert.deepEqual(seen, Array(6).fill(`worker ${workers} ${workers}`));
+          await page.waitForSelector('#heads[data-tables="ready"]', { state: 'attached' });
+          const request = { seed: 7, tokens: 64, d_model: 1024, num_heads: 4, positional: false, is_causal: false };
+          for (const [head, row] of [[0, 5], [1, 63], [2, 0], [3, 31]]) {
+            assert.deepEqual(await tableRow(page, head, row), expectedRow(request, head, row), `head ${head} row ${row}`);
+          }
+          for (const head of [0, 3]) await assertCellsAreTableColours(page, head, 64);
+        }));
+    }
 
     test('2048 tokens: compact pooled grids, no tables, hover reads the exact cell', async (t) =>
       withCheckedPage(env.browser, target(), `#text=${words(2048)}&d_model=16&num_heads=2&seed=3`, async ({ page }) => {

@@ -182,6 +182,34 @@ test('first_head / head_count: those heads\' weights, bit for bit the full forwa
   assert.equal(mod.numpyExperiment(grids).attn_weights.length, 2 * 25, 'the module keeps working');
 });
 
+test('attn_weights_into: the weights written into the array given, which is the result\'s attn_weights; a wrong one is an Error', () => {
+  const grids = { ...m08, precision: 'float32', weights_only: true, keep_intermediates: false, return_parameters: false };
+  for (const request of [grids, { ...grids, first_head: 1 }, m08, { ...m08, tokens: 7, is_causal: true }]) {
+    const want = mod.numpyExperiment(request).attn_weights;
+    // A view into a larger buffer, as the compute worker passes (compute_worker.js spareWeights).
+    const buffer = new ArrayBuffer(4 * (want.length + 8));
+    new Float32Array(buffer).fill(-1);
+    const into = new Float32Array(buffer, 0, want.length);
+    const got = mod.numpyExperiment({ ...request, attn_weights_into: into });
+    assert.equal(got.attn_weights, into, 'the same array, no new one');
+    assert.deepEqual(got.attn_weights, want, JSON.stringify(request).slice(0, 60));
+    assert.equal(new Float32Array(buffer)[want.length], -1, 'nothing written past it');
+  }
+  const wrong = (into) => () => mod.numpyExperiment({ ...grids, attn_weights_into: into });
+  assert.throws(wrong(new Float32Array(49)), /attn_weights_into has 49 values, expected 50 \(num_heads\*tokens\*tokens\)/);
+  assert.throws(wrong(new Float32Array(51)), /attn_weights_into has 51 values, expected 50/);
+  assert.throws(() => mod.numpyExperiment({ ...grids, head_count: 1, attn_weights_into: new Float32Array(50) }),
+    /attn_weights_into has 50 values, expected 25 \(head_count\*tokens\*tokens\)/);
+  for (const other of [new Float64Array(50), Array(50).fill(0), 'weights', 5, {}]) {
+    assert.throws(wrong(other), /attn_weights_into must be a Float32Array/);
+  }
+  // An array whose buffer was transferred away (detached) has no room: an Error, not a crash.
+  const detached = new Float32Array(50);
+  structuredClone(detached.buffer, { transfer: [detached.buffer] });
+  assert.throws(wrong(detached), /attn_weights_into has 0 values, expected 50/);
+  assert.equal(mod.numpyExperiment(grids).attn_weights.length, 50, 'the module keeps working');
+});
+
 test('the grids\' road checks ablated_heads as every other road does (it changes no weight)', () => {
   const grids = { ...m08, precision: 'float32', weights_only: true, keep_intermediates: false, return_parameters: false };
   const message = /ablated_heads has 3 entries, expected one per head, num_heads = 2/;

@@ -25,13 +25,23 @@ function fakeCore() {
   };
 }
 
-/** A Compute whose worker is ready and only records the messages it is sent. */
+/**
+ * A Compute whose worker is ready and only records the messages it is sent: `sent` the calls,
+ * `given` the weights' buffers given back to it (compute.js giveBack: {recycle}, transferred).
+ */
 function withWorker(mod) {
   const c = new Compute(mod);
   const sent = [];
-  c.worker = { postMessage: (m) => sent.push(m), terminate() {} };
+  const given = [];
+  c.worker = { postMessage: (m, transfer) => (m.recycle ? given.push(recycled(m, transfer)) : sent.push(m)), terminate() {} };
   c.workerReady = true;
-  return { c, sent, answer: (id, result) => c.onMessage({ id, result, stats: { wasm_memory_bytes: 1 } }) };
+  return { c, sent, given, answer: (id, result) => c.onMessage({ id, result, stats: { wasm_memory_bytes: 1 } }) };
+}
+
+/** A {recycle} message's buffer, checked to be transferred (not copied). */
+function recycled(message, transfer) {
+  assert.deepEqual(transfer, [message.recycle], 'transferred');
+  return message.recycle;
 }
 
 /** How an outcome came: where it was computed, '+reused' when it is the kept outcome of an equal request. */
@@ -139,7 +149,7 @@ test('worker: an equal request while it computes takes that computation over; af
   assert.equal(outcome.result, result);
   const p3 = c.run({ ...large });
   assert.ok(!(p3 instanceof Promise), 'answered at once');
-  assert.deepEqual(p3, { result, where: 'worker', workers: 1, reused: true }, 'where it was computed, and reused');
+  assert.deepEqual(p3, { result, where: 'worker', workers: 1, recycled: 0, reused: true }, 'where it was computed, and reused');
   assert.equal(sent.length, 1);
 });
 
@@ -230,11 +240,12 @@ test('joinHeads: the halves\' weights and masked rows one after the other, the r
 /** withWorker plus a ready second worker that records what it is sent. */
 function withTwoWorkers() {
   const mod = fakeCore();
-  const { c, sent } = withWorker(mod);
+  const { c, sent, given } = withWorker(mod);
   const helperSent = [];
-  c.helper = { postMessage: (m) => helperSent.push(m), terminate() {} };
+  const helperGiven = [];
+  c.helper = { postMessage: (m, transfer) => (m.recycle ? helperGiven.push(recycled(m, transfer)) : helperSent.push(m)), terminate() {} };
   c.helperReady = true;
-  return { mod, c, sent, helperSent };
+  return { mod, c, sent, helperSent, given, helperGiven };
 }
 
 test('two workers: a splittable call goes half to each, the answer is the joined whole; others go to the first', async () => {
@@ -446,4 +457,69 @@ test('waiting for the workers: the second one failing sends the call whole to th
     delete globalThis.Worker;
     delete globalThis.location;
   }
+});
+
+test('weights\' buffers go back to the worker that made them once the page has let go of the result and it is no longer kept', async () => {
+  const { c, sent, helperSent, given, helperGiven } = withTwoWorkers();
+  const half = (first, count, fill) => ({ n: 64, m: 64, num_heads: 8, first_head: first, head_count: count,
+    attn_weights: new Float32Array(count * 64 * 64).fill(fill), fully_masked_rows: new Uint8Array(count * 64) });
+  /** Runs `request`, answers both halves; returns the outcome and the halves' buffers. */
+  const answered = async (request, fill) => {
+    const p = c.run(request);
+    const [a, b] = [half(0, 4, fill), half(4, 4, fill + 1)];
+    c.onMessage({ id: sent.at(-1).id, part: 0, result: a, stats: {}, recycled: true });
+    c.onHelperMessage({ id: helperSent.at(-1).id, part: 1, result: b, stats: {}, recycled: false });
+    return { outcome: await p, buffers: [a.attn_weights.buffer, b.attn_weights.buffer] };
+  };
+  const first = await answered(grids, 1);
+  assert.equal(first.outcome.recycled, 1, 'how many halves were written into spare memory');
+  c.release(first.outcome.result); // still the kept result: an equal request is answered with it
+  assert.deepEqual([given, helperGiven], [[], []]);
+  assert.equal(c.run(grids).result, first.outcome.result, 'kept');
+  const second = await answered({ ...grids, seed: 8 }, 3);
+  // No longer kept, and released before: each half's buffer back to its own worker, transferred.
+  assert.deepEqual([given, helperGiven], [[first.buffers[0]], [first.buffers[1]]]);
+  // The shown result is not given back until the page lets go of it (a newer result is shown)...
+  await answered({ ...grids, seed: 9 }, 5);
+  assert.equal(given.length, 1);
+  c.release(second.outcome.result);
+  assert.deepEqual([given, helperGiven], [[first.buffers[0], second.buffers[0]], [first.buffers[1], second.buffers[1]]]);
+  c.release(second.outcome.result); // ...and only once
+  assert.equal(given.length, 2);
+});
+
+test('weights\' buffers nobody reads go back at once: a stale result\'s, the other half of an error; a full forward\'s never', async () => {
+  const { mod, c, sent, helperSent, given, helperGiven } = withTwoWorkers();
+  const half = (first, count) => ({ n: 64, m: 64, num_heads: 8, first_head: first, head_count: count,
+    attn_weights: new Float32Array(count * 64 * 64), fully_masked_rows: new Uint8Array(count * 64) });
+  const stale = c.run(grids);
+  const [sentBefore, helperBefore] = [sent.at(-1), helperSent.at(-1)];
+  const newer = c.run({ ...grids, seed: 8 }); // waits for the workers
+  const [a, b] = [half(0, 4), half(4, 4)];
+  c.onMessage({ id: sentBefore.id, part: 0, result: a, stats: {} });
+  c.onHelperMessage({ id: helperBefore.id, part: 1, result: b, stats: {} });
+  assert.equal(await stale, null);
+  assert.deepEqual([given, helperGiven], [[a.attn_weights.buffer], [b.attn_weights.buffer]]);
+  // An error in one half: the other half's buffer goes back.
+  const ok = half(4, 4);
+  c.onMessage({ id: sent.at(-1).id, part: 0, error: 'boom', stats: {} });
+  c.onHelperMessage({ id: helperSent.at(-1).id, part: 1, result: ok, stats: {} });
+  assert.deepEqual(await newer, { error: 'boom', where: 'worker' });
+  assert.deepEqual(helperGiven, [b.attn_weights.buffer, ok.attn_weights.buffer]);
+  // A full forward (a locked cell: not the grids' request) is read by the panels: never given back.
+  const full = c.run({ ...large, precision: 'auto' });
+  const whole = mod.numpyExperiment(sent.at(-1).request);
+  c.onMessage({ id: sent.at(-1).id, result: whole, stats: {} });
+  c.release((await full).result);
+  c.run({ ...grids, seed: 10 });
+  assert.deepEqual(given, [a.attn_weights.buffer]);
+  // Weights beyond MAX_KEPT_WEIGHTS (never split, never recycled by the worker) are not given back.
+  const big = c.run({ ...grids, tokens: 2048, d_model: 768, num_heads: 12 });
+  c.onMessage({ id: sent.at(-1).id, part: 0, result: half(0, 4), stats: {} }); // seed 10's halves: stale
+  c.onHelperMessage({ id: helperSent.at(-1).id, part: 1, result: half(4, 4), stats: {} });
+  const huge = { n: 2048, m: 2048, num_heads: 12, attn_weights: new Float32Array(12 * 2048 * 2048), fully_masked_rows: new Uint8Array(12 * 2048) };
+  c.onMessage({ id: sent.at(-1).id, result: huge, stats: {} });
+  c.release((await big).result);
+  c.run(grids);
+  assert.ok(!given.includes(huge.attn_weights.buffer));
 });

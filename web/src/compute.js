@@ -182,6 +182,11 @@ export class Compute {
     // The last call: {id, request (a copy), outcome ({result (frozen), where}; null until it is
     // known)}. Only the newest call is ever sent to the worker or redone here, and it is this one.
     this.last = null;
+    // Worker results whose weights' buffers go back to their workers once nothing here reads
+    // them (giveBackWhenDone): result -> [[worker, ArrayBuffer], ...]. `released`: those the page
+    // said it no longer reads (release).
+    this.returns = new WeakMap();
+    this.released = new WeakSet();
   }
 
   /**
@@ -318,16 +323,30 @@ export class Compute {
     if (data.part !== undefined) {
       // Half of a split call: wait for the other half, then go on with the whole.
       const got = this.parts.get(data.id);
-      if (!got) return; // the call was resent whole, or forgotten
+      if (!got) { // the call was resent whole, or forgotten
+        this.giveBack(data.part === 0 ? this.worker : this.helper, data.result);
+        return;
+      }
       got[data.part] = data;
       if (!got[0] || !got[1]) return;
       this.parts.delete(data.id);
       const [a, b] = got;
       const larger = (a.stats?.wasm_memory_bytes ?? 0) >= (b.stats?.wasm_memory_bytes ?? 0) ? a : b;
       const error = a.error ?? b.error;
-      data = error !== undefined
-        ? { id: data.id, error, stats: larger.stats }
-        : { id: data.id, result: joinHeads(a.result, b.result), stats: larger.stats, workers: 2 };
+      const halves = [[this.worker, a.result], [this.helper, b.result]];
+      if (error !== undefined) {
+        for (const [worker, result] of halves) this.giveBack(worker, result);
+        data = { id: data.id, error, stats: larger.stats };
+      } else {
+        data = {
+          id: data.id, result: joinHeads(a.result, b.result), stats: larger.stats, workers: 2,
+          recycled: Number(a.recycled === true) + Number(b.recycled === true),
+        };
+        this.returns.set(data.result, halves.map(([worker, half]) => [worker, half.attn_weights?.buffer]));
+      }
+    } else if (data.result && (data.id !== this.latest || splittable(this.last.request))) {
+      // Whole: the grids' request sent to one worker (the second one not ready), or a stale call.
+      this.returns.set(data.result, [[this.worker, data.result.attn_weights?.buffer]]);
     }
     const resolve = this.pending.get(data.id);
     if (data.id === this.inFlight) this.inFlight = null;
@@ -339,9 +358,11 @@ export class Compute {
       else {
         resolve(this.keep(data.id, data.error !== undefined
           ? { error: data.error, where: 'worker' }
-          : { result: data.result, where: 'worker', workers: data.workers ?? 1 }));
+          : { result: data.result, where: 'worker', workers: data.workers ?? 1, recycled: Number(data.recycled ?? 0) }));
       }
     }
+    // A result nobody was given (stale, or its call forgotten): its buffers go back at once.
+    if (data.result && !(resolve && data.id === this.latest)) this.release(data.result);
     // The newest waiting call goes next (the worker computes one call at a time).
     if (this.inFlight === null && this.queued !== null) {
       const next = this.queued;
@@ -349,6 +370,40 @@ export class Compute {
       if (next === this.latest) this.send(next);
       else this.settle(next, null);
     }
+  }
+
+  /**
+   * The page no longer reads `result` (a result it was given and has replaced on screen: main.js).
+   * Once it is not the kept result either, its weights' buffers go back to the workers that made
+   * them (compute_worker.js spareWeights): only the grids' results (splittable requests) computed
+   * by the workers, whose weights are read by the grids, their tables and the export, all of which
+   * take the new view's result when it is shown. Transferred, those buffers are detached here:
+   * every array on them reads as empty, never as another view's numbers.
+   */
+  release(result) {
+    if (!this.returns.has(result)) return;
+    this.released.add(result);
+    this.giveBackWhenDone(result);
+  }
+
+  /** Gives `result`'s buffers back once it is released and no longer the kept result. */
+  giveBackWhenDone(result) {
+    if (!this.released.has(result) || this.last?.outcome?.result === result) return;
+    for (const [worker, buffer] of this.returns.get(result)) this.giveBack(worker, buffer);
+    this.returns.delete(result);
+    this.released.delete(result);
+  }
+
+  /**
+   * Transfers the weights' buffer of `result` (a worker's result nobody here reads) to `worker`,
+   * when that worker still runs and the buffer is at most MAX_KEPT_WEIGHTS floats (a worker keeps
+   * two: compute_worker.js MAX_SPARE).
+   */
+  giveBack(worker, result) {
+    const buffer = result?.attn_weights?.buffer ?? result;
+    if (!worker || (worker !== this.worker && worker !== this.helper)) return;
+    if (!(buffer instanceof ArrayBuffer) || buffer.byteLength === 0 || buffer.byteLength > 4 * MAX_KEPT_WEIGHTS) return;
+    worker.postMessage({ recycle: buffer }, [buffer]);
   }
 
   /** Forgets call `id`; resolves its promise with `outcome` when one is given. */
@@ -416,6 +471,8 @@ export class Compute {
     }
     if (same && last.outcome) return { ...last.outcome, reused: true };
     this.last = { id, request: structuredClone(request), outcome: null };
+    // The result kept until now may be one the page has already let go of.
+    if (last?.outcome?.result) this.giveBackWhenDone(last.outcome.result);
     // Too large for this thread even before the workers are ready: start them (nothing happens
     // where they cannot run, e.g. file://, or where they failed) and wait for them.
     const tooLarge = !this.workerReady && pageCost(request) >= WORKER_FIRST_COST;

@@ -11,12 +11,17 @@
 //                                         head, pixels.js)
 //                or {prime: request}     (computed and dropped, no answer: the seed's draws and
 //                                         the kernels are then ready for the first real call)
-//   worker -> page: {id, part?, result, stats}  (typed arrays transferred, not copied)
+//                or {recycle: ArrayBuffer} (transferred: the weights' buffer of a result the page
+//                                         no longer reads, compute.js giveBack; a later call's
+//                                         weights are written into it: spareWeights)
+//   worker -> page: {id, part?, result, stats, recycled}  (typed arrays transferred, not copied;
+//                                         recycled: the weights were written into a spare buffer)
 //                or {id, part?, error, stats}   (the core's Error message)
 // stats: the worker core's memoryStats(), for the page's diagnostics.
 /* global createMhaCore */
 import { warmUp } from './warm_up.js';
 import { resultPixels } from './pixels.js';
+import { MAX_KEPT_WEIGHTS } from './compute.js';
 
 importScripts('mha_wasm_core.js');
 
@@ -30,11 +35,58 @@ const started = createMhaCore().then(
   (e) => postMessage({ failed: e instanceof Error ? e.message : String(e) }),
 );
 
+/**
+ * Buffers the page gave back (compute.js giveBack; the newest MAX_SPARE kept). A call's weights are
+ * written into one that holds them (numpyExperiment's attn_weights_into), not into new memory: at
+ * 512 tokens and 12 heads a worker's half is 6 MB, which took 20–26 ms to copy into new memory on
+ * the benchmark's machine when it was quiet and 58 ms under load, and 0.4–0.5 ms into memory used
+ * before (issue 6: memory touched for the first time is what costs).
+ */
+const spare = [];
+/** One result given back while the page shows the next, and room for a stale one. */
+const MAX_SPARE = 2;
+/** A new buffer has room for this many tokens a side (rounded up): a token more still fits. */
+const ROUND_TOKENS = 32;
+
+/**
+ * Where the weights of `request` (head_count · n² floats) go: a spare buffer that holds them, else
+ * a new one with room for n rounded up to ROUND_TOKENS; undefined (the core makes an array of their
+ * size) for weights beyond MAX_KEPT_WEIGHTS, which the page never gives back (compute.js), and for
+ * requests the core will refuse (its error says why).
+ */
+function spareWeights({ tokens: n, num_heads: h, first_head: first = 0, head_count: heads = h - first }) {
+  const floats = heads * n * n;
+  const side = Math.ceil(n / ROUND_TOKENS) * ROUND_TOKENS;
+  if (!(floats > 0 && heads * side * side <= MAX_KEPT_WEIGHTS)) return undefined;
+  const i = spare.findIndex((b) => b.byteLength >= 4 * floats);
+  return i >= 0
+    ? Object.assign(new Float32Array(spare.splice(i, 1)[0], 0, floats), { given: true })
+    : new Float32Array(new ArrayBuffer(4 * heads * side * side), 0, floats);
+}
+
+/** Keeps `buffer` for a later call's weights (the newest MAX_SPARE are kept). */
+function keepSpare(buffer) {
+  spare.push(buffer);
+  if (spare.length > MAX_SPARE) spare.shift();
+}
+
 onmessage = async (e) => {
+  if (e.data.recycle) {
+    keepSpare(e.data.recycle);
+    return;
+  }
   await started;
   if (e.data.prime) {
     try {
-      if (mod) mod.numpyExperiment(e.data.prime);
+      const into = mod ? spareWeights(e.data.prime) : undefined;
+      if (mod) mod.numpyExperiment(into ? { ...e.data.prime, attn_weights_into: into } : e.data.prime);
+      if (into) {
+        // The first two calls find memory used before too, as every later one does (the page
+        // gives each result's buffers back once it shows the next): this call's buffer, and one
+        // more, written once now, while the page is idle.
+        keepSpare(into.buffer);
+        if (spare.length < MAX_SPARE) keepSpare(new Float32Array(into.buffer.byteLength / 4).fill(0).buffer);
+      }
     } catch {
       // A request the page could not have sent; the real call will say what is wrong.
     }
@@ -46,12 +98,15 @@ onmessage = async (e) => {
     return;
   }
   try {
-    const result = mod.numpyExperiment(request);
+    const into = spareWeights(request);
+    const result = mod.numpyExperiment(into ? { ...request, attn_weights_into: into } : request);
     // The cells coloured here, in parallel with the other worker, not on the page after both.
     if (e.data.lut) result.pixels = resultPixels(result, e.data.lut);
     const buffers = [...Object.values(result), ...(result.pixels ?? [])]
       .filter((v) => ArrayBuffer.isView(v)).map((v) => v.buffer);
-    postMessage({ id, part, result, stats: mod.memoryStats() }, buffers);
+    // recycled: the weights went into a spare buffer, memory used before (tests read it,
+    // data-recycled).
+    postMessage({ id, part, result, stats: mod.memoryStats(), recycled: into?.given === true }, buffers);
   } catch (err) {
     postMessage({ id, part, error: err instanceof Error ? err.message : String(err), stats: mod.memoryStats() });
   }

@@ -412,6 +412,8 @@ function updateView() {
     const refusedSince = refusedView > generation; // newer settings were refused meanwhile
     els.heads.dataset.computedIn = outcome.where;
     els.heads.dataset.workers = String(outcome.workers ?? 0); // 2: the heads split between two
+    // How many of the workers' weight arrays went into memory the page gave back (compute.js release).
+    els.heads.dataset.recycled = String(outcome.recycled ?? 0);
     // Whether the grids' result holds V and the head outputs (not weights_only): tests read it.
     els.heads.dataset.fullForward = String(result.head_outputs !== undefined);
     els.heads.dataset.reused = String(!!outcome.reused); // the kept result of an equal request
@@ -423,8 +425,12 @@ function updateView() {
     explainState = explained;
     showMaskFields();
     const firstView = view === null;
+    const replaced = view?.result;
     render(state, tokens, result);
     explain.update({ state, tokens, result, request, explain: explainState, maskFields: fields });
+    // The grids, their tables, the panels and the export read the new result from here on: the
+    // one it replaced may give its weights' memory back to the worker that computed it (compute.js).
+    if (replaced !== result) compute.release(replaced);
     if (refusedSince) return true; // the address and preset follow the controls, which are refused
     // The address: once typing pauses (writeHashOncePaused); the first view's, after the frame
     // that paints it (replaceState and the favicon fetched again cost the first grid ~30 ms).

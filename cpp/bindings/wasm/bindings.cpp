@@ -175,16 +175,19 @@ mha::NumpyNormalStream& normal_stream(std::uint32_t seed) {
 
 /// Module 08's program: {seed, tokens, d_model, num_heads, precision?, positional?, is_causal?,
 /// attn_mask?, key_padding_mask?, keep_intermediates?, weights_only?, ablated_heads?,
-/// return_parameters?, first_head?, head_count?}. weights_only acts on the float32 path only
-/// (float64 always computes everything); return_parameters: false leaves out x, in_proj_weight
-/// and out_proj_weight; first_head / head_count return those heads' weights only (the grids' path:
-/// float32, weights_only, no intermediates, no parameters).
+/// return_parameters?, first_head?, head_count?, attn_weights_into?}. weights_only acts on the
+/// float32 path only (float64 always computes everything); return_parameters: false leaves out x,
+/// in_proj_weight and out_proj_weight; first_head / head_count return those heads' weights only (the grids' path:
+/// float32, weights_only, no intermediates, no parameters); attn_weights_into: a Float32Array of
+/// at least as many floats as the weights returned, written into instead of a new array (a
+/// worker's recycled buffer: compute_worker.js).
 val numpy_experiment(val request) {
   return guarded([&] {
     static const std::vector<std::string> keys = {
         "seed",         "tokens",       "d_model",        "num_heads",          "precision",
         "positional",   "is_causal",    "attn_mask",      "key_padding_mask",   "keep_intermediates",
-        "weights_only", "ablated_heads", "return_parameters", "first_head",      "head_count"};
+        "weights_only", "ablated_heads", "return_parameters", "first_head",      "head_count",
+        "attn_weights_into"};
     expect_request(request, "the numpyExperiment request", {&keys});
     const std::uint32_t seed = read_seed(request);
     const mha::AttentionConfig c = read_config(request);
@@ -212,6 +215,9 @@ val numpy_experiment(val request) {
     }
     // is_causal, attn_mask ((n, n) or (h, n, n)), key_padding_mask (n): as forward's.
     const mha::AttentionMasks masks = read_masks(request, c.num_heads, tokens, tokens);
+    // Where the weights go (a worker's spare buffer), checked before any work is done.
+    const val weights_into = read_weights_into(request, range ? "head_count" : "num_heads",
+                                               grids ? count : c.num_heads, tokens);
     const char* precision_name =
         precision == mha::ExperimentPrecision::float64 ? "float64" : "float32";
     val out = val::undefined();
@@ -228,7 +234,7 @@ val numpy_experiment(val request) {
       }
       out = result_to_js(mha::numpy_experiment_weights_f32(normal_stream(seed), tokens, c,
                                                            positional, masks, first, count),
-                         c);
+                         c, weights_into);
     } else {
       mha::NumpyExperiment e = mha::make_numpy_experiment(normal_stream(seed), tokens, c.d_model,
                                                           c.num_heads, precision);
@@ -243,7 +249,7 @@ val numpy_experiment(val request) {
         layer.emplace(e.config, std::move(e.weights));
         r = mha::numpy_experiment_forward_f32(*layer, x, masks, options);
       }
-      out = result_to_js(r, c);
+      out = result_to_js(r, c, weights_into);
       // X and the weights as float32 (4·d² + n·d values: 4 MiB at d_model 512), for views that
       // run the layer again on them; the grids alone do without (issue 6).
       if (parameters) {

@@ -203,7 +203,11 @@ inline val uint8_copy(const std::vector<std::uint8_t>& data) {
   return val::global("Uint8Array").new_(emscripten::typed_memory_view(data.size(), data.data()));
 }
 
-inline val result_to_js(const mha::AttentionResult& r, const mha::AttentionConfig& c) {
+/// `weights_into`: undefined (attn_weights is then a new Float32Array), or a Float32Array of
+/// exactly h*n*m floats (read_weights_into) that takes the weights and is returned as attn_weights:
+/// memory used before, no new array.
+inline val result_to_js(const mha::AttentionResult& r, const mha::AttentionConfig& c,
+                        const val& weights_into = val::undefined()) {
   val out = val::object();
   const Index n = r.attn_weights.rows();
   out.set("n", static_cast<double>(n));
@@ -213,7 +217,14 @@ inline val result_to_js(const mha::AttentionResult& r, const mha::AttentionConfi
   out.set("d_head", static_cast<double>(c.d_head()));
   // weights_only leaves output, v and head_outputs empty: those keys are then absent.
   if (r.output.size() > 0) out.set("output", float32_copy(r.output.data(), r.output.size()));
-  out.set("attn_weights", float32_copy(r.attn_weights.data(), r.attn_weights.size()));
+  if (weights_into.isUndefined()) {
+    out.set("attn_weights", float32_copy(r.attn_weights.data(), r.attn_weights.size()));
+  } else {
+    weights_into.call<void>("set", val(emscripten::typed_memory_view(
+                                       static_cast<std::size_t>(r.attn_weights.size()),
+                                       r.attn_weights.data())));
+    out.set("attn_weights", weights_into);
+  }
   out.set("fully_masked_rows", uint8_copy(r.fully_masked_rows));
   if (!r.scores.empty()) {
     out.set("q", float32_copy(r.q.data(), r.q.size()));
@@ -225,6 +236,24 @@ inline val result_to_js(const mha::AttentionResult& r, const mha::AttentionConfi
     }
   }
   return out;
+}
+
+/// The optional `attn_weights_into` field: undefined when absent, else a Float32Array of exactly
+/// heads*n*n floats (the weights the call returns; `heads_name` says which count `heads` is),
+/// which result_to_js writes them into. Throws parse_error for another type and shape_error for
+/// another length (an array on a detached buffer has length 0), naming the values.
+inline val read_weights_into(const val& req, const char* heads_name, Index heads, Index n) {
+  if (!has(req, "attn_weights_into")) return val::undefined();
+  const val v = req["attn_weights_into"];
+  if (!v.instanceof (val::global("Float32Array"))) {
+    throw mha::parse_error("attn_weights_into must be a Float32Array");
+  }
+  const auto length = v["length"].as<std::size_t>();
+  if (length != static_cast<std::size_t>(heads * n * n)) {
+    throw mha::shape_error("attn_weights_into has " + std::to_string(length) + " values, expected " +
+                           std::to_string(heads * n * n) + " (" + heads_name + "*tokens*tokens)");
+  }
+  return v;
 }
 
 // ---------------------------------------------------------------------------------------------
