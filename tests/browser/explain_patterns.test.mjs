@@ -180,6 +180,22 @@ describe('head patterns, combined views, files', { timeout: TIMEOUT }, () => {
       closeAll(rollout, Array.from(wantRollout), 1e-6, 'rollout');
     }));
 
+  test('the Files panel\'s own script: one that loads without defining the panel is a message; opening the panel again loads it again', () =>
+    withPage('#preset=module-08', async ({ page, requests }) => {
+      const body = '#explain-files .explain-body';
+      const loads = () => requests.filter((u) => u.endsWith('/file_panel.js')).length;
+      assert.equal(loads(), 0, 'not part of the first load');
+      // An old copy, or a host answering a missing file with a page of its own.
+      await page.route('**/file_panel.js', (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: '/* not the panel */' }));
+      await page.click('#explain-files > summary');
+      await page.waitForFunction((b) => /^file_panel\.js loaded but defines no file panel/.test(document.querySelector(b).textContent), body);
+      await page.unroute('**/file_panel.js');
+      await page.click('#explain-files > summary'); // closed
+      await page.click('#explain-files > summary'); // open again: added again
+      await page.waitForSelector(`${body} input[data-file="attention"]`);
+      assert.equal(loads(), 2);
+    }));
+
   test('a safetensors attention tensor: one tensor loads as is; with several, the tensor name picks one', () =>
     withPage('#preset=module-08', async ({ page }) => {
       await page.click('#explain-files > summary');

@@ -47,6 +47,11 @@ test('dist holds the page, the stylesheet, one bundled script and both wasm modu
     const base64 = /data:application\/octet-stream;base64,([A-Za-z0-9+/]+=*)/.exec(js)[1];
     assert.deepEqual(gunzipSync(Buffer.from(base64, 'base64')), STUB_WASM, file);
   }
+  // The Files panel's code is its own script, not app.js's (the first load's budget): the core
+  // functions only it calls are named in it alone.
+  const [app, filePanel] = await Promise.all(['app.js', 'file_panel.js'].map((f) => readFile(path.join(out, f), 'utf8')));
+  for (const name of ['loadMultiheadAttention', 'loadAttention', 'mhaFilePanel']) assert.ok(filePanel.includes(name), `file_panel.js: ${name}`);
+  for (const name of ['loadMultiheadAttention', 'loadAttention']) assert.ok(!app.includes(name), `app.js: no ${name}`);
   // The page's one stylesheet: common.css (also shipped alone, for the element) then style.css.
   const [common, style] = await Promise.all(['common.css', 'style.css'].map((f) => readFile(path.join(out, f), 'utf8')));
   assert.ok(common.length > 100 && common.includes('.heatmap{'), 'common.css minified');

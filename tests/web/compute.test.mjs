@@ -40,7 +40,7 @@ function withWorker(mod) {
 
 /** A {recycle} message's buffer, checked to be transferred (not copied). */
 function recycled(message, transfer) {
-  assert.deepEqual(transfer, [message.recycle], 'transferred');
+  assert.ok(transfer?.length === 1 && transfer[0] === message.recycle, 'transferred');
   return message.recycle;
 }
 
@@ -513,13 +513,38 @@ test('weights\' buffers nobody reads go back at once: a stale result\'s, the oth
   c.release((await full).result);
   c.run({ ...grids, seed: 10 });
   assert.deepEqual(given, [a.attn_weights.buffer]);
-  // Weights beyond MAX_KEPT_WEIGHTS (never split, never recycled by the worker) are not given back.
-  const big = c.run({ ...grids, tokens: 2048, d_model: 768, num_heads: 12 });
-  c.onMessage({ id: sent.at(-1).id, part: 0, result: half(0, 4), stats: {} }); // seed 10's halves: stale
-  c.onHelperMessage({ id: helperSent.at(-1).id, part: 1, result: half(4, 4), stats: {} });
-  const huge = { n: 2048, m: 2048, num_heads: 12, attn_weights: new Float32Array(12 * 2048 * 2048), fully_masked_rows: new Uint8Array(12 * 2048) };
-  c.onMessage({ id: sent.at(-1).id, result: huge, stats: {} });
-  c.release((await big).result);
-  c.run(grids);
-  assert.ok(!given.includes(huge.attn_weights.buffer));
+});
+
+test('weights beyond MAX_KEPT_WEIGHTS never go back to a worker, stale or released (a worker keeps no spare that large)', async () => {
+  const { c, sent, given } = withTwoWorkers();
+  const big = { ...grids, tokens: 2048, d_model: 768, num_heads: 12 }; // not split: the first worker's
+  const huge = () => ({ n: 2048, m: 2048, num_heads: 12, attn_weights: new Float32Array(12 * 2048 * 2048), fully_masked_rows: new Uint8Array(12 * 2048) });
+  const stale = c.run(big);
+  const newer = c.run({ ...big, seed: 11 }); // waits; the first call's result comes stale
+  c.onMessage({ id: sent[0].id, result: huge(), stats: {} });
+  assert.equal(await stale, null);
+  c.onMessage({ id: sent[1].id, result: huge(), stats: {} });
+  c.release((await newer).result);
+  c.run(grids); // no longer kept either
+  assert.equal(given.length, 0);
+  // The same at 64 tokens: the stale result's buffer goes back at once.
+  const d = withTwoWorkers();
+  const one = { ...big, tokens: 64, num_heads: 1 }; // one head: not split
+  const p = d.c.run(one);
+  d.c.run({ ...one, seed: 12 });
+  const r = { n: 64, m: 64, num_heads: 1, attn_weights: new Float32Array(64 * 64), fully_masked_rows: new Uint8Array(64) };
+  d.c.onMessage({ id: d.sent[0].id, result: r, stats: {} });
+  assert.equal(await p, null);
+  assert.deepEqual(d.given, [r.attn_weights.buffer]);
+});
+
+test('the second worker stopping mid-call: the first worker\'s half, arriving after the call was resent whole, goes back to it', async () => {
+  const { mod, c, sent, given, helperGiven } = withTwoWorkers();
+  const p = c.run(grids);
+  c.onHelperMessage({ failed: 'no memory' });
+  const half = { n: 64, m: 64, num_heads: 8, first_head: 0, head_count: 4, attn_weights: new Float32Array(4 * 64 * 64), fully_masked_rows: new Uint8Array(4 * 64) };
+  c.onMessage({ id: sent[0].id, part: 0, result: half, stats: {} });
+  assert.deepEqual([given, helperGiven], [[half.attn_weights.buffer], []]);
+  c.onMessage({ id: sent[1].id, result: mod.numpyExperiment(sent[1].request), stats: {} });
+  assert.equal((await p).workers, 1);
 });

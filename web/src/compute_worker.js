@@ -21,7 +21,7 @@
 /* global createMhaCore */
 import { warmUp } from './warm_up.js';
 import { resultPixels } from './pixels.js';
-import { MAX_KEPT_WEIGHTS } from './compute.js';
+import { splittable } from './compute.js';
 
 importScripts('mha_wasm_core.js');
 
@@ -49,19 +49,26 @@ const MAX_SPARE = 2;
 const ROUND_TOKENS = 32;
 
 /**
- * Where the weights of `request` (head_count · n² floats) go: a spare buffer that holds them, else
- * a new one with room for n rounded up to ROUND_TOKENS; undefined (the core makes an array of their
- * size) for weights beyond MAX_KEPT_WEIGHTS, which the page never gives back (compute.js), and for
- * requests the core will refuse (its error says why).
+ * Where the weights of `request` (head_count · n² floats) go: the smallest spare buffer that holds
+ * them (spares more than 4 times too large are dropped: a small view after a large one does not
+ * keep the large one's memory), else a new one with room for n rounded up to ROUND_TOKENS. Only for
+ * the grids' request (compute.js splittable: at most MAX_KEPT_WEIGHTS weights), the only one whose
+ * weights the page gives back; undefined otherwise (the core makes an array of their size).
  */
-function spareWeights({ tokens: n, num_heads: h, first_head: first = 0, head_count: heads = h - first }) {
+function spareWeights(request) {
+  if (!splittable(request)) return undefined; // (a half of it has the same keys, plus its heads)
+  const { tokens: n, num_heads: h, first_head: first = 0, head_count: heads = h - first } = request;
   const floats = heads * n * n;
+  const bytes = 4 * floats;
+  if (!(bytes > 0)) return undefined; // the core will say what is wrong
+  for (let i = spare.length - 1; i >= 0; i--) if (spare[i].byteLength > 4 * bytes) spare.splice(i, 1);
+  let best = -1;
+  spare.forEach((b, i) => {
+    if (b.byteLength >= bytes && (best < 0 || b.byteLength < spare[best].byteLength)) best = i;
+  });
+  if (best >= 0) return Object.assign(new Float32Array(spare.splice(best, 1)[0], 0, floats), { given: true });
   const side = Math.ceil(n / ROUND_TOKENS) * ROUND_TOKENS;
-  if (!(floats > 0 && heads * side * side <= MAX_KEPT_WEIGHTS)) return undefined;
-  const i = spare.findIndex((b) => b.byteLength >= 4 * floats);
-  return i >= 0
-    ? Object.assign(new Float32Array(spare.splice(i, 1)[0], 0, floats), { given: true })
-    : new Float32Array(new ArrayBuffer(4 * heads * side * side), 0, floats);
+  return new Float32Array(new ArrayBuffer(4 * heads * side * side), 0, floats);
 }
 
 /** Keeps `buffer` for a later call's weights (the newest MAX_SPARE are kept). */
@@ -77,18 +84,18 @@ onmessage = async (e) => {
   }
   await started;
   if (e.data.prime) {
+    const into = mod ? spareWeights(e.data.prime) : undefined;
     try {
-      const into = mod ? spareWeights(e.data.prime) : undefined;
       if (mod) mod.numpyExperiment(into ? { ...e.data.prime, attn_weights_into: into } : e.data.prime);
-      if (into) {
-        // The first two calls find memory used before too, as every later one does (the page
-        // gives each result's buffers back once it shows the next): this call's buffer, and one
-        // more, written once now, while the page is idle.
-        keepSpare(into.buffer);
-        if (spare.length < MAX_SPARE) keepSpare(new Float32Array(into.buffer.byteLength / 4).fill(0).buffer);
-      }
     } catch {
       // A request the page could not have sent; the real call will say what is wrong.
+    }
+    if (into) {
+      // The first two calls find memory used before too, as every later one does (the page
+      // gives each result's buffers back once it shows the next): this call's buffer, and one
+      // more, written once now, while the page is idle.
+      keepSpare(into.buffer);
+      if (spare.length < MAX_SPARE) keepSpare(new Float32Array(into.buffer.byteLength / 4).fill(0).buffer);
     }
     return;
   }
@@ -97,8 +104,8 @@ onmessage = async (e) => {
     postMessage({ id, part, error: 'the attention core did not start in the worker' });
     return;
   }
+  const into = spareWeights(request);
   try {
-    const into = spareWeights(request);
     const result = mod.numpyExperiment(into ? { ...request, attn_weights_into: into } : request);
     // The cells coloured here, in parallel with the other worker, not on the page after both.
     if (e.data.lut) result.pixels = resultPixels(result, e.data.lut);
@@ -108,6 +115,7 @@ onmessage = async (e) => {
     // data-recycled).
     postMessage({ id, part, result, stats: mod.memoryStats(), recycled: into?.given === true }, buffers);
   } catch (err) {
+    if (into) keepSpare(into.buffer); // not transferred: still this worker's
     postMessage({ id, part, error: err instanceof Error ? err.message : String(err), stats: mod.memoryStats() });
   }
 };

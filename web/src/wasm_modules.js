@@ -49,6 +49,14 @@ export function loadScript(name) {
   return scripts.get(src);
 }
 
+/**
+ * Forgets script `name` (loadScript's shared promise): the next loadScript adds it again. For a
+ * script that ran but did not define what it should (explain.js: the Files panel's).
+ */
+export function forgetScript(name) {
+  scripts.delete(base ? new URL(name, base).href : name);
+}
+
 /** Whether the core's script has run (index.html's <script src="mha_wasm_core.js">, or loadCore's). */
 export function coreScriptLoaded() {
   return typeof createMhaCore === 'function';

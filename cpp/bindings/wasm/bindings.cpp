@@ -179,8 +179,8 @@ mha::NumpyNormalStream& normal_stream(std::uint32_t seed) {
 /// float32 path only (float64 always computes everything); return_parameters: false leaves out x,
 /// in_proj_weight and out_proj_weight; first_head / head_count return those heads' weights only (the grids' path:
 /// float32, weights_only, no intermediates, no parameters); attn_weights_into: a Float32Array of
-/// at least as many floats as the weights returned, written into instead of a new array (a
-/// worker's recycled buffer: compute_worker.js).
+/// exactly as many floats as the weights returned, written into and returned instead of a new
+/// array (a compute worker's spare buffer: web/src/compute_worker.js).
 val numpy_experiment(val request) {
   return guarded([&] {
     static const std::vector<std::string> keys = {

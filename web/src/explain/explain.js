@@ -17,7 +17,7 @@ import { renderCombined } from './combine.js';
 
 /** The Files panel's script (web/src/file_panel.js: buildFilePanel), added when it is first opened. */
 export const FILE_PANEL_SCRIPT = 'file_panel.js';
-import { loadScript } from '../wasm_modules.js';
+import { forgetScript, loadScript } from '../wasm_modules.js';
 
 /** The panels, in page order: key, summary text, whether open at first. */
 export const PANELS = Object.freeze([
@@ -174,11 +174,16 @@ export class ExplainPanels {
       const body = this.bodies.files;
       body.replaceChildren(h('p', { className: 'help', text: 'Loading the file panel…' }));
       loadScript(FILE_PANEL_SCRIPT).then(() => {
+        // A script that ran but is not the panel's (an old copy, a server's page for a missing
+        // file) is said as a missing one is.
+        const build = globalThis.mhaFilePanel?.buildFilePanel;
+        if (typeof build !== 'function') {
+          forgetScript(FILE_PANEL_SCRIPT);
+          throw new Error(`${FILE_PANEL_SCRIPT} loaded but defines no file panel: rebuild the page (./scripts/build.sh)`);
+        }
         body.replaceChildren();
-        globalThis.mhaFilePanel.buildFilePanel(body, {
-          getModule: this.getFullModule, onError: this.onError, onClear: this.onClearError,
-        });
-      }, (e) => {
+        build(body, { getModule: this.getFullModule, onError: this.onError, onClear: this.onClearError });
+      }).catch((e) => {
         this.built.files = false; // opening the panel again tries again
         body.replaceChildren(h('p', { className: 'help', text: e instanceof Error ? e.message : String(e) }));
       });
