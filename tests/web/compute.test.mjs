@@ -490,8 +490,9 @@ test('weights\' buffers go back to the worker that made them once the page has l
 
 test('weights\' buffers nobody reads go back at once: a stale result\'s, the other half of an error; a full forward\'s never', async () => {
   const { mod, c, sent, helperSent, given, helperGiven } = withTwoWorkers();
+  let fill = 0; // each half's weights different: a buffer sent to the wrong worker is seen
   const half = (first, count) => ({ n: 64, m: 64, num_heads: 8, first_head: first, head_count: count,
-    attn_weights: new Float32Array(count * 64 * 64), fully_masked_rows: new Uint8Array(count * 64) });
+    attn_weights: new Float32Array(count * 64 * 64).fill(++fill), fully_masked_rows: new Uint8Array(count * 64) });
   const stale = c.run(grids);
   const [sentBefore, helperBefore] = [sent.at(-1), helperSent.at(-1)];
   const newer = c.run({ ...grids, seed: 8 }); // waits for the workers

@@ -177,10 +177,10 @@ mha::NumpyNormalStream& normal_stream(std::uint32_t seed) {
 /// attn_mask?, key_padding_mask?, keep_intermediates?, weights_only?, ablated_heads?,
 /// return_parameters?, first_head?, head_count?, attn_weights_into?}. weights_only acts on the
 /// float32 path only (float64 always computes everything); return_parameters: false leaves out x,
-/// in_proj_weight and out_proj_weight; first_head / head_count return those heads' weights only (the grids' path:
-/// float32, weights_only, no intermediates, no parameters); attn_weights_into: a Float32Array of
-/// exactly as many floats as the weights returned, written into and returned instead of a new
-/// array (a compute worker's spare buffer: web/src/compute_worker.js).
+/// in_proj_weight and out_proj_weight; first_head / head_count return those heads' weights only
+/// (the grids' path: float32, weights_only, no intermediates, no parameters); attn_weights_into:
+/// a Float32Array of exactly as many floats as the weights returned, written into and returned
+/// instead of a new array (a compute worker's spare buffer: web/src/compute_worker.js).
 val numpy_experiment(val request) {
   return guarded([&] {
     static const std::vector<std::string> keys = {
