@@ -324,7 +324,7 @@ export class Compute {
       // Half of a split call: wait for the other half, then go on with the whole.
       const got = this.parts.get(data.id);
       if (!got) { // the call was resent whole, or forgotten
-        this.giveBack(data.part === 0 ? this.worker : this.helper, data.result);
+        this.giveBack(data.part === 0 ? this.worker : this.helper, data.result?.attn_weights?.buffer);
         return;
       }
       got[data.part] = data;
@@ -335,7 +335,7 @@ export class Compute {
       const error = a.error ?? b.error;
       const halves = [[this.worker, a.result], [this.helper, b.result]];
       if (error !== undefined) {
-        for (const [worker, result] of halves) this.giveBack(worker, result);
+        for (const [worker, result] of halves) this.giveBack(worker, result?.attn_weights?.buffer);
         data = { id: data.id, error, stats: larger.stats };
       } else {
         data = {
@@ -377,8 +377,9 @@ export class Compute {
    * Once it is not the kept result either, its weights' buffers go back to the workers that made
    * them (compute_worker.js spareWeights): only the grids' results (splittable requests) computed
    * by the workers, whose weights are read by the grids, their tables and the export, all of which
-   * take the new view's result when it is shown. Transferred, those buffers are detached here:
-   * every array on them reads as empty, never as another view's numbers.
+   * take the new view's result when it is shown; and results nobody was given (stale: onMessage
+   * releases them itself). Transferred, those buffers are detached here: every array on them
+   * reads as empty, never as another view's numbers.
    */
   release(result) {
     if (!this.returns.has(result)) return;
@@ -395,12 +396,11 @@ export class Compute {
   }
 
   /**
-   * Transfers the weights' buffer of `result` (a worker's result nobody here reads) to `worker`,
-   * when that worker still runs and the buffer is at most MAX_KEPT_WEIGHTS floats (a worker keeps
-   * two: compute_worker.js MAX_SPARE).
+   * Transfers `buffer` (the weights of a worker's result nobody here reads) to `worker`, when that
+   * worker still runs and the buffer is at most MAX_KEPT_WEIGHTS floats (a worker keeps two:
+   * compute_worker.js MAX_SPARE).
    */
-  giveBack(worker, result) {
-    const buffer = result?.attn_weights?.buffer ?? result;
+  giveBack(worker, buffer) {
     if (!worker || (worker !== this.worker && worker !== this.helper)) return;
     if (!(buffer instanceof ArrayBuffer) || buffer.byteLength === 0 || buffer.byteLength > 4 * MAX_KEPT_WEIGHTS) return;
     worker.postMessage({ recycle: buffer }, [buffer]);

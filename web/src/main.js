@@ -412,7 +412,7 @@ function updateView() {
     const refusedSince = refusedView > generation; // newer settings were refused meanwhile
     els.heads.dataset.computedIn = outcome.where;
     els.heads.dataset.workers = String(outcome.workers ?? 0); // 2: the heads split between two
-    // How many of the workers' weight arrays went into memory the page gave back (compute.js release).
+    // How many of the workers' weight arrays went into spare memory, used before (compute_worker.js).
     els.heads.dataset.recycled = String(outcome.recycled ?? 0);
     // Whether the grids' result holds V and the head outputs (not weights_only): tests read it.
     els.heads.dataset.fullForward = String(result.head_outputs !== undefined);

@@ -25,14 +25,18 @@ export function setScriptBase(url, besideName) {
   if (besideName) beside = besideName;
 }
 
+/** src -> the promise of loadScript's script. */
+const scripts = new Map();
+/** Script `name`'s src: against the base of setScriptBase (default: the page). */
+const scriptSrc = (name) => (base ? new URL(name, base).href : name);
+
 /**
  * Adds <script src="`name`"> once (later calls share the first promise); resolves when it has run.
  * `name` is resolved against the base of setScriptBase (default: the page).
  * Rejects with a message naming the file and where it was looked for when it is missing.
  */
-const scripts = new Map();
 export function loadScript(name) {
-  const src = base ? new URL(name, base).href : name;
+  const src = scriptSrc(name);
   if (!scripts.has(src)) {
     scripts.set(src, new Promise((resolve, reject) => {
       const s = document.createElement('script');
@@ -54,7 +58,7 @@ export function loadScript(name) {
  * script that ran but did not define what it should (explain.js: the Files panel's).
  */
 export function forgetScript(name) {
-  scripts.delete(base ? new URL(name, base).href : name);
+  scripts.delete(scriptSrc(name));
 }
 
 /** Whether the core's script has run (index.html's <script src="mha_wasm_core.js">, or loadCore's). */

@@ -14,10 +14,10 @@ import { renderAblation } from './ablation.js';
 import { isMasked, maskDescription } from './masks.js';
 import { renderPatterns } from './patterns_panel.js';
 import { renderCombined } from './combine.js';
+import { forgetScript, loadScript } from '../wasm_modules.js';
 
 /** The Files panel's script (web/src/file_panel.js: buildFilePanel), added when it is first opened. */
 export const FILE_PANEL_SCRIPT = 'file_panel.js';
-import { forgetScript, loadScript } from '../wasm_modules.js';
 
 /** The panels, in page order: key, summary text, whether open at first. */
 export const PANELS = Object.freeze([
