@@ -110,3 +110,41 @@ test('randn, positional encodings, parameter counts and error messages agree', (
   assert.match(outcome(() => core.numpyExperiment({ ...good, d_model: 10, num_heads: 3 })).error,
     /^d_model=10 is not divisible by num_heads=3 \(each head needs d_model \/ num_heads columns; valid num_heads for d_model=10: 1 2 5 10\)$/);
 });
+
+/** The section ids of the wasm inlined in build/wasm/<file> (SINGLE_FILE: a base64 data URI). */
+function wasmSections(file) {
+  const glue = readFileSync(path.join(root, 'build/wasm', file), 'utf8');
+  const uri = /data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/.exec(glue);
+  assert.ok(uri, `${file} inlines its wasm as a base64 data URI`);
+  const bytes = Buffer.from(uri[1], 'base64');
+  assert.deepEqual([...bytes.subarray(0, 4)], [0x00, 0x61, 0x73, 0x6d], 'wasm magic');
+  const ids = [];
+  let p = 8;
+  const leb = () => {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      const byte = bytes[p++];
+      value += (byte & 0x7f) * 2 ** shift;
+      if (!(byte & 0x80)) return value;
+    }
+  };
+  while (p < bytes.length) {
+    ids.push(bytes[p++]);
+    const size = leb(); // read before p is added to: leb() moves p past the size
+    p += size;
+  }
+  assert.equal(p, bytes.length, 'the sections end with the module');
+  return ids;
+}
+
+test('both modules use WebAssembly exception handling (-fwasm-exceptions), not the JS emulation', () => {
+  // A tag section (id 13) declares the C++ exception's tag; Emscripten's JS emulation
+  // (-fexceptions) has none and routes calls that may throw through JS trampolines (invoke_*),
+  // which cost the core's script 62 KB and a wasm -> JS -> wasm round trip each (CMakeLists.txt).
+  for (const file of ['mha_wasm_core.js', 'mha_wasm.js']) {
+    assert.ok(wasmSections(file).includes(13), `${file} has a tag section`);
+  }
+  // And a C++ exception still reaches JS as an Error naming the values, the module working after.
+  assert.throws(() => core.parameterCount({ d_model: 10, num_heads: 3 }), /d_model=10 is not divisible by num_heads=3/);
+  assert.equal(core.parameterCount({ d_model: 8, num_heads: 2 }), 4 * 8 * 8); // Wq, Wk, Wv, Wo
+});

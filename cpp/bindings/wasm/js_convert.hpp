@@ -29,9 +29,9 @@ using emscripten::val;
 using mha::Index;
 
 // ---------------------------------------------------------------------------------------------
-// Errors: run `body`, and turn any C++ exception into a thrown JS Error. The JS throw unwinds
-// the wasm stack without running C++ destructors, so it happens outside the catch and after every
-// C++ object of this frame is gone (no leaked exception or string).
+// Errors: run `body`, and turn any C++ exception into a thrown JS Error. The JS throw happens
+// outside the catch and after every C++ object of this frame is gone: the C++ exception is
+// finished and its message freed before the JS Error unwinds the callers' frames.
 
 template <typename Body>
 auto guarded(Body&& body) -> decltype(body()) {

@@ -161,8 +161,9 @@ void tile(Index kc, const float* A, Index lda, const float* panel, float alpha, 
   }
 }
 
-// noexcept in the type: Emscripten routes a call through a pointer that may throw via a JS
-// trampoline (invoke_*), once per remainder tile (node profile of (64, 128, 4)).
+// noexcept in the type: a call through a pointer that may throw needs a cleanup path in its
+// caller (under Emscripten's JS exception emulation, once used here, a JS trampoline per
+// remainder tile: kernels.hpp).
 using TileFn = void (*)(Index, const float*, Index, const float*, float, const float*, bool, float*,
                         Index, Index) noexcept;
 constexpr TileFn kTiles[kRows + 1] = {nullptr,  &tile<1>, &tile<2>, &tile<3>,

@@ -9,10 +9,11 @@
 //     (tests/core/kernels_test.cpp); -DMHA_BLOCKED_GEMM=ON makes the native forward use it.
 // gemm() picks the back end of the build; Operand carries B prepared for it (packed panels for
 // the blocked back end, a view for Eigen), so a B used by many products is prepared once.
-// Kernels that cannot throw are noexcept: built with -fexceptions, Emscripten calls a function
-// that may throw, from a scope with destructors, through a JS trampoline (invoke_*), and the
-// softmax called exp_shifted_sum that way once per row (wasm-to-js and js-to-wasm frames in a
-// Chromium 156 CPU profile of (64, 128, 4); with noexcept V8 inlines it into the row loop).
+// Kernels that cannot throw are noexcept, so that their callers need no cleanup for them. (Under
+// Emscripten's JS exception emulation, -fexceptions, a call that may throw from a scope with
+// destructors went through a JS trampoline, invoke_*: the softmax called exp_shifted_sum that
+// way once per row in a Chromium 156 profile. The wasm build now uses WebAssembly's own
+// exceptions, -fwasm-exceptions, which have no trampoline: CMakeLists.txt.)
 //
 // Layouts (row-major, as everywhere in mha): A element (i, k) at A[i * lda + k]; B either
 // row-major (K, N) — element (k, j) at B[k * ldb + j] — or given as its transpose Bᵀ (N, K) —
