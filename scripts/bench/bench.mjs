@@ -936,9 +936,18 @@ async function main() {
       }
       results.push(...mergeRounds(chromiumRows));
       peak.chromium = bestPeak(chromiumPeaks);
-      if (!values['no-page']) ({ rows: page, firstLoad } = await collectPageTimings(browser, { dist: values.dist }));
     } finally {
       await browser.close();
+    }
+    // The page timings in a browser of their own, as --page-only does: not the one that has just
+    // run minutes of wasm at up to 2048 tokens (its processes' memory and state stay behind).
+    if (!values['no-page']) {
+      const pageBrowser = await launchChromium();
+      try {
+        ({ rows: page, firstLoad } = await collectPageTimings(pageBrowser, { dist: values.dist }));
+      } finally {
+        await pageBrowser.close();
+      }
     }
   }
   if (!quick) sizes = downloadSize(values.dist, firstLoad);
