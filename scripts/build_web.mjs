@@ -123,7 +123,9 @@ const viridisOnly = {
 /**
  * The browsers the bundles and the CSS are written for (esbuild targets): the first ones that run
  * the page at all. The attention core needs WebAssembly SIMD128 (-msimd128: Chrome 91, Firefox 89,
- * Safari 16.4) and the page calls structuredClone (Chrome 98, Firefox 94, Safari 15.4). Their
+ * Safari 16.4) and exceptions (-fwasm-exceptions: Chrome 95, Firefox 100, Safari 15.2), its copies
+ * here DecompressionStream (Chrome 80, Firefox 113, Safari 16.4: pre.js), and the page calls
+ * structuredClone (Chrome 98, Firefox 94, Safari 15.4). Their
  * syntax (?., ??=, class fields) is kept as written: about 295 bytes gzip less of app.js than for
  * es2020 / Chrome 90 / Safari 15, whose lowering bought no browser that could run the page (and
  * what keeps the first load within its 150 KB since the page colours its grids, 40da9bc).

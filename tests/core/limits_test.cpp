@@ -2,7 +2,8 @@
 // a config whose numbers name both values, kdim/vdim that disagree with the weights, every
 // mha::limits entry refused before anything is allocated (measured with a counting operator
 // new), the largest documented sizes computed, one head fully masked by a per-head mask, logits
-// in the thousands, and the polarity of boolean masks (a causal mask and its inverse).
+// in the thousands, the polarity of boolean masks (a causal mask and its inverse), and module
+// 08's experiment refusing too many weights before it draws its inputs.
 //
 // Shape legend (attention.hpp): n = query tokens, m = key tokens, d = d_model, h = num_heads.
 #include <gtest/gtest.h>
@@ -18,6 +19,7 @@
 
 #include "fixture_util.hpp"
 #include "mha/attention.hpp"
+#include "mha/experiment.hpp"
 
 // ---------------------------------------------------------------------------------------------
 // A counting global operator new: while `g_counting` is set, the largest single request and the
@@ -430,3 +432,23 @@ TEST(Limits, InverseCausalMaskAllowsOnlyLaterKeys) {
 }
 
 }  // namespace
+
+TEST(Limits, NumpyExperimentRefusesTooManyWeightsBeforeDrawing) {
+  // Module 08's experiment draws X and Wq..Wo (n·d + 4·d² doubles: 671 MB at n = d = 4096)
+  // before any forward: the h·n² limit is checked before them (a review saw the draws made,
+  // 10.7 s in wasm, then the forward refuse them).
+  mha::NumpyNormalStream stream(3);
+  const std::string part = "num_heads * n * m = 256 * 4096 * 4096 attention weights exceed";
+  expect_limit_error_without_allocation(
+      [&] {
+        mha::make_numpy_experiment(stream, 4096, 4096, 256, mha::ExperimentPrecision::float32);
+      },
+      part);
+  mha::AttentionConfig c;
+  c.d_model = 4096;
+  c.num_heads = 256;
+  expect_limit_error_without_allocation(
+      [&] { mha::numpy_experiment_weights_f32(stream, 4096, c, false, mha::AttentionMasks{}, 0, 1); },
+      part);
+  EXPECT_EQ(stream.drawn(), 0);
+}

@@ -475,3 +475,31 @@ test('the largest documented sizes work: max_tokens tokens, max_d_model, max_num
   console.log(`# largest sizes: wasm memory ${(stats.wasm_memory_bytes / 2 ** 20).toFixed(0)} MiB, ` +
     `malloc in use ${stats.malloc_in_use_bytes} bytes`);
 });
+
+test('errors give back the stack they took: the stack pointer after 20,000 errors is where it was', () => {
+  // A JS Error thrown from inside the wasm skips the frames' epilogues; each error kept 16-32
+  // bytes of the 5 MB stack, and after ~327,000 errors the module aborted for good
+  // (cpp/bindings/wasm/stack_on_throw.js puts the pointer back). Every kind of entry point:
+  // a function, a constructor, a method, and a JS getter that throws while the core reads.
+  const layer = new mod.MultiheadAttention(specOf(BASE));
+  try {
+    const before = mod._stackPointer();
+    const throwing = { ...inputsOf(BASE), get query() { throw new RangeError('getter'); } };
+    const kinds = [
+      [() => mod.parameterCount({ d_model: 10, num_heads: 3 }), Error],
+      [() => mod.forward({ ...BASE, n: N + 1 }), Error],
+      [() => new mod.MultiheadAttention({ ...specOf(BASE), num_heads: 3 }), Error],
+      [() => layer.forward({ ...inputsOf(BASE), m: M + 1 }), Error],
+      [() => layer.forward(throwing), RangeError],
+    ];
+    for (let i = 0; i < 20000; i++) {
+      const [call, type] = kinds[i % kinds.length];
+      assert.throws(call, type);
+    }
+    assert.equal(mod._stackPointer(), before);
+    assert.deepEqual(layer.forward(inputsOf(BASE)).output, good.output);
+  } finally {
+    layer.delete();
+  }
+  stillWorks();
+});

@@ -19,6 +19,16 @@ namespace mha {
 
 using detail::shape_str;
 
+void check_weight_entries(Index num_heads, Index n, Index m) {
+  // 64-bit product: Eigen::Index is 32-bit under wasm32, and h * n * m may overflow it.
+  if (std::int64_t{num_heads} * n * m > std::int64_t{limits::max_weight_entries}) {
+    throw limit_error("num_heads * n * m = " + std::to_string(num_heads) + " * " +
+                      std::to_string(n) + " * " + std::to_string(m) +
+                      " attention weights exceed the limit of " +
+                      std::to_string(limits::max_weight_entries));
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // HeadStack
 
@@ -323,13 +333,7 @@ void check_input_shapes(const AttentionConfig& config, const MatrixRef& query, c
                         " tokens, above the limit of " + std::to_string(limits::max_tokens));
     }
   }
-  // 64-bit product: Eigen::Index is 32-bit under wasm32, and h * n * m may overflow it.
-  if (std::int64_t{config.num_heads} * n * m > std::int64_t{limits::max_weight_entries}) {
-    throw limit_error("num_heads * n * m = " + std::to_string(config.num_heads) + " * " +
-                      std::to_string(n) + " * " + std::to_string(m) +
-                      " attention weights exceed the limit of " +
-                      std::to_string(limits::max_weight_entries));
-  }
+  check_weight_entries(config.num_heads, n, m);
   if (query.cols() != config.d_model) {
     throw shape_error("query is " + shape_str(n, query.cols()) +
                       ", expected (n, d_model) = " + shape_str(n, config.d_model));

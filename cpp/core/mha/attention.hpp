@@ -55,6 +55,11 @@ struct limits {
   static constexpr Index max_weight_entries = Index{1} << 26;
 };
 
+/// Throws limit_error ("num_heads * n * m = h * n * m attention weights exceed the limit of ...")
+/// when h·n·m > limits::max_weight_entries, computed in 64 bits (Eigen::Index is 32-bit in
+/// wasm32). For every entry point that will hold (h, n, m) weights, before it allocates.
+void check_weight_entries(Index num_heads, Index n, Index m);
+
 namespace detail {
 /// std::allocator whose construct() without arguments default-initialises: resize() on a vector
 /// of floats allocates without writing (HeadStack::uninitialized).

@@ -64,6 +64,8 @@ NumpyExperiment make_numpy_experiment(NumpyNormalStream& stream, Index tokens, I
   e.config.num_heads = num_heads;
   e.config.validate();
   check_tokens(tokens);
+  // Before the n·d + 4·d² draws (671 MB at n = d = 4096), not after them in the forward.
+  check_weight_entries(num_heads, tokens, tokens);
   const Index n = tokens, d = d_model, dd = d * d;
   using DrawsMap = Eigen::Map<const RowMatrixXd>;
   // X = np.random.randn(n, d_model), then Wq, Wk, Wv, Wo = [np.random.randn(d_model, d_model)
@@ -148,6 +150,8 @@ AttentionResult numpy_experiment_weights_f32(NumpyNormalStream& stream, Index to
                       std::to_string(config.num_heads));
   }
   masks.validate(config.num_heads, tokens, tokens);
+  // The whole view's weights (every head, wherever computed), before the draws: as the forward.
+  check_weight_entries(config.num_heads, tokens, tokens);
   const Index n = tokens, d = config.d_model, dd = d * d;
   const Index w = head_count * config.d_head(), c0 = first_head * config.d_head();
   // The stream as make_numpy_experiment slices it: X, then Wq, Wk (Wv, Wo unused here).
