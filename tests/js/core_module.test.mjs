@@ -143,6 +143,7 @@ test('both modules use WebAssembly exception handling (-fwasm-exceptions), not t
   // which cost the core's script 62 KB and a wasm -> JS -> wasm round trip each (CMakeLists.txt).
   for (const file of ['mha_wasm_core.js', 'mha_wasm.js']) {
     assert.ok(wasmSections(file).includes(13), `${file} has a tag section`);
+    assert.doesNotMatch(readFileSync(path.join(root, 'build/wasm', file), 'utf8'), /invoke_/, `${file}: no trampolines`);
   }
   // And a C++ exception still reaches JS as an Error naming the values, the module working after.
   assert.throws(() => core.parameterCount({ d_model: 10, num_heads: 3 }), /d_model=10 is not divisible by num_heads=3/);
