@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   Compute, WORKER_FIRST_COST, WORKER_MIN_COST, experimentWork, joinHeads, pageCost, sameRequest, splittable,
-  colouredByWorkers,
+  colouredByWorkers, aheadable, AHEAD_MARGIN, AHEAD_TRIES, KEPT_RESULTS,
 } from '../../web/src/compute.js';
 
 globalThis.document ??= { documentElement: { dataset: {} } }; // stopWorker writes data-compute-worker
@@ -548,4 +548,129 @@ test('the second worker stopping mid-call: the first worker\'s half, arriving af
   assert.deepEqual([given, helperGiven], [[half.attn_weights.buffer], []]);
   c.onMessage({ id: sent[1].id, result: mod.numpyExperiment(sent[1].request), stats: {} });
   assert.equal((await p).workers, 1);
+});
+
+/**
+ * A Compute on the page (no worker) whose idle periods the test runs by hand: `periods` holds the
+ * callbacks waiting for one, `idleFor(ms)` runs the first with a deadline of `ms`; the clock
+ * advances by `costMs` for every numpyExperiment.
+ */
+function withIdle({ costMs = 4 } = {}) {
+  const mod = fakeCore();
+  let clock = 0;
+  const compute = mod.numpyExperiment.bind(mod);
+  mod.numpyExperiment = (request) => {
+    clock += costMs;
+    return compute(request);
+  };
+  const periods = [];
+  const c = new Compute(mod, {
+    idle: (f) => { periods.push(f); return f; },
+    cancelIdle: (f) => { const i = periods.indexOf(f); if (i >= 0) periods.splice(i, 1); },
+    now: () => clock,
+  });
+  const idleFor = (ms) => periods.shift()({ didTimeout: false, timeRemaining: () => ms });
+  return { mod, c, periods, idleFor };
+}
+
+const view64 = { ...large, tokens: 64, precision: 'auto', weights_only: true, keep_intermediates: false, return_parameters: false };
+const flags = (o) => `${o.where}${o.reused ? '+reused' : ''}${o.ahead ? '+ahead' : ''}${o.kept ? '+kept' : ''}`;
+
+test('aheadable: the grids\' request computed on the page, without masks or other arrays', () => {
+  assert.ok(aheadable(view64));
+  assert.ok(!aheadable({ ...view64, weights_only: undefined }), 'the step panel\'s full forward');
+  assert.ok(!aheadable({ ...view64, keep_intermediates: undefined }));
+  assert.ok(!aheadable({ ...view64, return_parameters: undefined }), 'X and the weights: 4 MiB at d_model 512');
+  assert.ok(!aheadable({ ...view64, key_padding_mask: new Uint8Array(64) }), 'a mask changes with the token count');
+  assert.ok(!aheadable({ ...view64, ablated_heads: [1] }));
+  assert.ok(!aheadable({ ...view64, tokens: 80 }), 'the workers\' (pageCost above WORKER_MIN_COST)');
+  assert.ok(aheadable({ ...view64, tokens: 72 }));
+});
+
+test('computing ahead: one token more, then one less, one per idle period; the next keystroke\'s request is answered at once', () => {
+  const { mod, c, periods, idleFor } = withIdle();
+  assert.equal(flags(c.run(view64)), 'page');
+  assert.equal(mod.calls.length, 1);
+  assert.equal(periods.length, 1, 'waits for an idle period');
+  idleFor(50);
+  assert.deepEqual(mod.calls.map((r) => r.tokens), [64, 65]);
+  idleFor(50);
+  assert.deepEqual(mod.calls.map((r) => r.tokens), [64, 65, 63]);
+  assert.equal(periods.length, 0, 'two neighbours, then nothing');
+  assert.deepEqual(mod.calls[1], { ...view64, tokens: 65 }, 'the same request otherwise');
+  // A word typed: 65 tokens, computed ahead; its own neighbour 66 comes next (64 is kept).
+  const typed = c.run({ ...view64, tokens: 65 });
+  assert.equal(flags(typed), 'page+ahead');
+  assert.equal(typed.result.n, 65);
+  assert.ok(Object.isFrozen(typed.result));
+  assert.equal(mod.calls.length, 3, 'not computed again');
+  assert.equal(flags(c.run({ ...view64, tokens: 65 })), 'page+reused', 'the same request again: the last one\'s');
+  idleFor(50);
+  assert.deepEqual(mod.calls.map((r) => r.tokens), [64, 65, 63, 66]);
+  assert.equal(periods.length, 0);
+  // The word deleted: 64 tokens were shown before.
+  assert.equal(flags(c.run({ ...view64, tokens: 64 })), 'page+kept');
+  assert.equal(mod.calls.length, 4);
+  // Another setting: computed, and its own neighbours after it.
+  assert.equal(flags(c.run({ ...view64, num_heads: 4 })), 'page');
+  assert.equal(mod.calls.length, 5);
+  idleFor(50);
+  assert.deepEqual(mod.calls[5], { ...view64, num_heads: 4, tokens: 65 });
+});
+
+test('computing ahead waits for an idle period with room for it (the last computation\'s time, with a margin), AHEAD_TRIES at most', () => {
+  const { mod, c, periods, idleFor } = withIdle({ costMs: 10 });
+  c.run(view64);
+  assert.equal(c.lastHereMs, 10);
+  idleFor(10 * AHEAD_MARGIN - 1);
+  assert.equal(mod.calls.length, 1, 'too little time left: not started');
+  assert.equal(periods.length, 1, 'another idle period is asked for');
+  idleFor(10 * AHEAD_MARGIN);
+  assert.equal(mod.calls.length, 2);
+  for (let i = 0; i < AHEAD_TRIES; i++) idleFor(1);
+  assert.equal(periods.length, 0, 'given up after AHEAD_TRIES periods too short');
+  assert.equal(mod.calls.length, 2);
+  // A computation that took longer than expected sets the next expectation.
+  const slow = withIdle({ costMs: 40 });
+  slow.c.run(view64);
+  slow.idleFor(49);
+  assert.equal(slow.mod.calls.length, 1, '40 ms x 1.5 does not fit Chrome\'s longest idle period (50 ms)');
+});
+
+test('computing ahead stops for a newer request, and where the page turns it off (embed); other requests are not computed ahead', () => {
+  const { mod, c, periods, idleFor } = withIdle();
+  c.run(view64);
+  const waiting = periods.length;
+  c.run({ ...view64, seed: 8 });
+  assert.equal(waiting, 1);
+  assert.equal(periods.length, 1, 'the first request\'s callback cancelled, the new one\'s asked for');
+  idleFor(50);
+  assert.deepEqual(mod.calls.at(-1), { ...view64, seed: 8, tokens: 65 });
+  c.setAhead(false);
+  assert.equal(periods.length, 0, 'off: the waiting computation is cancelled');
+  c.run({ ...view64, seed: 9 });
+  assert.equal(periods.length, 0, 'off: nothing computed ahead');
+  assert.equal(flags(c.run({ ...view64, seed: 8, tokens: 65 })), 'page+ahead', 'results kept before still answer');
+  c.setAhead(true);
+  for (const request of [{ ...view64, key_padding_mask: new Uint8Array(64) }, { ...view64, return_parameters: undefined }, small]) {
+    c.run(request);
+    assert.equal(periods.length, 0, 'not aheadable');
+  }
+  // An equal request after one that is not aheadable is computed again (only the last is kept for those).
+  const calls = mod.calls.length;
+  c.run(small);
+  c.run({ ...view64, key_padding_mask: new Uint8Array(64) });
+  assert.equal(mod.calls.length, calls + 1);
+});
+
+test('kept results: KEPT_RESULTS + 2 at most (the shown ones and those computed ahead), newest first', () => {
+  const { c, periods, idleFor } = withIdle();
+  for (let seed = 1; seed <= 10; seed++) {
+    c.run({ ...view64, seed });
+    while (periods.length) idleFor(50);
+  }
+  assert.equal(c.kept.length, KEPT_RESULTS + 2);
+  assert.deepEqual(c.kept.map((k) => [k.request.seed, k.request.tokens, k.ahead]),
+    [[10, 63, true], [10, 65, true], [10, 64, false], [9, 63, true], [9, 65, true]]);
+  assert.equal(flags(c.run({ ...view64, seed: 1 })), 'page', 'an old one: computed again');
 });

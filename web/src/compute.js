@@ -24,6 +24,17 @@
 // without computing again; one equal to a request the worker is still computing takes over that
 // computation. The kept result is frozen (its typed arrays are not: nothing on the page writes
 // into them).
+//
+// Computing ahead (issue 6: an update at 64 tokens, d_model 512, within 16 ms). Typing a word adds
+// a token, deleting one takes it away: once the grids' request (aheadable: weights only, no
+// arrays, computed on this thread) is shown, the page computes the same request for one token more,
+// then one token less, in idle time (requestIdleCallback), one computation per idle period and
+// only when its deadline leaves room for it (the last computation's time, measured here, with a
+// margin). Those results, and the last KEPT_RESULTS shown, are kept: a request equal to one of them
+// is answered at once (`ahead: true` for a result computed ahead, `kept: true` for one shown
+// before). Every other request (masks, the step panel's full forward, the workers' views) is
+// computed as before. Kept results are at most KEPT_RESULTS + 2 grids' requests of pageCost up to
+// WORKER_MIN_COST: at most h·n² = 3.3·10⁵ weights, 1.3 MB, each.
 
 import { FLOAT64_MAX_WORK } from './format.js';
 import { poolFactor } from './pixels.js';
@@ -90,6 +101,30 @@ export function sameRequest(a, b) {
     return k in b && (Object.is(x, y) || ((Array.isArray(x) || ArrayBuffer.isView(x)) &&
       x.constructor === y?.constructor && x.length === y.length && x.every((v, i) => v === y[i])));
   });
+}
+
+/** Results shown before that the page keeps besides the last one (computing ahead: Compute.run). */
+export const KEPT_RESULTS = 3;
+/** How many idle periods a computation ahead waits for one whose deadline leaves it room. */
+export const AHEAD_TRIES = 10;
+/**
+ * Margin on the time a computation ahead is expected to take (the last one's on this thread): it
+ * starts only when the idle period leaves that much (a key pressed meanwhile waits for it).
+ */
+export const AHEAD_MARGIN = 1.5;
+/** Without requestIdleCallback: a computation ahead 50 ms after the last update, given 16 ms. */
+const FALLBACK_IDLE_DELAY_MS = 50, FALLBACK_IDLE_BUDGET_MS = 16;
+
+/**
+ * Whether the page computes `request` ahead, and keeps its result for an equal request later:
+ * the grids' request (weights only, no intermediates, no parameters) with no array field (a mask,
+ * ablated heads: these change with the token count or the panels) and small enough to be computed
+ * on this thread (pageCost up to WORKER_MIN_COST).
+ */
+export function aheadable(request) {
+  return request.weights_only === true && request.keep_intermediates === false &&
+    request.return_parameters === false && pageCost(request) <= WORKER_MIN_COST &&
+    Object.values(request).every((v) => typeof v !== 'object' || v === null);
 }
 
 /** Whether the page keeps q, k and the scores of num_heads heads of n tokens (MAX_KEPT_WEIGHTS). */
@@ -165,9 +200,25 @@ export class Compute {
    *   grid draws them beyond 1024 tokens: pixels.js resultPixels); it is sent with the requests
    *   whose grids the workers colour (colouredByWorkers)
    */
-  constructor(mod, { lut = null } = {}) {
+  constructor(mod, { lut = null, idle = null, cancelIdle = null, now = () => performance.now() } = {}) {
     this.mod = mod;
     this.lut = lut;
+    // Computing ahead (run): on unless the page turns it off (an embedded page has no text to type).
+    this.ahead = true;
+    this.idle = idle ?? (typeof requestIdleCallback === 'function'
+      ? (f) => requestIdleCallback(f)
+      : (f) => {
+        const due = now() + FALLBACK_IDLE_DELAY_MS;
+        return setTimeout(() => f({ didTimeout: false, timeRemaining: () => Math.max(0, due + FALLBACK_IDLE_BUDGET_MS - now()) }),
+          FALLBACK_IDLE_DELAY_MS);
+      });
+    this.cancelIdle = cancelIdle ?? (typeof cancelIdleCallback === 'function' ? (h) => cancelIdleCallback(h) : (h) => clearTimeout(h));
+    this.now = now;
+    // Aheadable results, newest first: {request (a copy), outcome, ahead (computed ahead, not yet
+    // shown)}; at most KEPT_RESULTS shown ones, and those computed ahead from the last one.
+    this.kept = [];
+    this.aheadHandle = null; // the idle callback of the next computation ahead
+    this.lastHereMs = 0; // how long the last aheadable computation on this thread took
     this.worker = null;
     this.workerReady = false;
     this.helper = null; // the second worker: half the heads of a splittable request
@@ -436,6 +487,57 @@ export class Compute {
     return outcome;
   }
 
+  /** Turns computing ahead on or off (off: nothing more is computed ahead; kept results stay). */
+  setAhead(on) {
+    this.ahead = on;
+    if (!on) this.cancelAhead();
+  }
+
+  /**
+   * Keeps `entry` ({request, outcome, ahead}) first among the kept results, in place of an equal
+   * request's; the oldest beyond KEPT_RESULTS + 2 (the two neighbours computed ahead) go.
+   */
+  remember(entry) {
+    Object.freeze(entry.outcome.result);
+    this.kept = [entry, ...this.kept.filter((k) => !sameRequest(k.request, entry.request))].slice(0, KEPT_RESULTS + 2);
+  }
+
+  /** The next computation ahead, if one is waiting for an idle period, will not run. */
+  cancelAhead() {
+    if (this.aheadHandle !== null) this.cancelIdle(this.aheadHandle);
+    this.aheadHandle = null;
+  }
+
+  /**
+   * Computes `from` (the last request, just shown) for one token more, then one token less, in idle
+   * periods, one computation each, and keeps the results: the next keystroke's request is likely one
+   * of them. A computation starts only when the period's deadline (IdleDeadline.timeRemaining())
+   * leaves it AHEAD_MARGIN times the last computation's time here; otherwise it waits for another
+   * period, AHEAD_TRIES at most. Requests already kept are not computed again.
+   */
+  scheduleAhead(from) {
+    if (!this.ahead) return;
+    const next = [from.tokens + 1, from.tokens - 1].filter((n) => n >= 1).map((tokens) => ({ ...from, tokens }))
+      .filter((r) => aheadable(r) && !this.kept.some((k) => sameRequest(k.request, r)));
+    let tries = 0;
+    const step = (deadline) => {
+      this.aheadHandle = null;
+      if (this.last?.request !== from || !this.ahead) return; // superseded meanwhile
+      if (deadline.timeRemaining() < this.lastHereMs * AHEAD_MARGIN) {
+        if (++tries < AHEAD_TRIES) this.aheadHandle = this.idle(step);
+        return;
+      }
+      tries = 0;
+      const request = next.shift();
+      const start = this.now();
+      const outcome = this.runHere(request);
+      this.lastHereMs = this.now() - start;
+      if (outcome.result) this.remember({ request, outcome, ahead: true });
+      if (next.length) this.aheadHandle = this.idle(step);
+    };
+    if (next.length) this.aheadHandle = this.idle(step);
+  }
+
   /** numpyExperiment on this thread: {result} or {error}. */
   runHere(request) {
     try {
@@ -449,7 +551,10 @@ export class Compute {
    * Runs `request`, superseding every earlier call. A request equal to the last one (sameRequest)
    * is not computed again: its kept outcome now (with `reused: true`), or, while the worker is still
    * computing it, the promise of that computation (the earlier call's promise gets null).
-   * @returns {{result?: object, error?: string, where: string, workers?: number} | Promise<...|null>}
+   * A request kept from before (computing ahead: the file's header) is answered at once too, with
+   * `ahead: true` when it was computed ahead, `kept: true` when it was shown before.
+   * @returns {{result?: object, error?: string, where: string, workers?: number, reused?: true,
+   *   ahead?: true, kept?: true} | Promise<...|null>}
    *   the outcome (workers: how many workers computed it, 2 when split by heads)
    *   now (small or repeated requests, or no worker), or a promise of it (null when superseded
    *   meanwhile)
@@ -470,16 +575,33 @@ export class Compute {
       this.queued = null;
     }
     if (same && last.outcome) return { ...last.outcome, reused: true };
+    this.cancelAhead(); // computed ahead of the last request: the neighbours of this one come next
     this.last = { id, request: structuredClone(request), outcome: null };
     // The result kept until now may be one the page has already let go of.
     if (last?.outcome?.result) this.giveBackWhenDone(last.outcome.result);
+    // Computed ahead, or shown before: answered at once (computing ahead: the file's header).
+    const found = aheadable(request) ? this.kept.find((k) => sameRequest(k.request, request)) : undefined;
+    if (found) {
+      const flag = found.ahead ? { ahead: true } : { kept: true };
+      this.remember({ ...found, ahead: false });
+      this.keep(id, found.outcome);
+      this.scheduleAhead(this.last.request);
+      return { ...found.outcome, ...flag };
+    }
     // Too large for this thread even before the workers are ready: start them (nothing happens
     // where they cannot run, e.g. file://, or where they failed) and wait for them.
     const tooLarge = !this.workerReady && pageCost(request) >= WORKER_FIRST_COST;
     if (tooLarge) this.startWorker();
     const waits = tooLarge && this.worker !== null;
     if ((!this.workerReady && !waits) || pageCost(request) <= WORKER_MIN_COST) {
-      return this.keep(id, this.runHere(request));
+      const start = this.now();
+      const outcome = this.keep(id, this.runHere(request));
+      if (outcome.result && aheadable(request)) {
+        this.lastHereMs = this.now() - start;
+        this.remember({ request: this.last.request, outcome, ahead: false });
+        this.scheduleAhead(this.last.request);
+      }
+      return outcome;
     }
     return new Promise((resolve) => {
       this.pending.set(id, resolve);

@@ -417,6 +417,9 @@ function updateView() {
     // Whether the grids' result holds V and the head outputs (not weights_only): tests read it.
     els.heads.dataset.fullForward = String(result.head_outputs !== undefined);
     els.heads.dataset.reused = String(!!outcome.reused); // the kept result of an equal request
+    // A result computed ahead in idle time (one token more or less: compute.js), or one shown before.
+    els.heads.dataset.ahead = String(!!outcome.ahead);
+    els.heads.dataset.kept = String(!!outcome.kept);
     if (!refusedSince) {
       clearAlert();
       els.maskPad.removeAttribute('aria-invalid');
@@ -724,6 +727,8 @@ function setEmbed(on) {
   // The page's title stays for screen readers (one h1 per page), out of sight.
   document.querySelector('h1').classList.toggle('visually-hidden', on);
   if (on) els.fullPage.href = linkWithHash(location.href, '');
+  // No text field to type in: no neighbours computed ahead (compute.js) for nothing.
+  compute?.setAhead(!on);
 }
 
 /** The address of the view on screen, with or without the minimal chrome. */
