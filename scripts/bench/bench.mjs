@@ -246,6 +246,11 @@ const WINDOW_SETTLE_MS = 1500;
 const LOAD_QUIET_MS = 2000;
 /** Changes measured after a pause (a third kind of update), the pause, and the quiet wait after each. */
 const PAUSED_CHANGES = 6, PAUSE_BEFORE_CHANGE_MS = 1000, AFTER_PAUSED_CHANGE_MS = 1000;
+/**
+ * The pause before each change of the typing column: the keys of one word (five keys 60 ms apart,
+ * a brisk typist) between two changes of the token count.
+ */
+const TYPING_PAUSE_MS = 300;
 
 /**
  * A page in a fresh browser context, navigated to `url`; requests to other origins are problems.
@@ -374,6 +379,39 @@ function sentence(count, variant = '') {
   return words.join(' ');
 }
 
+/**
+ * Makes each change of `changes` ([kind, text, pauseMs]) to #text and waits for the page's
+ * mha:update; pushes its time to row[kind] (kind null: a change to start from, not recorded),
+ * after waiting `pauseMs` (without asking the page anything) before it. Counts in
+ * row[`${kind}_ahead`] / row[`${kind}_kept`] the changes drawn from a result computed ahead / shown
+ * before (#heads data-ahead / data-kept: compute.js). Sets row.note when the page measures none.
+ */
+async function measureChanges(page, row, changes) {
+  for (const [kind, text, pauseMs = 0] of changes) {
+    if (pauseMs) await page.waitForTimeout(pauseMs);
+    const before = (await measures(page, 'mha:update')).length;
+    await page.fill('#text', text);
+    try {
+      await page.waitForFunction((b) => performance.getEntriesByName('mha:update', 'measure').length > b,
+        before, { timeout: 60000 });
+    } catch {
+      row.note = "not instrumented (no performance.measure('mha:update') after an input change)";
+      return;
+    }
+    if (!kind) continue;
+    const all = await measures(page, 'mha:update');
+    (row[kind] ??= []).push(all[all.length - 1]);
+    await countKept(page, row, kind);
+  }
+}
+
+/** Counts the last change of `kind` in row[`${kind}_ahead`] or row[`${kind}_kept`] (measureChanges). */
+async function countKept(page, row, kind) {
+  const { ahead, kept } = await page.$eval('#heads', (e) => ({ ...e.dataset }));
+  row[`${kind}_ahead`] = (row[`${kind}_ahead`] ?? 0) + Number(ahead === 'true');
+  row[`${kind}_kept`] = (row[`${kind}_kept`] ?? 0) + Number(kept === 'true');
+}
+
 /** Milliseconds of the measures named `name` on the page, in order (none: []). */
 const measures = (page, name) =>
   page.evaluate((nm) => performance.getEntriesByName(nm, 'measure').map((e) => e.duration), name);
@@ -423,25 +461,22 @@ async function collectPageTimings(browser, { dist, updates = 10, loads = 7 }) {
           if (fg.length) row.first_grid.push(fg[0]);
           if (c.large) (row.hover ??= []).push(await hoverAndHeap(page, c.tokens, c.h));
           if (c.tokens && i === 0) {
-            // Two kinds of change: the token count alternates between n - 1 and n (the weights
-            // depend on n, so every change recomputes: the target's case), then the first word
-            // changes at n tokens (same count: the page may reuse its last result).
-            const changes = [
-              ...Array.from({ length: c.updates ?? updates }, (_, u) => ['update', sentence(u % 2 ? c.tokens : c.tokens - 1, `w${u}`)]),
-              ...Array.from({ length: c.updates ?? updates }, (_, u) => ['update_same_count', sentence(c.tokens, `v${u}`)]),
-            ];
-            for (const [kind, text] of changes) {
-              const before = (await measures(page, 'mha:update')).length;
-              await page.fill('#text', text);
-              try {
-                await page.waitForFunction((b) => performance.getEntriesByName('mha:update', 'measure').length > b,
-                  before, { timeout: 60000 });
-              } catch {
-                row.note = "not instrumented (no performance.measure('mha:update') after an input change)";
-                break;
-              }
-              const all = await measures(page, 'mha:update');
-              (row[kind] ??= []).push(all[all.length - 1]);
+            const count = c.updates ?? updates;
+            const half = Math.floor(count / 2);
+            // Typing (the target's column): one token more each change, n − count/2 … n + count/2 − 1,
+            // each TYPING_PAUSE_MS after the last was drawn (the keys of a word): the page may
+            // have computed it ahead in that pause (compute.js), which is counted.
+            await measureChanges(page, row, [[null, sentence(c.tokens - half - 1, 't')],
+              ...Array.from({ length: count }, (_, u) => ['update', sentence(c.tokens - half + u, `t${u}`), TYPING_PAUSE_MS])]);
+            // Same token count: the first word changes at n tokens (the page reuses its last result).
+            if (!row.note) {
+              await measureChanges(page, row, Array.from({ length: count }, (_, u) => ['update_same_count', sentence(c.tokens, `v${u}`)]));
+            }
+            // Nothing computed ahead or kept: the count goes down by 2 each change, back to back,
+            // from n + count − 2 (after a jump to n + count): every change computes.
+            if (!row.note && !c.large) {
+              await measureChanges(page, row, [[null, sentence(c.tokens + count, 'k')],
+                ...Array.from({ length: count }, (_, u) => ['update_not_kept', sentence(c.tokens + count - 2 * (u + 1), `k${u}`)])]);
             }
             // A change after a pause, as a user types again after reading: the page has built
             // the last view's hidden tables meanwhile (tables.js, after 400 ms), and the harness
@@ -452,7 +487,10 @@ async function collectPageTimings(browser, { dist, updates = 10, loads = 7 }) {
               await page.fill('#text', sentence(u % 2 ? c.tokens : c.tokens - 1, `p${u}`));
               await page.waitForTimeout(AFTER_PAUSED_CHANGE_MS);
               const all = await measures(page, 'mha:update');
-              if (all.length > before) (row.update_after_pause ??= []).push(all[all.length - 1]);
+              if (all.length > before) {
+                (row.update_after_pause ??= []).push(all[all.length - 1]);
+                await countKept(page, row, 'update_after_pause');
+              }
             }
           }
         } finally {
@@ -738,16 +776,22 @@ function report({ results, configs, browserKeys, page, sizes, scale, peak, info,
       p(`This section and the download size come from a separate pass (\`bench.mjs --page-only\`) at ${pageRun.started.replace(/\.\d+Z$/, ' UTC').replace('T', ' ')} on commit \`${pageRun.commit}\` (load average before ${pageRun.load_before}, after ${pageRun.load_after}), after the main run above: the page changed since.`);
       p();
     }
-    p(`Headless Chromium on \`dist/\` served by \`scripts/serve.mjs\` (CSP on). \`mha:first-grid\` is the page's \`performance.measure\` from navigation to the first painted grid (median of fresh loads: each in a new browser window left alone for ${WINDOW_SETTLE_MS / 1000} s before it navigates, while Chromium loads its own omnibox popup for that window, its requests not intercepted (another origin's would be refused by the CSP and reported), and not asked anything by the harness for its first ${LOAD_QUIET_MS / 1000} s); \`mha:update\` from an input change to all grids painted, median of: **token count changed** (the sentence alternates between n − 1 and n tokens; the weights depend on n, so each change recomputes; this is the column held to the target), **same token count** (the first word changes; the page reuses its last result), both back to back (the next change as soon as the last is measured; the harness polls the page at every frame meanwhile), and **after a pause** (a token-count change ${PAUSE_BEFORE_CHANGE_MS / 1000} s after the last one, read ${AFTER_PAUSED_CHANGE_MS / 1000} s later without polling: the page has built its hidden tables in the pause). The Date translator row: the page's own time per keystroke (\`#date-summary\` \`data-ms\`: translation, grids, small multiples), median over every key of the date typed key by key in fresh pages.`);
+    p(`Headless Chromium on \`dist/\` served by \`scripts/serve.mjs\` (CSP on). \`mha:first-grid\` is the page's \`performance.measure\` from navigation to the first painted grid (median of fresh loads: each in a new browser window left alone for ${WINDOW_SETTLE_MS / 1000} s before it navigates, while Chromium loads its own omnibox popup for that window, its requests not intercepted (another origin's would be refused by the CSP and reported), and not asked anything by the harness for its first ${LOAD_QUIET_MS / 1000} s); \`mha:update\` from an input change to all grids painted, median of: **typing** (one token more each change: 2k changes from n − k to n + k − 1 tokens, each ${TYPING_PAUSE_MS} ms after the last change was drawn, as the keys of a word: the page computes the grids' request for one token more and one less in idle time, \`web/src/compute.js\`, so a change may be drawn from a result computed ahead, counted in the column; this is the column held to the target), **same token count** (the first word changes; the page reuses its last result), **nothing kept** (the count goes down by 2 each change, back to back: 2k changes from n + 2k − 2 to n − 2k tokens, after a jump to n + 2k; not at 2048 tokens: no change finds a result computed ahead or shown before, each computes: the cost of an update without computing ahead), and **after a pause** (the count alternates between n − 1 and n, ${PAUSE_BEFORE_CHANGE_MS / 1000} s after the last change, read ${AFTER_PAUSED_CHANGE_MS / 1000} s later without polling: the page has built its hidden tables in the pause). Back to back: the next change as soon as the last is measured (the harness polls the page at every frame meanwhile). The Date translator row: the page's own time per keystroke (\`#date-summary\` \`data-ms\`: translation, grids, small multiples), median over every key of the date typed key by key in fresh pages.`);
     p();
-    p(table(['case', 'mha:update, token count changed: median (ms)', 'target', 'mha:update, same token count: median (ms)', `mha:update, token count changed after a ${PAUSE_BEFORE_CHANGE_MS / 1000} s pause: median (ms)`, 'mha:first-grid median (ms)', 'target', 'note'], page.map((r) => {
-      const med = (a) => (a?.length ? [...a].sort((x, y) => x - y)[a.length >> 1] : null);
-      const u = med(r.update), same = med(r.update_same_count), f = med(r.first_grid);
-      const paused = med(r.update_after_pause);
-      return [r.label, u == null ? '—' : `${u.toFixed(1)} (${r.update.length} changes)`,
+    const med = (a) => (a?.length ? [...a].sort((x, y) => x - y)[a.length >> 1] : null);
+    // "12.3 (10 changes, 9 computed ahead)": the median, how many, and how many came from kept results.
+    const cell = (r, kind) => {
+      const m = med(r[kind]);
+      if (m == null) return '—';
+      const from = [[r[`${kind}_ahead`], 'computed ahead'], [r[`${kind}_kept`], 'shown before']]
+        .filter(([k]) => k).map(([k, what]) => `${k} ${what}`);
+      return `${m.toFixed(1)} (${r[kind].length} changes${from.length ? `; ${from.join(', ')}` : ''})`;
+    };
+    p(table(['case', `mha:update, typing (one token more each change, ${TYPING_PAUSE_MS} ms apart): median (ms)`, 'target', 'mha:update, same token count: median (ms)', 'mha:update, nothing kept (count down by 2, back to back): median (ms)', `mha:update, after a ${PAUSE_BEFORE_CHANGE_MS / 1000} s pause: median (ms)`, 'mha:first-grid median (ms)', 'target', 'note'], page.map((r) => {
+      const u = med(r.update), f = med(r.first_grid);
+      return [r.label, r.keystroke ? (u == null ? '—' : `${u.toFixed(1)} (${r.update.length} keys)`) : cell(r, 'update'),
         r.target ? `≤ ${r.target} ${u == null ? '' : u <= r.target ? 'met' : '**missed**'}` : '—',
-        same == null ? '—' : `${same.toFixed(1)} (${r.update_same_count.length} changes)`,
-        paused == null ? '—' : `${paused.toFixed(1)} (${r.update_after_pause.length} changes)`,
+        cell(r, 'update_same_count'), cell(r, 'update_not_kept'), cell(r, 'update_after_pause'),
         f == null ? '—' : `${f.toFixed(0)} (${r.first_grid.length} loads)`,
         r.keystroke ? '—' : `< ${PAGE_TARGETS.first_grid_ms} ${f == null ? '' : f < PAGE_TARGETS.first_grid_ms ? 'met' : '**missed**'}`,
         r.note || ''];

@@ -369,6 +369,46 @@ for (const which of [0, 1]) {
         assert.match(await page.textContent('#readout'), new RegExp(`w${row}\\b.*w${col}\\b.*${w.toFixed(3).replace('.', '\\.')}`));
       }));
 
+    test('a word more or less: the result computed ahead in idle time is drawn at once, with the core\'s numbers; the one shown before too', () =>
+      withCheckedPage(env.browser, target(), `#text=${words(63)}&d_model=512&num_heads=8&seed=3&causal=0&positional=1`, async ({ page }) => {
+        await page.waitForSelector('html[data-first-grid-ms]');
+        const aheadSoFar = () => page.evaluate(() => Number(document.documentElement.dataset.computedAhead ?? 0));
+        // 64 tokens, then 62, computed in idle periods after the first grid.
+        await page.waitForFunction(() => Number(document.documentElement.dataset.computedAhead) >= 2, null, { timeout: 30_000 });
+        assert.equal(await aheadSoFar(), 2);
+        const request = { seed: 3, tokens: 64, d_model: 512, num_heads: 8, positional: true, is_causal: false };
+        for (const [text, n, flag] of [[words(64), 64, 'ahead'], [words(63), 63, 'kept']]) {
+          const before = await updates(page);
+          await page.fill('#text', text);
+          await page.waitForFunction((b) => Number(document.documentElement.dataset.updates) > b, before);
+          const heads = await page.evaluate(() => ({ ...document.getElementById('heads').dataset }));
+          assert.equal(heads[flag], 'true', `${n} tokens: ${flag} (${JSON.stringify(heads)})`);
+          assert.equal(heads.computedIn, 'page');
+          assert.match(await page.textContent('#summary'), new RegExp(`^n = ${n} tokens`));
+          await page.waitForSelector('#heads[data-tables="ready"]', { state: 'attached', timeout: 60_000 });
+          for (const [head, row] of [[0, 0], [7, n - 1]]) {
+            assert.deepEqual(await tableRow(page, head, row), expectedRow({ ...request, tokens: n }, head, row), `head ${head}, row ${row}`);
+          }
+          await assertCellsAreTableColours(page, 7, n);
+          if (n === 64) { // 65 tokens next (63 and 64 are kept)
+            await page.waitForFunction(() => Number(document.documentElement.dataset.computedAhead) >= 3, null, { timeout: 30_000 });
+          }
+        }
+        // Another seed: computed, not ahead.
+        const before = await updates(page);
+        await page.fill('#seed', '4');
+        await page.waitForFunction((b) => Number(document.documentElement.dataset.updates) > b, before);
+        assert.equal(await page.getAttribute('#heads', 'data-ahead'), 'false');
+        assert.equal(await page.getAttribute('#heads', 'data-kept'), 'false');
+      }));
+
+    test('embedded (embed=1, no text field): nothing is computed ahead', () =>
+      withCheckedPage(env.browser, target(), `#text=${words(40)}&d_model=512&num_heads=8&embed=1`, async ({ page }) => {
+        await page.waitForSelector('html[data-first-grid-ms]');
+        await page.waitForTimeout(1500);
+        assert.equal(await page.evaluate(() => document.documentElement.dataset.computedAhead), undefined);
+      }));
+
     test('64 tokens, 8 heads: tables follow the painted grids, every row sums to 1', () =>
       withCheckedPage(env.browser, target(), `#text=${words(64)}&d_model=64&num_heads=8&seed=1`, async ({ page }) => {
         await page.waitForSelector('#heads[data-tables="ready"]', { state: 'attached', timeout: 60_000 });

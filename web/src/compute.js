@@ -219,6 +219,7 @@ export class Compute {
     this.kept = [];
     this.aheadHandle = null; // the idle callback of the next computation ahead
     this.lastHereMs = 0; // how long the last aheadable computation on this thread took
+    this.computedAhead = 0;
     this.worker = null;
     this.workerReady = false;
     this.helper = null; // the second worker: half the heads of a splittable request
@@ -533,6 +534,8 @@ export class Compute {
       const outcome = this.runHere(request);
       this.lastHereMs = this.now() - start;
       if (outcome.result) this.remember({ request, outcome, ahead: true });
+      // How many results were computed ahead so far (<html data-computed-ahead>: tests wait for it).
+      document.documentElement.dataset.computedAhead = String(++this.computedAhead);
       if (next.length) this.aheadHandle = this.idle(step);
     };
     if (next.length) this.aheadHandle = this.idle(step);
