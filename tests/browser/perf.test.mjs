@@ -373,8 +373,9 @@ for (const which of [0, 1]) {
       withCheckedPage(env.browser, target(), `#text=${words(63)}&d_model=512&num_heads=8&seed=3&causal=0&positional=1`, async ({ page }) => {
         await page.waitForSelector('html[data-first-grid-ms]');
         const aheadSoFar = () => page.evaluate(() => Number(document.documentElement.dataset.computedAhead ?? 0));
-        // 64 tokens, then 62, computed in idle periods after the first grid.
-        await page.waitForFunction(() => Number(document.documentElement.dataset.computedAhead) >= 2, null, { timeout: 30_000 });
+        // 64 tokens, then 62, computed in idle periods after the first grid (polled every 100 ms:
+        // polling at every frame, Playwright's default, leaves the page short idle periods only).
+        await page.waitForFunction(() => Number(document.documentElement.dataset.computedAhead) >= 2, null, { timeout: 30_000, polling: 100 });
         assert.equal(await aheadSoFar(), 2);
         const request = { seed: 3, tokens: 64, d_model: 512, num_heads: 8, positional: true, is_causal: false };
         for (const [text, n, flag] of [[words(64), 64, 'ahead'], [words(63), 63, 'kept']]) {
@@ -391,7 +392,7 @@ for (const which of [0, 1]) {
           }
           await assertCellsAreTableColours(page, 7, n);
           if (n === 64) { // 65 tokens next (63 and 64 are kept)
-            await page.waitForFunction(() => Number(document.documentElement.dataset.computedAhead) >= 3, null, { timeout: 30_000 });
+            await page.waitForFunction(() => Number(document.documentElement.dataset.computedAhead) >= 3, null, { timeout: 30_000, polling: 100 });
           }
         }
         // Another seed: computed, not ahead.

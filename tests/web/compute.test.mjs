@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   Compute, WORKER_FIRST_COST, WORKER_MIN_COST, experimentWork, joinHeads, pageCost, sameRequest, splittable,
-  colouredByWorkers, aheadable, AHEAD_MARGIN, AHEAD_TRIES, KEPT_RESULTS,
+  colouredByWorkers, aheadable, AHEAD_MARGIN, AHEAD_PRIOR_MS_PER_COST, AHEAD_TRIES, KEPT_RESULTS,
 } from '../../web/src/compute.js';
 
 globalThis.document ??= { documentElement: { dataset: {} } }; // stopWorker writes data-compute-worker
@@ -618,23 +618,32 @@ test('computing ahead: one token more, then one less, one per idle period; the n
   assert.deepEqual(mod.calls[5], { ...view64, num_heads: 4, tokens: 65 });
 });
 
-test('computing ahead waits for an idle period with room for it (the last computation\'s time, with a margin), AHEAD_TRIES at most', () => {
-  const { mod, c, periods, idleFor } = withIdle({ costMs: 10 });
-  c.run(view64);
-  assert.equal(c.lastHereMs, 10);
-  idleFor(10 * AHEAD_MARGIN - 1);
+test('computing ahead waits for an idle period with room for it (its expected time, with a margin), AHEAD_TRIES at most', () => {
+  const { mod, c, periods, idleFor } = withIdle({ costMs: 40 });
+  c.run(view64); // 40 ms here: not the expectation (a new seed's draws may be in it)
+  const prior = pageCost({ ...view64, tokens: 65 }) * AHEAD_PRIOR_MS_PER_COST * AHEAD_MARGIN;
+  assert.ok(prior > 12 && prior < 13, `64 tokens at d_model 512: 8 ms expected, ${prior} with the margin`);
+  idleFor(prior - 0.1);
   assert.equal(mod.calls.length, 1, 'too little time left: not started');
   assert.equal(periods.length, 1, 'another idle period is asked for');
-  idleFor(10 * AHEAD_MARGIN);
+  idleFor(prior);
+  assert.equal(mod.calls.length, 2, 'started');
+  // It took 40 ms: 63 tokens are now expected to take 40 ms x their cost / 65 tokens' cost.
+  const expected = 40 * (pageCost({ ...view64, tokens: 63 }) / pageCost({ ...view64, tokens: 65 })) * AHEAD_MARGIN;
+  idleFor(expected - 0.1);
   assert.equal(mod.calls.length, 2);
-  for (let i = 0; i < AHEAD_TRIES; i++) idleFor(1);
-  assert.equal(periods.length, 0, 'given up after AHEAD_TRIES periods too short');
+  assert.ok(expected > 50, `${expected} ms`);
+  for (let i = 1; i < AHEAD_TRIES - 1; i++) idleFor(50);
+  assert.equal(periods.length, 1, `${AHEAD_TRIES - 1} periods too short so far`);
+  idleFor(50);
+  assert.equal(periods.length, 0, 'given up after AHEAD_TRIES periods too short (58 ms does not fit Chrome\'s longest, 50 ms)');
   assert.equal(mod.calls.length, 2);
-  // A computation that took longer than expected sets the next expectation.
-  const slow = withIdle({ costMs: 40 });
-  slow.c.run(view64);
-  slow.idleFor(49);
-  assert.equal(slow.mod.calls.length, 1, '40 ms x 1.5 does not fit Chrome\'s longest idle period (50 ms)');
+  // A quicker computation ahead lowers the expectation again.
+  const quick = withIdle({ costMs: 2 });
+  quick.c.run(view64);
+  quick.idleFor(50);
+  quick.idleFor(3);
+  assert.equal(quick.mod.calls.length, 3, '63 tokens expected to take about 2 ms x 1.5');
 });
 
 test('computing ahead stops for a newer request, and where the page turns it off (embed); other requests are not computed ahead', () => {

@@ -29,7 +29,7 @@
 // a token, deleting one takes it away: once the grids' request (aheadable: weights only, no
 // arrays, computed on this thread) is shown, the page computes the same request for one token more,
 // then one token less, in idle time (requestIdleCallback), one computation per idle period and
-// only when its deadline leaves room for it (the last computation's time, measured here, with a
+// only when its deadline leaves room for it (its expected time, from the last one's, with a
 // margin). Those results, and the last KEPT_RESULTS shown, are kept: a request equal to one of them
 // is answered at once (`ahead: true` for a result computed ahead, `kept: true` for one shown
 // before). Every other request (masks, the step panel's full forward, the workers' views) is
@@ -108,10 +108,18 @@ export const KEPT_RESULTS = 3;
 /** How many idle periods a computation ahead waits for one whose deadline leaves it room. */
 export const AHEAD_TRIES = 10;
 /**
- * Margin on the time a computation ahead is expected to take (the last one's on this thread): it
- * starts only when the idle period leaves that much (a key pressed meanwhile waits for it).
+ * Margin on the time a computation ahead is expected to take: it starts only when the idle period
+ * leaves that much (a key pressed meanwhile waits for it).
  */
 export const AHEAD_MARGIN = 1.5;
+/**
+ * Milliseconds a unit of pageCost is expected to take on this thread before the first computation
+ * ahead is timed (then: the last one's time per unit). 64 tokens at d_model 512 and 8 heads
+ * (8.1·10⁷) took 3–5 ms in node's wasm: this says 8. Not the shown view's own time: that one
+ * may have drawn a new seed's numbers (1M draws at d_model 512: 25–70 ms), which a token more
+ * or less does not (d_model draws more at most: compute ahead is then the grids alone).
+ */
+export const AHEAD_PRIOR_MS_PER_COST = 1e-7;
 /** Without requestIdleCallback: a computation ahead 50 ms after the last update, given 16 ms. */
 const FALLBACK_IDLE_DELAY_MS = 50, FALLBACK_IDLE_BUDGET_MS = 16;
 
@@ -218,7 +226,7 @@ export class Compute {
     // shown)}; at most KEPT_RESULTS shown ones, and those computed ahead from the last one.
     this.kept = [];
     this.aheadHandle = null; // the idle callback of the next computation ahead
-    this.lastHereMs = 0; // how long the last aheadable computation on this thread took
+    this.msPerCost = AHEAD_PRIOR_MS_PER_COST; // the last computation ahead's time per pageCost unit
     this.computedAhead = 0;
     this.worker = null;
     this.workerReady = false;
@@ -513,7 +521,8 @@ export class Compute {
    * Computes `from` (the last request, just shown) for one token more, then one token less, in idle
    * periods, one computation each, and keeps the results: the next keystroke's request is likely one
    * of them. A computation starts only when the period's deadline (IdleDeadline.timeRemaining())
-   * leaves it AHEAD_MARGIN times the last computation's time here; otherwise it waits for another
+   * leaves it AHEAD_MARGIN times its expected time (its pageCost at the last computation ahead's
+   * time per unit, AHEAD_PRIOR_MS_PER_COST before the first); otherwise it waits for another
    * period, AHEAD_TRIES at most. Requests already kept are not computed again.
    */
   scheduleAhead(from) {
@@ -524,15 +533,16 @@ export class Compute {
     const step = (deadline) => {
       this.aheadHandle = null;
       if (this.last?.request !== from || !this.ahead) return; // superseded meanwhile
-      if (deadline.timeRemaining() < this.lastHereMs * AHEAD_MARGIN) {
+      const request = next[0];
+      if (deadline.timeRemaining() < pageCost(request) * this.msPerCost * AHEAD_MARGIN) {
         if (++tries < AHEAD_TRIES) this.aheadHandle = this.idle(step);
         return;
       }
       tries = 0;
-      const request = next.shift();
+      next.shift();
       const start = this.now();
       const outcome = this.runHere(request);
-      this.lastHereMs = this.now() - start;
+      this.msPerCost = (this.now() - start) / pageCost(request);
       if (outcome.result) this.remember({ request, outcome, ahead: true });
       // How many results were computed ahead so far (<html data-computed-ahead>: tests wait for it).
       document.documentElement.dataset.computedAhead = String(++this.computedAhead);
@@ -597,10 +607,8 @@ export class Compute {
     if (tooLarge) this.startWorker();
     const waits = tooLarge && this.worker !== null;
     if ((!this.workerReady && !waits) || pageCost(request) <= WORKER_MIN_COST) {
-      const start = this.now();
       const outcome = this.keep(id, this.runHere(request));
       if (outcome.result && aheadable(request)) {
-        this.lastHereMs = this.now() - start;
         this.remember({ request: this.last.request, outcome, ahead: false });
         this.scheduleAhead(this.last.request);
       }
