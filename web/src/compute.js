@@ -30,11 +30,11 @@
 // arrays, computed on this thread) is shown, the page computes the same request for one token more,
 // then one token less, in idle time (requestIdleCallback), one computation per idle period and
 // only when its deadline leaves room for it (its expected time, from the last one's, with a
-// margin). Those results, and the last KEPT_RESULTS shown, are kept: a request equal to one of them
-// is answered at once (`ahead: true` for a result computed ahead, `kept: true` for one shown
-// before). Every other request (masks, the step panel's full forward, the workers' views) is
-// computed as before. Kept results are at most KEPT_RESULTS + 2 grids' requests of pageCost up to
-// WORKER_MIN_COST: at most h·n² = 3.3·10⁵ weights, 1.3 MB, each.
+// margin). Those results and the ones shown are kept, KEPT_RESULTS + 2 at most, newest first: a
+// request equal to one of them is answered at once (`ahead: true` for a result computed ahead,
+// `kept: true` for one shown before). Every other request (masks, the step panel's full forward,
+// the workers' views) is only compared with the last one, as above. A kept result has a pageCost
+// up to WORKER_MIN_COST: at most h·n² = 3.3·10⁵ weights, 1.3 MB.
 
 import { FLOAT64_MAX_WORK } from './format.js';
 import { poolFactor } from './pixels.js';
@@ -103,7 +103,10 @@ export function sameRequest(a, b) {
   });
 }
 
-/** Results shown before that the page keeps besides the last one (computing ahead: Compute.run). */
+/**
+ * Aheadable results the page keeps: KEPT_RESULTS + 2 (two computed ahead from the last one shown
+ * and three more, shown or computed ahead before; computing ahead: Compute.run).
+ */
 export const KEPT_RESULTS = 3;
 /** How many idle periods a computation ahead waits for one whose deadline leaves it room. */
 export const AHEAD_TRIES = 10;
@@ -222,8 +225,8 @@ export class Compute {
       });
     this.cancelIdle = cancelIdle ?? (typeof cancelIdleCallback === 'function' ? (h) => cancelIdleCallback(h) : (h) => clearTimeout(h));
     this.now = now;
-    // Aheadable results, newest first: {request (a copy), outcome, ahead (computed ahead, not yet
-    // shown)}; at most KEPT_RESULTS shown ones, and those computed ahead from the last one.
+    // Aheadable results, newest first, KEPT_RESULTS + 2 at most: {request (a copy), outcome, ahead
+    // (computed ahead, not shown since)}.
     this.kept = [];
     this.aheadHandle = null; // the idle callback of the next computation ahead
     this.msPerCost = AHEAD_PRIOR_MS_PER_COST; // the last computation ahead's time per pageCost unit
