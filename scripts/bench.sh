@@ -39,7 +39,12 @@ mkdir -p build/bench
 # objects would mix Eigen's alignments (a double free at the first forward).
 arch=()
 grep -q "^MHA_NATIVE_ARCH:BOOL=ON" build/native/CMakeCache.txt 2>/dev/null && arch=(-march=native)
-g++ -std=c++17 -O3 -DNDEBUG "${arch[@]}" -Wall -Wextra -Werror -I cpp/core -isystem /usr/include/eigen3 \
-    scripts/bench/mha_native_bench.cpp build/native/libmha_core.a -o build/bench/mha_native_bench
+# Eigen's products on OpenBLAS (MHA_USE_BLAS, where CMake found it): the same in every object.
+blas=()
+if grep -q "^MHA_USE_BLAS:BOOL=ON" build/native/CMakeCache.txt && grep -q "^BLAS_openblas_WORKS:INTERNAL=1" build/native/CMakeCache.txt; then
+  blas=(-DEIGEN_USE_BLAS -DMHA_GEMM_OPENBLAS)
+fi
+g++ -std=c++17 -O3 -DNDEBUG "${arch[@]}" "${blas[@]}" -Wall -Wextra -Werror -I cpp/core -isystem /usr/include/eigen3 \
+    scripts/bench/mha_native_bench.cpp build/native/libmha_core.a ${blas:+-lopenblas} -o build/bench/mha_native_bench
 
 exec node scripts/bench/bench.mjs "$@"

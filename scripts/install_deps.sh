@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bench=0
-packages=(cmake make g++ pkg-config libeigen3-dev xtl-dev nlohmann-json3-dev libxxhash-dev libgtest-dev
+packages=(cmake make g++ pkg-config libeigen3-dev libopenblas-dev xtl-dev nlohmann-json3-dev libxxhash-dev libgtest-dev
           emscripten chromium fonts-dejavu-core)
 for arg in "$@"; do
   case "$arg" in

@@ -7,7 +7,9 @@
 // model would hold it) on x (N, D_MODEL) with random weights, after 2 untimed warm-up runs, and
 // prints one JSON line:
 //   {"impl": "mha-lab native", "n", "d_model", "num_heads", "reps", "median_ms", "min_ms",
-//    "max_ms", "median_cpu_ms", "flop", "gflop_per_s", "simd", "keep_intermediates": false}
+//    "max_ms", "median_cpu_ms", "flop", "gflop_per_s", "simd", "gemm", "keep_intermediates": false}
+// gemm: the build's GEMM back end (mha::kernels::gemm_backend: "eigen+openblas", "eigen" or
+// "blocked"); with OpenBLAS, OPENBLAS_NUM_THREADS=1 makes the run single-threaded.
 // median_cpu_ms: process CPU time per run (std::clock) — on a shared machine wall time also counts
 // the time other processes held the CPU; CPU time does not.
 // Per-head weights (h, n, n) are computed and returned by every run (never averaged); the
@@ -32,6 +34,7 @@
 #include <vector>
 
 #include "mha/attention.hpp"
+#include "mha/kernels.hpp"
 
 namespace {
 
@@ -124,6 +127,7 @@ int main(int argc, char** argv) {
                                 {"flop", flop},
                                 {"gflop_per_s", flop / (median * 1e6)},
                                 {"simd", Eigen::SimdInstructionSetsInUse()},
+                                {"gemm", mha::kernels::gemm_backend()},
                                 {"keep_intermediates", false},
                                 {"checksum", checksum}};
     std::cout << out.dump() << '\n';

@@ -116,12 +116,24 @@ function runPytorch(configs, reps) {
   }));
 }
 
+/**
+ * The native build's GEMM for the labels: "Eigen + OpenBLAS sgemm" where CMake found OpenBLAS
+ * (MHA_USE_BLAS), else "Eigen". Run with SINGLE_THREAD either way, as PyTorch.
+ */
+function nativeGemm() {
+  const cache = path.join(ROOT, 'build', 'native', 'CMakeCache.txt');
+  const text = existsSync(cache) ? readFileSync(cache, 'utf8') : '';
+  return /^MHA_USE_BLAS:BOOL=ON$/m.test(text) && /^BLAS_openblas_WORKS:INTERNAL=1$/m.test(text)
+    ? 'Eigen + OpenBLAS sgemm' : 'Eigen';
+}
+
 function runNative(configs, reps) {
   log('ours, native');
+  const label = `mha-lab core, native (g++, build/native, ${nativeGemm()}, 1 thread)`;
   return configs.flatMap(([n, d, h]) =>
     runJsonLines(NATIVE_BENCH, ['case', path.join(DATA, `n${n}_d${d}_h${h}`), n, d, h, reps.budgetMs,
-      reps.minReps, reps.maxReps].map(String)).map((r) => ({
-      ...r, key: 'ours-native', label: 'mha-lab core, native (g++, build/native)',
+      reps.minReps, reps.maxReps].map(String), { env: SINGLE_THREAD }).map((r) => ({
+      ...r, key: 'ours-native', label,
     })));
 }
 
@@ -134,7 +146,7 @@ function runMhaBench(configs, reps) {
   log('ours, native, build/native/mha_bench');
   return configs.flatMap(([n, d, h]) => {
     const count = reps.maxReps <= 3 ? 3 : n >= 1024 ? 5 : 20;
-    return runJsonLines(exe, [n, d, h, count].map(String)).map((r) => ({
+    return runJsonLines(exe, [n, d, h, count].map(String), { env: SINGLE_THREAD }).map((r) => ({
       ...r, key: 'ours-native-mha_bench', label: 'mha-lab core, native: build/native/mha_bench (own random weights)',
       n, d, h, unchecked: true,
     }));

@@ -1,7 +1,8 @@
 // Compute kernels of the forward pass: matrix products and the softmax exponential.
 //
 // Two GEMM back ends with one contract, C (M, N) = alpha * A (M, K) * B (K, N) + bias (N):
-//   - Eigen (native builds): Eigen's blocked GEMM on maps over the caller's memory;
+//   - Eigen (native builds): Eigen's GEMM on maps over the caller's memory, which calls OpenBLAS's
+//     sgemm where the build found it (EIGEN_USE_BLAS: CMakeLists.txt MHA_USE_BLAS);
 //   - blocked (WebAssembly): our own register-blocked GEMM on packed panels of B, written with
 //     GCC/Clang vector extensions (4 floats), which Emscripten compiles to SIMD128 (-msimd128).
 //     Eigen 3.4 has no WebAssembly packet math, so in wasm its GEMM is scalar (~4 GFLOP/s).
@@ -83,6 +84,19 @@ constexpr bool uses_blocked_gemm() {
   return true;
 #else
   return false;
+#endif
+}
+
+/// The build's GEMM back end, for reports (mha_bench): "blocked" (WebAssembly, MHA_BLOCKED_GEMM),
+/// "eigen+openblas" (Eigen's products calling OpenBLAS's sgemm: EIGEN_USE_BLAS, CMake's
+/// MHA_USE_BLAS) or "eigen".
+constexpr const char* gemm_backend() {
+#if defined(__EMSCRIPTEN__) || defined(MHA_BLOCKED_GEMM)
+  return "blocked";
+#elif defined(MHA_GEMM_OPENBLAS)
+  return "eigen+openblas";
+#else
+  return "eigen";
 #endif
 }
 
