@@ -403,11 +403,17 @@ for (const which of [0, 1]) {
         assert.equal(await page.getAttribute('#heads', 'data-kept'), 'false');
       }));
 
-    test('embedded (embed=1, no text field): nothing is computed ahead', () =>
+    test('embedded (embed=1, no text field): nothing is computed ahead; the full page computes ahead again', () =>
       withCheckedPage(env.browser, target(), `#text=${words(40)}&d_model=512&num_heads=8&embed=1`, async ({ page }) => {
         await page.waitForSelector('html[data-first-grid-ms]');
         await page.waitForTimeout(1500);
         assert.equal(await page.evaluate(() => document.documentElement.dataset.computedAhead), undefined);
+        // The same page without embed=1, at 41 tokens: 42 is computed ahead (40, shown before, is kept).
+        await page.evaluate((w) => { location.hash = `#text=${w}&d_model=512&num_heads=8`; }, words(41));
+        await page.waitForFunction(() => /^n = 41 tokens/.test(document.getElementById('summary').textContent));
+        await page.waitForFunction(() => document.documentElement.dataset.computedAhead === '1', null, { timeout: 30_000, polling: 100 });
+        await page.waitForTimeout(500);
+        assert.equal(await page.evaluate(() => document.documentElement.dataset.computedAhead), '1', '40 tokens not computed again');
       }));
 
     test('64 tokens, 8 heads: tables follow the painted grids, every row sums to 1', () =>
