@@ -646,6 +646,21 @@ test('computing ahead waits for an idle period with room for it (its expected ti
   assert.equal(quick.mod.calls.length, 3, '63 tokens expected to take about 2 ms x 1.5');
 });
 
+test('computing ahead: a rate measured at another d_model or num_heads is not used (module 08\'s tiny request is mostly the call itself)', () => {
+  const { mod, c, idleFor } = withIdle({ costMs: 4 }); // 4 ms a call, whatever its size
+  const m08 = { ...small, precision: 'auto', weights_only: true, keep_intermediates: false, return_parameters: false };
+  c.run(m08);
+  idleFor(50);
+  idleFor(50);
+  assert.deepEqual(mod.calls.map((r) => r.tokens), [5, 6, 4]);
+  assert.ok(c.expectedMs({ ...m08, tokens: 7 }) > 3.5, 'the same shape: its own rate (4 ms a call)');
+  c.run(view64);
+  const expected = c.expectedMs({ ...view64, tokens: 65 });
+  assert.equal(expected, pageCost({ ...view64, tokens: 65 }) * AHEAD_PRIOR_MS_PER_COST, 'd_model 512: the prior, not 4 ms / 16,680 a unit');
+  idleFor(50);
+  assert.equal(mod.calls.at(-1).tokens, 65, 'computed in a 50 ms period');
+});
+
 test('computing ahead stops for a newer request, and where the page turns it off (embed); other requests are not computed ahead', () => {
   const { mod, c, periods, idleFor } = withIdle();
   c.run(view64);

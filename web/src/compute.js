@@ -116,8 +116,8 @@ export const AHEAD_TRIES = 10;
  */
 export const AHEAD_MARGIN = 1.5;
 /**
- * Milliseconds a unit of pageCost is expected to take on this thread before the first computation
- * ahead is timed (then: the last one's time per unit). 64 tokens at d_model 512 and 8 heads
+ * Milliseconds a unit of pageCost is expected to take on this thread before a computation ahead
+ * of the same d_model and num_heads is timed (then: the last one's time per unit: expectedMs). 64 tokens at d_model 512 and 8 heads
  * (8.1·10⁷) took 3–5 ms in node's wasm: this says 8. Not the shown view's own time: that one
  * may have drawn a new seed's numbers (1M draws at d_model 512: 25–70 ms), which a token more
  * or less does not (d_model draws more at most: compute ahead is then the grids alone).
@@ -125,6 +125,9 @@ export const AHEAD_MARGIN = 1.5;
 export const AHEAD_PRIOR_MS_PER_COST = 1e-7;
 /** Without requestIdleCallback: a computation ahead 50 ms after the last update, given 16 ms. */
 const FALLBACK_IDLE_DELAY_MS = 50, FALLBACK_IDLE_BUDGET_MS = 16;
+
+/** The d_model and num_heads of a request, as one key (Compute.expectedMs). */
+const shapeOf = (request) => `${request.d_model}/${request.num_heads}`;
 
 /**
  * Whether the page computes `request` ahead, and keeps its result for an equal request later:
@@ -229,7 +232,9 @@ export class Compute {
     // (computed ahead, not shown since)}.
     this.kept = [];
     this.aheadHandle = null; // the idle callback of the next computation ahead
-    this.msPerCost = AHEAD_PRIOR_MS_PER_COST; // the last computation ahead's time per pageCost unit
+    // The last computation ahead's time per pageCost unit, and the d_model and num_heads it was
+    // measured at: {shape, msPerCost} or null.
+    this.aheadRate = null;
     this.computedAhead = 0;
     this.worker = null;
     this.workerReady = false;
@@ -524,8 +529,7 @@ export class Compute {
    * Computes `from` (the last request, just shown) for one token more, then one token less, in idle
    * periods, one computation each, and keeps the results: the next keystroke's request is likely one
    * of them. A computation starts only when the period's deadline (IdleDeadline.timeRemaining())
-   * leaves it AHEAD_MARGIN times its expected time (its pageCost at the last computation ahead's
-   * time per unit, AHEAD_PRIOR_MS_PER_COST before the first); otherwise it waits for another
+   * leaves it AHEAD_MARGIN times its expected time (expectedMs); otherwise it waits for another
    * period, AHEAD_TRIES at most. Requests already kept are not computed again.
    */
   scheduleAhead(from) {
@@ -537,7 +541,7 @@ export class Compute {
       this.aheadHandle = null;
       if (this.last?.request !== from || !this.ahead) return; // superseded meanwhile
       const request = next[0];
-      if (deadline.timeRemaining() < pageCost(request) * this.msPerCost * AHEAD_MARGIN) {
+      if (deadline.timeRemaining() < this.expectedMs(request) * AHEAD_MARGIN) {
         if (++tries < AHEAD_TRIES) this.aheadHandle = this.idle(step);
         return;
       }
@@ -545,13 +549,24 @@ export class Compute {
       next.shift();
       const start = this.now();
       const outcome = this.runHere(request);
-      this.msPerCost = (this.now() - start) / pageCost(request);
+      this.aheadRate = { shape: shapeOf(request), msPerCost: (this.now() - start) / pageCost(request) };
       if (outcome.result) this.remember({ request, outcome, ahead: true });
       // How many results were computed ahead so far (<html data-computed-ahead>: tests wait for it).
       document.documentElement.dataset.computedAhead = String(++this.computedAhead);
       if (next.length) this.aheadHandle = this.idle(step);
     };
     if (next.length) this.aheadHandle = this.idle(step);
+  }
+
+  /**
+   * Milliseconds `request` is expected to take here: its pageCost at the last computation ahead's
+   * rate when that one had the same d_model and num_heads, else at AHEAD_PRIOR_MS_PER_COST. (A rate
+   * is not carried to another shape: module 08's 5 tokens at d_model 8 take 0.05 ms, mostly the
+   * call itself, which per unit of cost would make 64 tokens at d_model 512 a 240 ms computation.)
+   */
+  expectedMs(request) {
+    const rate = this.aheadRate?.shape === shapeOf(request) ? this.aheadRate.msPerCost : AHEAD_PRIOR_MS_PER_COST;
+    return pageCost(request) * rate;
   }
 
   /** numpyExperiment on this thread: {result} or {error}. */
