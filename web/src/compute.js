@@ -543,6 +543,7 @@ export class Compute {
       const request = next[0];
       if (deadline.timeRemaining() < this.expectedMs(request) * AHEAD_MARGIN) {
         if (++tries < AHEAD_TRIES) this.aheadHandle = this.idle(step);
+        else this.aheadRate = null; // one slow sample (a loaded machine) must not stop it for good
         return;
       }
       tries = 0;
