@@ -95,8 +95,8 @@ void check_gemm(const GemmCase& c, Product product, Index cols = -1) {
   ::testing::Test::RecordProperty(label(c), std::to_string(worst) + " of the tolerance");
 }
 
-// Odd sizes, 1, sizes below / at / above the micro-kernel (6 x 8), the row block (24) and the
-// depth block (256), in both B layouts.
+// Odd sizes, 1, sizes below / at / above the micro-kernels (6 x 8, 2 x 16), the row block (24)
+// and the depth block (256), in both B layouts.
 const std::vector<GemmCase> kGemmCases = {
     {1, 1, 1, true, 1.0f, false},     {1, 1, 1, false, 1.0f, true},
     {5, 3, 2, false, 1.0f, false},    {6, 8, 4, true, 0.5f, true},
@@ -104,6 +104,10 @@ const std::vector<GemmCase> kGemmCases = {
     {97, 33, 64, true, 0.125f, false}, {64, 384, 128, true, 1.0f, true},
     {100, 65, 257, false, 1.0f, true}, {193, 23, 513, true, 1.0f, true},
     {12, 200, 600, false, 0.3f, false}, {2, 1, 300, true, 1.0f, false},
+    // 2 x 16 tiles over pairs of full panels: exactly one and three pairs, an odd row left over,
+    // a lone last full panel (24 = 3 panels), one row only.
+    {7, 16, 300, false, 1.0f, true},   {25, 48, 40, true, -0.5f, false},
+    {3, 24, 9, false, 1.0f, true},     {1, 32, 17, true, 1.0f, true},
 };
 
 void blocked(const GemmCase& c, const float* A, Index lda, const float* B, Index ldb,
@@ -145,26 +149,59 @@ void tile6_sums_fma_loop(std::int32_t kc, const float* A, std::int32_t lda, cons
   }
 }
 
+// Calls of the 6-row slot gemm_blocked makes for c: one per 6-row tile (rows in blocks of 24),
+// panel and 256-deep block, over every 8-column panel when `fused`, else over the panels outside
+// full pairs (pairs go through the 2 x 16 tiles). 13 x 17 x 31 has 2 tiles x 3 panels x 1 block
+// fused, 2 x 1 x 1 otherwise; 193 rows are 8 blocks of 4 tiles and one row.
+int expected_slot_calls(const GemmCase& c, bool fused) {
+  int tiles = 0;
+  for (Index i0 = 0; i0 < c.M; i0 += 24) {
+    tiles += static_cast<int>(std::min<Index>(24, c.M - i0) / 6);
+  }
+  const int panels = static_cast<int>((c.N + 7) / 8);
+  const int paired = fused ? 0 : static_cast<int>(c.N / 8) / 2 * 2;
+  return tiles * (panels - paired) * static_cast<int>((c.K + 255) / 256);
+}
+
+// Where the slot holds a fused multiply-add kernel (the wasm modules' relaxed SIMD), tile6_fused
+// sends every panel through it.
 TEST(Kernels, SixRowTilesGoThroughTheSwappableSlot) {
   ASSERT_EQ(kernels::tile6_sums, &kernels::tile6_sums_simd128);
+  ASSERT_FALSE(kernels::tile6_fused);
   kernels::tile6_sums = &tile6_sums_fma_loop;
+  kernels::tile6_fused = true;
   g_slot_calls = 0;
   for (const GemmCase& c : kGemmCases) check_gemm(c, blocked);
   const int calls = g_slot_calls;
+  kernels::tile6_fused = false;
   kernels::tile6_sums = &kernels::tile6_sums_simd128;
-  // One call per 6-row tile (rows in blocks of 24), 8-column panel and 256-deep block: 13 x 17 x 31
-  // has 2 tiles x 3 panels x 1 block; 193 rows are 8 blocks of 4 tiles and one row.
   int expected = 0;
-  for (const GemmCase& c : kGemmCases) {
-    int tiles = 0;
-    for (Index i0 = 0; i0 < c.M; i0 += 24) tiles += static_cast<int>(std::min<Index>(24, c.M - i0) / 6);
-    expected += tiles * static_cast<int>((c.N + 7) / 8) * static_cast<int>((c.K + 255) / 256);
-  }
+  for (const GemmCase& c : kGemmCases) expected += expected_slot_calls(c, true);
   EXPECT_EQ(calls, expected);
   EXPECT_GT(expected, 100);
   g_slot_calls = 0;
   for (const GemmCase& c : kGemmCases) check_gemm(c, blocked);
   EXPECT_EQ(g_slot_calls, 0) << "the default kernel is back in the slot";
+}
+
+// By default pairs of full panels run as 2 x 16 tiles, not through the slot: it sees only the
+// rest, and the products still match the loops (BlockedGemmMatchesLoops checks them without a
+// counting kernel).
+TEST(Kernels, PairsOfFullPanelsSkipTheSlotUnlessFused) {
+  ASSERT_FALSE(kernels::tile6_fused);
+  kernels::tile6_sums = &tile6_sums_fma_loop;
+  int expected = 0, fused = 0;
+  g_slot_calls = 0;
+  for (const GemmCase& c : kGemmCases) {
+    check_gemm(c, blocked);
+    expected += expected_slot_calls(c, false);
+    fused += expected_slot_calls(c, true);
+  }
+  const int calls = g_slot_calls;
+  kernels::tile6_sums = &kernels::tile6_sums_simd128;
+  EXPECT_EQ(calls, expected);
+  EXPECT_GT(expected, 10);
+  EXPECT_LT(expected, fused / 2) << "most tiles of these cases are in full pairs";
 }
 
 TEST(Kernels, EigenGemmMatchesLoops) {

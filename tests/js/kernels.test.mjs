@@ -1,6 +1,6 @@
 // The wasm build's SIMD128 kernels (blocked GEMM, vectorised softmax) through the public API, at
-// sizes that cross their blocks (6x8 micro-tiles, 96-row score blocks, 256-deep panels), against
-// a plain float64 loop reference written here from the formula (Vaswani et al. 2017 §3.2.1–3.2.2,
+// sizes that cross their blocks (2x16 and 6x8 micro-tiles, 96-row score blocks, 256-deep
+// panels), against a plain float64 loop reference written here from the formula (Vaswani et al. 2017 §3.2.1–3.2.2,
 // PyTorch's nn.MultiheadAttention layout); and layer.forwardViews (docs/js-api.md "Zero-copy
 // forward"). The committed goldens (torch_mha.json, numpy_mha.json) run through the same kernels
 // in wasm.test.mjs. Run: node --test tests/js/   (needs build/wasm/mha_wasm.js)

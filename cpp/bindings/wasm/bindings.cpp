@@ -335,6 +335,10 @@ extern "C" EMSCRIPTEN_KEEPALIVE std::int32_t mha_tile6_slot() {
   return static_cast<std::int32_t>(reinterpret_cast<std::intptr_t>(mha::kernels::tile6_sums));
 }
 
+/// Called by relaxed_simd.js once the fused kernel is in that slot: the GEMM then runs all its
+/// tiles as 6 x 8 through it (mha::kernels::tile6_fused).
+extern "C" EMSCRIPTEN_KEEPALIVE void mha_tile6_fused() { mha::kernels::tile6_fused = true; }
+
 EMSCRIPTEN_BINDINGS(mha_lab) {
   using namespace emscripten;
   value_object<JsLimits>("Limits")

@@ -3,7 +3,9 @@
 // --post-js for mha_wasm.js and mha_wasm_core.js. Where the engine validates relaxed SIMD, the
 // GEMM's 6-row micro-kernel runs with f32x4.relaxed_madd (a fused multiply-add): this
 // 475-byte second module, sharing the core's memory, takes over the function-table slot of
-// mha::kernels::tile6_sums (mha_tile6_slot). Module.gemmKernel names the kernel in use:
+// mha::kernels::tile6_sums (mha_tile6_slot), and the GEMM then runs all its tiles through it
+// (mha_tile6_fused; without it, pairs of full panels run as 2 x 16 multiply-then-add tiles).
+// Module.gemmKernel names the kernel in use:
 // 'relaxed_madd', or 'simd128' (multiply then add) where relaxed SIMD is missing, where the caller
 // passed {relaxedSimd: false} to the factory, or where installing it failed
 // (Module.gemmKernelError says why). addOnInit: after the module's own constructors, before ready.
@@ -14,6 +16,7 @@ addOnInit(function () {
   try {
     var kernel = new WebAssembly.Instance(new WebAssembly.Module(bytes), { 'env': { 'memory': wasmMemory } });
     wasmTable.set(Module['_mha_tile6_slot'](), kernel.exports['tile6_sums']);
+    Module['_mha_tile6_fused']();
     Module['gemmKernel'] = 'relaxed_madd';
   } catch (e) {
     Module['gemmKernelError'] = String(e);

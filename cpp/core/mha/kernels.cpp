@@ -2,12 +2,15 @@
 //
 // The blocked GEMM follows Goto & van de Geijn 2008 ("Anatomy of high-performance matrix
 // multiplication"): B is packed into column panels (kPanel = 8 wide, kDepth = 256 deep, 8 KiB,
-// L1-resident while a block of A rows streams past it); a 6x8 micro-kernel keeps 12 four-float
-// accumulators in registers and per k step loads two B vectors and broadcasts one A value per row
-// (v128.load32_splat in wasm). WebAssembly SIMD128 has no fused multiply-add, so each step here is
-// a multiply and an add. Relaxed SIMD has one (f32x4.relaxed_madd), which Emscripten 3.1.6 cannot
-// emit: the 6-row sums go through the pointer tile6_sums, and the wasm modules replace its table
-// slot with cpp/bindings/wasm/relaxed_simd.wat where the engine validates it. A is read in place.
+// L1-resident while a block of A rows streams past it). Pairs of full panels go through a 2x16
+// micro-kernel (wide_tile: 8 four-float accumulators, per k step four B vectors and one A value
+// broadcast per row, v128.load32_splat in wasm); the last panels, and the rows left over, through
+// 6x8 tiles (12 accumulators, two B vectors per k step). WebAssembly SIMD128 has no fused
+// multiply-add, so each step here is a multiply and an add. Relaxed SIMD has one
+// (f32x4.relaxed_madd), which Emscripten 3.1.6 cannot emit: the 6-row sums go through the pointer
+// tile6_sums, the wasm modules replace its table slot with cpp/bindings/wasm/relaxed_simd.wat where
+// the engine validates it, and set tile6_fused, which sends every panel to the 6x8 tiles (faster
+// there than the 2x16 multiply-then-add). A is read in place.
 #include "mha/kernels.hpp"
 
 #include <algorithm>
@@ -41,6 +44,9 @@ constexpr Index kDepth = PackedB::kDepth;
 // chain, not the arithmetic, most likely sets the pace; on the earlier machine (about 35 GFLOP/s)
 // it did not show (4x8, 5x8 and A packed in [k][6] panels were within +-4 % of 6x8 there).
 constexpr int kRows = 6;
+// Since the 2x16 tile (wide_tile), the SIMD128 6x8 tiles only take the panels outside full pairs
+// (a last full panel of an odd count, a partial edge panel; every panel where tile6_fused): what
+// follows was measured when they took every panel.
 // The SIMD128 sums of a 6-row tile run as kPass-row passes over the same panel (read again from
 // L1): 6 accumulators + 2 B + 1 A + 1 product, no spill; and each pass takes k two steps a loop
 // iteration (pass_sums). Forward in node 20 on the Zen 5 machine, paired with one 6-row loop
@@ -114,6 +120,7 @@ void tile6_sums_simd128(std::int32_t kc, const float* A, std::int32_t lda, const
 // Read on every call (volatile): the compiler must not turn it into a direct call, since the
 // wasm modules swap what its table slot holds.
 Tile6Sums volatile tile6_sums = &tile6_sums_simd128;
+bool volatile tile6_fused = false;
 
 namespace {
 
@@ -168,6 +175,51 @@ using TileFn = void (*)(Index, const float*, Index, const float*, float, const f
                         Index, Index) noexcept;
 constexpr TileFn kTiles[kRows + 1] = {nullptr,  &tile<1>, &tile<2>, &tile<3>,
                                       &tile<4>, &tile<5>, &tile<6>};
+
+/// Two rows by 16 columns: C[0:2, 0:16] = alpha * A[0:2, 0:kc] * (panel | panel + stride) (+ bias
+/// on the first depth block, else += C), from two adjacent full panels. 8 accumulators + 4 B + 1 A
+/// + 1 product: no spill in V8's 15 registers, and per k step 4 loads and 2 splats feed 16
+/// vector operations, where a 3-row pass of the 6 x 8 tile has 5 feeding 12 (ONNX Runtime's MLAS
+/// kernel for wasm SIMD has this shape too). The same sums in the same order as tile<R>: the
+/// results are bit for bit those of the 6 x 8 tiles. Forward in node 20 on this project's Zen 4
+/// machine against the 3+3-row 6 x 8 tiles (scripts/bench/ab_core.mjs, 7 rounds interleaved):
+/// 0.95x at (64,128,4), 0.92x at (128,512,8), 0.94x at (512,768,12) (earlier runs 0.82-0.98x);
+/// with k unrolled by 2 it was 1.04-1.21x, and 4-row passes of the 6 x 8 tile were within noise.
+__attribute__((noinline)) void wide_tile(std::int32_t kc, const float* A, std::int32_t lda,
+                                         const float* panel, std::int32_t stride, float alpha,
+                                         const float* bias, bool first, float* C,
+                                         std::int32_t ldc) noexcept {
+  v4f s00 = {0, 0, 0, 0}, s01 = s00, s02 = s00, s03 = s00;
+  v4f s10 = s00, s11 = s00, s12 = s00, s13 = s00;
+  const float* a0 = A;
+  const float* a1 = A + lda;
+  const float* p0 = panel;
+  const float* p1 = panel + stride;
+  for (std::int32_t k = 0; k < kc; ++k) {
+    const v4f b0 = load4(p0), b1 = load4(p0 + 4), b2 = load4(p1), b3 = load4(p1 + 4);
+    p0 += kPanel;
+    p1 += kPanel;
+    const v4f x = splat4(a0[k]);
+    s00 += x * b0;
+    s01 += x * b1;
+    s02 += x * b2;
+    s03 += x * b3;
+    const v4f y = splat4(a1[k]);
+    s10 += y * b0;
+    s11 += y * b1;
+    s12 += y * b2;
+    s13 += y * b3;
+  }
+  const v4f va = splat4(alpha);
+  const v4f sums[2][4] = {{s00, s01, s02, s03}, {s10, s11, s12, s13}};
+  for (int r = 0; r < 2; ++r) {
+    float* c = C + r * ldc;
+    for (int q = 0; q < 4; ++q) {
+      const v4f add = !first ? load4(c + 4 * q) : bias != nullptr ? load4(bias + 4 * q) : v4f{};
+      store4(c + 4 * q, sums[r][q] * va + add);
+    }
+  }
+}
 
 }  // namespace
 
@@ -226,7 +278,25 @@ void gemm_blocked(Index M, const float* A, Index lda, const PackedB& B, float al
     const bool first = k0 == 0;
     for (Index i0 = 0; i0 < M; i0 += kRowBlock) {
       const Index mc = std::min(kRowBlock, M - i0);
-      for (Index j0 = 0; j0 < N; j0 += kPanel) {
+      Index j0 = 0;
+      if (!tile6_fused) {  // pairs of full panels in 2 x 16 tiles (wide_tile), an odd row in 1 x 8
+        for (; j0 + 2 * kPanel <= N; j0 += 2 * kPanel) {
+          const float* panel = block + (j0 / kPanel) * kc * kPanel;
+          const float* b = bias != nullptr ? bias + j0 : nullptr;
+          Index i = 0;
+          for (; i + 2 <= mc; i += 2) {
+            wide_tile(static_cast<std::int32_t>(kc), A + (i0 + i) * lda + k0,
+                      static_cast<std::int32_t>(lda), panel, static_cast<std::int32_t>(kc * kPanel),
+                      alpha, b, first, C + (i0 + i) * ldc + j0, static_cast<std::int32_t>(ldc));
+          }
+          for (Index q = 0; i < mc && q < 2; ++q) {
+            tile<1>(kc, A + (i0 + i) * lda + k0, lda, panel + q * kc * kPanel, alpha,
+                    b != nullptr ? b + q * kPanel : nullptr, first,
+                    C + (i0 + i) * ldc + j0 + q * kPanel, ldc, kPanel);
+          }
+        }
+      }
+      for (; j0 < N; j0 += kPanel) {  // the rest (all panels when tile6_fused) in 6 x 8 tiles
         const Index nr = std::min(kPanel, N - j0);
         const float* panel = block + (j0 / kPanel) * kc * kPanel;
         const float* b = bias != nullptr ? bias + j0 : nullptr;

@@ -55,7 +55,9 @@ class PackedB {
 };
 
 /// C (M, N) = alpha * A (M, K) * B + bias, B packed (K = B.depth(), N = B.cols()). bias (N) or
-/// nullptr; C is overwritten (row stride ldc). M >= 0. Register-blocked 6x8 micro-kernel.
+/// nullptr; C is overwritten (row stride ldc). M >= 0. Register-blocked micro-kernels: 2 x 16
+/// tiles over pairs of full panels and 6 x 8 tiles for the rest, or 6 x 8 tiles only when
+/// tile6_fused says the 6-row slot holds a fused multiply-add kernel.
 /// `cols` in [0, N] (or -1 for N): only the first `cols` columns of B and C (the query and key
 /// thirds of a fused in_proj, say).
 void gemm_blocked(Index M, const float* A, Index lda, const PackedB& B, float alpha,
@@ -71,6 +73,11 @@ using Tile6Sums = void (*)(std::int32_t kc, const float* A, std::int32_t lda, co
 void tile6_sums_simd128(std::int32_t kc, const float* A, std::int32_t lda, const float* panel,
                         float* acc) noexcept;
 extern Tile6Sums volatile tile6_sums;
+/// True once tile6_sums's slot holds a fused multiply-add kernel (relaxed SIMD: set by the wasm
+/// modules' relaxed_simd.js through mha_tile6_fused): gemm_blocked then runs every tile through
+/// it, which is faster there than the 2 x 16 multiply-then-add tiles (Chromium 156, (512, 768,
+/// 12): 108 against 143 ms). False by default: the 2 x 16 tiles for pairs of full panels.
+extern bool volatile tile6_fused;
 
 /// The same product with Eigen's GEMM: B as described by (B, ldb, transposed). Eigen packs the
 /// operands into buffers that each thread keeps between products (up to 4 MiB), where its
