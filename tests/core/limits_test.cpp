@@ -49,6 +49,32 @@ void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
+// Over-aligned requests: large arrays (mha::detail::allocate_large, 2 MiB-aligned on Linux) come
+// through here, so they are counted too.
+namespace {
+void* counted_aligned_alloc(std::size_t size, std::align_val_t align) {
+  const auto a = static_cast<std::size_t>(align);
+  if (g_counting.load(std::memory_order_relaxed)) {
+    g_total += size;
+    std::size_t prev = g_largest.load();
+    while (size > prev && !g_largest.compare_exchange_weak(prev, size)) {
+    }
+  }
+  const std::size_t rounded = (size == 0 ? a : (size + a - 1) / a * a);
+  if (void* p = std::aligned_alloc(a, rounded)) return p;
+  throw std::bad_alloc();
+}
+}  // namespace
+
+void* operator new(std::size_t size, std::align_val_t a) { return counted_aligned_alloc(size, a); }
+void* operator new[](std::size_t size, std::align_val_t a) {
+  return counted_aligned_alloc(size, a);
+}
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+
 namespace {
 
 using mha::Index;
@@ -279,6 +305,38 @@ TEST(Limits, MaxTokensWithTheMostHeadsThatFit) {
     }
   }
   for (auto f : r.fully_masked_rows) EXPECT_EQ(f, 0);
+}
+
+TEST(Limits, LargeStacksAreOneCountedAllocationOnHugePageBoundaries) {
+  // (1, 2048, 4097) floats = 33.6 MB, above detail::kLargeArrayBytes (32 MiB): allocate_large.
+  const Index rows = 2048, cols = 4097;
+  const std::size_t bytes = static_cast<std::size_t>(rows * cols) * sizeof(float);
+  ASSERT_GE(bytes, mha::detail::kLargeArrayBytes);
+  g_largest = 0;
+  g_total = 0;
+  g_counting = true;
+  {
+    mha::HeadStack s = mha::HeadStack::uninitialized(1, rows, cols);
+    g_counting = false;
+    EXPECT_GE(g_largest.load(), bytes);
+    EXPECT_LT(g_total.load(), bytes + (std::size_t{4} << 20));  // one array, at most 2 MiB padding
+#if defined(__linux__)
+    // Natively on Linux the array starts on a 2 MiB boundary (madvise(MADV_HUGEPAGE) applies).
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(s.data()) % (std::uintptr_t{2} << 20), 0u);
+#endif
+    s(0, 0, 0) = 1.5f;
+    s(0, rows - 1, cols - 1) = -2.5f;
+    EXPECT_EQ(s.data()[0], 1.5f);
+    EXPECT_EQ(s.data()[rows * cols - 1], -2.5f);
+    // The filling constructor and a copy go through the same allocator.
+    const mha::HeadStack filled(1, rows, cols, 0.25f);
+    mha::HeadStack copy = filled;
+    EXPECT_EQ(copy(0, rows - 1, cols - 1), 0.25f);
+    EXPECT_EQ(copy(0, 1000, 17), 0.25f);
+  }
+  // Just under the threshold: the ordinary allocator, still correct.
+  const mha::HeadStack small(1, 1024, 2048, -1.0f);
+  EXPECT_EQ(small(0, 1023, 2047), -1.0f);
 }
 
 TEST(Limits, MaxDModelWithAFewTokens) {

@@ -9,11 +9,17 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <utility>
 
 #include "mha/detail/format.hpp"
 #include "mha/kernels.hpp"
+
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+#include <sys/mman.h>
+#define MHA_HUGE_PAGES 1
+#endif
 
 namespace mha {
 
@@ -28,6 +34,42 @@ void check_weight_entries(Index num_heads, Index n, Index m) {
                       std::to_string(limits::max_weight_entries));
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Large arrays
+
+namespace detail {
+
+namespace {
+#if defined(MHA_HUGE_PAGES)
+constexpr std::size_t kHugePage = std::size_t{2} << 20;  // x86-64 and arm64 (4 KiB base pages)
+std::size_t in_huge_pages(std::size_t bytes) {
+  return (bytes + kHugePage - 1) / kHugePage * kHugePage;
+}
+#endif
+}  // namespace
+
+void* allocate_large(std::size_t bytes) {
+#if defined(MHA_HUGE_PAGES)
+  const std::size_t rounded = in_huge_pages(bytes);
+  void* p = ::operator new(rounded, std::align_val_t{kHugePage});
+  // Advice only: where transparent huge pages are off (or "never") this changes nothing.
+  ::madvise(p, rounded, MADV_HUGEPAGE);
+  return p;
+#else
+  return ::operator new(bytes);
+#endif
+}
+
+void deallocate_large(void* p, std::size_t bytes) noexcept {
+#if defined(MHA_HUGE_PAGES)
+  ::operator delete(p, in_huge_pages(bytes), std::align_val_t{kHugePage});
+#else
+  ::operator delete(p, bytes);
+#endif
+}
+
+}  // namespace detail
 
 // ---------------------------------------------------------------------------------------------
 // HeadStack

@@ -23,6 +23,7 @@
 
 #include <Eigen/Core>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -61,8 +62,22 @@ struct limits {
 void check_weight_entries(Index num_heads, Index n, Index m);
 
 namespace detail {
+/// Arrays of at least this many bytes (a (12, 1448, 1448) float stack and up) are allocated by
+/// allocate_large.
+constexpr std::size_t kLargeArrayBytes = std::size_t{32} << 20;
+/// `bytes` of memory for one large array, aligned to 2 MiB: natively on Linux with
+/// madvise(MADV_HUGEPAGE), so that first writes fault once per 2 MiB page instead of once per
+/// 4 KiB (hosts whose transparent_hugepage is "madvise", Debian's default, otherwise give 4 KiB
+/// pages). A fresh 200 MB weight stack (12 x 2048 x 2048) cost 75-80 ms of page faults and
+/// zeroing a call with 4 KiB pages, 20 ms with 2 MiB ones (scripts/bench/notes.md). Throws
+/// std::bad_alloc.
+void* allocate_large(std::size_t bytes);
+/// Frees what allocate_large(bytes) returned.
+void deallocate_large(void* p, std::size_t bytes) noexcept;
+
 /// std::allocator whose construct() without arguments default-initialises: resize() on a vector
-/// of floats allocates without writing (HeadStack::uninitialized).
+/// of floats allocates without writing (HeadStack::uninitialized). Arrays of kLargeArrayBytes
+/// and more come from allocate_large.
 template <typename T>
 struct DefaultInitAllocator : std::allocator<T> {
   using std::allocator<T>::allocator;
@@ -70,6 +85,19 @@ struct DefaultInitAllocator : std::allocator<T> {
   struct rebind {
     using other = DefaultInitAllocator<U>;
   };
+  T* allocate(std::size_t count) {
+    if (count <= max_count() && count * sizeof(T) >= kLargeArrayBytes) {
+      return static_cast<T*>(allocate_large(count * sizeof(T)));
+    }
+    return std::allocator<T>::allocate(count);  // throws for a count too large
+  }
+  void deallocate(T* p, std::size_t count) noexcept {
+    if (count <= max_count() && count * sizeof(T) >= kLargeArrayBytes) {
+      deallocate_large(p, count * sizeof(T));
+    } else {
+      std::allocator<T>::deallocate(p, count);
+    }
+  }
   template <typename U>
   void construct(U* p) noexcept {
     ::new (static_cast<void*>(p)) U;
@@ -78,6 +106,9 @@ struct DefaultInitAllocator : std::allocator<T> {
   void construct(U* p, Args&&... args) {
     ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
+
+ private:
+  static constexpr std::size_t max_count() { return std::size_t(-1) / sizeof(T); }
 };
 }  // namespace detail
 
