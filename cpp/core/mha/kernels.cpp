@@ -418,36 +418,75 @@ void gemm(Index M, const float* A, Index lda, const Operand& B, float alpha, con
 }
 
 // ---------------------------------------------------------------------------------------------
-// exp
+// exp and the other passes over the (n, m) rows
 
 namespace {
 
-/// exp(x) for x <= 0 (and -inf), four at a time: Cephes expf (range reduction by ln 2 in two
+// Lanes of the vectors of the passes below: four in WebAssembly (SIMD128); natively as many as
+// the target has (-march=native: 16 with AVX-512, 8 with AVX2). At (512, 768, 12) natively these
+// passes took 10 % of a forward with four lanes (perf of build/native/mha_bench on AVX-512).
+#if defined(__AVX512F__)
+constexpr int kLanes = 16;
+#elif defined(__AVX2__)
+constexpr int kLanes = 8;
+#else
+constexpr int kLanes = 4;
+#endif
+typedef float vf __attribute__((vector_size(4 * kLanes)));
+typedef std::int32_t vi __attribute__((vector_size(4 * kLanes)));
+
+inline vf loadv(const float* p) {
+  vf v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void storev(float* p, vf v) { std::memcpy(p, &v, sizeof v); }
+inline vf splatv(float x) { return x - vf{}; }  // x in every lane (x - +0 is x, also for -0)
+/// The lanes' sum as a pairwise tree ((v0 + v1) + (v2 + v3) for four lanes).
+inline float sum_lanes(vf v) {
+  // Written out for four lanes: clang -O2 (the WebAssembly build) keeps the loops below as loops
+  // over a stack copy of v.
+  if constexpr (kLanes == 4) return (v[0] + v[1]) + (v[2] + v[3]);
+  for (int w = 1; w < kLanes; w *= 2) {
+    for (int i = 0; i + w < kLanes; i += 2 * w) v[i] += v[i + w];
+  }
+  return v[0];
+}
+/// The lanes' largest, by the same tree.
+inline float max_lanes(vf v) {
+  if constexpr (kLanes == 4) return std::max(std::max(v[0], v[1]), std::max(v[2], v[3]));
+  for (int w = 1; w < kLanes; w *= 2) {
+    for (int i = 0; i + w < kLanes; i += 2 * w) v[i] = std::max(v[i], v[i + w]);
+  }
+  return v[0];
+}
+
+/// exp(x) for x <= 0 (and -inf), kLanes at a time: Cephes expf (range reduction by ln 2 in two
 /// parts, degree-5 polynomial). Below -87.3 (where exp leaves the normal float range) the
 /// result is 0, which also makes exp(-inf) exactly 0.
-inline v4f exp4_nonpositive(v4f x) {
-  const v4f lo = splat4(-87.33654f);
-  const v4i dead = x < lo;  // -1 where the result is 0
+inline vf exp_nonpositive(vf x) {
+  const vf lo = splatv(-87.33654f);
+  const vi dead = x < lo;  // -1 where the result is 0
   x = x < lo ? lo : x;
   // n = round(x / ln 2) by the 1.5 * 2^23 trick (|x / ln 2| < 2^22).
-  const v4f magic = splat4(12582912.0f);
-  const v4f n = (x * splat4(1.44269504088896341f) + magic) - magic;
-  const v4f r = (x - n * splat4(0.693359375f)) - n * splat4(-2.12194440e-4f);
-  v4f p = splat4(1.9875691500e-4f);
-  p = p * r + splat4(1.3981999507e-3f);
-  p = p * r + splat4(8.3334519073e-3f);
-  p = p * r + splat4(4.1665795894e-2f);
-  p = p * r + splat4(1.6666665459e-1f);
-  p = p * r + splat4(5.0000001201e-1f);
-  const v4f y = p * (r * r) + r + splat4(1.0f);
-  const v4i bits = (__builtin_convertvector(n, v4i) + 127) << 23;  // 2^n, n in [-126, 0]
-  v4f pow2;
+  const vf magic = splatv(12582912.0f);
+  const vf n = (x * splatv(1.44269504088896341f) + magic) - magic;
+  const vf r = (x - n * splatv(0.693359375f)) - n * splatv(-2.12194440e-4f);
+  vf p = splatv(1.9875691500e-4f);
+  p = p * r + splatv(1.3981999507e-3f);
+  p = p * r + splatv(8.3334519073e-3f);
+  p = p * r + splatv(4.1665795894e-2f);
+  p = p * r + splatv(1.6666665459e-1f);
+  p = p * r + splatv(5.0000001201e-1f);
+  const vf y = p * (r * r) + r + splatv(1.0f);
+  const vi bits = (__builtin_convertvector(n, vi) + 127) << 23;  // 2^n, n in [-126, 0]
+  vf pow2;
   std::memcpy(&pow2, &bits, sizeof pow2);
-  const v4f e = y * pow2;
-  v4i e_bits;
+  const vf e = y * pow2;
+  vi e_bits;
   std::memcpy(&e_bits, &e, sizeof e_bits);
   e_bits &= ~dead;
-  v4f out;
+  vf out;
   std::memcpy(&out, &e_bits, sizeof out);
   return out;
 }
@@ -455,37 +494,38 @@ inline v4f exp4_nonpositive(v4f x) {
 }  // namespace
 
 float exp_shifted_sum(float* x, Index count, float shift) noexcept {
-  const v4f s = splat4(shift);
-  v4f acc = v4f{0, 0, 0, 0};
+  const vf s = splatv(shift);
+  vf acc = splatv(0.0f);
   Index j = 0;
-  for (; j + 4 <= count; j += 4) {
-    const v4f e = exp4_nonpositive(load4(x + j) - s);
-    store4(x + j, e);
+  for (; j + kLanes <= count; j += kLanes) {
+    const vf e = exp_nonpositive(loadv(x + j) - s);
+    storev(x + j, e);
     acc += e;
   }
-  float sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-  if (j < count) {  // the last 1..3 values, through the same vector code
-    float tail[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+  float sum = sum_lanes(acc);
+  if (j < count) {  // the last values, fewer than kLanes, through the same vector code
+    float tail[kLanes];
+    for (float& t : tail) t = -INFINITY;
     std::memcpy(tail, x + j, sizeof(float) * static_cast<std::size_t>(count - j));
-    const v4f e = exp4_nonpositive(load4(tail) - s);
-    store4(tail, e);
+    const vf e = exp_nonpositive(loadv(tail) - s);
+    storev(tail, e);
     std::memcpy(x + j, tail, sizeof(float) * static_cast<std::size_t>(count - j));
-    sum += (tail[0] + tail[1]) + (tail[2] + tail[3]);
+    sum += sum_lanes(e);
   }
   return sum;
 }
 
 float max_and_finite(const float* x, Index count, bool& all_finite) noexcept {
-  const float neg_inf = -INFINITY;
-  v4f mx = splat4(neg_inf), bad = v4f{0, 0, 0, 0};
+  vf mx = splatv(-INFINITY), bad = splatv(0.0f);
+  const vf zero = splatv(0.0f);
   Index j = 0;
-  for (; j + 4 <= count; j += 4) {
-    const v4f a = load4(x + j);
-    bad += a * v4f{0, 0, 0, 0};  // NaN once any entry is NaN or ±inf, else 0
+  for (; j + kLanes <= count; j += kLanes) {
+    const vf a = loadv(x + j);
+    bad += a * zero;  // NaN once any entry is NaN or ±inf, else 0
     mx = a > mx ? a : mx;
   }
-  float result = std::max(std::max(mx[0], mx[1]), std::max(mx[2], mx[3]));
-  float bad_sum = (bad[0] + bad[1]) + (bad[2] + bad[3]);
+  float result = max_lanes(mx);
+  float bad_sum = sum_lanes(bad);
   for (; j < count; ++j) {
     bad_sum += x[j] * 0.0f;
     if (x[j] > result) result = x[j];
@@ -495,10 +535,12 @@ float max_and_finite(const float* x, Index count, bool& all_finite) noexcept {
 }
 
 bool all_finite(const float* x, Index count) noexcept {
-  v4f bad = v4f{0, 0, 0, 0};
+  vf bad = splatv(0.0f);
+  const vf zero = splatv(0.0f);
   Index j = 0;
-  for (; j + 4 <= count; j += 4) bad += load4(x + j) * v4f{0, 0, 0, 0};  // NaN once one is not finite
-  float bad_sum = (bad[0] + bad[1]) + (bad[2] + bad[3]);
+  // NaN once one entry is not finite, else 0
+  for (; j + kLanes <= count; j += kLanes) bad += loadv(x + j) * zero;
+  float bad_sum = sum_lanes(bad);
   for (; j < count; ++j) bad_sum += x[j] * 0.0f;
   return bad_sum == 0.0f;
 }
@@ -511,9 +553,9 @@ Index first_non_finite(const float* x, Index count) noexcept {
 }
 
 void scale(float* x, Index count, float s) noexcept {
-  const v4f vs = splat4(s);
+  const vf vs = splatv(s);
   Index j = 0;
-  for (; j + 4 <= count; j += 4) store4(x + j, load4(x + j) * vs);
+  for (; j + kLanes <= count; j += kLanes) storev(x + j, loadv(x + j) * vs);
   for (; j < count; ++j) x[j] *= s;
 }
 

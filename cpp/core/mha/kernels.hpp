@@ -142,7 +142,9 @@ float* reserve_floats(Eigen::VectorXf& buffer, Index count);
 /// x[j] = exp(x[j] - shift) for j < count, in place; returns the sum of the results (float32).
 /// exp(-inf) is exactly 0, so masked keys get weight 0. For softmax rows: shift = the row's
 /// maximum, so every argument is <= 0. Vectorised (Cephes' expf polynomial, relative error
-/// about 2 float32 ulp; arguments below -87.3 give 0 instead of a denormal).
+/// about 2 float32 ulp; arguments below -87.3 give 0 instead of a denormal). This and the
+/// passes below run on vectors of 4 floats in WebAssembly (SIMD128) and of the target's width
+/// natively (16 with AVX-512, 8 with AVX2), so the native sum's order differs from wasm's.
 float exp_shifted_sum(float* x, Index count, float shift) noexcept;
 
 /// The largest of x[0 .. count) (count >= 1; NaN entries are skipped), and all_finite = whether
