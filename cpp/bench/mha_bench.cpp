@@ -9,7 +9,9 @@
 //   {"impl": "mha-lab native", "n", "d_model", "num_heads", "reps", "median_ms", "min_ms",
 //    "max_ms", "median_cpu_ms", "flop", "gflop_per_s", "simd", "gemm", "keep_intermediates": false}
 // gemm: the build's GEMM back end (mha::kernels::gemm_backend: "eigen+openblas", "eigen" or
-// "blocked"); with OpenBLAS, OPENBLAS_NUM_THREADS=1 makes the run single-threaded.
+// "blocked"). With OpenBLAS the run is multi-threaded (OpenBLAS uses every core, 2 on these
+// machines) unless OPENBLAS_NUM_THREADS=1, as scripts/bench.sh sets it: set it for
+// single-thread figures.
 // median_cpu_ms: process CPU time per run (std::clock) — on a shared machine wall time also counts
 // the time other processes held the CPU; CPU time does not.
 // Per-head weights (h, n, n) are computed and returned by every run (never averaged); the

@@ -646,6 +646,22 @@ test('computing ahead waits for an idle period with room for it (its expected ti
   assert.equal(quick.mod.calls.length, 3, '63 tokens expected to take about 2 ms x 1.5');
 });
 
+test('computing ahead: giving up on one token more still tries one token less, with its own AHEAD_TRIES', () => {
+  const { mod, c, periods, idleFor } = withIdle();
+  c.run(view64);
+  const need65 = c.expectedMs({ ...view64, tokens: 65 }) * AHEAD_MARGIN;
+  for (let i = 0; i < AHEAD_TRIES; i++) idleFor(need65 - 0.1);
+  assert.deepEqual(mod.calls.map((r) => r.tokens), [64], '65 tokens never had room');
+  assert.equal(periods.length, 1, 'one token less is next');
+  const need63 = c.expectedMs({ ...view64, tokens: 63 }) * AHEAD_MARGIN;
+  assert.ok(need63 < need65);
+  for (let i = 0; i < AHEAD_TRIES - 1; i++) idleFor(need63 - 0.1);
+  assert.equal(periods.length, 1, 'its own tries, not what is left of 65\'s');
+  idleFor(need63);
+  assert.deepEqual(mod.calls.map((r) => r.tokens), [64, 63]);
+  assert.equal(periods.length, 0);
+});
+
 test('computing ahead: a rate measured at another d_model or num_heads is not used (module 08\'s tiny request is mostly the call itself)', () => {
   const { mod, c, idleFor } = withIdle({ costMs: 4 }); // 4 ms a call, whatever its size
   const m08 = { ...small, precision: 'auto', weights_only: true, keep_intermediates: false, return_parameters: false };

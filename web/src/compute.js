@@ -542,8 +542,14 @@ export class Compute {
       if (this.last?.request !== from || !this.ahead) return; // superseded meanwhile
       const request = next[0];
       if (deadline.timeRemaining() < this.expectedMs(request) * AHEAD_MARGIN) {
-        if (++tries < AHEAD_TRIES) this.aheadHandle = this.idle(step);
-        else this.aheadRate = null; // one slow sample (a loaded machine) must not stop it for good
+        if (++tries >= AHEAD_TRIES) {
+          // Given up on this one; the next (one token less, cheaper) still gets its tries. The
+          // rate is forgotten: one slow sample (a loaded machine) must not stop it for good.
+          this.aheadRate = null;
+          next.shift();
+          tries = 0;
+        }
+        if (next.length) this.aheadHandle = this.idle(step);
         return;
       }
       tries = 0;
