@@ -112,6 +112,64 @@ TEST(NumpyRandom, InterleavedCallsKeepTheCachedGaussian) {
   }
 }
 
+/// MT19937 as numpy's mt19937_gen writes it (one loop, indices modulo 624) and init_genrand: the
+/// plain reference of NumpyRandomState's regeneration, which runs in three loops without a modulo.
+class PlainMt19937 {
+ public:
+  explicit PlainMt19937(std::uint32_t seed) {
+    mt_[0] = seed;
+    for (std::uint32_t i = 1; i < 624; ++i) mt_[i] = 1812433253U * (mt_[i - 1] ^ (mt_[i - 1] >> 30)) + i;
+  }
+  std::uint32_t next() {
+    if (pos_ == 624) {
+      for (std::size_t i = 0; i < 624; ++i) {
+        const std::uint32_t y = (mt_[i] & 0x80000000U) | (mt_[(i + 1) % 624] & 0x7fffffffU);
+        mt_[i] = mt_[(i + 397) % 624] ^ (y >> 1) ^ ((y & 1U) != 0 ? 0x9908b0dfU : 0U);
+      }
+      pos_ = 0;
+    }
+    std::uint32_t y = mt_[pos_++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    return y ^ (y >> 18);
+  }
+
+ private:
+  std::uint32_t mt_[624];
+  std::size_t pos_ = 624;
+};
+
+TEST(NumpyRandom, RawOutputsEqualThePlainMt19937OverManyRegenerations) {
+  // The fixture's 8 words per seed lie within the first regeneration; 10 regenerations (6240
+  // words) take every word of the state through both of the fast form's loops and the last word's
+  // wrap-around, several times.
+  for (const std::uint32_t seed : {0U, 7U, 42U, 4294967295U}) {
+    mha::NumpyRandomState rng(seed);
+    PlainMt19937 plain(seed);
+    for (int i = 0; i < 10 * mha::NumpyRandomState::kStateLen; ++i) {
+      ASSERT_EQ(rng.next_uint32(), plain.next()) << "seed " << seed << " word " << i;
+    }
+  }
+}
+
+TEST(NumpyRandom, StandardNormalsEqualsOneCallPerDraw) {
+  // Odd and even counts, in turn: a call that starts with a cached second variate, and one that
+  // leaves one behind, give what one standard_normal() per draw gives.
+  for (const std::uint32_t seed : {0U, 7U, 4294967295U}) {
+    mha::NumpyRandomState bulk(seed), single(seed);
+    for (const mha::Index count : {1, 2, 7, 0, 4, 1000, 3, 1}) {
+      std::vector<double> got(static_cast<std::size_t>(count));
+      bulk.standard_normals(got.data(), count);
+      for (mha::Index i = 0; i < count; ++i) {
+        ASSERT_EQ(got[static_cast<std::size_t>(i)], single.standard_normal())
+            << "seed " << seed << " count " << count << " draw " << i;
+      }
+    }
+    EXPECT_EQ(bulk.standard_normal(), single.standard_normal()) << "the states still agree";
+  }
+}
+
 TEST(NumpyRandom, NegativeShapeIsAShapeError) {
   mha::NumpyRandomState rng(0);
   EXPECT_THROW(rng.randn(-1, 3), mha::shape_error);

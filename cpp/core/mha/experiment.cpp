@@ -2,6 +2,7 @@
 #include "mha/experiment.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 
 #include "mha/detail/format.hpp"
@@ -25,7 +26,12 @@ const double* NumpyNormalStream::draws(Index offset, Index count) {
     // at d_model 1024, 10 tokens: 11-34 ms in WebAssembly, memory growth included); the page's
     // largest stream (6.3M draws, 50 MiB) holds 3 MiB more. Not doubled: that would be 50 MiB.
     if (end > draws_.capacity()) draws_.reserve(end + end / 16);
-    while (draws_.size() < end) draws_.push_back(rng_.standard_normal());
+    double chunk[256];
+    while (draws_.size() < end) {
+      const std::size_t k = std::min(end - draws_.size(), std::size(chunk));
+      rng_.standard_normals(chunk, static_cast<Index>(k));
+      draws_.insert(draws_.end(), chunk, chunk + k);
+    }
   }
   return draws_.data() + offset;
 }

@@ -9,11 +9,16 @@
 namespace mha {
 
 namespace {
-constexpr int kStateLen = 624;
 constexpr int kShift = 397;
 constexpr std::uint32_t kMatrixA = 0x9908b0dfU;
 constexpr std::uint32_t kUpperMask = 0x80000000U;
 constexpr std::uint32_t kLowerMask = 0x7fffffffU;
+
+/// One word of mt19937_gen: from words i and i + 1 of the state (y) and word i + 397 (m).
+inline std::uint32_t twist(std::uint32_t m, std::uint32_t a, std::uint32_t b) {
+  const std::uint32_t y = (a & kUpperMask) | (b & kLowerMask);
+  return m ^ (y >> 1) ^ ((y & 1U) != 0 ? kMatrixA : 0U);
+}
 }  // namespace
 
 NumpyRandomState::NumpyRandomState(std::uint32_t seed) { this->seed(seed); }
@@ -30,29 +35,29 @@ void NumpyRandomState::seed(std::uint32_t seed) {
   gauss_ = 0.0;
 }
 
-std::uint32_t NumpyRandomState::next_uint32() {
-  if (pos_ == kStateLen) {  // regenerate the whole state (mt19937_gen)
-    for (int i = 0; i < kStateLen; ++i) {
-      const std::uint32_t y = (mt_[static_cast<std::size_t>(i)] & kUpperMask) |
-                              (mt_[static_cast<std::size_t>((i + 1) % kStateLen)] & kLowerMask);
-      mt_[static_cast<std::size_t>(i)] = mt_[static_cast<std::size_t>((i + kShift) % kStateLen)] ^
-                                         (y >> 1) ^ ((y & 1U) != 0 ? kMatrixA : 0U);
-    }
-    pos_ = 0;
-  }
-  std::uint32_t y = mt_[static_cast<std::size_t>(pos_++)];
-  y ^= (y >> 11);
-  y ^= (y << 7) & 0x9d2c5680U;
-  y ^= (y << 15) & 0xefc60000U;
-  y ^= (y >> 18);
-  return y;
+void NumpyRandomState::regenerate() {
+  std::uint32_t* mt = mt_.data();
+  constexpr int kN = kStateLen, kM = kShift;
+  int i = 0;
+  for (; i < kN - kM; ++i) mt[i] = twist(mt[i + kM], mt[i], mt[i + 1]);
+  for (; i < kN - 1; ++i) mt[i] = twist(mt[i + kM - kN], mt[i], mt[i + 1]);
+  mt[kN - 1] = twist(mt[kM - 1], mt[kN - 1], mt[0]);
+  pos_ = 0;
 }
 
-double NumpyRandomState::random_sample() {
-  // mt19937_next_double: 27 + 26 bits.
-  const std::uint32_t a = next_uint32() >> 5;
-  const std::uint32_t b = next_uint32() >> 6;
-  return (static_cast<double>(a) * 67108864.0 + static_cast<double>(b)) / 9007199254740992.0;
+/// One pair of legacy_gauss (Marsaglia's polar method): returns f * x2 and puts f * x1, the
+/// variate numpy caches for the next call, in `second` (and sets `cached`).
+inline double NumpyRandomState::polar_pair(double& second, bool& cached) {
+  double x1 = 0.0, x2 = 0.0, r2 = 0.0;
+  do {
+    x1 = 2.0 * random_sample() - 1.0;
+    x2 = 2.0 * random_sample() - 1.0;
+    r2 = x1 * x1 + x2 * x2;
+  } while (r2 >= 1.0 || r2 == 0.0);
+  const double f = std::sqrt(-2.0 * std::log(r2) / r2);
+  second = f * x1;
+  cached = true;
+  return f * x2;
 }
 
 double NumpyRandomState::standard_normal() {
@@ -63,16 +68,15 @@ double NumpyRandomState::standard_normal() {
     gauss_ = 0.0;
     return cached;
   }
-  double x1 = 0.0, x2 = 0.0, r2 = 0.0;
-  do {
-    x1 = 2.0 * random_sample() - 1.0;
-    x2 = 2.0 * random_sample() - 1.0;
-    r2 = x1 * x1 + x2 * x2;
-  } while (r2 >= 1.0 || r2 == 0.0);
-  const double f = std::sqrt(-2.0 * std::log(r2) / r2);
-  gauss_ = f * x1;
-  has_gauss_ = true;
-  return f * x2;
+  return polar_pair(gauss_, has_gauss_);
+}
+
+void NumpyRandomState::standard_normals(double* out, Index count) {
+  Index i = 0;
+  if (count > 0 && has_gauss_) out[i++] = standard_normal();
+  bool unused = false;
+  for (; i + 2 <= count; i += 2) out[i] = polar_pair(out[i + 1], unused);
+  if (i < count) out[i] = standard_normal();
 }
 
 RowMatrixXd NumpyRandomState::randn(Index rows, Index cols) {
@@ -81,9 +85,7 @@ RowMatrixXd NumpyRandomState::randn(Index rows, Index cols) {
                       "): sizes must be non-negative");
   }
   RowMatrixXd out(rows, cols);
-  for (Index r = 0; r < rows; ++r) {
-    for (Index c = 0; c < cols; ++c) out(r, c) = standard_normal();
-  }
+  standard_normals(out.data(), out.size());
   return out;
 }
 
