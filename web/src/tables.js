@@ -73,8 +73,8 @@ export function scheduleTables(root, holders, build, { n, m }, { busy = () => fa
     root.dataset.tables = 'none';
     // A holder with nothing or a note in it gets its note at once. One with the previous view's
     // table keeps it, stale (neither laid out nor read out), until updates pause: removing 8
-    // tables of 64 x 64 cells in this task took ~5 ms of each keystroke from 64 to 65 tokens and
-    // beyond, at d_model 512 and 8 heads (a sampling profile of the typing benchmark).
+    // tables of 64 x 64 cells in this task made the keystroke from 64 to 65 tokens (d_model 512,
+    // 8 heads) take ~61 ms to its grids instead of ~20 (the typing benchmark, profiled).
     const later = [];
     for (const holder of holders) {
       if (holder.firstChild && !notes.has(holder.firstChild)) {
