@@ -72,31 +72,16 @@ export function scheduleTables(root, holders, build, { n, m }, { busy = () => fa
   if (Math.max(n, m) > MAX_TABLE_TOKENS) {
     root.dataset.tables = 'none';
     // A holder with nothing or a note in it gets its note at once. One with the previous view's
-    // table keeps it, stale (neither laid out nor read out), until updates pause: removing 8
-    // tables of 64 x 64 cells in this task made the keystroke from 64 to 65 tokens (d_model 512,
-    // 8 heads) take ~61 ms to its grids instead of ~20 (the typing benchmark, profiled).
+    // table keeps it, stale (neither laid out nor read out), until updates pause, as in the
+    // slices below: removing 8 tables of 64 x 64 cells in this task made the keystroke from 64 to
+    // 65 tokens (d_model 512, 8 heads) take ~61 ms to its grids instead of ~20 (the typing
+    // benchmark, profiled).
     const later = [];
     for (const holder of holders) {
-      if (holder.firstChild && !notes.has(holder.firstChild)) {
-        holder.dataset.stale = 'true';
-        later.push(holder);
-      } else {
-        fill(holder, note());
-      }
+      if (holder.firstChild && !notes.has(holder.firstChild)) later.push(holder);
+      else fill(holder, note());
     }
-    if (!later.length) return;
-    root.setAttribute('aria-busy', 'true');
-    const tidy = () => {
-      if (mine !== generation) return; // a newer view took these holders over
-      if (busy()) {
-        timer = setTimeout(tidy, PAUSE_MS);
-        return;
-      }
-      for (const holder of later) fill(holder, note());
-      root.removeAttribute('aria-busy');
-    };
-    clearTimeout(timer);
-    timer = setTimeout(tidy, PAUSE_MS);
+    if (later.length) fillOncePaused(root, later, note, mine, busy, () => {});
     return;
   }
   if (holders.length * n * m <= SYNC_TABLE_CELLS) {
@@ -106,8 +91,19 @@ export function scheduleTables(root, holders, build, { n, m }, { busy = () => fa
   }
   // A holder may still hold the previous view's table (grids are reused between views): it is
   // replaced in its slice, so removing thousands of old cells does not delay the paint either.
-  // Until then the heads area is aria-busy (assistive technology waits for the new tables).
   root.dataset.tables = 'pending';
+  fillOncePaused(root, holders, build, mine, busy, () => { root.dataset.tables = 'ready'; });
+}
+
+/**
+ * Fills holders[i] with build(i) (a table, or a generator of its steps) once updates pause
+ * (PAUSE_MS after the last call; a newer view restarts the wait), in slices of about SLICE_MS,
+ * none while `busy()`; a newer view (generation) cancels the rest. Built while typing, the tables'
+ * style and layout (~160 ms for 8 heads of 64 x 64) delayed the next keystroke's grids (issue 6).
+ * Until then each holder's previous content is stale and the heads area is aria-busy (assistive
+ * technology waits for the new tables); `done` runs after the last holder.
+ */
+function fillOncePaused(root, holders, build, mine, busy, done) {
   root.setAttribute('aria-busy', 'true');
   for (const holder of holders) if (holder.firstChild && !holder.dataset.stale) holder.dataset.stale = 'true';
   let next = 0;
@@ -136,13 +132,10 @@ export function scheduleTables(root, holders, build, { n, m }, { busy = () => fa
     } while (next < holders.length && performance.now() - t0 < SLICE_MS);
     if (next < holders.length) timer = setTimeout(slice, 0);
     else {
-      root.dataset.tables = 'ready';
+      done();
       root.removeAttribute('aria-busy');
     }
   };
-  // Once updates pause (PAUSE_MS after the last call; a newer view restarts the wait): built while
-  // typing, the tables' style and layout (~160 ms for 8 heads of 64 x 64) delayed the next
-  // keystroke's grids (issue 6).
   clearTimeout(timer);
   timer = setTimeout(slice, PAUSE_MS);
 }
