@@ -339,6 +339,30 @@ TEST(Kernels, ScaleMultipliesEveryEntry) {
   std::vector<float> x = {1, 2, 3, 4, 5, 6, 7};
   kernels::scale(x.data(), 7, 0.5f);
   EXPECT_EQ(x, (std::vector<float>{0.5f, 1, 1.5f, 2, 2.5f, 3, 3.5f}));
+  // Every count up to 40: the vector loop (4, 8 or 16 lanes, by target) and its scalar tail.
+  for (Index count = 1; count <= 40; ++count) {
+    std::vector<float> y(static_cast<std::size_t>(count));
+    for (Index j = 0; j < count; ++j) y[static_cast<std::size_t>(j)] = static_cast<float>(j + 1);
+    kernels::scale(y.data(), count, 0.25f);
+    for (Index j = 0; j < count; ++j) {
+      EXPECT_EQ(y[static_cast<std::size_t>(j)], 0.25f * static_cast<float>(j + 1)) << count << ", " << j;
+    }
+  }
+}
+
+TEST(Kernels, AllFiniteFindsOneNonFiniteEntryAnywhere) {
+  // Every count up to 40 and every position, so that both the vector loop and the tail see it.
+  for (Index count = 1; count <= 40; ++count) {
+    std::vector<float> x(static_cast<std::size_t>(count), 1.5f);
+    EXPECT_TRUE(kernels::all_finite(x.data(), count)) << count;
+    for (const float bad : {NAN, INFINITY, -INFINITY}) {
+      for (Index at = 0; at < count; ++at) {
+        x[static_cast<std::size_t>(at)] = bad;
+        EXPECT_FALSE(kernels::all_finite(x.data(), count)) << count << ", " << bad << " at " << at;
+        x[static_cast<std::size_t>(at)] = 1.5f;
+      }
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -125,11 +125,11 @@ test('numpy random stream (np.random.seed + randn) is reproduced exactly', () =>
   const { streams } = fixture('numpy_random.json');
   for (const s of streams) {
     const draws = mod.randn(s.seed, s.randn.length);
-    // Same IEEE double operations as numpy's C code: equal, except that log() of the wasm
-    // libc (musl) may differ from glibc's in the last bit; allow 1 ulp-ish relative 1e-15.
-    for (let i = 0; i < draws.length; i++) {
-      assert.ok(Math.abs(draws[i] - s.randn[i]) <= 1e-15 * Math.abs(s.randn[i]), `seed ${s.seed} draw ${i}`);
-    }
+    // Same IEEE double operations as numpy's C code. Over millions of draws the wasm libc's
+    // (musl's) log() rounds a few arguments 1-2 ulp away from glibc's (docs/js-api.md mod.randn:
+    // 119 of 3,000,001 for seed 7, the first at draw 508); the fixture's 64 draws of each seed
+    // are all equal, and so must they stay.
+    for (let i = 0; i < draws.length; i++) assert.equal(draws[i], s.randn[i], `seed ${s.seed} draw ${i}`);
   }
 });
 

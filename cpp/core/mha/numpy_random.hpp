@@ -1,5 +1,7 @@
 // numpy's legacy random source, reproduced bit for bit: np.random.seed(s) followed by
-// np.random.randn(...), np.random.random_sample(...), as a course notebook calls them.
+// np.random.randn(...), np.random.random_sample(...), as a course notebook calls them. Natively
+// (glibc's log, as numpy's) every draw; in WebAssembly musl's log() puts about 4 in 100,000
+// normal draws 1-2 ulp away (docs/js-api.md, mod.randn). The uniforms are exact everywhere.
 //
 // Source: numpy/random/src/mt19937/ (MT19937, Matsumoto & Nishimura 1998, init_genrand seeding
 // for an integer seed) and numpy/random/src/legacy/legacy-distributions.c (legacy_gauss: the
