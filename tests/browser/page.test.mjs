@@ -480,6 +480,27 @@ for (const which of [0, 1]) {
       assert.notDeepEqual(typed[0].labels, first.labels, 'the replaced word is drawn');
     });
 
+    test('a token added at the same cell size draws its two labels only (the sprites have room)', () =>
+      withPage(target(), '#text=a+bird+sat+on+the+mat&d_model=8&num_heads=2&seed=3', async ({ page }) => {
+        const cell = () => page.$eval('canvas[data-head="0"]', (c) => c.dataset.cell);
+        const before = await cell();
+        // Every label drawn in the page, from here on (the page's sprites, heatmap.js sprite).
+        await page.evaluate(() => {
+          const fillText = CanvasRenderingContext2D.prototype.fillText;
+          window.drawnLabels = [];
+          CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+            window.drawnLabels.push(text);
+            return fillText.call(this, text, ...rest);
+          };
+        });
+        const updates = await page.getAttribute('html', 'data-updates');
+        await page.fill('#text', 'a bird sat on the mat to');
+        await page.waitForFunction((u) => document.documentElement.dataset.updates !== u, updates, { polling: 100 });
+        assert.equal(await cell(), before, 'the cell size stays');
+        // A sprite grown to the exact length was cleared and drew all 7 + 7 labels again.
+        assert.deepEqual(await page.evaluate(() => window.drawnLabels), ['to', 'to'], 'the new row and column labels');
+      }));
+
     test('typing across a cell-size step and back draws only what changed, from the sprite of that size', async () => {
       // 30 and 31 tokens get different cell sizes, so the count going back and forth alternates
       // two label geometries; each keeps its sprite (heatmap.js sprite), which holds an older word

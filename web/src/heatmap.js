@@ -120,17 +120,21 @@ function sprite(set, kind, layout, dpr, ink) {
   let s = recent.get(geometry);
   if (!s) {
     if (recent.size >= RECENT_GEOMETRIES) recent.clear();
-    recent.set(geometry, (s = { canvas: document.createElement('canvas') }));
+    // (Made empty: the default 300 x 150 store would be kept, without room, by the first set.)
+    recent.set(geometry, (s = { canvas: Object.assign(document.createElement('canvas'), { width: 0, height: 0 }) }));
   }
   if (s.texts === set.texts) return s.canvas;
   const { canvas } = s;
-  // The store only grows (growing clears it): the top-left band is this set's.
+  // The store only grows (growing clears it, and every label is drawn again): the top-left band
+  // is this set's; slots past it are blank. Along the labels it grows with room for a quarter more
+  // (spriteRoom): grown to the exact length, it was cleared and all 120 labels drawn again on
+  // every keystroke that added a token (~2.5 ms of a 60-token update, of ~5 ms of script).
   const long = Math.ceil(set.texts.length * layout.cell * dpr);
   const bw = kind === 'row' ? Math.ceil(layout.originX * dpr) : long;
   const bh = kind === 'row' ? long : Math.ceil(layout.originY * dpr);
   if (canvas.width < bw || canvas.height < bh) {
-    canvas.width = Math.max(canvas.width, bw);
-    canvas.height = Math.max(canvas.height, bh);
+    canvas.width = Math.max(canvas.width, kind === 'row' ? bw : spriteRoom(bw));
+    canvas.height = Math.max(canvas.height, kind === 'row' ? spriteRoom(bh) : bh);
     s.texts = null;
   }
   const ctx = canvas.getContext('2d');
@@ -151,6 +155,9 @@ function sprite(set, kind, layout, dpr, ink) {
   s.texts = set.texts;
   return canvas;
 }
+
+/** A sprite's length along its labels for `need` device px: a quarter more, in steps of 64. */
+const spriteRoom = (need) => Math.ceil((need * 1.25) / 64) * 64;
 
 /** The box (x, y, w, h; CSS px) of row label i (kind 'row') or column label i ('col'). */
 function labelSlot(kind, { cell, originX, originY }, i) {
