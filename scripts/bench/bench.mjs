@@ -790,7 +790,7 @@ function report({ results, configs, browserKeys, page, sizes, scale, peak, info,
     }
     p(`Headless Chromium on \`dist/\` served by \`scripts/serve.mjs\` (CSP on). \`mha:first-grid\` is the page's \`performance.measure\` from navigation to the first painted grid, held to the target for the page as served (no address: the course's default view); an address naming a larger view also computes that view before its first grid, reported for information (median of fresh loads: each in a new browser window left alone for ${WINDOW_SETTLE_MS / 1000} s before it navigates, while Chromium loads its own omnibox popup for that window, its requests not intercepted (another origin's would be refused by the CSP and reported), and not asked anything by the harness for its first ${LOAD_QUIET_MS / 1000} s); \`mha:update\` from an input change to all grids painted, median of: **typing** (one token more each change: 2k changes from n − k to n + k − 1 tokens, each ${TYPING_PAUSE_MS} ms after the last change was drawn, as the keys of a word: the page computes the grids' request for one token more and one less in idle time, \`web/src/compute.js\`, so a change may be drawn from a result computed ahead, counted in the column; this is the column held to the target), **same token count** (the first word changes; the page reuses its last result), **nothing kept** (the count goes down by 2 each change, back to back: 2k changes from n + 2k − 2 to n − 2k tokens, after a jump to n + 2k; not at 2048 tokens: no change finds a result computed ahead or shown before, each computes: the cost of an update without computing ahead), and **after a pause** (the count alternates between n − 1 and n, ${PAUSE_BEFORE_CHANGE_MS / 1000} s after the last change, read ${AFTER_PAUSED_CHANGE_MS / 1000} s later without polling: the page has built its hidden tables in the pause). Back to back: the next change as soon as the last is measured (the harness polls the page at every frame meanwhile). The Date translator row: the page's own time per keystroke (\`#date-summary\` \`data-ms\`: translation, grids, small multiples), median over every key of the date typed key by key in fresh pages.`);
     p();
-    const med = (a) => (a?.length ? [...a].sort((x, y) => x - y)[a.length >> 1] : null);
+    const med = (a) => (a?.length ? median(a) : null); // of an even count: the mean of the middle two
     // "12.3 (10 changes, 9 computed ahead)": the median, how many, and how many came from kept results.
     const cell = (r, kind) => {
       const m = med(r[kind]);
@@ -879,7 +879,7 @@ function report({ results, configs, browserKeys, page, sizes, scale, peak, info,
       for (const axis of ['n', 'd']) {
         const rows = scale.filter((r) => r.axis === axis && r[which]?.median_ms);
         const rate = (r) => flops(r.n, r.d) / r[which].median_ms;
-        const mid = [...rows.map(rate)].sort((a, b) => a - b)[rows.length >> 1];
+        const mid = median(rows.map(rate));
         for (const r of rows) {
           const rel = rate(r) / mid;
           if (rel < 0.7 || rel > 1.3) dep.push(`${which} (n ${r.n}, d ${r.d}, h ${r.h}): ${(rel * 100).toFixed(0)} % of the median rate`);
