@@ -440,9 +440,10 @@ for (const which of [0, 1]) {
       return page.$eval('canvas[data-head="0"]', (c) => ({
         cell: c.dataset.cell,
         labels: [...c.parentElement.querySelectorAll('canvas.hm-labels')].map((l) => {
+          // The shown part of the store, in device pixels (CSS size × devicePixelRatio).
           const shown = document.createElement('canvas');
-          shown.width = Math.ceil(parseFloat(l.style.width));
-          shown.height = Math.ceil(parseFloat(l.style.height));
+          shown.width = Math.ceil(parseFloat(l.style.width) * devicePixelRatio);
+          shown.height = Math.ceil(parseFloat(l.style.height) * devicePixelRatio);
           shown.getContext('2d').drawImage(l, 0, 0);
           return shown.toDataURL();
         }),
@@ -509,6 +510,12 @@ for (const which of [0, 1]) {
         Array.from({ length: count }, (_, i) => (i === swap ? 'zz' : `${String.fromCharCode(97 + (i % 26))}${Math.floor(i / 26) || ''}`)).join(' ');
       const { typed } = await typedLabelsMatchFresh(words(30), [words(31), words(30, 0), words(31, 1), words(30, 2)]);
       assert.notEqual(typed[0].cell, typed[1].cell, 'the cell size differs between 30 and 31 tokens');
+    });
+
+    test('at devicePixelRatio 1.25 (slots off whole pixels), typing and a cell-size step draw a fresh page\'s labels', async () => {
+      const words = (count, swap = -1) =>
+        Array.from({ length: count }, (_, i) => (i === swap ? 'Åg' : `${String.fromCharCode(97 + (i % 26))}${Math.floor(i / 26) || ''}`)).join(' ');
+      await typedLabelsMatchFresh(words(29), [words(30), words(31, 0), words(30, 1), words(29)], { dpr: 1.25 });
     });
 
     test('typing accented capitals and back (14 px cells): no pixels of an old label stay in the next slot', async () => {
