@@ -17,7 +17,9 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-60}"
 [[ "$seconds" =~ ^[0-9]+$ && "$seconds" -gt 0 ]] || { echo "usage: $0 [SECONDS_PER_TARGET]" >&2; exit 2; }
-targets=(${FUZZ_TARGETS:-json_request forward numpy_experiment model_file})
+# Every target of tests/fuzz (fuzz_<name>.cpp) unless FUZZ_TARGETS names some.
+all_targets=$(cd tests/fuzz && for f in fuzz_*.cpp; do n=${f#fuzz_}; echo "${n%.cpp}"; done)
+targets=(${FUZZ_TARGETS:-$all_targets})
 jobs="${FUZZ_JOBS:-2}"
 
 ./scripts/install_deps.sh --fuzz

@@ -325,6 +325,56 @@ TEST(Errors, Float32OverflowIsAValueErrorInBothPaths) {
                mha::value_error);
 }
 
+// A finite float mask entry that takes a score below -FLT_MAX is the same error in both paths:
+// float32 would make it -inf, which reads as masked, yet only -inf or a boolean mask masks.
+// The mask value -FLT_MAX (torch.finfo(torch.float32).min, as many exporters write it) plus a
+// score of ordinary size stays finite: such keys get weight 0 and the rest a normal softmax.
+TEST(Errors, FiniteMaskOverflowingToMinusInfIsAValueErrorInBothPaths) {
+  const Index d = 8, h = 2;
+  const auto cfg = config(d, h);
+  mha::AttentionMasks masks;
+  masks.attn_mask_kind = mha::AttentionMasks::Kind::additive;
+  masks.attn_mask = mha::HeadStack(h, 3, 3, -3.4e38f);  // per head (h, n, m)
+  // Q = 4.8e18 and K = -4.8e18 per entry: scores = 4 * -2.3e37 / 2 = -4.6e37, finite;
+  // + -3.4e38 is below -FLT_MAX (3.40282e38).
+  const RowMatrixXf x = RowMatrixXf::Constant(3, d, 6e17f);
+  RowMatrixXf in_proj = RowMatrixXf::Constant(3 * d, d, 1.0f);
+  in_proj.middleRows(d, d).setConstant(-1.0f);  // K = -x
+  const mha::AttentionWeights neg =
+      mha::AttentionWeights::fused(in_proj, {}, RowMatrixXf::Constant(d, d, 1.0f), {});
+  EXPECT_MESSAGE_HAS(message_of<mha::value_error>([&] {
+                       mha::multi_head_attention_forward(cfg, neg, x, x, x, masks);
+                     }),
+                     "score + attn_mask overflows float32 at head 0, query 0");
+  EXPECT_MESSAGE_HAS(message_of<mha::value_error>([&] {
+                       mha::multi_head_attention_reference(cfg, neg, x, x, x, masks);
+                     }),
+                     "score + attn_mask overflows float32 at head 0, query 0");
+  // The same mask shared by the heads, (n, m): the same error.
+  masks.attn_mask = mha::HeadStack(1, 3, 3, -3.4e38f);
+  EXPECT_THROW(mha::multi_head_attention_forward(cfg, neg, x, x, x, masks), mha::value_error);
+  EXPECT_THROW(mha::multi_head_attention_reference(cfg, neg, x, x, x, masks), mha::value_error);
+
+  // -FLT_MAX on keys 1 and 2 with ordinary scores: weights (1, 0, 0), no row fully masked.
+  const RowMatrixXf xs = filled(3, d);
+  const auto w = good_weights(d);
+  masks.attn_mask = mha::HeadStack(1, 3, 3, 0.0f);
+  for (Index i = 0; i < 3; ++i) {
+    masks.attn_mask(0, i, 1) = masks.attn_mask(0, i, 2) = -std::numeric_limits<float>::max();
+  }
+  for (const auto& r : {mha::multi_head_attention_forward(cfg, w, xs, xs, xs, masks),
+                        mha::multi_head_attention_reference(cfg, w, xs, xs, xs, masks)}) {
+    for (Index head = 0; head < h; ++head) {
+      for (Index i = 0; i < 3; ++i) {
+        EXPECT_EQ(r.attn_weights(head, i, 0), 1.0f);  // exp(-3.4e38 - s) is exactly 0 in float
+        EXPECT_EQ(r.attn_weights(head, i, 1), 0.0f);
+        EXPECT_EQ(r.attn_weights(head, i, 2), 0.0f);
+        EXPECT_EQ(r.fully_masked_rows[static_cast<std::size_t>(head * 3 + i)], 0);
+      }
+    }
+  }
+}
+
 // --- Errors are all mha::error
 // --------------------------------------------------------------------
 

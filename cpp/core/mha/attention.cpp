@@ -61,11 +61,13 @@ void* allocate_large(std::size_t bytes) {
 #endif
 }
 
-void deallocate_large(void* p, std::size_t bytes) noexcept {
+// The unsized forms of operator delete: the sized ones are declared only under
+// __cpp_sized_deallocation, which clang before version 17 leaves off by default.
+void deallocate_large(void* p, [[maybe_unused]] std::size_t bytes) noexcept {
 #if defined(MHA_HUGE_PAGES)
-  ::operator delete(p, in_huge_pages(bytes), std::align_val_t{kHugePage});
+  ::operator delete(p, std::align_val_t{kHugePage});
 #else
-  ::operator delete(p, bytes);
+  ::operator delete(p);
 #endif
 }
 
@@ -578,7 +580,6 @@ void attend_heads(const HeadsInput& p, const AttentionMasks& masks, const Forwar
       masks.attn_mask_kind != AttentionMasks::Kind::none && masks.attn_mask.heads() > 1;
   const RowMatrixXf M_shared = per_head_mask ? RowMatrixXf() : shared_mask(masks, n, m);
   constexpr float neg_inf = -std::numeric_limits<float>::infinity();
-  constexpr float pos_inf = std::numeric_limits<float>::infinity();
 
   for (Index i = 0; i < h; ++i) {
     // K_h as the operand K_hᵀ (d_head, m) and V_h (m, d_head): prepared once per head.
@@ -603,21 +604,30 @@ void attend_heads(const HeadsInput& p, const AttentionMasks& masks, const Forwar
                             std::to_string(p.first_head + i) + ", " + shape_str(r, c) +
                             ": inputs or weights are too large in magnitude");
         }
-        if (per_head_mask) {
-          for (Index c = 0; c < m; ++c) row[c] += masks.term(p.first_head + i, r, c);
-          row_max = kernels::max_and_finite(row, m, finite);
-        } else if (M_shared.size() > 0) {
-          const float* mask_row = M_shared.data() + r * m;
-          for (Index c = 0; c < m; ++c) row[c] += mask_row[c];
+        if (per_head_mask || M_shared.size() > 0) {
+          // A finite mask term whose sum with the score overflows float32 (a huge float mask
+          // value) is an error, never a silent -inf (which would read as masked) or +inf.
+          bool overflow = false;
+          if (per_head_mask) {
+            for (Index c = 0; c < m; ++c) {
+              const float t = masks.term(p.first_head + i, r, c);
+              row[c] += t;
+              overflow |= std::isinf(row[c]) && t != neg_inf;
+            }
+          } else {
+            const float* mask_row = M_shared.data() + r * m;
+            for (Index c = 0; c < m; ++c) {
+              row[c] += mask_row[c];
+              overflow |= std::isinf(row[c]) && mask_row[c] != neg_inf;
+            }
+          }
+          if (overflow) {
+            throw detail::mask_overflow_error(p.first_head + i, r);
+          }
           row_max = kernels::max_and_finite(row, m, finite);
         }
         if (options.keep_intermediates) {
           std::copy(row, row + m, result.scores.data() + (i * n + r) * m);
-        }
-        if (row_max == pos_inf) {  // a huge float mask value
-          throw value_error("score + attn_mask overflows float32 at head " + std::to_string(p.first_head + i) +
-                            ", query " + std::to_string(r) +
-                            "; keep float mask values finite and moderate (or -inf to mask)");
         }
         if (row_max == neg_inf) {  // every key masked: weights 0, head output 0 (never NaN)
           std::fill(row, row + m, 0.0f);

@@ -51,4 +51,13 @@ void expect_no_overflow(const char* quantity, const Eigen::DenseBase<Derived>& x
   }
 }
 
+/// The error of a score plus a finite float attn_mask entry outside float32's range: such a
+/// sum is neither a finite score nor a mask (only -inf or a boolean mask masks a key), so both
+/// the fast path and the reference refuse it.
+inline value_error mask_overflow_error(Eigen::Index head, Eigen::Index query) {
+  return value_error("score + attn_mask overflows float32 at head " + std::to_string(head) +
+                     ", query " + std::to_string(query) +
+                     "; keep float mask values finite and moderate (or -inf to mask)");
+}
+
 }  // namespace mha::detail

@@ -62,11 +62,12 @@ inline AttentionResult reference_heads(const AttentionConfig& config, const RowM
           throw value_error("the scores Q K^T / sqrt(d_head) overflows float32 at " +
                             shape_str(i, j) + ": inputs or weights are too large in magnitude");
         }
-        const double sj = scaled + static_cast<double>(masks.term(head, i, j));
-        if (static_cast<float>(sj) == std::numeric_limits<float>::infinity()) {
-          throw value_error("score + attn_mask overflows float32 at head " + std::to_string(head) +
-                            ", query " + std::to_string(i) +
-                            "; keep float mask values finite and moderate (or -inf to mask)");
+        const float term = masks.term(head, i, j);
+        const double sj = scaled + static_cast<double>(term);
+        // A finite mask term that takes the score out of float32's range: an error in both
+        // paths (-inf reached this way is not a mask).
+        if (std::isinf(static_cast<float>(sj)) && term != -std::numeric_limits<float>::infinity()) {
+          throw mask_overflow_error(head, i);
         }
         s[static_cast<std::size_t>(j)] = sj;
         result.scores(head, i, j) = static_cast<float>(sj);
