@@ -2,8 +2,9 @@
 # Installs what is missing, builds, and runs every test:
 #   1. native GoogleTest suite (ctest), then the same suite and the fuzz corpus replay built with
 #      ASan+UBSan in build/asan (-DMHA_SANITIZE=address,undefined)
-#   2. the wasm module under node (tests/js) and the page's pure JS modules (tests/web)
-#   3. the page in headless Chromium, served and from file:// (tests/browser)
+#   2. the libFuzzer targets built with clang (build/fuzz), each run for FUZZ_SMOKE_SECONDS (15)
+#   3. the wasm module under node (tests/js) and the page's pure JS modules (tests/web)
+#   4. the page in headless Chromium, served and from file:// (tests/browser)
 # Exits non-zero if anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +27,11 @@ else
   echo "test.sh: the ASan+UBSan build failed"
   status=1
 fi
+
+echo "== fuzz targets: clang build (build/fuzz) and a short run of each"
+# Keeps the libFuzzer build compiling with clang and replays the committed corpus under it; a
+# crash, sanitizer report or broken invariant found in these seconds fails the run.
+./scripts/fuzz.sh "${FUZZ_SMOKE_SECONDS:-15}" || status=1
 
 echo "== wasm module and page logic under node"
 node --test tests/js/ tests/web/ || status=1
