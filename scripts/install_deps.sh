@@ -4,7 +4,7 @@
 # package-lock.json. Called by build.sh, so test.sh and demo.sh get it too.
 #
 # Python (numpy, PyTorch, xxhash) is only for regenerating golden data and the date model
-# (scripts/make_fixtures.py, scripts/train_date_model.py):
+# (scripts/fixtures/make_fixtures.py, scripts/training/train_date_model.py):
 # pass --fixtures to install it as well. Tests never need Python.
 # --fuzz adds clang and its compiler-rt (libFuzzer, ASan, UBSan) for scripts/fuzz.sh.
 # --bench adds what scripts/bench.sh compares against: Debian's PyTorch, ONNX (for the export)

@@ -239,7 +239,7 @@ describe('head patterns, combined views, files', { timeout: TIMEOUT }, () => {
 });
 
 describe('nn.MultiheadAttention weights and embeddings from files', { timeout: TIMEOUT }, () => {
-  // PyTorch's layer (tests/fixtures/torch_mha_layer.*, written by scripts/make_pattern_fixtures.py):
+  // PyTorch's layer (tests/fixtures/torch_mha_layer.*, written by scripts/fixtures/make_pattern_fixtures.py):
   // its state_dict as safetensors, X as .npy, and PyTorch's per-head weights for that X.
   const FIX = (f) => path.join(ROOT, 'tests', 'fixtures', f);
   test('the page runs them through the core: PyTorch\'s per-head weights; a wrong X shape is named', () =>

@@ -1,5 +1,5 @@
 // The date model (issue 3): the safetensors reader, the loader's errors, agreement with PyTorch on
-// the golden cases of scripts/train_date_model.py, greedy decoding, accuracy on the held-out set,
+// the golden cases of scripts/training/train_date_model.py, greedy decoding, accuracy on the held-out set,
 // and the committed head analysis (web/date_model_heads.json, written by `mha date-eval`).
 //
 // Tolerances (issue 3): logits within 1e-3 absolute, attention weights within 1e-4 absolute of
@@ -335,7 +335,7 @@ TEST(DateModel, LoaderErrorsNameTheProblem) {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Agreement with PyTorch (golden cases from scripts/train_date_model.py)
+// Agreement with PyTorch (golden cases from scripts/training/train_date_model.py)
 
 TEST(DateModel, AgreesWithPyTorchOnTheGoldenCases) {
   const json golden = load_fixture("date_model_golden.json");

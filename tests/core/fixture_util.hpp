@@ -1,5 +1,5 @@
 // Helpers shared by the core tests: reading tests/fixtures/*.json (written by
-// scripts/make_fixtures.py, never by a test) into mha types, and element-wise comparisons that
+// scripts/fixtures/make_fixtures.py, never by a test) into mha types, and element-wise comparisons that
 // report the worst deviation.
 //
 // Fixture tensors are {"shape": [...], "data": [flat, row-major]}; float32 data is written as the

@@ -1,6 +1,6 @@
 // Files from other models (npy.hpp): the strict .npy reader (every version, dtype and each way a
 // file can be wrong), attention tensors in .npy and safetensors, and nn.MultiheadAttention
-// weights saved as safetensors by scripts/make_pattern_fixtures.py, run through our core and
+// weights saved as safetensors by scripts/fixtures/make_pattern_fixtures.py, run through our core and
 // compared with PyTorch's output (tolerance: 1e-5 absolute on the output, 1e-6 on the weights;
 // float32 on both sides, same weights bit for bit).
 #include <gtest/gtest.h>

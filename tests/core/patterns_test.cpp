@@ -1,6 +1,6 @@
 // Head patterns (patterns.hpp, docs/patterns.md): synthetic heads with known answers, the
 // Jensen–Shannon distance at its ends, combinations, rollout, masks, cell explanations, ablation,
-// validation errors, and golden values from scripts/make_pattern_fixtures.py (numpy, an
+// validation errors, and golden values from scripts/fixtures/make_pattern_fixtures.py (numpy, an
 // independent implementation of the documented formulas) for a random stack and module 08's
 // seed-7 preset.
 //
@@ -357,7 +357,7 @@ TEST(Patterns, AblationRelativeChange) {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Golden values (scripts/make_pattern_fixtures.py -> tests/fixtures/patterns.json)
+// Golden values (scripts/fixtures/make_pattern_fixtures.py -> tests/fixtures/patterns.json)
 
 void expect_scores(const mha::HeadScoreValues& s, const mha_test::json& g, double tol,
                    const std::string& where) {

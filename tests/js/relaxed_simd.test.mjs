@@ -12,14 +12,14 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { assembleKernel, postJs, POST_JS } from '../../scripts/gen_relaxed_simd.mjs';
+import { assembleKernel, postJs, POST_JS } from '../../scripts/codegen/gen_relaxed_simd.mjs';
 import { root, loadModule } from './module.mjs';
 
 const run = promisify(execFile);
 
 const relaxedInNode = async () => WebAssembly.validate(await assembleKernel());
 
-test('relaxed_simd.js is relaxed_simd.wat assembled (node scripts/gen_relaxed_simd.mjs regenerates it)', async () => {
+test('relaxed_simd.js is relaxed_simd.wat assembled (node scripts/codegen/gen_relaxed_simd.mjs regenerates it)', async () => {
   const bytes = await assembleKernel();
   assert.equal(await readFile(POST_JS, 'utf8'), postJs(bytes));
   assert.ok(bytes.length < 1024, `${bytes.length} bytes: the kernel alone`);

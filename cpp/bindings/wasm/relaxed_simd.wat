@@ -7,7 +7,7 @@
 ;; Arguments are byte addresses in the core's memory, except kc and lda (floats). kc >= 1.
 ;; relaxed_madd(a, b, c) = a * b + c, rounded once where the hardware fuses it (x86 FMA3, arm64)
 ;; and twice elsewhere: both within the tests' float32 tolerances. Goto & van de Geijn 2008.
-;; Generated into relaxed_simd.js by scripts/gen_relaxed_simd.mjs (wabt).
+;; Generated into relaxed_simd.js by scripts/codegen/gen_relaxed_simd.mjs (wabt).
 (module
   (import "env" "memory" (memory 0))
   (func (export "tile6_sums") (param $kc i32) (param $a0 i32) (param $lda i32) (param $p i32) (param $acc i32)

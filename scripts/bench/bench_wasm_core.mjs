@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Times one self-attention forward of the wasm core under node (a benchmark, not a test).
 //
-//   node scripts/bench_wasm_core.mjs N D_MODEL NUM_HEADS [REPS] [--wasm FILE] [--api copy|views]
+//   node scripts/bench/bench_wasm_core.mjs N D_MODEL NUM_HEADS [REPS] [--wasm FILE] [--api copy|views]
 //                                    [--seed S]
 //
 // Builds one `new mod.MultiheadAttention(spec)` layer (weights copied into wasm memory and
@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');  // scripts/bench/ -> root
 
 function fail(message) {
   process.stderr.write(`bench_wasm_core: error: ${message}\n`);
@@ -43,7 +43,7 @@ function parseArgs(argv) {
       if (i + 1 >= argv.length) fail(`${a} needs a value`);
       opts[a.slice(2)] = argv[++i];
     } else if (a === '-h' || a === '--help') {
-      process.stdout.write('usage: node scripts/bench_wasm_core.mjs N D_MODEL NUM_HEADS [REPS] ' +
+      process.stdout.write('usage: node scripts/bench/bench_wasm_core.mjs N D_MODEL NUM_HEADS [REPS] ' +
                            '[--wasm FILE] [--api copy|views] [--seed S]\n');
       process.exit(0);
     } else {

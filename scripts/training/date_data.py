@@ -1,6 +1,6 @@
 """Date-translation data for mha-lab's date model: human-written dates -> ISO 8601.
 
-Used by scripts/train_date_model.py (training, validation, the held-out file, golden cases).
+Used by scripts/training/train_date_model.py (training, validation, the held-out file, golden cases).
 Pure Python (no numpy, no torch), deterministic for a given random.Random.
 
 Every example is (input, target, format, roles):

@@ -2,8 +2,8 @@
 """Train mha-lab's date-translation Transformer and write its model file and golden data.
 
 Run (Debian 12: python3-torch 1.13, python3-numpy, python3-xxhash):
-    OPENBLAS_NUM_THREADS=1 /usr/bin/python3 scripts/train_date_model.py           # ~8-10 min
-    OPENBLAS_NUM_THREADS=1 /usr/bin/python3 scripts/train_date_model.py --fixtures-only  # no training
+    OPENBLAS_NUM_THREADS=1 /usr/bin/python3 scripts/training/train_date_model.py           # ~8-10 min
+    OPENBLAS_NUM_THREADS=1 /usr/bin/python3 scripts/training/train_date_model.py --fixtures-only  # no training
 Options: --steps N (planned optimizer steps; the learning-rate schedule spans them),
 --schedule-minutes M (the decay also completes by M minutes; 0: steps only, bit-repeatable),
 --budget-minutes M (stop training after M minutes whatever happens), --target A (stop as soon as
@@ -16,7 +16,7 @@ Writes (and nothing else):
   tests/fixtures/date_model_golden.json  golden forward passes for the C++/wasm agreement tests
   tests/fixtures/date_heldout.json    the 2000 held-out examples (and PyTorch's answer to each)
 
-Data: scripts/date_data.py (formats, vocabulary, roles). The model: PyTorch's own
+Data: scripts/training/date_data.py (formats, vocabulary, roles). The model: PyTorch's own
 nn.TransformerEncoderLayer / nn.TransformerDecoderLayer (post-norm, ReLU, dropout 0,
 batch_first) inside nn.TransformerEncoder / nn.TransformerDecoder (with their final LayerNorm), an
 nn.Embedding shared by source and target (times embed_scale = sqrt(d_model)), the sinusoidal
@@ -32,7 +32,7 @@ output, the teacher-forced decoder input (<bos> + output), logits (T, V) and eve
 weight per layer and head, from an explicit forward that calls each nn.MultiheadAttention with
 need_weights=True, average_attn_weights=False; that forward is checked against the modules' own
 forward. Float32 values are written as the shortest decimal that round-trips (as
-scripts/make_fixtures.py does).
+scripts/fixtures/make_fixtures.py does).
 """
 
 import argparse
@@ -56,7 +56,7 @@ import xxhash  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import date_data as D  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/training/ -> root
 MODEL_PATH = os.path.join(ROOT, "web", "date_model.safetensors")
 GOLDEN_PATH = os.path.join(ROOT, "tests", "fixtures", "date_model_golden.json")
 HELDOUT_PATH = os.path.join(ROOT, "tests", "fixtures", "date_heldout.json")
@@ -383,7 +383,7 @@ def model_from_file(path):
     meta, tensors = read_safetensors(path)
     cfg = json.loads(meta["config"])
     vocab = json.loads(meta["vocab"])
-    assert vocab == D.VOCAB, "vocabulary in the file differs from scripts/date_data.py"
+    assert vocab == D.VOCAB, "vocabulary in the file differs from scripts/training/date_data.py"
     model = DateTransformer(cfg, len(vocab))
     state = {k: torch.from_numpy(v.copy()) for k, v in tensors.items()}
     if cfg["tie_embeddings"]:
@@ -467,7 +467,7 @@ def tensor32(a):
 
 
 def fixture_header():
-    return {"format": "mha-lab-fixture", "version": 1, "generator": "scripts/train_date_model.py",
+    return {"format": "mha-lab-fixture", "version": 1, "generator": "scripts/training/train_date_model.py",
             "numpy": np.__version__, "torch": torch.__version__}
 
 
@@ -639,7 +639,7 @@ def main():
         "label_smoothing": args.label_smoothing, "stop_reason": info["stop_reason"],
         "heldout_exact_match": acc, "heldout_count": len(heldout), "heldout_seed": HELDOUT_SEED,
         "heldout_per_format": per_fmt, "parameters": n_params,
-        "torch": torch.__version__, "script": "scripts/train_date_model.py",
+        "torch": torch.__version__, "script": "scripts/training/train_date_model.py",
     }
     metadata = {
         "format": "mha-lab-date-model",
