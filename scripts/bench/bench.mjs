@@ -59,7 +59,7 @@ const log = (...a) => console.error('bench:', ...a);
  * taskset or with BENCH_CPU=none. Systems compared with each other then share one CPU. On
  * 2 December at 01:15 this 2-vCPU machine ran our wasm forward at (512, 768, 12) in 84–87 ms on
  * CPU 1 and 126–138 on CPU 0 (taskset, 3 processes each), and an unpinned run's rounds of ours
- * alternated between the two while ONNX Runtime's did not; a review at 02:40 measured no
+ * alternated between the two while ONNX Runtime's did not; a second measurement at 02:40 found no
  * difference between the CPUs: the effect comes and goes with the host.
  */
 const BENCH_CPU = (() => {
@@ -352,7 +352,7 @@ async function runChromium(browser, keys, configs, reps) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The page's own timings (issue 6 targets) and download size
+// The page's own timings (against PAGE_TARGETS) and download size
 // ---------------------------------------------------------------------------------------------
 
 export const PAGE_TARGETS = {
@@ -524,8 +524,8 @@ async function collectPageTimings(browser, { dist, updates = 10, loads = 7 }) {
 }
 
 /**
- * The Date translator's time per keystroke (formerly a budget asserted by
- * tests/browser/date_translator.test.mjs): KEYSTROKE_DATE typed one key at a time into
+ * The Date translator's time per keystroke (measured here, not asserted by
+ * tests/browser/date_translator.test.mjs: benchmarks are not timed tests): KEYSTROKE_DATE typed one key at a time into
  * `#mode=date`, each key's update waited for (one grid column per character), and the page's own
  * timing of it read from #date-summary's data-ms (translation, grids, small multiples; the hidden
  * tables follow after the frame). One row of the page table; `loads` fresh pages.
@@ -782,7 +782,7 @@ function report({ results, configs, browserKeys, page, sizes, scale, peak, info,
   })])));
   p();
   if (page) {
-    p('## The page (issue 6 targets)');
+    p('## The page (against its targets)');
     p();
     if (pageRun) {
       p(`This section and the download size come from a separate pass (\`bench.mjs --page-only\`) at ${pageRun.started.replace(/\.\d+Z$/, ' UTC').replace('T', ' ')} on commit \`${pageRun.commit}\` (load average before ${pageRun.load_before}, after ${pageRun.load_after}), after the main run above: the page changed since.`);
@@ -805,7 +805,7 @@ function report({ results, configs, browserKeys, page, sizes, scale, peak, info,
         r.target ? `≤ ${r.target} ${u == null ? '' : u <= r.target ? 'met' : '**missed**'}` : '—',
         cell(r, 'update_same_count'), cell(r, 'update_not_kept'), cell(r, 'update_after_pause'),
         f == null ? '—' : `${f.toFixed(0)} (${r.first_grid.length} loads)`,
-        // Issue 6 sets the first-grid target for the page as served (with its download budget);
+        // The first-grid target holds for the page as served (as the download budget does);
         // an address naming a larger view adds that view's own computation (its seed's draws and
         // forward: about 700 ms for 2048 tokens alone), reported without a target.
         r.keystroke ? '—' : !(r.default_page ?? r.label.startsWith('default page')) ? 'none (a linked view: its own computation included)'

@@ -1,5 +1,5 @@
 // The wasm SIMD128 float32 multiply-add peak of this machine, for docs/benchmarks.md's "share of
-// peak" (issue 6: at least 60 % of it at (512, 768, 12)). Built by scripts/bench.sh into
+// peak" (the target: at least 60 % of it at (512, 768, 12)). Built by scripts/bench.sh into
 // build/bench/simd_peak.js (em++ -O3 -msimd128, MODULARIZE: createSimdPeak) and timed from JS
 // (scripts/bench/systems.mjs simdPeak) under node and in Chromium.
 //
