@@ -487,7 +487,7 @@ def golden_inputs():
             d = datetime.date(2026, 11, 30)
         text, target, fmt, roles = D.render(d, i)
         cases.append({"name": fmt, "input": text, "target": target, "format": fmt, "roles": roles})
-    # The issue's own example, in its format ("Nov 30, 2026"), is covered when the date lands there;
+    # The example of README and the page ("Nov 30, 2026") is covered when the date lands there;
     # add it explicitly, then the odd ones (no target: the model's answer is what it is).
     extra = [("issue_example", "Nov 30, 2026", "2026-11-30", "mon_d_comma_yyyy", "MMM.DD..YYYY"),
              ("unparseable", "hello", None, None, None),
@@ -551,8 +551,8 @@ def make_golden(model, model_xxh64, file_bytes):
                        "decoder_input_ids = <bos> + output characters (T = len(output) + 1); logits (T, V) "
                        "of that teacher-forced pass (the last row predicts <eos>); attention weights per "
                        "layer and head, never averaged: encoder_self (L_enc, h, S, S), decoder_self "
-                       "(L_dec, h, T, T) with the causal mask, cross (L_dec, h, T, S). Tolerances "
-                       "from issue 3: logits 1e-3 absolute, attention 1e-4.",
+                       "(L_dec, h, T, T) with the causal mask, cross (L_dec, h, T, S). Tolerances: "
+                       "logits 1e-3 absolute, attention 1e-4.",
         "model_file": "web/date_model.safetensors",
         "model_xxh64": model_xxh64,
         "model_xxh64_of": "the data section (equal to the file's __metadata__.xxh64)",
