@@ -56,7 +56,8 @@ import xxhash  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import date_data as D  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/training/ -> root
+# The repository root: this file is in scripts/training/.
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODEL_PATH = os.path.join(ROOT, "web", "date_model.safetensors")
 GOLDEN_PATH = os.path.join(ROOT, "tests", "fixtures", "date_model_golden.json")
 HELDOUT_PATH = os.path.join(ROOT, "tests", "fixtures", "date_heldout.json")
