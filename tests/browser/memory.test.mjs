@@ -113,7 +113,7 @@ for (const which of [0, 1]) test(`a large first view is not kept alive by the gr
   // 1024 tokens × 12 heads: 48 MiB of weights. The heatmaps outlive the view they were made for;
   // a closure of that render kept its result (web/src/main.js clearCells). From file:// the page
   // colours the grids itself, into each grid's kept buffer (heatmap.js cellPixels), which must not
-  // keep the 1024-token view's 4 MiB a head either (a reviewer measured 52.4 MiB when it did).
+  // keep the 1024-token view's 4 MiB a head either (52.4 MiB were measured when it did).
   const words = (n) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
   const p = await openPage(env.browser, env.servers.targets[which],
     `#text=${encodeURIComponent(words(1024))}&d_model=768&num_heads=12`, { width: 800, height: 600 });

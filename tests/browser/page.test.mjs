@@ -174,7 +174,7 @@ for (const which of [0, 1]) {
       withPage(target(), MODULE_08, async ({ page }) => {
         // Module 08: float64, as numpy (5·8·(4·8 + 2·5) = 1 680 multiply-adds).
         assert.equal(await page.textContent('#precision'), 'Computed in float64, as numpy: n·d·(4d + 2n) = 1\u202F680 multiply-adds ≤ 4M.');
-        // 64 tokens, d_model 512, 8 heads (issue 6's first target): float32, as PyTorch.
+        // 64 tokens, d_model 512, 8 heads (the page's typing target): float32, as PyTorch.
         const words = Array.from({ length: 64 }, (_, i) => `w${i}`);
         await page.evaluate((h) => { location.hash = h; }, `#text=${words.join('+')}&d_model=512&num_heads=8&seed=7`);
         await page.waitForFunction(() => /^n = 64 tokens · d_model = 512/.test(document.getElementById('summary').textContent));

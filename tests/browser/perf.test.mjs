@@ -1,4 +1,4 @@
-// Issue 6 in the page: its own timing (User Timing mha:update and mha:first-grid, mirrored on
+// The page's speed, as the page sees it: its own timing (User Timing mha:update and mha:first-grid, mirrored on
 // <html data-last-update-ms data-first-grid-ms>), typing coalesced to the latest input, the weight
 // tables of large views built after the grids are painted. Values are checked, not speed: the
 // speed is measured by scripts/bench* (a benchmark, not a test).

@@ -1,8 +1,8 @@
-// The date model (issue 3): the safetensors reader, the loader's errors, agreement with PyTorch on
+// The date model: the safetensors reader, the loader's errors, agreement with PyTorch on
 // the golden cases of scripts/training/train_date_model.py, greedy decoding, accuracy on the held-out set,
 // and the committed head analysis (web/date_model_heads.json, written by `mha date-eval`).
 //
-// Tolerances (issue 3): logits within 1e-3 absolute, attention weights within 1e-4 absolute of
+// Tolerances (docs/date-model.md): logits within 1e-3 absolute, attention weights within 1e-4 absolute of
 // PyTorch's float32 forward on the same fp16-rounded weights.
 // Shape legend: S = source characters, T = decoder steps, V = vocab, d = d_model, h = heads.
 #include <gtest/gtest.h>
@@ -339,7 +339,7 @@ TEST(DateModel, LoaderErrorsNameTheProblem) {
 
 TEST(DateModel, AgreesWithPyTorchOnTheGoldenCases) {
   const json golden = load_fixture("date_model_golden.json");
-  const double logits_tol = 1e-3, attention_tol = 1e-4;  // issue 3
+  const double logits_tol = 1e-3, attention_tol = 1e-4;  // docs/date-model.md
   ASSERT_GE(golden.at("cases").size(), 10u);
   mha_test::Deviation worst_logits, worst_weights;
   for (const json& c : golden.at("cases")) {

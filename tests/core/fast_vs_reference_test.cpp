@@ -247,8 +247,8 @@ TEST(FastPathScratch, ResultsDoNotDependOnEarlierCalls) {
 
 // A forward that fails to allocate (std::bad_alloc: here an address-space limit, in the field any
 // large request near the memory's end) leaves this thread's kept scratch buffers usable: growing
-// one used to free it first and keep the freed pointer when the new block could not be had, and
-// the next forward wrote into freed memory (glibc: "malloc(): invalid size", exit 134). In a
+// one must not free it first and keep the freed pointer when the new block cannot be had, or
+// the next forward writes into freed memory (glibc: "malloc(): invalid size", exit 134). In a
 // child process (gtest death-test fork), so the limit and any damage stay there.
 TEST(FastPathScratchDeathTest, FailedAllocationLeavesTheScratchUsable) {
 #if defined(__SANITIZE_ADDRESS__)

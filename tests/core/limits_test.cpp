@@ -1,4 +1,4 @@
-// Bad input and size limits that tests/core/errors_test.cpp does not already cover (issue 7):
+// Bad input and size limits that tests/core/errors_test.cpp does not already cover:
 // a config whose numbers name both values, kdim/vdim that disagree with the weights, every
 // mha::limits entry refused before anything is allocated (measured with a counting operator
 // new), the largest documented sizes computed, one head fully masked by a per-head mask, logits
@@ -493,8 +493,8 @@ TEST(Limits, InverseCausalMaskAllowsOnlyLaterKeys) {
 
 TEST(Limits, NumpyExperimentRefusesTooManyWeightsBeforeDrawing) {
   // Module 08's experiment draws X and Wq..Wo (n·d + 4·d² doubles: 671 MB at n = d = 4096)
-  // before any forward: the h·n² limit is checked before them (a review saw the draws made,
-  // 10.7 s in wasm, then the forward refuse them).
+  // before any forward: the h·n² limit is checked before them (otherwise the draws would be made,
+  // 10.7 s in wasm, only for the forward to refuse them).
   mha::NumpyNormalStream stream(3);
   const std::string part = "num_heads * n * m = 256 * 4096 * 4096 attention weights exceed";
   expect_limit_error_without_allocation(

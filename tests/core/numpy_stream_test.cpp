@@ -129,7 +129,7 @@ TEST(NumpyNormalStream, ExperimentFromAStreamIsTheSeedsExperimentBitForBit) {
 }
 
 TEST(ExperimentPrecision, WorkAndTheAutoBoundary) {
-  // n * d * (4d + 2n): module 08 (5, 8) is 5 * 8 * 42 = 1680; issue 6's sizes.
+  // n * d * (4d + 2n): module 08 (5, 8) is 5 * 8 * 42 = 1680; the page's target sizes.
   EXPECT_EQ(mha::numpy_experiment_work(5, 8), 1680.0);
   EXPECT_EQ(mha::numpy_experiment_work(64, 512), 71303168.0);
   EXPECT_EQ(mha::numpy_experiment_work(512, 768), 1610612736.0);

@@ -1,4 +1,4 @@
-// Issue 5 from JS: head-pattern scores (the golden values of scripts/fixtures/make_pattern_fixtures.py, as
+// Head patterns from JS: head-pattern scores (the golden values of scripts/fixtures/make_pattern_fixtures.py, as
 // the native tests), combinations, rollout of the date model, sliding-window masks, explainCell
 // against the forward result, ablation, file loading (.npy, safetensors, nn.MultiheadAttention
 // weights against PyTorch), and named errors after which the module keeps working.

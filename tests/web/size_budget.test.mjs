@@ -1,4 +1,4 @@
-// Issue 6's download budget: what the page fetches on its first load (index.html, app.js,
+// The download budget: what the page fetches on its first load (index.html, app.js,
 // style.css with common.css built in, favicon.svg and the attention core mha_wasm_core.js, not the
 // date model nor the full module) is at most 150 KB gzipped (level 9); so is a course page of
 // <mha-attention> elements (mha-attention.js and mha_wasm_core.js). Builds the page from
