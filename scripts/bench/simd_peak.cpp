@@ -7,10 +7,10 @@
 // each broadcast one float loaded from memory (v128.load32_splat) and multiply it with two
 // four-float vectors, adding into 2R independent accumulators: 2R f32x4.mul and 2R f32x4.add
 // (WebAssembly SIMD128 has no fused multiply-add), 16 flops per row per step. Every product is
-// distinct, so the compiler can fold none of them away. (An earlier version multiplied one
-// splat with two fixed vectors for all 12 accumulators: clang computed the two products once per
-// step, so the loop ran 2 multiplies and 12 adds for 96 counted flops, and its "peak" mostly
-// measured f32x4.add: 33.1 GFLOP/s in node 20, 43.8 in Chromium 156, on a machine where this
+// distinct, so the compiler can fold none of them away. (One splat multiplied with two fixed
+// vectors for all 12 accumulators would not do: clang computes the two products once per step,
+// so such a loop runs 2 multiplies and 12 adds for 96 counted flops, and its "peak" mostly
+// measures f32x4.add: 33.1 GFLOP/s in node 20, 43.8 in Chromium 156, on a machine where this
 // loop gives about 33-35 in both.)
 // R = 4, 5, 6 (simd_peak_rows): V8 on x64 keeps 15 of the 16 xmm registers for code, and
 // R = 6 needs 12 accumulators + 2 B + the splat + a product = 16, so it spills one accumulator;
