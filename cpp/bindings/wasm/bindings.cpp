@@ -1,5 +1,5 @@
 // Embind adapter: JS objects and typed arrays in, JS objects with Float32Array copies out.
-// The core (cpp/core) knows nothing of this file. Every C++ error becomes a JS Error carrying its
+// The C++ layers (cpp/attention, cpp/numpy) know nothing of this file. Every C++ error becomes a JS Error carrying its
 // message; the module keeps working afterwards. API reference: docs/js-api.md.
 //
 // Shape legend: n = query tokens, m = key tokens, d = d_model, h = num_heads, d_head = d / h.
@@ -225,13 +225,7 @@ val numpy_experiment(val request) {
       // The grids' request: the heads' weights straight from the draws (numpy_experiment_weights_f32:
       // no transposed weights, no layer; the same weights bit for bit). ablated_heads changes no
       // weight, but a wrong one is an error here as on every other road.
-      if (!options.ablated_heads.empty() &&
-          static_cast<Index>(options.ablated_heads.size()) != c.num_heads) {
-        throw mha::shape_error("ablated_heads has " +
-                               std::to_string(options.ablated_heads.size()) +
-                               " entries, expected one per head, num_heads = " +
-                               std::to_string(c.num_heads));
-      }
+      options.validate(c.num_heads);
       out = result_to_js(mha::numpy_experiment_weights_f32(normal_stream(seed), tokens, c,
                                                            positional, masks, first, count),
                          c, weights_into);
@@ -251,7 +245,7 @@ val numpy_experiment(val request) {
       }
       out = result_to_js(r, c, weights_into);
       // X and the weights as float32 (4·d² + n·d values: 4 MiB at d_model 512), for views that
-      // run the layer again on them; the grids alone do without (issue 6).
+      // run the layer again on them; the grids alone do without.
       if (parameters) {
         const mha::AttentionWeights& weights = layer ? layer->weights() : e.weights;
         const mha::RowMatrixXf x32 = x.cast<float>();

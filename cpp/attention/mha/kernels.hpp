@@ -10,11 +10,7 @@
 //     (tests/core/kernels_test.cpp); -DMHA_BLOCKED_GEMM=ON makes the native forward use it.
 // gemm() picks the back end of the build; Operand carries B prepared for it (packed panels for
 // the blocked back end, a view for Eigen), so a B used by many products is prepared once.
-// Kernels that cannot throw are noexcept, so that their callers need no cleanup for them. (Under
-// Emscripten's JS exception emulation, -fexceptions, a call that may throw from a scope with
-// destructors went through a JS trampoline, invoke_*: the softmax called exp_shifted_sum that
-// way once per row in a Chromium 156 profile. The wasm build now uses WebAssembly's own
-// exceptions, -fwasm-exceptions, which have no trampoline: CMakeLists.txt.)
+// Kernels that cannot throw are noexcept, so that their callers need no cleanup for them.
 //
 // Layouts (row-major, as everywhere in mha): A element (i, k) at A[i * lda + k]; B either
 // row-major (K, N) — element (k, j) at B[k * ldb + j] — or given as its transpose Bᵀ (N, K) —
@@ -75,8 +71,8 @@ void tile6_sums_simd128(std::int32_t kc, const float* A, std::int32_t lda, const
 extern Tile6Sums volatile tile6_sums;
 /// True once tile6_sums's slot holds a fused multiply-add kernel (relaxed SIMD: set by the wasm
 /// modules' relaxed_simd.js through mha_tile6_fused): gemm_blocked then runs every tile through
-/// it, which is faster there than the 2 x 16 multiply-then-add tiles (Chromium 156, (512, 768,
-/// 12): 108 against 143 ms). False by default: the 2 x 16 tiles for pairs of full panels.
+/// it, which is faster there than the 2 x 16 multiply-then-add tiles (docs/benchmarks.md).
+/// False by default: the 2 x 16 tiles for pairs of full panels.
 extern bool volatile tile6_fused;
 
 /// The same product with Eigen's GEMM: B as described by (B, ldb, transposed). Eigen packs the

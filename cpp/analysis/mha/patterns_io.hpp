@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "mha/date_model.hpp"
 #include "mha/patterns.hpp"
 
 namespace mha {
@@ -56,15 +56,12 @@ nlohmann::json layer_patterns_to_json(const HeadStack& layer, const std::string&
 /// The thresholds as JSON, {"previous_token": 0.5, ...}.
 nlohmann::json thresholds_to_json(const HeadScoreThresholds& thresholds);
 
-/// Scores of every head of the date model (encoder self, decoder self, cross; every layer) for
-/// one input: {"input", "output", "source_tokens", "decoder_tokens", "layers": [...]}.
-nlohmann::json date_model_patterns(const DateModel& model, const std::string& text);
+/// One head's scores as JSON: {"previous_token", "diagonal", "local_band", "vertical_stripe",
+/// "stripe_key", "first_token", "mean_distance", "mean_distance_normalized", "entropy_bits",
+/// "entropy_normalized", "max_weight"}; a score without a value is null.
+nlohmann::json scores_to_json(const HeadScoreValues& scores);
 
-/// The same averaged over `inputs`: per head the mean of each score (over the inputs where it is
-/// defined) and of its uniform baseline, "labels" from those means (head_labels), and
-/// "label_share": the fraction of inputs on which the head earned each label.
-/// Throws as DateModel::translate (naming the input).
-nlohmann::json date_model_patterns_mean(const DateModel& model,
-                                        const std::vector<std::string>& inputs);
+/// Every optional score of HeadScoreValues (as members), for averaging over inputs.
+std::vector<std::optional<double> HeadScoreValues::*> score_fields();
 
 }  // namespace mha

@@ -1,13 +1,15 @@
-// Head patterns: what each head does, measured as numbers (issue 5; docs/patterns.md).
+// Head patterns: what each head does, measured as numbers (docs/patterns.md).
 //
-// Module 03 ("What different heads learn", shared/seeds/module-03-multi-head-attention.txt) lists
-// the kinds of head and how to see them in a grid:
+// The course's module 03 ("What different heads learn") lists the kinds of head and how to see
+// them in a grid:
+// clang-format off
+//   kind                        behaviour                                  in the grid
 //   previous token              large weight on position t-1 for every t  first sub-diagonal bright
-//   positional / neighbourhood  weight decays with distance               narrow bright diagonal
-//   band punctuation                 attention collapses on commas or periods  bright vertical
-//   stripes coreference                 pronouns look at their antecedent         long-range spikes
-//   content-based               matches semantic role, not position       no simple rule captures
-//   it
+//   positional / neighbourhood  weight decays with distance               narrow bright diagonal band
+//   punctuation                 attention collapses on commas or periods  bright vertical stripes
+//   coreference                 pronouns look at their antecedent         long-range spikes
+//   content-based               matches semantic role, not position       no simple rule captures it
+// clang-format on
 // Each detection column becomes a score here; a head earns a label when its score passes a
 // documented threshold (HeadScoreThresholds), and the scores are always reported with the label.
 //
@@ -23,24 +25,9 @@
 #include <vector>
 
 #include "mha/attention.hpp"
+#include "mha/weights_check.hpp"
 
 namespace mha {
-
-/// Tolerance of validate_attention_weights on a row sum: |sum - 1| <= 1e-3. Wide enough for
-/// weights exported in float16 (each entry rounded to 2^-11 relative: the sum moves < 5e-4).
-constexpr double attention_row_sum_tolerance = 1e-3;
-
-/// Checks that `weights` is an attention-weight stack: at least one head, row and key, within
-/// mha::limits (h <= max_num_heads, n and m <= max_tokens, h*n*m <= max_weight_entries); every
-/// entry finite and >= 0; every row summing to 1 within `tolerance`, or all zero (a fully masked
-/// row, as the core returns it).
-/// `what` names the stack in messages, e.g. "attn_weights" or "layer 1".
-/// Throws shape_error (an empty dimension), limit_error (beyond mha::limits), value_error naming
-/// head, row, key and value, e.g. "attn_weights: head 1, row 3 sums to 0.875; every row must sum
-/// to 1 (within 0.001) or be all 0 (a fully masked row)" or "attn_weights: head 0, row 2, key 4
-/// holds NaN".
-void validate_attention_weights(const HeadStack& weights, const std::string& what = "attn_weights",
-                                double tolerance = attention_row_sum_tolerance);
 
 /// The scores of one head. Every score is an average over the head's *scored rows*: rows that are
 /// not all zero (a fully masked row carries no distribution). Each row is divided by its sum

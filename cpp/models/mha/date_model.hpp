@@ -1,4 +1,4 @@
-// The date-translation model of issue 3: "Nov 30, 2026" -> "2026-11-30", a character-level
+// The date-translation model: "Nov 30, 2026" -> "2026-11-30", a character-level
 // encoder-decoder Transformer (transformer.hpp) loaded from web/date_model.safetensors.
 // File contract: docs/date-model-format.md. What the heads learn: docs/date-model.md.
 //

@@ -39,25 +39,16 @@ constexpr Index kDepth = PackedB::kDepth;
 // Rows of the micro-kernel's tile: 12 accumulators + 2 B + 1 A. V8 on x64 allocates 15 xmm
 // registers (xmm15 is its scratch) and needs one more for each product, so one loop over 6 rows
 // spills one accumulator: a store, a load and an add per k step (node 20's --print-wasm-code),
-// a loop-carried chain through memory. On a core with two multiply and two add pipes (this
-// project's AMD Zen 5 machines: 55.6 GFLOP/s of SIMD128 multiply+add in simd_peak.cpp) that
-// chain, not the arithmetic, most likely sets the pace; on the earlier machine (about 35 GFLOP/s)
-// it did not show (4x8, 5x8 and A packed in [k][6] panels were within +-4 % of 6x8 there).
+// a loop-carried chain through memory. On a core with two multiply and two add pipes that chain,
+// not the arithmetic, sets the pace; kPass below avoids it.
 constexpr int kRows = 6;
-// Since the 2x16 tile (wide_tile), the SIMD128 6x8 tiles only take the panels outside full pairs
-// (a last full panel of an odd count, a partial edge panel; every panel where tile6_fused): what
-// follows was measured when they took every panel.
+// The SIMD128 6x8 tiles take the panels outside full pairs (a last full panel of an odd count, a
+// partial edge panel; every panel where tile6_fused); full pairs go to the 2x16 tile (wide_tile).
 // The SIMD128 sums of a 6-row tile run as kPass-row passes over the same panel (read again from
 // L1): 6 accumulators + 2 B + 1 A + 1 product, no spill; and each pass takes k two steps a loop
-// iteration (pass_sums). Forward in node 20 on the Zen 5 machine, paired with one 6-row loop
-// (scripts/bench/ab_core.mjs, one configuration per process, 5 rounds), at (64,128,4),
-// (128,512,8) and (512,768,12): 3+3 rows 0.70-0.79x; 4+2 rows 0.80x; 2+2+2 rows 1.1-1.2x;
-// 3+3 rows with k unrolled by 2: 0.59-0.69x (by 4: slower than by 1). Tuned on Zen 5: on the
-// earlier machine k unrolled by hand by 2 in the 6-row loop was 4-14 % slower. In the machine's
-// slower state (which comes and goes for minutes; a busy sibling hyperthread would explain it)
-// the variants without unrolling were within 5 % of each other. The relaxed-SIMD kernel (fused
-// multiply-add: no product register) still runs 6 rows in one loop; Chromium, which runs it,
-// measured the same before and after (0.99-1.02x).
+// iteration (pass_sums). Of the splits measured (scripts/bench/ab_core.mjs; docs/benchmarks.md),
+// 3+3 rows with k unrolled by 2 was the fastest. The relaxed-SIMD kernel (fused multiply-add: no
+// product register) runs 6 rows in one loop.
 constexpr int kPass = 3;
 // Rows of A per pass over one B panel block: 24 x 256 x 4 = 24 KiB of A stays in L1 (with the
 // 8 KiB panel) while it meets every panel. Measured in wasm (node 20) on (512, 768) x (768, 2304):
@@ -142,8 +133,8 @@ void tile(Index kc, const float* A, Index lda, const float* panel, float alpha, 
   }
   const v4f va = splat4(alpha);
   float bias8[kPanel] = {};
-  // A call to memcpy per tile: a constant-size copy for full panels (as PackedB's) was 2 % faster
-  // at (64, 128, 4) in node, but its six instantiations cost 155 bytes of the page's gzip budget.
+  // A call to memcpy per tile: a constant-size copy for full panels would be a little faster but
+  // costs code size in the page's first load, which has a size budget.
   if (first && bias != nullptr) std::memcpy(bias8, bias, sizeof(float) * cols);
   for (int r = 0; r < R; ++r) {
     float* c = C + r * ldc;
@@ -181,10 +172,9 @@ constexpr TileFn kTiles[kRows + 1] = {nullptr,  &tile<1>, &tile<2>, &tile<3>,
 /// + 1 product: no spill in V8's 15 registers, and per k step 4 loads and 2 splats feed 16
 /// vector operations, where a 3-row pass of the 6 x 8 tile has 5 feeding 12 (ONNX Runtime's MLAS
 /// kernel for wasm SIMD has this shape too). The same sums in the same order as tile<R>: the
-/// results are bit for bit those of the 6 x 8 tiles. Forward in node 20 on this project's Zen 4
-/// machine against the 3+3-row 6 x 8 tiles (scripts/bench/ab_core.mjs, 7 rounds interleaved):
-/// 0.95x at (64,128,4), 0.92x at (128,512,8), 0.94x at (512,768,12) (earlier runs 0.82-0.98x);
-/// with k unrolled by 2 it was 1.04-1.21x, and 4-row passes of the 6 x 8 tile were within noise.
+/// results are bit for bit those of the 6 x 8 tiles, and the forward is faster with them than
+/// with 6 x 8 tiles alone (scripts/bench/ab_core.mjs; docs/benchmarks.md). k is not unrolled here:
+/// that measured slower.
 __attribute__((noinline)) void wide_tile(std::int32_t kc, const float* A, std::int32_t lda,
                                          const float* panel, std::int32_t stride, float alpha,
                                          const float* bias, bool first, float* C,
@@ -318,10 +308,9 @@ namespace {
 
 /// Eigen's packing buffers for its GEMM (blocks of A and B, sized by its cache-based blocking),
 /// kept between products on each thread. Eigen's product expression allocates them on the heap
-/// for every product once they exceed 128 KiB (EIGEN_STACK_ALLOCATION_LIMIT); glibc then gave
-/// them back to the system after each forward and the next took page faults for them:
-/// build/native/mha_bench at (128, 512, 8) 6.3 ms a forward against 3.5 with glibc's trimming
-/// off (scripts/bench/notes.md). They only grow, each to the largest block a product asked of
+/// for every product once they exceed 128 KiB (EIGEN_STACK_ALLOCATION_LIMIT); glibc would give
+/// them back to the system after each forward and the next would take page faults for them
+/// (docs/benchmarks.md). They only grow, each to the largest block a product asked of
 /// it; once they total more than kKeepFloats they are released at the end of the product.
 /// The blocking is Eigen 3.4's own (computeProductBlockingSizes, as gemm_blocking_space for a
 /// row-major result computes it), so the products and their rounding are the same.

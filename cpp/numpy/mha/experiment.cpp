@@ -22,9 +22,9 @@ const double* NumpyNormalStream::draws(Index offset, Index count) {
   const auto end = static_cast<std::size_t>(offset + count);
   if (end > draws_.size()) {
     // A sixteenth more room than asked: typing word after word (one token more: d_model draws
-    // more) then grows the stream in place instead of copying it to new memory each time (34 MB
-    // at d_model 1024, 10 tokens: 11-34 ms in WebAssembly, memory growth included); the page's
-    // largest stream (6.3M draws, 50 MiB) holds 3 MiB more. Not doubled: that would be 50 MiB.
+    // more) then grows the stream in place instead of copying it to new memory each time; the
+    // page's largest stream (6.3M draws, 50 MiB) holds 3 MiB more. Not doubled: that would be
+    // 50 MiB more.
     if (end > draws_.capacity()) draws_.reserve(end + end / 16);
     double chunk[256];
     while (draws_.size() < end) {
@@ -93,8 +93,8 @@ NumpyExperiment make_numpy_experiment(NumpyNormalStream& stream, Index tokens, I
   // PyTorch's layout (from_numpy's): X @ W == x W^T with W^T the (out, in) weight, so
   // in_proj_weight = [Wq^T; Wk^T; Wv^T] and out_proj_weight = Wo^T, in float32. Transposed in
   // 8 x 8 tiles: a plain transposed copy reads one double per 4 KiB row at d_model 512, and a
-  // tile's rows, a power of two apart in bytes, share a few cache sets: 32 x 32 tiles evicted
-  // each other (3.1 ms for the four at d_model 512 in node, 1.25 ms in 8 x 8 tiles).
+  // tile's rows, a power of two apart in bytes, share a few cache sets, so larger tiles (32 x 32)
+  // evict each other.
   const auto transpose_into = [d](const double* W, float* out) {
     constexpr Index tile = 8;
     for (Index r0 = 0; r0 < d; r0 += tile) {
@@ -132,12 +132,7 @@ AttentionResult numpy_experiment_forward(const NumpyExperiment& experiment, cons
   }
   detail::expect_finite("X", x);
   masks.validate(c.num_heads, x.rows(), x.rows());
-  if (!options.ablated_heads.empty() &&
-      static_cast<Index>(options.ablated_heads.size()) != c.num_heads) {
-    throw shape_error(
-        "ablated_heads has " + std::to_string(options.ablated_heads.size()) +
-        " entries, expected one per head, num_heads = " + std::to_string(c.num_heads));
-  }
+  options.validate(c.num_heads);
   // numpy's own products (BLAS dgemm), in double: Q, K, V = X @ Wq, X @ Wk, X @ Wv.
   const RowMatrixXd Q = x * experiment.Wq, K = x * experiment.Wk, V = x * experiment.Wv;
   RowMatrixXd Y;

@@ -1,4 +1,4 @@
-// Module 08's seeded numpy experiment, reproduced exactly (shared/seeds/module-08...):
+// The course's module 08: its seeded numpy experiment, reproduced exactly:
 //
 //   np.random.seed(seed)
 //   X = np.random.randn(n, d_model)

@@ -1,4 +1,4 @@
-// .npy and safetensors tensors for issue 5 (npy.hpp).
+// .npy and safetensors tensors: attention weights and nn.MultiheadAttention state_dicts (npy.hpp).
 #include "mha/npy.hpp"
 
 #include <cmath>
@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "mha/detail/half.hpp"
-#include "mha/patterns.hpp"
+#include "mha/weights_check.hpp"
 
 namespace mha {
 namespace {

@@ -1,6 +1,5 @@
 // Reading tensors from files other models export: numpy's .npy format, and attention tensors
-// inside a safetensors file (issue 5, "Bring your own attention and weights"; how to write them
-// from PyTorch: docs/export-from-pytorch.md).
+// inside a safetensors file (how to write them from PyTorch: docs/export-from-pytorch.md).
 //
 // The .npy reader is our own because the header is a Python dict literal
 // ({'descr': '<f4', 'fortran_order': False, 'shape': (2, 5, 5), }); it accepts exactly what

@@ -13,12 +13,17 @@
 //
 // Formula (Vaswani et al. 2017, "Attention Is All You Need", §3.2.1–3.2.2), weight layout and
 // mask semantics as PyTorch nn.MultiheadAttention / F.multi_head_attention_forward:
-//   Q = query W_q^T + b_q   (n, d)      K = key W_k^T + b_k   (m, d)      V = value W_v^T + b_v (m,
-//   d) for each head i (columns i*d_head .. (i+1)*d_head - 1 of Q, K, V):
-//     S_i = Q_i K_i^T / sqrt(d_head) + M_i            (n, m)   M_i = additive mask, 0 or -inf or
-//     float A_i = softmax(S_i) row by row, max subtracted    (n, m)   a row whose every key is
-//     masked: all 0 Y_i = A_i V_i                                    (n, d_head)
-//   output = concat(Y_1 .. Y_h) W_out^T + b_out        (n, d)
+// clang-format off
+//   Q = query W_q^T + b_q                        (n, d)
+//   K = key   W_k^T + b_k                        (m, d)
+//   V = value W_v^T + b_v                        (m, d)
+//   for each head i (columns i*d_head .. (i+1)*d_head - 1 of Q, K and V):
+//     S_i = Q_i K_i^T / sqrt(d_head) + M_i       (n, m)       M_i: additive mask, 0, -inf or a float
+//     A_i = softmax(S_i), row by row             (n, m)       the row maximum subtracted first;
+//                                                             a row whose every key is masked is all 0
+//     Y_i = A_i V_i                              (n, d_head)
+//   output = concat(Y_1 .. Y_h) W_out^T + b_out  (n, d)
+// clang-format on
 #pragma once
 
 #include <Eigen/Core>
@@ -68,9 +73,8 @@ constexpr std::size_t kLargeArrayBytes = std::size_t{32} << 20;
 /// `bytes` of memory for one large array, aligned to 2 MiB: natively on Linux with
 /// madvise(MADV_HUGEPAGE), so that first writes fault once per 2 MiB page instead of once per
 /// 4 KiB (hosts whose transparent_hugepage is "madvise", Debian's default, otherwise give 4 KiB
-/// pages). A fresh 200 MB weight stack (12 x 2048 x 2048) cost 75-80 ms of page faults and
-/// zeroing a call with 4 KiB pages, 20 ms with 2 MiB ones (scripts/bench/notes.md). Throws
-/// std::bad_alloc.
+/// pages): a fresh (h, n, m) weight stack of hundreds of MB otherwise spends much of a call in page
+/// faults (docs/benchmarks.md). Throws std::bad_alloc.
 void* allocate_large(std::size_t bytes);
 /// Frees what allocate_large(bytes) returned.
 void deallocate_large(void* p, std::size_t bytes) noexcept;
@@ -247,6 +251,11 @@ struct ForwardOptions {
   bool ablated(Index head) const {
     return !ablated_heads.empty() && ablated_heads[static_cast<std::size_t>(head)] != 0;
   }
+
+  /// Checks the options against a layer of `num_heads` heads: ablated_heads has 0 or num_heads
+  /// entries. Every forward road (the layer, the numpy experiment, its grids-only path) calls it.
+  /// Throws shape_error "ablated_heads has 3 entries, expected one per head, num_heads = 2".
+  void validate(Index num_heads) const;
 };
 
 /// Everything one forward pass produces. Per-head weights are always returned, never averaged.
