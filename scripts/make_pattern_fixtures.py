@@ -8,7 +8,7 @@ Python. Re-run only when a case or a formula of docs/patterns.md changes.
 Files:
   patterns.json           head scores, labels and Jensen-Shannon distances, computed here with
                           numpy straight from the formulas of docs/patterns.md (an implementation
-                          independent of cpp/core/mha/patterns.cpp), for random weight stacks and
+                          independent of cpp/analysis/mha/patterns.cpp), for random weight stacks and
                           for module 08's seed-7 preset (its numpy program, as the course prints it).
   torch_mha_layer.safetensors   an nn.MultiheadAttention(8, 2) state_dict with PyTorch's names
                           (in_proj_weight, in_proj_bias, out_proj.weight, out_proj.bias), written
