@@ -17,6 +17,8 @@
 
 namespace mha_cli {
 
+namespace {
+
 // -----------------------------------------------------------------------------------------------
 // The date model (docs/date-model.md)
 
@@ -64,6 +66,8 @@ nlohmann::json stacks_to_json(const std::vector<mha::HeadStack>& stacks) {
   return out;
 }
 
+}  // namespace
+
 int cmd_translate(const std::vector<std::string>& args) {
   const Options o =
       parse_options(args, {"--model", "--ablate"}, {"--json", "--logits"}, "translate");
@@ -101,6 +105,8 @@ int cmd_translate(const std::vector<std::string>& args) {
   return write_response(out) ? exit_ok : exit_internal;
 }
 
+namespace {
+
 /// The held-out file: an array of {input, target, format, roles}, or an object holding one
 /// such array under "examples".
 std::vector<mha::DateExample> read_heldout(const std::string& file) {
@@ -134,6 +140,8 @@ nlohmann::json rounded(double x, int digits = 6) {
   const double scale = std::pow(10.0, digits);
   return std::round(x * scale) / scale;
 }
+
+}  // namespace
 
 int cmd_date_eval(const std::vector<std::string>& args) {
   const Options o =

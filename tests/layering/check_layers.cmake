@@ -8,7 +8,9 @@
 #     it, never one above (attention < numpy < formats < analysis < models < front ends);
 #   * a third-party or system header outside its folder's list below (standard library headers,
 #     e.g. <vector> or <cmath>, are always allowed);
-#   * a quoted header that is neither "mha/..." nor a file beside it.
+#   * a quoted header that is neither "mha/..." nor a file beside it;
+# and when a folder's CMakeLists.txt names the library of a layer that folder may not use, or a
+# C++ file sits in a folder the check does not know.
 # The build enforces the same order another way: each layer's include directory is its own
 # folder, seen only by the targets that link it.
 cmake_minimum_required(VERSION 3.18)
@@ -100,6 +102,30 @@ foreach(_folder IN LISTS MHA_FOLDERS)
   endforeach()
 endforeach()
 
+# The build must say the same: a folder's CMakeLists.txt names no library of a layer it may not
+# use (comments aside), so no target links upward.
+foreach(_folder IN LISTS MHA_FOLDERS)
+  set(_cmake "${_cpp}/${_folder}/CMakeLists.txt")
+  if(NOT EXISTS "${_cmake}")
+    continue()
+  endif()
+  string(REPLACE ";" ", " _may_layers "${_layers_${_folder}}")
+  file(STRINGS "${_cmake}" _lines)
+  set(_n 0)
+  foreach(_line IN LISTS _lines)
+    math(EXPR _n "${_n} + 1")
+    string(REGEX REPLACE "#.*" "" _code "${_line}")
+    string(REGEX MATCHALL "mha_(attention|numpy|formats|analysis|models)" _targets "${_code}")
+    foreach(_target IN LISTS _targets)
+      string(REPLACE "mha_" "" _layer "${_target}")
+      if(NOT _layer IN_LIST _layers_${_folder})
+        list(APPEND _errors
+             "cpp/${_folder}/CMakeLists.txt:${_n}: names ${_target}, which cpp/${_folder} may not use (allowed: ${_may_layers})")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
 # Every folder under cpp/ holding C++ must be one of the above.
 string(REPLACE ";" ", " _folders_text "${MHA_FOLDERS}")
 file(GLOB_RECURSE _all RELATIVE "${_cpp}" "${_cpp}/*.hpp" "${_cpp}/*.cpp")
@@ -120,6 +146,6 @@ endforeach()
 if(_errors)
   list(LENGTH _errors _count)
   string(REPLACE ";" "\n  " _text "${_errors}")
-  message(FATAL_ERROR "layering: ${_count} include(s) break the C++ layers:\n  ${_text}")
+  message(FATAL_ERROR "layering: ${_count} problem(s) break the C++ layers:\n  ${_text}")
 endif()
 message(STATUS "layering: ${_checked} files under cpp/ include only their own and lower layers")
