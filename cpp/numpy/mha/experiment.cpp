@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iterator>
 #include <string>
+#include <utility>
 
 #include "mha/detail/format.hpp"
 #include "mha/detail/reference_impl.hpp"
@@ -186,6 +187,42 @@ AttentionResult numpy_experiment_forward_f32(const MultiheadAttention& layer, co
                                              const ForwardOptions& options) {
   const RowMatrixXf x32 = x.cast<float>();
   return layer.forward(x32, masks, options);
+}
+
+void ExperimentRequest::check_head_range() const {
+  if (head_range && !grids()) {
+    throw parse_error(
+        "first_head and head_count give those heads' weights only: ask them with "
+        "precision float32 (or auto, above 4M multiply-adds), weights_only: true, "
+        "keep_intermediates: false and return_parameters: false");
+  }
+}
+
+ExperimentRun run_experiment(NumpyNormalStream& stream, const ExperimentRequest& request) {
+  const AttentionConfig& c = request.config;
+  ExperimentRun run;
+  if (request.grids()) {
+    // The heads' weights straight from the draws: no transposed weights, no layer; the same
+    // weights bit for bit. ablated_heads changes no weight, but a wrong one is an error here as
+    // on every other road.
+    request.options.validate(c.num_heads);
+    run.result = numpy_experiment_weights_f32(stream, request.tokens, c, request.positional,
+                                              request.masks, request.first_head,
+                                              request.head_count);
+    return run;
+  }
+  run.experiment =
+      make_numpy_experiment(stream, request.tokens, c.d_model, c.num_heads, request.precision);
+  run.x = numpy_experiment_input(run.experiment, request.positional);
+  if (request.precision == ExperimentPrecision::float64) {
+    // float64 throughout, as the course's numpy code: its printed roundings are reproduced
+    // (intermediates always kept).
+    run.result = numpy_experiment_forward(run.experiment, run.x, request.masks, request.options);
+  } else {
+    run.layer.emplace(run.experiment.config, std::move(run.experiment.weights));
+    run.result = numpy_experiment_forward_f32(*run.layer, run.x, request.masks, request.options);
+  }
+  return run;
 }
 
 }  // namespace mha

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "mha/attention.hpp"
@@ -119,5 +120,51 @@ AttentionResult numpy_experiment_weights_f32(NumpyNormalStream& stream, Index to
                                              const AttentionConfig& config, bool positional,
                                              const AttentionMasks& masks, Index first_head,
                                              Index head_count);
+
+/// One request of the experiment as a front end converts it (the JS API's numpyExperiment,
+/// docs/js-api.md): which road it takes and what it returns are decided here, once.
+struct ExperimentRequest {
+  Index tokens = 0;               ///< n
+  AttentionConfig config;         ///< d_model, num_heads (kdim = vdim = d_model)
+  ExperimentPrecision precision = ExperimentPrecision::float64;
+  bool positional = false;        ///< add sinusoidal_positional_encoding(n, d) to X
+  AttentionMasks masks;           ///< for (h, n, n)
+  ForwardOptions options;         ///< keep_intermediates, weights_only, ablated_heads
+  bool return_parameters = true;  ///< keep X and the float32 weights for the caller
+  bool head_range = false;        ///< first_head / head_count were asked for
+  Index first_head = 0;           ///< in [0, h)
+  Index head_count = 0;           ///< in [1, h - first_head]: the heads returned on the grids' road
+
+  /// The grids' road (numpy_experiment_weights_f32: the weights straight from the draws, no
+  /// layer): float32, weights_only, no intermediates, no parameters.
+  bool grids() const {
+    return precision == ExperimentPrecision::float32 && options.weights_only &&
+           !options.keep_intermediates && !return_parameters;
+  }
+  /// Heads whose weights the result holds: head_count on the grids' road, else num_heads.
+  Index heads_returned() const { return grids() ? head_count : config.num_heads; }
+  /// Throws parse_error when a head range is asked for off the grids' road ("first_head and
+  /// head_count give those heads' weights only: ask them with precision float32 ...").
+  void check_head_range() const;
+};
+
+/// What run_experiment computed. `result` always; off the grids' road also the experiment (its
+/// draws), the input X (n, d) in float64 and, on the float32 road, the layer the weights were
+/// moved into.
+struct ExperimentRun {
+  AttentionResult result;
+  NumpyExperiment experiment;
+  RowMatrixXd x;
+  std::optional<MultiheadAttention> layer;
+  /// The float32 weights in PyTorch's fused layout (the layer's, or the experiment's).
+  const AttentionWeights& weights() const { return layer ? layer->weights() : experiment.weights; }
+};
+
+/// Runs `request` on `stream`'s draws: on the grids' road numpy_experiment_weights_f32 for the
+/// head range (ablated_heads checked, though it changes no weight); else the experiment drawn
+/// in `request.precision` and run by numpy_experiment_forward (float64, everything kept) or
+/// numpy_experiment_forward_f32 (float32, options honoured). Shapes as those functions.
+/// Throws what they throw (config_error, shape_error, value_error, limit_error).
+ExperimentRun run_experiment(NumpyNormalStream& stream, const ExperimentRequest& request);
 
 }  // namespace mha
