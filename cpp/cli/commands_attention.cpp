@@ -88,12 +88,18 @@ int cmd_numpy_experiment(const std::vector<std::string>& args) {
   }
 
   const auto s = static_cast<std::uint32_t>(*seed);
-  const mha::NumpyExperiment experiment = mha::make_numpy_experiment(
-      s, static_cast<mha::Index>(*tokens), static_cast<mha::Index>(*d_model),
-      static_cast<mha::Index>(*num_heads));
-  const mha::AttentionResult result = mha::run_numpy_experiment(experiment, options);
-  return write_response(mha::experiment_to_json(s, experiment, options, result)) ? exit_ok
-                                                                                  : exit_internal;
+  // float64 throughout (the request's default precision), as the course's numpy code.
+  mha::ExperimentRequest request;
+  request.tokens = static_cast<mha::Index>(*tokens);
+  request.config.d_model = static_cast<mha::Index>(*d_model);
+  request.config.num_heads = static_cast<mha::Index>(*num_heads);
+  request.positional = options.positional;
+  request.masks.is_causal = options.causal;
+  mha::NumpyNormalStream stream(s);
+  const mha::ExperimentRun run = mha::run_experiment(stream, request);
+  return write_response(mha::experiment_to_json(s, run.experiment, options, run.result))
+             ? exit_ok
+             : exit_internal;
 }
 
 }  // namespace mha_cli
