@@ -1,7 +1,8 @@
-// Native timing driver for scripts/bench.sh: times mha::MultiheadAttention::forward (self-attention,
-// per-head weights returned, no intermediates) as built in build/native/libmha_core.a.
-// Used until the core ships its own bench executable; it only calls the public API of
-// cpp/core/mha/attention.hpp.
+// Native timing driver for scripts/bench.sh: times mha::MultiheadAttention::forward
+// (self-attention, per-head weights returned, no intermediates) as built in
+// build/native/cpp/attention/libmha_attention.a, on PyTorch's own inputs and against its results
+// (build/native/mha_bench times random weights and compares nothing). It only calls the public
+// API of cpp/attention/mha/attention.hpp.
 //
 //   mha_native_bench case DIR N D H [budget_ms min_reps max_reps]
 //       reads DIR/{x,in_proj_weight,in_proj_bias,out_proj_weight,out_proj_bias}.f32 (raw float32,

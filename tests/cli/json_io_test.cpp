@@ -1,4 +1,4 @@
-// mha_io in process: parse_json_text, parse_forward_request (every error class, with the exact
+// mha_formats in process: parse_json_text, parse_forward_request (every error class, with the exact
 // error type and a message naming the key and the values), float_to_json's round trip, and the
 // response layout. The hand-checked case (d = 2):
 //   query = [[1, 0], [0, 1]], in_proj_weight = three 2x2 identities, out_proj_weight = I.

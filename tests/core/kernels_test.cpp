@@ -1,4 +1,4 @@
-// The compute kernels (cpp/core/mha/kernels.hpp) against plain loops, and the forward pass at
+// The compute kernels (cpp/attention/mha/kernels.hpp) against plain loops, and the forward pass at
 // sizes that cross the kernels' block boundaries against the reference.
 //
 // The blocked GEMM is the WebAssembly build's kernel; natively it compiles to SSE with the same

@@ -1,4 +1,4 @@
-// numpyExperiment's kept draws and its precision (cpp/core/mha/experiment.hpp):
+// numpyExperiment's kept draws and its precision (cpp/numpy/mha/experiment.hpp):
 //   - NumpyNormalStream: slices of one kept stream are exactly numpy's consecutive randn calls,
 //     in whatever order they are asked for;
 //   - make_numpy_experiment(stream, ...) is make_numpy_experiment(seed, ...), bit for bit;

@@ -1,5 +1,5 @@
 // Embind adapter: JS objects and typed arrays in, JS objects with Float32Array copies out.
-// The core (cpp/core) knows nothing of this file. Every C++ error becomes a JS Error carrying its
+// The C++ layers (cpp/attention, cpp/numpy) know nothing of this file. Every C++ error becomes a JS Error carrying its
 // message; the module keeps working afterwards. API reference: docs/js-api.md.
 //
 // Shape legend: n = query tokens, m = key tokens, d = d_model, h = num_heads, d_head = d / h.
@@ -190,82 +190,49 @@ val numpy_experiment(val request) {
         "attn_weights_into"};
     expect_request(request, "the numpyExperiment request", {&keys});
     const std::uint32_t seed = read_seed(request);
-    const mha::AttentionConfig c = read_config(request);
-    const Index tokens = static_cast<Index>(integer(request, "tokens", 1, mha::limits::max_tokens));
-    const mha::ExperimentPrecision precision = read_precision(request, tokens, c.d_model);
-    const bool positional = boolean_or(request, "positional", false);
-    const bool parameters = boolean_or(request, "return_parameters", true);
-    const mha::ForwardOptions options = read_options(request);
+    mha::ExperimentRequest e;
+    e.config = read_config(request);
+    const mha::AttentionConfig& c = e.config;
+    e.tokens = static_cast<Index>(integer(request, "tokens", 1, mha::limits::max_tokens));
+    const Index tokens = e.tokens;
+    e.precision = read_precision(request, tokens, c.d_model);
+    e.positional = boolean_or(request, "positional", false);
+    e.return_parameters = boolean_or(request, "return_parameters", true);
+    e.options = read_options(request);
     // A head range: for a view that splits the heads between workers (weights only).
-    const bool range = has(request, "first_head") || has(request, "head_count");
-    const Index first = has(request, "first_head")
-                            ? static_cast<Index>(integer(request, "first_head", 0, c.num_heads - 1))
-                            : 0;
-    const Index count =
+    e.head_range = has(request, "first_head") || has(request, "head_count");
+    e.first_head = has(request, "first_head")
+                       ? static_cast<Index>(integer(request, "first_head", 0, c.num_heads - 1))
+                       : 0;
+    e.head_count =
         has(request, "head_count")
-            ? static_cast<Index>(integer(request, "head_count", 1, c.num_heads - first))
-            : c.num_heads - first;
-    const bool grids = precision == mha::ExperimentPrecision::float32 && options.weights_only &&
-                       !options.keep_intermediates && !parameters;
-    if (range && !grids) {
-      throw mha::parse_error(
-          "first_head and head_count give those heads' weights only: ask them with "
-          "precision float32 (or auto, above 4M multiply-adds), weights_only: true, "
-          "keep_intermediates: false and return_parameters: false");
-    }
+            ? static_cast<Index>(integer(request, "head_count", 1, c.num_heads - e.first_head))
+            : c.num_heads - e.first_head;
+    e.check_head_range();
     // is_causal, attn_mask ((n, n) or (h, n, n)), key_padding_mask (n): as forward's.
-    const mha::AttentionMasks masks = read_masks(request, c.num_heads, tokens, tokens);
+    e.masks = read_masks(request, c.num_heads, tokens, tokens);
     // Where the weights go (a worker's spare buffer), checked before any work is done.
-    const val weights_into = read_weights_into(request, range ? "head_count" : "num_heads",
-                                               grids ? count : c.num_heads, tokens);
+    const val weights_into = read_weights_into(request, e.head_range ? "head_count" : "num_heads",
+                                               e.heads_returned(), tokens);
     const char* precision_name =
-        precision == mha::ExperimentPrecision::float64 ? "float64" : "float32";
-    val out = val::undefined();
-    if (grids) {
-      // The grids' request: the heads' weights straight from the draws (numpy_experiment_weights_f32:
-      // no transposed weights, no layer; the same weights bit for bit). ablated_heads changes no
-      // weight, but a wrong one is an error here as on every other road.
-      if (!options.ablated_heads.empty() &&
-          static_cast<Index>(options.ablated_heads.size()) != c.num_heads) {
-        throw mha::shape_error("ablated_heads has " +
-                               std::to_string(options.ablated_heads.size()) +
-                               " entries, expected one per head, num_heads = " +
-                               std::to_string(c.num_heads));
-      }
-      out = result_to_js(mha::numpy_experiment_weights_f32(normal_stream(seed), tokens, c,
-                                                           positional, masks, first, count),
-                         c, weights_into);
-    } else {
-      mha::NumpyExperiment e = mha::make_numpy_experiment(normal_stream(seed), tokens, c.d_model,
-                                                          c.num_heads, precision);
-      const mha::RowMatrixXd x = mha::numpy_experiment_input(e, positional);
-      std::optional<mha::MultiheadAttention> layer;  // the float32 path's (weights moved into it)
-      mha::AttentionResult r;
-      if (precision == mha::ExperimentPrecision::float64) {
-        // float64 throughout, as the course's numpy code: its printed roundings are reproduced
-        // (intermediates always kept).
-        r = mha::numpy_experiment_forward(e, x, masks, options);
-      } else {
-        layer.emplace(e.config, std::move(e.weights));
-        r = mha::numpy_experiment_forward_f32(*layer, x, masks, options);
-      }
-      out = result_to_js(r, c, weights_into);
-      // X and the weights as float32 (4·d² + n·d values: 4 MiB at d_model 512), for views that
-      // run the layer again on them; the grids alone do without (issue 6).
-      if (parameters) {
-        const mha::AttentionWeights& weights = layer ? layer->weights() : e.weights;
-        const mha::RowMatrixXf x32 = x.cast<float>();
-        out.set("x", float32_copy(x32.data(), x32.size()));
-        out.set("in_proj_weight",
-                float32_copy(weights.in_proj_weight.data(), weights.in_proj_weight.size()));
-        out.set("out_proj_weight",
-                float32_copy(weights.out_proj_weight.data(), weights.out_proj_weight.size()));
-      }
+        e.precision == mha::ExperimentPrecision::float64 ? "float64" : "float32";
+    const mha::ExperimentRun run = mha::run_experiment(normal_stream(seed), e);
+    val out = result_to_js(run.result, c, weights_into);
+    // X and the weights as float32 (4·d² + n·d values: 4 MiB at d_model 512), for views that
+    // run the layer again on them; the grids alone do without.
+    if (!e.grids() && e.return_parameters) {
+      const mha::AttentionWeights& weights = run.weights();
+      const mha::RowMatrixXf x32 = run.x.cast<float>();
+      out.set("x", float32_copy(x32.data(), x32.size()));
+      out.set("in_proj_weight",
+              float32_copy(weights.in_proj_weight.data(), weights.in_proj_weight.size()));
+      out.set("out_proj_weight",
+              float32_copy(weights.out_proj_weight.data(), weights.out_proj_weight.size()));
     }
     out.set("precision", precision_name);
-    if (range) {
-      out.set("first_head", static_cast<double>(first));
-      out.set("head_count", static_cast<double>(count));
+    if (e.head_range) {
+      out.set("first_head", static_cast<double>(e.first_head));
+      out.set("head_count", static_cast<double>(e.head_count));
     }
     out.set("parameter_count", static_cast<double>(mha::parameter_count(c, false)));
     return out;

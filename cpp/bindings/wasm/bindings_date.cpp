@@ -1,4 +1,4 @@
-// Embind adapter for the date model (issue 3; docs/js-api.md "The date model"): only in the full
+// Embind adapter for the date model (docs/js-api.md "The date model"): only in the full
 // module (mha_wasm.js), not in the page's core module (mha_wasm_core.js). Shape legend: S = source
 // characters, T = decoder steps (<bos> + generated characters), V = vocab, h = num_heads,
 // L = layers. Weight stacks are flat row-major Float32Arrays, one per layer.

@@ -1,4 +1,4 @@
-// Embind exports for issue 5's page: head-pattern scores, Jensen–Shannon distances, mean / max /
+// Embind exports for the page's pattern views: head-pattern scores, Jensen–Shannon distances, mean / max /
 // rollout combinations, sliding-window masks, one cell's explanation and head ablation
 // (mha/patterns.hpp). Pure computations on arrays the page already holds. In the full module
 // (mha_wasm.js) only: their ~25 KB gzipped do not fit the core module's first-load budget, so the

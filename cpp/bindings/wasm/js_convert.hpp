@@ -1,7 +1,7 @@
 // Conversions between JS values and the core's types, shared by the Embind adapter's files
 // (bindings.cpp: forward, layers, the date model; explain_bindings.cpp: head patterns and cell
-// explanations; load_bindings.cpp: .npy and safetensors files). Not part of the core: the core
-// knows nothing of Emscripten. API reference: docs/js-api.md.
+// explanations; load_bindings.cpp: .npy and safetensors files). The layers below know nothing of
+// Emscripten. API reference: docs/js-api.md.
 //
 // Shape legend: n = query tokens, m = key tokens, d = d_model, h = num_heads, d_head = d / h.
 // Arrays are flat and row-major: query (n*d), key (m*kdim), value (m*vdim), attn_mask (n*m or
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "mha/attention.hpp"
+#include "mha/request_schema.hpp"
 
 namespace mha_js {
 
@@ -259,23 +260,15 @@ inline val read_weights_into(const val& req, const char* heads_name, Index heads
 // ---------------------------------------------------------------------------------------------
 // Requests
 
-// Request keys. A misspelt key (attn_mak) must not be silently ignored: every entry point
-// checks its request's keys against these lists first, as the CLI does.
-inline const std::vector<std::string> kConfigKeys = {"d_model", "num_heads", "kdim", "vdim"};
-inline const std::vector<std::string> kWeightKeys = {
-    "in_proj_weight", "q_proj_weight",   "k_proj_weight", "v_proj_weight",
-    "in_proj_bias",   "out_proj_weight", "out_proj_bias"};
-inline const std::vector<std::string> kInputKeys = {"n",
-                                                    "m",
-                                                    "query",
-                                                    "key",
-                                                    "value",
-                                                    "attn_mask",
-                                                    "key_padding_mask",
-                                                    "is_causal",
-                                                    "keep_intermediates",
-                                                    "weights_only",
-                                                    "ablated_heads"};
+// Request keys (mha/request_schema.hpp, the table `mha forward` reads too). A misspelt key
+// (attn_mak) must not be silently ignored: every entry point checks its request's keys against
+// these lists first, as the CLI does.
+inline const std::vector<std::string> kConfigKeys =
+    mha::request_key_names(mha::RequestGroup::config, mha::RequestFront::js);
+inline const std::vector<std::string> kWeightKeys =
+    mha::request_key_names(mha::RequestGroup::weights, mha::RequestFront::js);
+inline const std::vector<std::string> kInputKeys =
+    mha::request_key_names(mha::RequestGroup::inputs, mha::RequestFront::js);
 
 /// Throws parse_error unless `req` is a plain object whose every key is in one of `allowed`.
 inline void expect_request(const val& req, const std::string& what,

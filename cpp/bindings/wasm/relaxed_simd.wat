@@ -1,6 +1,6 @@
 ;; The GEMM's 6x8 micro-kernel with relaxed SIMD's fused multiply-add (f32x4.relaxed_madd).
 ;;
-;; Same contract as mha::kernels::tile6_sums_simd128 (cpp/core/mha/kernels.cpp), which it replaces
+;; Same contract as mha::kernels::tile6_sums_simd128 (cpp/attention/mha/kernels.cpp), which it replaces
 ;; in the function table where the engine validates relaxed SIMD (Chrome 114+ by default;
 ;; node 20 only with --experimental-wasm-relaxed-simd): see relaxed_simd.js.
 ;;   acc[r*8 + j] = sum over k < kc of A[r*lda + k] * panel[k*8 + j],   r < 6, j < 8

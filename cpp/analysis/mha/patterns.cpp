@@ -1,0 +1,350 @@
+// Head patterns, combinations, masks and cell explanations (patterns.hpp; docs/patterns.md).
+#include "mha/patterns.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "mha/detail/format.hpp"
+
+namespace mha {
+namespace {
+
+/// Sum of row (k, i), in double.
+double row_sum(const HeadStack& w, Index k, Index i) {
+  double s = 0.0;
+  const float* p = w.data() + (k * w.rows() + i) * w.cols();
+  for (Index j = 0; j < w.cols(); ++j) s += p[j];
+  return s;
+}
+
+/// Mean of values added with add(); nullopt when none was.
+struct Mean {
+  double sum = 0.0;
+  Index count = 0;
+  void add(double x) {
+    sum += x;
+    ++count;
+  }
+  std::optional<double> get() const {
+    return count == 0 ? std::nullopt : std::optional<double>(sum / double(count));
+  }
+};
+
+/// Scores of one head given as a row accessor: rows (n) of probabilities over m keys, already
+/// normalised; `scored[i]` false for an all-zero row.
+HeadScoreValues score_rows(const RowMatrixXd& a, const std::vector<bool>& scored) {
+  const Index n = a.rows(), m = a.cols();
+  HeadScoreValues s;
+  Mean prev, diag, band, first, dist, ent, peak;
+  std::vector<double> col_sum(static_cast<std::size_t>(m), 0.0);
+  Index rows_scored = 0;
+  for (Index i = 0; i < n; ++i) {
+    if (!scored[static_cast<std::size_t>(i)]) continue;
+    ++rows_scored;
+    if (i >= 1 && i - 1 < m) prev.add(a(i, i - 1));
+    if (i < m) diag.add(a(i, i));
+    if (i >= 1) first.add(a(i, 0));
+    double b = 0.0, d = 0.0, e = 0.0, mx = 0.0;
+    for (Index j = 0; j < m; ++j) {
+      const double x = a(i, j);
+      if (j >= i - 1 && j <= i + 1) b += x;
+      d += x * double(std::abs(i - j));
+      if (x > 0.0) e -= x * std::log2(x);
+      mx = std::max(mx, x);
+      if (j != i) col_sum[static_cast<std::size_t>(j)] += x;
+    }
+    band.add(b);
+    dist.add(d);
+    ent.add(e);
+    peak.add(mx);
+  }
+  s.previous_token = prev.get();
+  s.diagonal = diag.get();
+  s.local_band = band.get();
+  s.first_token = first.get();
+  s.mean_distance = dist.get();
+  s.entropy_bits = ent.get();
+  s.max_weight = peak.get();
+  if (rows_scored > 0) {
+    const Index span = std::max(n, m) - 1;
+    s.mean_distance_normalized = span == 0 ? 0.0 : *s.mean_distance / double(span);
+    s.entropy_normalized = m == 1 ? 0.0 : *s.entropy_bits / std::log2(double(m));
+    // Vertical stripe: rows other than the key's own position.
+    for (Index j = 0; j < m; ++j) {
+      const Index rows = rows_scored - ((j < n && scored[static_cast<std::size_t>(j)]) ? 1 : 0);
+      if (rows == 0) continue;
+      const double mean = col_sum[static_cast<std::size_t>(j)] / double(rows);
+      if (!s.vertical_stripe || mean > *s.vertical_stripe) {
+        s.vertical_stripe = mean;
+        s.stripe_key = j;
+      }
+    }
+  }
+  return s;
+}
+
+bool passes(const std::optional<double>& score, const std::optional<double>& baseline,
+            double threshold, double margin) {
+  if (!score) return false;
+  const double base = baseline.value_or(0.0);
+  return *score >= threshold && *score >= base + margin;
+}
+
+}  // namespace
+
+std::vector<std::string> head_labels(const HeadScoreValues& s, const HeadScoreValues& b,
+                                     const HeadScoreThresholds& t) {
+  const bool previous = passes(s.previous_token, b.previous_token, t.previous_token, t.margin);
+  const bool positional = !previous && passes(s.local_band, b.local_band, t.local_band, t.margin);
+  const bool stripe = passes(s.vertical_stripe, b.vertical_stripe, t.vertical_stripe, t.margin);
+  const bool long_range = !stripe && passes(s.mean_distance_normalized, b.mean_distance_normalized,
+                                            t.long_range, t.margin);
+  std::vector<std::string> labels;
+  if (previous) labels.emplace_back("previous-token");
+  if (positional) labels.emplace_back("positional");
+  if (stripe) labels.emplace_back("vertical-stripe");
+  if (long_range) labels.emplace_back("long-range");
+  return labels;
+}
+
+std::vector<HeadScores> score_heads(const HeadStack& weights, const HeadScoreThresholds& t,
+                                    const std::string& what) {
+  validate_attention_weights(weights, what);
+  const Index h = weights.heads(), n = weights.rows(), m = weights.cols();
+  std::vector<HeadScores> out;
+  out.reserve(static_cast<std::size_t>(h));
+  for (Index k = 0; k < h; ++k) {
+    HeadScores hs;
+    hs.head = k;
+    RowMatrixXd a(n, m);
+    std::vector<bool> scored(static_cast<std::size_t>(n), false);
+    bool causal = n == m && n > 1;
+    for (Index i = 0; i < n; ++i) {
+      const double s = row_sum(weights, k, i);
+      scored[static_cast<std::size_t>(i)] = s > 0.0;
+      if (s > 0.0) ++hs.rows_scored;
+      for (Index j = 0; j < m; ++j) {
+        const double x = weights(k, i, j);
+        a(i, j) = s > 0.0 ? x / s : 0.0;
+        if (j > i && x != 0.0f) causal = false;
+      }
+    }
+    hs.causal = causal;
+    hs.scores = score_rows(a, scored);
+    // The baseline: uniform over each scored row's allowed keys (all m, or j <= i when causal).
+    RowMatrixXd u = RowMatrixXd::Zero(n, m);
+    for (Index i = 0; i < n; ++i) {
+      if (!scored[static_cast<std::size_t>(i)]) continue;
+      const Index allowed = causal ? i + 1 : m;
+      for (Index j = 0; j < allowed; ++j) u(i, j) = 1.0 / double(allowed);
+    }
+    hs.uniform_baseline = score_rows(u, scored);
+
+    hs.labels = head_labels(hs.scores, hs.uniform_baseline, t);
+    out.push_back(std::move(hs));
+  }
+  return out;
+}
+
+RowMatrixXd js_distance_matrix(const HeadStack& weights, const std::string& what) {
+  validate_attention_weights(weights, what);
+  const Index h = weights.heads(), n = weights.rows(), m = weights.cols();
+  RowMatrixXd sums(h, n);
+  for (Index k = 0; k < h; ++k) {
+    for (Index i = 0; i < n; ++i) sums(k, i) = row_sum(weights, k, i);
+  }
+  RowMatrixXd d = RowMatrixXd::Zero(h, h);
+  for (Index a = 0; a < h; ++a) {
+    for (Index b = a + 1; b < h; ++b) {
+      double total = 0.0;
+      Index rows = 0;
+      for (Index i = 0; i < n; ++i) {
+        const double sa = sums(a, i), sb = sums(b, i);
+        if (sa == 0.0 && sb == 0.0) continue;
+        ++rows;
+        if (sa == 0.0 || sb == 0.0) {
+          total += 1.0;
+          continue;
+        }
+        double jsd = 0.0;
+        for (Index j = 0; j < m; ++j) {
+          const double p = weights(a, i, j) / sa, q = weights(b, i, j) / sb;
+          const double mid = p + q;  // 2 M
+          if (p > 0.0) jsd += 0.5 * p * std::log2(2.0 * p / mid);
+          if (q > 0.0) jsd += 0.5 * q * std::log2(2.0 * q / mid);
+        }
+        total += std::sqrt(std::clamp(jsd, 0.0, 1.0));
+      }
+      d(a, b) = d(b, a) = rows == 0 ? 0.0 : total / double(rows);
+    }
+  }
+  return d;
+}
+
+RowMatrixXf mean_over_heads(const HeadStack& weights, const std::string& what) {
+  validate_attention_weights(weights, what);
+  RowMatrixXd sum = RowMatrixXd::Zero(weights.rows(), weights.cols());
+  for (Index k = 0; k < weights.heads(); ++k) sum += weights.head(k).cast<double>();
+  return (sum / double(weights.heads())).cast<float>();
+}
+
+RowMatrixXf max_over_heads(const HeadStack& weights, const std::string& what) {
+  validate_attention_weights(weights, what);
+  RowMatrixXf out = weights.head(0);
+  for (Index k = 1; k < weights.heads(); ++k) out = out.cwiseMax(weights.head(k));
+  return out;
+}
+
+RowMatrixXd attention_rollout(const std::vector<HeadStack>& layers) {
+  if (layers.empty()) throw shape_error("attention rollout needs at least one layer, got none");
+  const Index n = layers[0].rows();
+  RowMatrixXd rollout;
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const std::string what = "layer " + std::to_string(l);
+    const HeadStack& w = layers[l];
+    if (w.rows() != w.cols()) {
+      throw shape_error("attention rollout needs self-attention: " + what + " has " +
+                        std::to_string(w.rows()) + " queries and " + std::to_string(w.cols()) +
+                        " keys");
+    }
+    if (w.rows() != n) {
+      throw shape_error("attention rollout: " + what + " has " + std::to_string(w.rows()) +
+                        " tokens, layer 0 has " + std::to_string(n));
+    }
+    validate_attention_weights(w, what);
+    RowMatrixXd a = RowMatrixXd::Zero(n, n);
+    for (Index k = 0; k < w.heads(); ++k) a += w.head(k).cast<double>();
+    a = 0.5 * a / double(w.heads()) + 0.5 * RowMatrixXd::Identity(n, n);
+    for (Index i = 0; i < n; ++i) a.row(i) /= a.row(i).sum();  // >= 0.5: never zero
+    rollout = l == 0 ? a : RowMatrixXd(a * rollout);
+  }
+  return rollout;
+}
+
+HeadStack sliding_window_mask(Index n, Index m, Index window, bool causal) {
+  if (n < 1 || m < 1) {
+    throw shape_error("sliding_window_mask needs n >= 1 and m >= 1, got n=" + std::to_string(n) +
+                      ", m=" + std::to_string(m));
+  }
+  if (window < 0) {
+    throw shape_error("sliding window must be >= 0 (keys |i - j| <= window), got " +
+                      std::to_string(window));
+  }
+  if (n > limits::max_tokens || m > limits::max_tokens) {
+    throw limit_error("sliding_window_mask: n=" + std::to_string(n) + ", m=" + std::to_string(m) +
+                      " exceed the limit of " + std::to_string(limits::max_tokens) + " tokens");
+  }
+  HeadStack mask(1, n, m, 0.0f);
+  for (Index i = 0; i < n; ++i) {
+    for (Index j = 0; j < m; ++j) {
+      const bool outside = std::abs(i - j) > window || (causal && j > i);
+      mask(0, i, j) = outside ? 1.0f : 0.0f;
+    }
+  }
+  return mask;
+}
+
+CellExplanation explain_cell(const AttentionResult& r, const AttentionMasks& masks, Index head,
+                             Index i, Index j) {
+  const HeadStack& w = r.attn_weights;
+  const Index h = w.heads(), n = w.rows(), m = w.cols();
+  if (r.scores.empty() || r.q.size() == 0) {
+    throw shape_error(
+        "explain_cell needs the forward pass's intermediates (q, k, v, scores, head_outputs): "
+        "run it with keep_intermediates");
+  }
+  const Index d = r.q.cols();
+  if (h < 1 || d % h != 0 || r.q.rows() != n || r.k.rows() != m || r.v.rows() != m ||
+      r.k.cols() != d || r.v.cols() != d || r.scores.heads() != h || r.scores.rows() != n ||
+      r.scores.cols() != m || r.head_outputs.rows() != n || r.head_outputs.cols() != d) {
+    throw shape_error(
+        "explain_cell: the intermediates disagree with attn_weights (" + std::to_string(h) + ", " +
+        std::to_string(n) + ", " + std::to_string(m) + "): q (" + std::to_string(r.q.rows()) +
+        ", " + std::to_string(d) + "), k (" + std::to_string(r.k.rows()) + ", " +
+        std::to_string(r.k.cols()) + "), scores (" + std::to_string(r.scores.heads()) + ", " +
+        std::to_string(r.scores.rows()) + ", " + std::to_string(r.scores.cols()) + ")");
+  }
+  const auto check = [](const char* name, Index value, Index size) {
+    if (value < 0 || value >= size) {
+      throw shape_error(std::string("explain_cell: ") + name + "=" + std::to_string(value) +
+                        " is outside [0, " + std::to_string(size) + ")");
+    }
+  };
+  check("head", head, h);
+  check("i", i, n);
+  check("j", j, m);
+  masks.validate(h, n, m);
+
+  CellExplanation c;
+  c.head = head;
+  c.i = i;
+  c.j = j;
+  c.d_head = d / h;
+  const Index c0 = head * c.d_head;
+  for (Index t = 0; t < c.d_head; ++t) {
+    c.q_i.push_back(r.q(i, c0 + t));
+    c.k_j.push_back(r.k(j, c0 + t));
+    c.v_j.push_back(r.v(j, c0 + t));
+    c.dot += c.q_i.back() * c.k_j.back();
+    c.head_output_i.push_back(r.head_outputs(i, c0 + t));
+  }
+  c.scale = 1.0 / std::sqrt(double(c.d_head));
+  c.scaled = c.dot * c.scale;
+  c.mask_term = masks.term(head, i, j);
+  c.score = r.scores(head, i, j);
+  c.weight = w(head, i, j);
+
+  const double ninf = -std::numeric_limits<double>::infinity();
+  c.row_max = ninf;
+  for (Index t = 0; t < m; ++t) c.row_max = std::max(c.row_max, double(r.scores(head, i, t)));
+  c.row_fully_masked = c.row_max == ninf;
+  if (!c.row_fully_masked) {
+    for (Index t = 0; t < m; ++t) {
+      const double s = r.scores(head, i, t);
+      c.row_sum_shifted += std::exp(s - c.row_max);
+      c.row_sum_unshifted += std::exp(s);
+    }
+    c.exp_shifted = std::exp(c.score - c.row_max);
+    c.exp_unshifted = std::exp(c.score);
+    c.weight_recomputed = c.exp_shifted / c.row_sum_shifted;
+  }
+  for (Index t = 0; t < c.d_head; ++t)
+    c.contribution.push_back(c.weight * c.v_j[static_cast<std::size_t>(t)]);
+  return c;
+}
+
+double relative_change(const MatrixRef& base, const MatrixRef& changed) {
+  if (base.rows() != changed.rows() || base.cols() != changed.cols()) {
+    throw shape_error("relative_change: shapes differ, (" + std::to_string(base.rows()) + ", " +
+                      std::to_string(base.cols()) + ") and (" + std::to_string(changed.rows()) +
+                      ", " + std::to_string(changed.cols()) + ")");
+  }
+  if (!base.allFinite() || !changed.allFinite()) {
+    throw value_error("relative_change: the outputs hold NaN or inf");
+  }
+  const double norm = base.cast<double>().norm();
+  if (norm == 0.0) {
+    throw value_error(
+        "relative_change: the unablated output is all zero, so a relative change "
+        "is undefined");
+  }
+  return (changed.cast<double>() - base.cast<double>()).norm() / norm;
+}
+
+AblationEffect ablation_effect(const MultiheadAttention& layer, const MatrixRef& query,
+                               const MatrixRef& key, const MatrixRef& value,
+                               const AttentionMasks& masks,
+                               const std::vector<std::uint8_t>& ablated_heads) {
+  ForwardOptions plain(false);
+  ForwardOptions off(false);
+  off.ablated_heads = ablated_heads;
+  AblationEffect e;
+  e.output = layer.forward(query, key, value, masks, plain).output;
+  e.ablated_output = layer.forward(query, key, value, masks, off).output;
+  e.relative_change = relative_change(e.output, e.ablated_output);
+  return e;
+}
+
+}  // namespace mha

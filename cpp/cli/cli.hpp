@@ -1,0 +1,68 @@
+// What the `mha` front end's files share: exit codes, the errors it reports, reading input,
+// writing the response, option parsing, and the subcommands.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mha_cli {
+
+constexpr int exit_ok = 0;
+constexpr int exit_internal = 1;
+constexpr int exit_bad_input = 2;
+
+/// Bad command-line usage: reported with the usage line.
+struct usage_error {
+  std::string message;
+};
+
+/// Bad input that is not an mha::error (an unreadable file).
+struct input_error {
+  std::string message;
+};
+
+/// One line, no control characters, so stderr carries exactly one line per error.
+std::string one_line(std::string text);
+
+std::string in_quotes(const std::string& s);
+
+/// The whole of `file` ("-" = stdin). Throws input_error naming the file and the system's reason
+/// (missing file, permission, a directory, a read error).
+std::string read_input(const std::string& file);
+
+/// Writes the response and a newline; false when stdout could not take it (closed pipe, full disk).
+bool write_response(const nlohmann::json& response);
+
+/// A non-negative decimal integer with no sign, spaces or suffix, at most `max`.
+std::optional<std::uint64_t> parse_unsigned(const std::string& s, std::uint64_t max);
+
+/// Options of the form --name VALUE or --name=VALUE; flags without a value.
+struct Options {
+  std::vector<std::string> positional;
+  std::vector<std::pair<std::string, std::string>> values;
+  std::vector<std::string> flags;
+};
+
+/// Splits `args` into positional arguments, `valued` options (--name VALUE or --name=VALUE) and
+/// `flags`. Throws usage_error for an unknown option (naming `command`) or a missing value.
+Options parse_options(const std::vector<std::string>& args, const std::vector<std::string>& valued,
+                      const std::vector<std::string>& flags, const std::string& command);
+
+/// The value of option `name`, or nullopt; throws usage_error when it was given twice.
+std::optional<std::string> single(const Options& o, const std::string& name);
+
+bool has_flag(const Options& o, const std::string& name);
+
+// The subcommands (docs/cli.md): each returns the exit status.
+int cmd_forward(const std::vector<std::string>& args);
+int cmd_numpy_experiment(const std::vector<std::string>& args);
+int cmd_translate(const std::vector<std::string>& args);
+int cmd_date_eval(const std::vector<std::string>& args);
+int cmd_patterns(const std::vector<std::string>& args);
+
+}  // namespace mha_cli
