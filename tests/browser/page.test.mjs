@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { interpolateViridis } from 'd3-scale-chromatic';
-import { parseColor } from '../../web/src/color.js';
+import { parseColor } from '../../web/src/draw/color.js';
 import {
   ROOT, openPage, withCheckedPage, tableRow, cellCentre, canvasPixel, canvasPixelAt, screenPixel, useBrowserAndTargets,
 } from './helpers.mjs';

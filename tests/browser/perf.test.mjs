@@ -8,8 +8,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { withCheckedPage, tableRow, useBrowserAndTargets, ROOT, cellCentre, canvasPixel } from './helpers.mjs';
-import { parseColor, rampWords } from '../../web/src/color.js';
-import { weightPixels } from '../../web/src/pixels.js';
+import { parseColor, rampWords } from '../../web/src/draw/color.js';
+import { weightPixels } from '../../web/src/draw/pixels.js';
 
 let core;
 const env = useBrowserAndTargets(async () => {

@@ -5,8 +5,8 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from './module.mjs';
-import { FLOAT64_MAX_WORK } from '../../web/src/format.js';
-import { experimentWork } from '../../web/src/compute.js';
+import { FLOAT64_MAX_WORK } from '../../web/src/draw/format.js';
+import { experimentWork } from '../../web/src/compute/compute.js';
 
 let mod;
 before(async () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import {
   Compute, WORKER_FIRST_COST, WORKER_MIN_COST, experimentWork, joinHeads, pageCost, sameRequest, splittable,
   colouredByWorkers, aheadable, AHEAD_MARGIN, AHEAD_PRIOR_MS_PER_COST, AHEAD_TRIES, KEPT_RESULTS,
-} from '../../web/src/compute.js';
+} from '../../web/src/compute/compute.js';
 
 globalThis.document ??= { documentElement: { dataset: {} } }; // stopWorker writes data-compute-worker
 

@@ -6,7 +6,7 @@ import {
   KINDS, KIND_IDS, BOS, CUT, decoderSteps, displayToken, sourceLength, tooLongMessage, axisTokens, layerView, allPanels,
   thumbCell, headKey, readRoles, rolesChecksum, roleFindings, checkedHead, formatPercent, base64ToBytes, safetensorsMetadata, metadataJson,
   modelSummary, dateReadout, layerCount,
-} from '../../web/src/date_view.js';
+} from '../../web/src/modes/date/date_view.js';
 
 /**
  * A translation shaped like mod.DateModel's: S input chars, h heads, 2 + 2 layers, and

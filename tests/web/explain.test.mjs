@@ -7,7 +7,7 @@ import {
   defaultExplain, parseExplainHash, explainToHash, fitExplain,
 } from '../../web/src/explain/explain_state.js';
 import { formatPercent, ablatedList } from '../../web/src/explain/ablation.js';
-import { parseHash, stateToHash } from '../../web/src/state.js';
+import { parseHash, stateToHash } from '../../web/src/chrome/state.js';
 import { formatScore, labelText, distanceExtremes, thresholdText, allclose } from '../../web/src/explain/patterns_panel.js';
 import { parseTokenText, labelsFor, readFileBytes, MAX_FILE_BYTES } from '../../web/src/explain/file_load.js';
 import { maskFields, isMasked, toggleCell, maskDescription } from '../../web/src/explain/masks.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { poolFactor, pooledPixels, greyMaskedRows, MAX_BUFFER_SIDE } from '../../web/src/lod.js';
-import { headPixels, weightToRgb } from '../../web/src/color.js';
+import { poolFactor, pooledPixels, greyMaskedRows, MAX_BUFFER_SIDE } from '../../web/src/draw/lod.js';
+import { headPixels, weightToRgb } from '../../web/src/draw/color.js';
 
 test('one pixel per cell up to MAX_BUFFER_SIDE, then blocks', () => {
   assert.equal(poolFactor(64, 64), 1);

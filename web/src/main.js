@@ -2,31 +2,31 @@
 // experiment, and draws every head's attention weights as a canvas grid plus a hidden table.
 // A second mode, the Date translator (date_mode.js, #mode=date), runs a trained model instead.
 // Bundled by scripts/build_web.mjs into one classic script, dist/app.js (file:// safe).
-import { drawLegend } from './legend.js';
-import { rampWords } from './color.js';
-import { HeadHeatmap, readTheme } from './heatmap.js';
-import { headTableSteps } from './table.js';
-import { scheduleTables } from './tables.js';
-import { gridsDrawn, inputChanged, inputRefused, updatePending } from './timing.js';
-import { Compute, experimentWork, keepsIntermediates } from './compute.js';
-import { formatCount, precisionText, readoutText } from './format.js';
-import { tokenize } from './tokenize.js';
-import { DateMode } from './date_mode.js';
+import { drawLegend } from './draw/legend.js';
+import { rampWords } from './draw/color.js';
+import { HeadHeatmap, readTheme } from './draw/heatmap.js';
+import { headTableSteps } from './draw/table.js';
+import { scheduleTables } from './draw/tables.js';
+import { gridsDrawn, inputChanged, inputRefused, updatePending } from './chrome/timing.js';
+import { Compute, experimentWork, keepsIntermediates } from './compute/compute.js';
+import { formatCount, precisionText, readoutText } from './draw/format.js';
+import { tokenize } from './chrome/tokenize.js';
+import { DateMode } from './modes/date/date_mode.js';
 import { ExplainPanels } from './explain/explain.js';
-import { DateCombined } from './explain/date_combined.js';
+import { DateCombined } from './modes/date/combined.js';
 import {
   defaultExplain, explainToHash, fitExplain, maskLimits, parseExplainHash, readMaskControls,
 } from './explain/explain_state.js';
 import { maskFields, toggleCell } from './explain/masks.js';
 import { h as element } from './explain/dom.js';
-import { loadFullModule, startCore, coreScriptLoaded, CORE_SCRIPT } from './wasm_modules.js';
-import { parseDateHash, parseMode } from './date_state.js';
-import { CellSelection } from './selection.js';
-import { announceText, createAnnouncer } from './announce.js';
-import { copyText, iframeSnippet, linkWithHash } from './share.js';
-import { exportFileName, weightsCsv, weightsJson } from './export.js';
-import { canvasToPng, composeSnapshot, downloadBlob } from './snapshot.js';
-import { warmUp } from './warm_up.js';
+import { loadFullModule, startCore, coreScriptLoaded, CORE_SCRIPT } from './compute/wasm_modules.js';
+import { parseDateHash, parseMode } from './chrome/date_state.js';
+import { CellSelection } from './draw/selection.js';
+import { announceText, createAnnouncer } from './chrome/announce.js';
+import { copyText, iframeSnippet, linkWithHash } from './chrome/share.js';
+import { exportFileName, weightsCsv, weightsJson } from './chrome/export.js';
+import { canvasToPng, composeSnapshot, downloadBlob } from './chrome/snapshot.js';
+import { warmUp } from './compute/warm_up.js';
 import {
   DEFAULTS,
   PRESETS,
@@ -38,7 +38,7 @@ import {
   readControls,
   stateToHash,
   viewToHash,
-} from './state.js';
+} from './chrome/state.js';
 
 const $ = (id) => document.getElementById(id);
 const els = {

@@ -4,8 +4,8 @@
 // Host-agnostic: everything is built inside `container`.
 import { h } from './dom.js';
 import { explainCell, fromCoreExplanation } from './step.js';
-import { formatCount } from '../format.js';
-import { MAX_KEPT_WEIGHTS, keepsIntermediates } from '../compute.js';
+import { formatCount } from '../draw/format.js';
+import { MAX_KEPT_WEIGHTS, keepsIntermediates } from '../compute/compute.js';
 import { renderStepPanel } from './step_panel.js';
 import { renderPipeline } from './pipeline.js';
 import { renderParams } from './params_panel.js';
@@ -14,7 +14,7 @@ import { renderAblation } from './ablation.js';
 import { isMasked, maskDescription } from './masks.js';
 import { renderPatterns } from './patterns_panel.js';
 import { renderCombined } from './combine.js';
-import { forgetScript, loadScript } from '../wasm_modules.js';
+import { forgetScript, loadScript } from '../compute/wasm_modules.js';
 
 /** The Files panel's script (web/src/file_panel.js: buildFilePanel), added when it is first opened. */
 export const FILE_PANEL_SCRIPT = 'file_panel.js';

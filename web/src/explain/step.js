@@ -3,7 +3,7 @@
 //
 // Shapes (row-major, as docs/js-api.md): q (n, d), k and v (m, d), scores and attn_weights
 // (h, n, m), head_outputs (n, d); head h owns columns h*d_head … (h+1)*d_head - 1.
-import { formatWeight } from '../format.js';
+import { formatWeight } from '../draw/format.js';
 
 /**
  * The numbers behind weight (head, i, j) of a forward result that kept its intermediates.

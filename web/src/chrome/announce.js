@@ -1,5 +1,5 @@
 // What a screen reader hears when the current cell changes: one polite live region per view.
-import { formatWeight } from './format.js';
+import { formatWeight } from '../draw/format.js';
 
 /**
  * The announcement of one cell, e.g. "head 2, query 'cat', key 'sat': 0.424" (head index

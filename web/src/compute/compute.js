@@ -36,8 +36,8 @@
 // the workers' views) is only compared with the last one, as above. A kept result has a pageCost
 // up to WORKER_MIN_COST: at most h·n² = 3.3·10⁵ weights, 1.3 MB.
 
-import { FLOAT64_MAX_WORK } from './format.js';
-import { poolFactor } from './pixels.js';
+import { FLOAT64_MAX_WORK } from '../draw/format.js';
+import { poolFactor } from '../draw/pixels.js';
 
 export const WORKER_SCRIPT = 'compute_worker.js';
 /**

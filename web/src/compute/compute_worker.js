@@ -20,7 +20,7 @@
 // stats: the worker core's memoryStats(), for the page's diagnostics.
 /* global createMhaCore */
 import { warmUp } from './warm_up.js';
-import { resultPixels } from './pixels.js';
+import { resultPixels } from '../draw/pixels.js';
 import { splittable } from './compute.js';
 
 importScripts('mha_wasm_core.js');

@@ -7,12 +7,12 @@
 // added to the page only when this mode is first opened, so the page's first load stays small,
 // and it works from file:// (no fetch). Tokens are shown as text only (textContent, fillText).
 /* global MHA_DATE_MODEL */
-import { drawLegend } from './legend.js';
-import { HeadHeatmap, readTheme } from './heatmap.js';
-import { headTable } from './table.js';
-import { weightToRgb } from './color.js';
-import { formatWeight } from './format.js';
-import { DATE_DEFAULTS, LAST_LAYER, dateStateToHash } from './date_state.js';
+import { drawLegend } from '../../draw/legend.js';
+import { HeadHeatmap, readTheme } from '../../draw/heatmap.js';
+import { headTable } from '../../draw/table.js';
+import { weightToRgb } from '../../draw/color.js';
+import { formatWeight } from '../../draw/format.js';
+import { DATE_DEFAULTS, LAST_LAYER, dateStateToHash } from '../../chrome/date_state.js';
 import {
   KINDS, base64ToBytes, dateReadout, headKey, kindInfo, layerCount, layerView,
   checkedHead, metadataJson, modelSummary, readRoles, roleFindings, rolesChecksum, safetensorsMetadata, sourceLength, thumbCell, tooLongMessage,

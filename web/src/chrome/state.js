@@ -6,7 +6,7 @@
 // are only those the module cannot see (empty or non-integer input, this page's display limits).
 import { tokenize, tokenizeChecked, MAX_TOKENS } from './tokenize.js';
 import { DATE_HASH_KEYS } from './date_state.js';
-import { EXPLAIN_KEYS } from './explain/explain_state.js';
+import { EXPLAIN_KEYS } from '../explain/explain_state.js';
 
 export const SEED_MAX = 4294967295; // 2^32 - 1: numpy's legacy np.random.seed range
 

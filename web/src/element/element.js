@@ -18,19 +18,19 @@
 // Invalid attributes show a message inside the element naming the value; the element keeps
 // working and re-renders when an attribute changes.
 /* global MHA_DATE_MODEL */
-import common from '../common.css';
-import css from '../element.css';
-import { drawLegend } from './legend.js';
-import { HeadHeatmap, readTheme } from './heatmap.js';
-import { headTable } from './table.js';
-import { formatCount, precisionNote, readoutText } from './format.js';
-import { CellSelection } from './selection.js';
-import { announceText, createAnnouncer } from './announce.js';
-import { exportFileName, weightsCsv, weightsJson } from './export.js';
-import { canvasToPng, composeSnapshot, downloadBlob } from './snapshot.js';
-import { base64ToBytes, kindInfo, layerCount, layerView } from './date_view.js';
-import { ATTRIBUTES, attr, attributeNames, readAttributes } from './element_attributes.js';
-import { loadCore, loadFullModule, loadScript, setScriptBase } from './wasm_modules.js';
+import common from '../../common.css';
+import css from '../../element.css';
+import { drawLegend } from '../draw/legend.js';
+import { HeadHeatmap, readTheme } from '../draw/heatmap.js';
+import { headTable } from '../draw/table.js';
+import { formatCount, precisionNote, readoutText } from '../draw/format.js';
+import { CellSelection } from '../draw/selection.js';
+import { announceText, createAnnouncer } from '../chrome/announce.js';
+import { exportFileName, weightsCsv, weightsJson } from '../chrome/export.js';
+import { canvasToPng, composeSnapshot, downloadBlob } from '../chrome/snapshot.js';
+import { base64ToBytes, kindInfo, layerCount, layerView } from '../modes/date/date_view.js';
+import { ATTRIBUTES, attr, attributeNames, readAttributes } from './attributes.js';
+import { loadCore, loadFullModule, loadScript, setScriptBase } from '../compute/wasm_modules.js';
 
 // Where this script was loaded from: mha_wasm_core.js, mha_wasm.js, date_model.js and
 // mha-attention.css are beside it (wasm_modules.js loads them from there).

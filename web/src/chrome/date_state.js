@@ -2,7 +2,7 @@
 //   #mode=date&date=Nov%2030%2C%202026&kind=cross&layer=0&off=cross/1/2
 // No "mode" (or mode=random) is the random-embeddings page of state.js, whose hashes are unchanged.
 // Pure functions, no DOM: tested by tests/web/date_state.test.mjs.
-import { KIND_IDS } from './date_view.js';
+import { KIND_IDS } from '../modes/date/date_view.js';
 
 export const MODES = Object.freeze(['random', 'date']);
 

@@ -1,8 +1,8 @@
 // <mha-attention>'s attributes → the settings it shows, or a message naming the bad value.
 // Pure functions, no DOM: tested by tests/web/element_attributes.test.mjs; used by element.js.
-import { PRESETS, checkPageLimits, parseBoolean, parseInteger, quoteValue, readControls } from './state.js';
-import { KIND_IDS } from './date_view.js';
-import { DATE_DEFAULTS } from './date_state.js';
+import { PRESETS, checkPageLimits, parseBoolean, parseInteger, quoteValue, readControls } from '../chrome/state.js';
+import { KIND_IDS } from '../modes/date/date_view.js';
+import { DATE_DEFAULTS } from '../chrome/date_state.js';
 
 /** The preset that shows the trained date translator instead of module 08's experiment. */
 export const DATE_PRESET = 'date-translator';

@@ -3,6 +3,6 @@
 // module that reads the files: app.js is about 3 KB gzip smaller for it (43.4 → 40.4 KB, gzip -9;
 // tests/web/size_budget.test.mjs). What it shares with app.js (the grids' heatmap.js, the colour
 // table, the combined views: about 10 KB of its 13.6 KB gzip) is bundled into both.
-import { buildFilePanel } from './explain/file_load.js';
+import { buildFilePanel } from './file_load.js';
 
 globalThis.mhaFilePanel = { buildFilePanel };

@@ -2,11 +2,11 @@
 // the heads of the layer on screen (the core's meanOverHeads / maxOverHeads) and the attention
 // rollout across the encoder's layers and across the decoder's self-attention layers (the core's
 // attentionRollout; Abnar & Zuidema 2020). Built only while its <details> is open.
-import { h } from './dom.js';
-import { renderCombined, ROLLOUT_FORMULA } from './combine.js';
-import { readTheme } from '../heatmap.js';
-import { gridFigure } from './grid.js';
-import { axisTokens, kindInfo, layerView } from '../date_view.js';
+import { h } from '../../explain/dom.js';
+import { renderCombined, ROLLOUT_FORMULA } from '../../explain/combine.js';
+import { readTheme } from '../../draw/heatmap.js';
+import { gridFigure } from '../../explain/grid.js';
+import { axisTokens, kindInfo, layerView } from './date_view.js';
 
 export class DateCombined {
   /**
