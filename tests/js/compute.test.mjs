@@ -1,13 +1,21 @@
-// web/src/compute.js: where the page's numpyExperiment runs, latest input wins, and a request
+// web/src/compute/: where the page's numpyExperiment runs, latest input wins, and a request
 // equal to the last one is answered with the kept result instead of being computed again.
 // The core and the worker are stand-ins here: the module counts its calls, the worker records
 // what it was sent and answers when the test says so (onMessage, as the real worker's messages).
+// The work formula and the float64 threshold the cost model uses are the real core's
+// (build/wasm/mha_wasm_core.js). Compute.route is run's first step: the outcome now, or the
+// promise of the workers' outcome.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  Compute, WORKER_FIRST_COST, WORKER_MIN_COST, experimentWork, joinHeads, pageCost, sameRequest, splittable,
-  colouredByWorkers, aheadable, AHEAD_MARGIN, AHEAD_PRIOR_MS_PER_COST, AHEAD_TRIES, KEPT_RESULTS,
-} from '../../web/src/compute/compute.js';
+import { Compute } from '../../web/src/compute/compute.js';
+import { WORKER_FIRST_COST, WORKER_MIN_COST, sameRequest, colouredByWorkers, costModel } from '../../web/src/compute/cost.js';
+import { joinHeads } from '../../web/src/compute/split.js';
+import { AHEAD_MARGIN, AHEAD_PRIOR_MS_PER_COST, AHEAD_TRIES } from '../../web/src/compute/ahead.js';
+import { KEPT_RESULTS } from '../../web/src/compute/cache.js';
+import { loadModule } from './module.mjs';
+
+const core = await loadModule('mha_wasm_core.js');
+const { experimentWork, pageCost, splittable, aheadable } = costModel(core);
 
 globalThis.document ??= { documentElement: { dataset: {} } }; // stopWorker writes data-compute-worker
 
@@ -16,6 +24,8 @@ function fakeCore() {
   const calls = [];
   return {
     calls,
+    experimentWork: (request) => core.experimentWork(request),
+    experimentFloat64MaxWork: core.experimentFloat64MaxWork,
     numpyExperiment(request) {
       calls.push(request);
       if (request.num_heads === 3) throw new Error('d_model (8) must be divisible by num_heads (3)');
@@ -62,14 +72,14 @@ test('issue 6\'s 64-token view (d_model 512, 8 heads) is computed at once on the
   assert.equal(pageCost(view), 64 * 512 * (4 * 512 + 2 * 64) + 300 * 8 * 64 ** 2); // 81,133,568
   const mod = fakeCore();
   const { c, sent } = withWorker(mod);
-  const outcome = c.run(view);
+  const outcome = c.route(view);
   assert.ok(!(outcome instanceof Promise), 'answered in the same task');
   assert.equal(how(outcome), 'page');
   assert.equal(sent.length, 0, 'nothing sent to the worker');
   // 72 tokens (9.3·10⁷) are still the page's; 80 (1.06·10⁸) and 128 tokens are the workers'.
-  assert.equal(how(c.run({ ...view, tokens: 72 })), 'page');
-  assert.ok(c.run({ ...view, tokens: 80 }) instanceof Promise);
-  assert.ok(c.run({ ...view, tokens: 128 }) instanceof Promise);
+  assert.equal(how(c.route({ ...view, tokens: 72 })), 'page');
+  assert.ok(c.route({ ...view, tokens: 80 }) instanceof Promise);
+  assert.ok(c.route({ ...view, tokens: 128 }) instanceof Promise);
   assert.equal(sent.length, 1, 'the 128-token call waits for the 80-token one');
 });
 
@@ -91,11 +101,11 @@ test('sameRequest: keys, primitives, and typed arrays element by element', () =>
 test('on the page: an equal request returns the kept result at once, without computing', () => {
   const mod = fakeCore();
   const c = new Compute(mod);
-  const first = c.run({ ...small, attn_mask: new Uint8Array(25) });
+  const first = c.route({ ...small, attn_mask: new Uint8Array(25) });
   assert.equal(how(first), 'page');
   assert.equal(mod.calls.length, 1);
   // Typing inside a word: the token text changes, the request does not (a new mask array, equal).
-  const again = c.run({ ...small, attn_mask: new Uint8Array(25) });
+  const again = c.route({ ...small, attn_mask: new Uint8Array(25) });
   assert.equal(how(again), 'page+reused');
   assert.equal(again.result, first.result, 'the same result object');
   assert.equal(mod.calls.length, 1, 'not computed again');
@@ -103,14 +113,14 @@ test('on the page: an equal request returns the kept result at once, without com
   assert.throws(() => { 'use strict'; again.result.parameter_count = 0; }, TypeError);
   assert.equal(again.result.parameter_count, 256);
   // A token more, or one mask cell changed: computed.
-  assert.equal(how(c.run({ ...small, tokens: 6, attn_mask: new Uint8Array(36) })), 'page');
+  assert.equal(how(c.route({ ...small, tokens: 6, attn_mask: new Uint8Array(36) })), 'page');
   const mask = new Uint8Array(36);
   mask[35] = 1;
-  const masked = c.run({ ...small, tokens: 6, attn_mask: mask });
+  const masked = c.route({ ...small, tokens: 6, attn_mask: mask });
   assert.equal(how(masked), 'page');
   assert.equal(mod.calls.length, 3);
   // Only the last request is kept: going back to the first computes it again.
-  assert.equal(how(c.run({ ...small, attn_mask: new Uint8Array(25) })), 'page');
+  assert.equal(how(c.route({ ...small, attn_mask: new Uint8Array(25) })), 'page');
   assert.equal(mod.calls.length, 4);
 });
 
@@ -118,27 +128,27 @@ test('the kept request is a copy: the caller changing its mask afterwards is a n
   const mod = fakeCore();
   const c = new Compute(mod);
   const request = { ...small, attn_mask: new Uint8Array(25) };
-  c.run(request);
+  c.route(request);
   request.attn_mask[3] = 1;
-  assert.equal(how(c.run(request)), 'page', 'recomputed with the changed mask');
+  assert.equal(how(c.route(request)), 'page', 'recomputed with the changed mask');
   assert.equal(mod.calls.length, 2);
-  assert.equal(how(c.run({ ...request, attn_mask: Uint8Array.from(request.attn_mask) })), 'page+reused');
+  assert.equal(how(c.route({ ...request, attn_mask: Uint8Array.from(request.attn_mask) })), 'page+reused');
 });
 
 test('errors are not kept: the same bad request is asked of the core again (and says why again)', () => {
   const mod = fakeCore();
   const c = new Compute(mod);
   const bad = { ...small, num_heads: 3 };
-  assert.deepEqual(c.run(bad), { error: 'd_model (8) must be divisible by num_heads (3)', where: 'page' });
-  assert.deepEqual(c.run(bad), { error: 'd_model (8) must be divisible by num_heads (3)', where: 'page' });
+  assert.deepEqual(c.route(bad), { error: 'd_model (8) must be divisible by num_heads (3)', where: 'page' });
+  assert.deepEqual(c.route(bad), { error: 'd_model (8) must be divisible by num_heads (3)', where: 'page' });
   assert.equal(mod.calls.length, 2);
 });
 
 test('worker: an equal request while it computes takes that computation over; afterwards it is kept', async () => {
   const mod = fakeCore();
   const { c, sent, answer } = withWorker(mod);
-  const p1 = c.run(large);
-  const p2 = c.run({ ...large });
+  const p1 = c.route(large);
+  const p2 = c.route({ ...large });
   assert.ok(p1 instanceof Promise && p2 instanceof Promise);
   assert.equal(sent.length, 1, 'sent to the worker once');
   assert.equal(await p1, null, 'the earlier caller is superseded (it must not draw)');
@@ -147,7 +157,7 @@ test('worker: an equal request while it computes takes that computation over; af
   const outcome = await p2;
   assert.equal(how(outcome), 'worker');
   assert.equal(outcome.result, result);
-  const p3 = c.run({ ...large });
+  const p3 = c.route({ ...large });
   assert.ok(!(p3 instanceof Promise), 'answered at once');
   assert.deepEqual(p3, { result, where: 'worker', workers: 1, recycled: 0, reused: true }, 'where it was computed, and reused');
   assert.equal(sent.length, 1);
@@ -158,9 +168,9 @@ test('worker: a stale result is never returned, also when the newer request was 
   const { c, sent, answer } = withWorker(mod);
   // A, then B (waits for A), then A' = A: A's computation is stale (B came after it), so A' is
   // not a takeover but a new call; B, waiting, is dropped without being computed.
-  const pa = c.run(large);
-  const pb = c.run({ ...large, tokens: 129 });
-  const pa2 = c.run({ ...large });
+  const pa = c.route(large);
+  const pb = c.route({ ...large, tokens: 129 });
+  const pa2 = c.route({ ...large });
   assert.equal(await pb, null, 'dropped before it started');
   answer(sent[0].id, mod.numpyExperiment(sent[0].request));
   assert.equal(await pa, null, 'stale: a newer call was made after it');
@@ -170,25 +180,25 @@ test('worker: a stale result is never returned, also when the newer request was 
   assert.equal((await pa2).result, fresh);
   // C to the worker; while it computes, module 08 (small: on the page) and module 08 again (the
   // cache): C's late result is stale and is not returned.
-  const pc = c.run({ ...large, seed: 8 });
+  const pc = c.route({ ...large, seed: 8 });
   assert.equal(sent.length, 3);
-  assert.equal(how(c.run(small)), 'page');
-  assert.equal(how(c.run({ ...small })), 'page+reused');
+  assert.equal(how(c.route(small)), 'page');
+  assert.equal(how(c.route({ ...small })), 'page+reused');
   answer(sent[2].id, mod.numpyExperiment(sent[2].request));
   assert.equal(await pc, null);
-  assert.equal(how(c.run({ ...small })), 'page+reused', 'the stale answer did not replace the kept result');
+  assert.equal(how(c.route({ ...small })), 'page+reused', 'the stale answer did not replace the kept result');
 });
 
 test('worker: when it stops, the newest call is computed on the page and kept', async () => {
   const mod = fakeCore();
   const { c, sent } = withWorker(mod);
-  const p = c.run(large);
+  const p = c.route(large);
   assert.equal(sent.length, 1);
   c.stopWorker();
   const outcome = await p;
   assert.equal(how(outcome), 'page');
   assert.equal(mod.calls.length, 1);
-  assert.equal(c.run({ ...large }).result, outcome.result);
+  assert.equal(c.route({ ...large }).result, outcome.result);
   assert.equal(mod.calls.length, 1);
 });
 
@@ -250,7 +260,7 @@ function withTwoWorkers() {
 
 test('two workers: a splittable call goes half to each, the answer is the joined whole; others go to the first', async () => {
   const { mod, c, sent, helperSent } = withTwoWorkers();
-  const p = c.run(grids);
+  const p = c.route(grids);
   assert.equal(sent.length, 1);
   assert.equal(helperSent.length, 1);
   assert.deepEqual([sent[0].part, sent[0].request.first_head, sent[0].request.head_count], [0, 0, 4]);
@@ -268,14 +278,14 @@ test('two workers: a splittable call goes half to each, the answer is the joined
   assert.equal(outcome.result.first_head, undefined);
   assert.deepEqual(c.stats, { wasm_memory_bytes: 7 }, 'the larger of the two cores');
   // Not splittable (a locked cell asks for the full forward): the first worker only.
-  const full = c.run({ ...large, precision: 'auto' });
+  const full = c.route({ ...large, precision: 'auto' });
   assert.equal(sent.length, 2);
   assert.equal(helperSent.length, 1);
   assert.equal(sent[1].part, undefined);
   c.onMessage({ id: sent[1].id, result: mod.numpyExperiment(sent[1].request), stats: {} });
   assert.equal((await full).workers, 1);
   // An error in a half is the call's error.
-  const bad = c.run({ ...grids, seed: 9 });
+  const bad = c.route({ ...grids, seed: 9 });
   c.onMessage({ id: sent[2].id, part: 0, error: 'boom', stats: {} });
   c.onHelperMessage({ id: helperSent[1].id, part: 1, error: 'boom', stats: {} });
   assert.deepEqual(await bad, { error: 'boom', where: 'worker' });
@@ -295,16 +305,16 @@ test('the colour table goes with the worker calls whose grids the workers colour
   const sent = [];
   c.worker = { postMessage: (m) => sent.push(m), terminate() {} };
   c.workerReady = true;
-  c.run({ ...large, precision: 'auto' });
+  c.route({ ...large, precision: 'auto' });
   assert.equal(sent[0].lut, undefined);
   c.onMessage({ id: sent[0].id, result: {}, stats: {} });
-  c.run({ ...large, tokens: 2048, d_model: 64 }); // pooled beyond 1024 tokens: coloured in the worker
+  c.route({ ...large, tokens: 2048, d_model: 64 }); // pooled beyond 1024 tokens: coloured in the worker
   assert.equal(sent[1].lut, lut);
 });
 
 test('two workers: the second one failing mid-call hands the whole call to the first', async () => {
   const { mod, c, sent, helperSent } = withTwoWorkers();
-  const p = c.run(grids);
+  const p = c.route(grids);
   c.onHelperMessage({ failed: 'no memory' });
   assert.equal(c.helper, null);
   assert.equal(sent.length, 2, 'resent whole to the first worker');
@@ -322,7 +332,7 @@ test('a worker that starts computes the last request once, for nothing (its half
   const helperSent = [];
   c.worker = { postMessage: (m) => sent.push(m), terminate() {} };
   c.helper = { postMessage: (m) => helperSent.push(m), terminate() {} };
-  c.run(grids); // no worker ready yet: computed here, kept as the last request
+  c.route(grids); // no worker ready yet: computed here, kept as the last request
   assert.equal(mod.calls.length, 1);
   c.onMessage({ ready: true });
   c.onHelperMessage({ ready: true });
@@ -332,7 +342,7 @@ test('a worker that starts computes the last request once, for nothing (its half
   const d = new Compute(fakeCore());
   const dSent = [];
   d.worker = { postMessage: (m) => dSent.push(m), terminate() {} };
-  d.run(small);
+  d.route(small);
   d.onMessage({ ready: true });
   assert.deepEqual(dSent, []);
 });
@@ -366,7 +376,7 @@ test('a request of WORKER_FIRST_COST or more made before the workers are ready s
     c.worker ??= { postMessage: (m) => sent.push(m), terminate() {} };
     c.helper ??= { postMessage: (m) => helperSent.push(m), terminate() {} };
   };
-  const p = c.run(huge);
+  const p = c.route(huge);
   assert.ok(p instanceof Promise);
   assert.equal(starts, 1);
   assert.equal(mod.calls.length, 0, 'not computed on the page');
@@ -390,7 +400,7 @@ test('a request of WORKER_FIRST_COST or more made before the workers are ready s
     f.worker ??= { postMessage: (m) => fSent.push(m), terminate() {} };
     f.helper ??= { postMessage: (m) => fHelperSent.push(m), terminate() {} };
   };
-  f.run(huge);
+  f.route(huge);
   f.onHelperMessage({ ready: true });
   assert.deepEqual([fSent.length, fHelperSent.length], [0, 0]);
   f.onMessage({ ready: true });
@@ -400,7 +410,7 @@ test('a request of WORKER_FIRST_COST or more made before the workers are ready s
   const d = new Compute(fakeCore());
   d.startWorker = c.startWorker;
   d.worker = { postMessage() { throw new Error('not for the worker'); }, terminate() {} };
-  assert.equal(d.run(large).where, 'page');
+  assert.equal(d.route(large).where, 'page');
 });
 
 test('waiting for the workers: the second one failing sends the call whole to the first; a call too large to split goes to the first at once; no workers (file://): computed here', async () => {
@@ -410,7 +420,7 @@ test('waiting for the workers: the second one failing sends the call whole to th
   const sent = [];
   c.worker = { postMessage: (m) => sent.push(m), terminate() {} };
   c.helper = { postMessage() { throw new Error('failed helper'); }, terminate() {} };
-  const p = c.run(huge);
+  const p = c.route(huge);
   c.onMessage({ ready: true });
   assert.deepEqual(sent, []);
   c.onHelperMessage({ failed: 'no memory' });
@@ -426,7 +436,7 @@ test('waiting for the workers: the second one failing sends the call whole to th
   const eSent = [];
   e.worker = { postMessage: (m) => eSent.push(m), terminate() {} };
   e.helper = { postMessage() { throw new Error('not split'); }, terminate() {} };
-  const q = e.run(big);
+  const q = e.route(big);
   e.onMessage({ ready: true });
   assert.equal(eSent.length, 1);
   assert.equal(eSent[0].request.tokens, 2048);
@@ -438,20 +448,20 @@ test('waiting for the workers: the second one failing sends the call whole to th
   globalThis.location = { protocol: 'file:' };
   try {
     const here = new Compute(fakeCore());
-    assert.equal(here.run({ ...huge, tokens: 16 }).where, 'page', 'small');
-    assert.equal(here.run(huge).where, 'page');
+    assert.equal(here.route({ ...huge, tokens: 16 }).where, 'page', 'small');
+    assert.equal(here.route(huge).where, 'page');
     assert.deepEqual([here.worker, made.length, document.documentElement.dataset.computeWorker], [null, 0, 'off']);
     // Served: the same request starts the two workers and waits ("starting" until they are ready).
     globalThis.location = { protocol: 'http:' };
     globalThis.navigator ??= {};
     const served = new Compute(fakeCore());
-    assert.ok(served.run({ ...huge, seed: 2 }) instanceof Promise);
+    assert.ok(served.route({ ...huge, seed: 2 }) instanceof Promise);
     assert.equal(made.length, Math.min(2, globalThis.navigator.hardwareConcurrency ?? 1) >= 2 ? 2 : 1);
     assert.equal(document.documentElement.dataset.computeWorker, 'starting');
     // Workers that failed are not started again by the next large request: the page computes.
     served.onMessage({ failed: 'no memory' });
     const before = made.length;
-    assert.equal(served.run({ ...huge, seed: 3 }).where, 'page');
+    assert.equal(served.route({ ...huge, seed: 3 }).where, 'page');
     assert.equal(made.length, before);
   } finally {
     delete globalThis.Worker;
@@ -465,7 +475,7 @@ test('weights\' buffers go back to the worker that made them once the page has l
     attn_weights: new Float32Array(count * 64 * 64).fill(fill), fully_masked_rows: new Uint8Array(count * 64) });
   /** Runs `request`, answers both halves; returns the outcome and the halves' buffers. */
   const answered = async (request, fill) => {
-    const p = c.run(request);
+    const p = c.route(request);
     const [a, b] = [half(0, 4, fill), half(4, 4, fill + 1)];
     c.onMessage({ id: sent.at(-1).id, part: 0, result: a, stats: {}, recycled: true });
     c.onHelperMessage({ id: helperSent.at(-1).id, part: 1, result: b, stats: {}, recycled: false });
@@ -475,7 +485,7 @@ test('weights\' buffers go back to the worker that made them once the page has l
   assert.equal(first.outcome.recycled, 1, 'how many halves were written into spare memory');
   c.release(first.outcome.result); // still the kept result: an equal request is answered with it
   assert.deepEqual([given, helperGiven], [[], []]);
-  assert.equal(c.run(grids).result, first.outcome.result, 'kept');
+  assert.equal(c.route(grids).result, first.outcome.result, 'kept');
   const second = await answered({ ...grids, seed: 8 }, 3);
   // No longer kept, and released before: each half's buffer back to its own worker, transferred.
   assert.deepEqual([given, helperGiven], [[first.buffers[0]], [first.buffers[1]]]);
@@ -493,9 +503,9 @@ test('weights\' buffers nobody reads go back at once: a stale result\'s, the oth
   let fill = 0; // each half's weights different: a buffer sent to the wrong worker is seen
   const half = (first, count) => ({ n: 64, m: 64, num_heads: 8, first_head: first, head_count: count,
     attn_weights: new Float32Array(count * 64 * 64).fill(++fill), fully_masked_rows: new Uint8Array(count * 64) });
-  const stale = c.run(grids);
+  const stale = c.route(grids);
   const [sentBefore, helperBefore] = [sent.at(-1), helperSent.at(-1)];
-  const newer = c.run({ ...grids, seed: 8 }); // waits for the workers
+  const newer = c.route({ ...grids, seed: 8 }); // waits for the workers
   const [a, b] = [half(0, 4), half(4, 4)];
   c.onMessage({ id: sentBefore.id, part: 0, result: a, stats: {} });
   c.onHelperMessage({ id: helperBefore.id, part: 1, result: b, stats: {} });
@@ -508,11 +518,11 @@ test('weights\' buffers nobody reads go back at once: a stale result\'s, the oth
   assert.deepEqual(await newer, { error: 'boom', where: 'worker' });
   assert.deepEqual(helperGiven, [b.attn_weights.buffer, ok.attn_weights.buffer]);
   // A full forward (a locked cell: not the grids' request) is read by the panels: never given back.
-  const full = c.run({ ...large, precision: 'auto' });
+  const full = c.route({ ...large, precision: 'auto' });
   const whole = mod.numpyExperiment(sent.at(-1).request);
   c.onMessage({ id: sent.at(-1).id, result: whole, stats: {} });
   c.release((await full).result);
-  c.run({ ...grids, seed: 10 });
+  c.route({ ...grids, seed: 10 });
   assert.deepEqual(given, [a.attn_weights.buffer]);
 });
 
@@ -520,19 +530,19 @@ test('weights beyond MAX_KEPT_WEIGHTS never go back to a worker, stale or releas
   const { c, sent, given } = withTwoWorkers();
   const big = { ...grids, tokens: 2048, d_model: 768, num_heads: 12 }; // not split: the first worker's
   const huge = () => ({ n: 2048, m: 2048, num_heads: 12, attn_weights: new Float32Array(12 * 2048 * 2048), fully_masked_rows: new Uint8Array(12 * 2048) });
-  const stale = c.run(big);
-  const newer = c.run({ ...big, seed: 11 }); // waits; the first call's result comes stale
+  const stale = c.route(big);
+  const newer = c.route({ ...big, seed: 11 }); // waits; the first call's result comes stale
   c.onMessage({ id: sent[0].id, result: huge(), stats: {} });
   assert.equal(await stale, null);
   c.onMessage({ id: sent[1].id, result: huge(), stats: {} });
   c.release((await newer).result);
-  c.run(grids); // no longer kept either
+  c.route(grids); // no longer kept either
   assert.equal(given.length, 0);
   // The same at 64 tokens: the stale result's buffer goes back at once.
   const d = withTwoWorkers();
   const one = { ...big, tokens: 64, num_heads: 1 }; // one head: not split
-  const p = d.c.run(one);
-  d.c.run({ ...one, seed: 12 });
+  const p = d.c.route(one);
+  d.c.route({ ...one, seed: 12 });
   const r = { n: 64, m: 64, num_heads: 1, attn_weights: new Float32Array(64 * 64), fully_masked_rows: new Uint8Array(64) };
   d.c.onMessage({ id: d.sent[0].id, result: r, stats: {} });
   assert.equal(await p, null);
@@ -541,7 +551,7 @@ test('weights beyond MAX_KEPT_WEIGHTS never go back to a worker, stale or releas
 
 test('the second worker stopping mid-call: the first worker\'s half, arriving after the call was resent whole, goes back to it', async () => {
   const { mod, c, sent, given, helperGiven } = withTwoWorkers();
-  const p = c.run(grids);
+  const p = c.route(grids);
   c.onHelperMessage({ failed: 'no memory' });
   const half = { n: 64, m: 64, num_heads: 8, first_head: 0, head_count: 4, attn_weights: new Float32Array(4 * 64 * 64), fully_masked_rows: new Uint8Array(4 * 64) };
   c.onMessage({ id: sent[0].id, part: 0, result: half, stats: {} });
@@ -589,7 +599,7 @@ test('aheadable: the grids\' request computed on the page, without masks or othe
 
 test('computing ahead: one token more, then one less, one per idle period; the next keystroke\'s request is answered at once', () => {
   const { mod, c, periods, idleFor } = withIdle();
-  assert.equal(flags(c.run(view64)), 'page');
+  assert.equal(flags(c.route(view64)), 'page');
   assert.equal(mod.calls.length, 1);
   assert.equal(periods.length, 1, 'waits for an idle period');
   idleFor(50);
@@ -599,20 +609,20 @@ test('computing ahead: one token more, then one less, one per idle period; the n
   assert.equal(periods.length, 0, 'two neighbours, then nothing');
   assert.deepEqual(mod.calls[1], { ...view64, tokens: 65 }, 'the same request otherwise');
   // A word typed: 65 tokens, computed ahead; its own neighbour 66 comes next (64 is kept).
-  const typed = c.run({ ...view64, tokens: 65 });
+  const typed = c.route({ ...view64, tokens: 65 });
   assert.equal(flags(typed), 'page+ahead');
   assert.equal(typed.result.n, 65);
   assert.ok(Object.isFrozen(typed.result));
   assert.equal(mod.calls.length, 3, 'not computed again');
-  assert.equal(flags(c.run({ ...view64, tokens: 65 })), 'page+reused', 'the same request again: the last one\'s');
+  assert.equal(flags(c.route({ ...view64, tokens: 65 })), 'page+reused', 'the same request again: the last one\'s');
   idleFor(50);
   assert.deepEqual(mod.calls.map((r) => r.tokens), [64, 65, 63, 66]);
   assert.equal(periods.length, 0);
   // The word deleted: 64 tokens were shown before.
-  assert.equal(flags(c.run({ ...view64, tokens: 64 })), 'page+kept');
+  assert.equal(flags(c.route({ ...view64, tokens: 64 })), 'page+kept');
   assert.equal(mod.calls.length, 4);
   // Another setting: computed, and its own neighbours after it.
-  assert.equal(flags(c.run({ ...view64, num_heads: 4 })), 'page');
+  assert.equal(flags(c.route({ ...view64, num_heads: 4 })), 'page');
   assert.equal(mod.calls.length, 5);
   idleFor(50);
   assert.deepEqual(mod.calls[5], { ...view64, num_heads: 4, tokens: 65 });
@@ -620,7 +630,7 @@ test('computing ahead: one token more, then one less, one per idle period; the n
 
 test('computing ahead waits for an idle period with room for it (its expected time, with a margin), AHEAD_TRIES at most', () => {
   const { mod, c, periods, idleFor } = withIdle({ costMs: 40 });
-  c.run(view64); // 40 ms here: not the expectation (a new seed's draws may be in it)
+  c.route(view64); // 40 ms here: not the expectation (a new seed's draws may be in it)
   const prior = pageCost({ ...view64, tokens: 65 }) * AHEAD_PRIOR_MS_PER_COST * AHEAD_MARGIN;
   assert.ok(prior > 12 && prior < 13, `64 tokens at d_model 512: 8 ms expected, ${prior} with the margin`);
   idleFor(prior - 0.1);
@@ -640,7 +650,7 @@ test('computing ahead waits for an idle period with room for it (its expected ti
   assert.equal(mod.calls.length, 2);
   // A quicker computation ahead lowers the expectation again.
   const quick = withIdle({ costMs: 2 });
-  quick.c.run(view64);
+  quick.c.route(view64);
   quick.idleFor(50);
   quick.idleFor(3);
   assert.equal(quick.mod.calls.length, 3, '63 tokens expected to take about 2 ms x 1.5');
@@ -648,7 +658,7 @@ test('computing ahead waits for an idle period with room for it (its expected ti
 
 test('computing ahead: giving up on one token more still tries one token less, with its own AHEAD_TRIES', () => {
   const { mod, c, periods, idleFor } = withIdle();
-  c.run(view64);
+  c.route(view64);
   const need65 = c.expectedMs({ ...view64, tokens: 65 }) * AHEAD_MARGIN;
   for (let i = 0; i < AHEAD_TRIES; i++) idleFor(need65 - 0.1);
   assert.deepEqual(mod.calls.map((r) => r.tokens), [64], '65 tokens never had room');
@@ -665,12 +675,12 @@ test('computing ahead: giving up on one token more still tries one token less, w
 test('computing ahead: a rate measured at another d_model or num_heads is not used (module 08\'s tiny request is mostly the call itself)', () => {
   const { mod, c, idleFor } = withIdle({ costMs: 4 }); // 4 ms a call, whatever its size
   const m08 = { ...small, precision: 'auto', weights_only: true, keep_intermediates: false, return_parameters: false };
-  c.run(m08);
+  c.route(m08);
   idleFor(50);
   idleFor(50);
   assert.deepEqual(mod.calls.map((r) => r.tokens), [5, 6, 4]);
   assert.ok(c.expectedMs({ ...m08, tokens: 7 }) > 3.5, 'the same shape: its own rate (4 ms a call)');
-  c.run(view64);
+  c.route(view64);
   const expected = c.expectedMs({ ...view64, tokens: 65 });
   assert.equal(expected, pageCost({ ...view64, tokens: 65 }) * AHEAD_PRIOR_MS_PER_COST, 'd_model 512: the prior, not 4 ms / 16,680 a unit');
   idleFor(50);
@@ -679,38 +689,38 @@ test('computing ahead: a rate measured at another d_model or num_heads is not us
 
 test('computing ahead stops for a newer request, and where the page turns it off (embed); other requests are not computed ahead', () => {
   const { mod, c, periods, idleFor } = withIdle();
-  c.run(view64);
+  c.route(view64);
   const waiting = periods.length;
-  c.run({ ...view64, seed: 8 });
+  c.route({ ...view64, seed: 8 });
   assert.equal(waiting, 1);
   assert.equal(periods.length, 1, 'the first request\'s callback cancelled, the new one\'s asked for');
   idleFor(50);
   assert.deepEqual(mod.calls.at(-1), { ...view64, seed: 8, tokens: 65 });
   c.setAhead(false);
   assert.equal(periods.length, 0, 'off: the waiting computation is cancelled');
-  c.run({ ...view64, seed: 9 });
+  c.route({ ...view64, seed: 9 });
   assert.equal(periods.length, 0, 'off: nothing computed ahead');
-  assert.equal(flags(c.run({ ...view64, seed: 8, tokens: 65 })), 'page+ahead', 'results kept before still answer');
+  assert.equal(flags(c.route({ ...view64, seed: 8, tokens: 65 })), 'page+ahead', 'results kept before still answer');
   c.setAhead(true);
   for (const request of [{ ...view64, key_padding_mask: new Uint8Array(64) }, { ...view64, return_parameters: undefined }, small]) {
-    c.run(request);
+    c.route(request);
     assert.equal(periods.length, 0, 'not aheadable');
   }
   // An equal request after one that is not aheadable is computed again (only the last is kept for those).
   const calls = mod.calls.length;
-  c.run(small);
-  c.run({ ...view64, key_padding_mask: new Uint8Array(64) });
+  c.route(small);
+  c.route({ ...view64, key_padding_mask: new Uint8Array(64) });
   assert.equal(mod.calls.length, calls + 1);
 });
 
 test('kept results: KEPT_RESULTS + 2 at most (the shown ones and those computed ahead), newest first', () => {
   const { c, periods, idleFor } = withIdle();
   for (let seed = 1; seed <= 10; seed++) {
-    c.run({ ...view64, seed });
+    c.route({ ...view64, seed });
     while (periods.length) idleFor(50);
   }
   assert.equal(c.kept.length, KEPT_RESULTS + 2);
   assert.deepEqual(c.kept.map((k) => [k.request.seed, k.request.tokens, k.ahead]),
     [[10, 63, true], [10, 65, true], [10, 64, false], [9, 63, true], [9, 65, true]]);
-  assert.equal(flags(c.run({ ...view64, seed: 1 })), 'page', 'an old one: computed again');
+  assert.equal(flags(c.route({ ...view64, seed: 1 })), 'page', 'an old one: computed again');
 });

@@ -1,241 +1,62 @@
-// Where the page's numpyExperiment runs (issue 6: typing never blocks on compute).
+// Where the page's numpyExperiment runs, and which answer is drawn: latest input wins.
 //
-// Small requests run at once on the main thread: cheaper than a round trip, and the grids update
-// in the same task. Large ones (pageCost above WORKER_MIN_COST) go to a Web Worker
-// (compute_worker.js) when the page is served over http(s): once it is ready (it starts after
-// the first grid), or, for the very largest (WORKER_FIRST_COST: a link to 2048 tokens), at once:
-// such a request starts the workers and waits for them. A page opened from file:// cannot
-// start a worker in Chrome (a file: script is a different origin), nor one whose script failed,
-// so there everything runs on the main thread, where typing is already coalesced to one update
-// per frame (main.js). Latest input wins: every call supersedes the ones before it, and a result
-// that arrives for a superseded call is dropped, never drawn over a newer one. The worker computes
-// one call at a time; while it is busy only the newest call waits (older waiting ones are dropped
-// without being computed).
+// Small requests run at once on the page's thread: cheaper than a round trip, and the grids update
+// in the same task. Large ones (pageCost above WORKER_MIN_COST, cost.js) go to a Web Worker
+// (compute_worker.js) when the page is served over http(s): once it is ready (it starts after the
+// first grid), or, for the very largest (WORKER_FIRST_COST: a link to 2048 tokens), at once: such
+// a request starts the workers and waits for them. A page opened from file:// cannot start a
+// worker in Chrome (a file: script is a different origin), nor one whose script failed, so there
+// everything runs on the page's thread, where typing is already coalesced to one update per task
+// (modes/random). Every call supersedes the ones before it, and a result that arrives for a
+// superseded call is dropped, never drawn over a newer one. The worker computes one call at a
+// time; while it is busy only the newest call waits (older waiting ones are dropped without being
+// computed).
 //
-// Two workers when the machine has two cores or more: a request for the grids alone (weights only,
-// no intermediates, no parameters, float32; numpyExperiment's first_head / head_count) is split
-// between them, half the heads each, and the halves are joined here (issue 6: 512 tokens at
-// d_model 768, 12 heads: 75 ms in one worker, 37 ms a half). Every other request goes to the
-// first worker only.
+// Two workers when the machine has two cores or more: a request for the grids alone (cost.js
+// splittable) is split between them, half the heads each, and the halves are joined here
+// (split.js). Every other request goes to the first worker only.
 //
-// The last request and its result are kept: a new request equal to it (typing inside a word
-// changes the text but not the token count, and numpyExperiment depends only on the request) is
-// answered at once with the kept outcome (`where` the result was computed, plus `reused: true`),
-// without computing again; one equal to a request the worker is still computing takes over that
-// computation. The kept result is frozen (its typed arrays are not: nothing on the page writes
-// into them).
-//
-// Computing ahead (issue 6: an update at 64 tokens, d_model 512, within 16 ms). Typing a word adds
-// a token, deleting one takes it away: once the grids' request (aheadable: weights only, no
-// arrays, computed on this thread) is shown, the page computes the same request for one token more,
-// then one token less, in idle time (requestIdleCallback), one computation per idle period and
-// only when its deadline leaves room for it (its expected time, from the last one's, with a
-// margin). Those results and the ones shown are kept, KEPT_RESULTS + 2 at most, newest first: a
-// request equal to one of them is answered at once (`ahead: true` for a result computed ahead,
-// `kept: true` for one shown before). Every other request (masks, the step panel's full forward,
-// the workers' views) is only compared with the last one, as above. A kept result has a pageCost
-// up to WORKER_MIN_COST: at most h·n² = 3.3·10⁵ weights, 1.3 MB.
+// The last request and its result are kept: a new request equal to it is answered at once with
+// the kept outcome (`where` the result was computed, plus `reused: true`), without computing
+// again; one equal to a request the worker is still computing takes over that computation. The
+// grids' requests shown before and those computed ahead in idle time (ahead.js) are kept too
+// (cache.js): a request equal to one of them is answered at once (`ahead: true` for a result
+// computed ahead, `kept: true` for one shown before).
 
-import { FLOAT64_MAX_WORK } from '../draw/format.js';
-import { poolFactor } from '../draw/pixels.js';
+import { sameRequest, costModel, WORKER_FIRST_COST, WORKER_MIN_COST, MAX_KEPT_WEIGHTS, colouredByWorkers } from './cost.js';
+import { ResultCache } from './cache.js';
+import { AheadScheduler } from './ahead.js';
+import { joinHeads, splitRequest } from './split.js';
 
 export const WORKER_SCRIPT = 'compute_worker.js';
-/**
- * pageCost above which a request goes to the workers; up to it the page computes at once, in the
- * task of the input. 64 tokens at d_model 512 and 8 heads (8.1·10⁷) cost the page's thread 3–5 ms
- * of compute on the benchmark's machine, while the two workers' answer came 8–15 ms after the
- * key (median 10.5–15, traced: on two cores the workers, the page's thread handling the key and
- * the compositor take turns), and the whole update from a key to the painted grids took 26–36 ms
- * against 16–20 computed here (issue 6's 16 ms target; medians of 20 changes, alternating runs
- * on one build). 128 tokens at d_model 512 (1.9·10⁸) and anything larger still go to the workers.
- */
-export const WORKER_MIN_COST = 1e8;
-/**
- * The cost of drawing `request` from this thread, in multiply-adds: experimentWork, plus
- * WEIGHT_COST for each of the h·n² weights (its exponential, its copies, its pixel). Fitted in
- * node on the grids' request: about 0.036 ns a multiply-add and 7 ns a weight in the core, and
- * some 5 ns a weight more to colour it here, so 2048 tokens at d_model 256 and 16 heads (2.7·10⁹
- * multiply-adds, 6.7·10⁷ weights) cost as much as 2048 tokens at d_model 768 and 12 heads.
- */
-export function pageCost(request) {
-  return experimentWork(request) + WEIGHT_COST * request.num_heads * request.tokens ** 2;
-}
-/** Multiply-adds one weight costs (pageCost). */
-export const WEIGHT_COST = 300;
-/**
- * pageCost from which a request made before the workers are ready (a link to a large view, just
- * opened) starts them and waits for them instead of computing here. 2048 tokens at d_model 768
- * and 12 heads (2.6·10¹⁰) held the page's thread for 1.5–2.2 s before its first grid, every input
- * with it; 1024 tokens at d_model 768 and 12 heads (7.8·10⁹) and 2048 at d_model 256 and 16 heads
- * (2.3·10¹⁰) go to the workers too. Below, the page computes at once: 512 tokens at d_model 768
- * and 12 heads (2.6·10⁹: about 0.1 s of compute in node, less than starting the workers). Just
- * under the threshold the page's thread is held for about 0.2 s of compute, and, with drawing,
- * up to 0.6–0.8 s measured on a loaded 2-core machine (a reviewer's 10 ms timer, load 4.5).
- */
-export const WORKER_FIRST_COST = 5e9;
-/**
- * The page keeps q, k and the scores (for the step panel) while num_heads · n · m is at most this
- * (12 heads of 2048 tokens would hold 200 MB of scores: issue 6 keeps the wasm heap under 512 MB);
- * a split request's halves are joined while its weights are at most this many floats too; and
- * grids of at most this many weights in all are coloured on the page (colouredByWorkers: ~8 ms
- * of its thread at most).
- */
-export const MAX_KEPT_WEIGHTS = 1 << 22;
-
-/** Multiply-adds of one numpyExperiment: four (n, d) x (d, d) products, then h heads of QKᵀ and AV. */
-export function experimentWork({ tokens: n, d_model: d }) {
-  return n * d * (4 * d + 2 * n);
-}
-
-/**
- * Whether two numpyExperiment requests are the same: the same keys, each value equal (Object.is)
- * or an array / typed array (masks, up to n x n) of the same type, equal element by element. A
- * NaN element never equals anything, and a nested object is never equal: such a request is
- * computed again. (A few lines here rather than a dependency: the requests are flat.)
- */
-export function sameRequest(a, b) {
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((k) => {
-    const x = a[k];
-    const y = b[k];
-    return k in b && (Object.is(x, y) || ((Array.isArray(x) || ArrayBuffer.isView(x)) &&
-      x.constructor === y?.constructor && x.length === y.length && x.every((v, i) => v === y[i])));
-  });
-}
-
-/**
- * Aheadable results the page keeps: KEPT_RESULTS + 2 (two computed ahead from the last one shown
- * and three more, shown or computed ahead before; computing ahead: Compute.run).
- */
-export const KEPT_RESULTS = 3;
-/** How many idle periods a computation ahead waits for one whose deadline leaves it room. */
-export const AHEAD_TRIES = 10;
-/**
- * Margin on the time a computation ahead is expected to take: it starts only when the idle period
- * leaves that much (a key pressed meanwhile waits for it).
- */
-export const AHEAD_MARGIN = 1.5;
-/**
- * Milliseconds a unit of pageCost is expected to take on this thread before a computation ahead
- * of the same d_model and num_heads is timed (then: the last one's time per unit: expectedMs). 64 tokens at d_model 512 and 8 heads
- * (8.1·10⁷) took 3–5 ms in node's wasm: this says 8. Not the shown view's own time: that one
- * may have drawn a new seed's numbers (1M draws at d_model 512: 25–70 ms), which a token more
- * or less does not (d_model draws more at most: compute ahead is then the grids alone).
- */
-export const AHEAD_PRIOR_MS_PER_COST = 1e-7;
-/** Without requestIdleCallback: a computation ahead 50 ms after the last update, given 16 ms. */
-const FALLBACK_IDLE_DELAY_MS = 50, FALLBACK_IDLE_BUDGET_MS = 16;
-
-/** The d_model and num_heads of a request, as one key (Compute.expectedMs). */
-const shapeOf = (request) => `${request.d_model}/${request.num_heads}`;
-
-/**
- * Whether the page computes `request` ahead, and keeps its result for an equal request later:
- * the grids' request (weights only, no intermediates, no parameters) with no array field (a mask,
- * ablated heads: these change with the token count or the panels) and small enough to be computed
- * on this thread (pageCost up to WORKER_MIN_COST).
- */
-export function aheadable(request) {
-  return request.weights_only === true && request.keep_intermediates === false &&
-    request.return_parameters === false && pageCost(request) <= WORKER_MIN_COST &&
-    Object.values(request).every((v) => typeof v !== 'object' || v === null);
-}
-
-/** Whether the page keeps q, k and the scores of num_heads heads of n tokens (MAX_KEPT_WEIGHTS). */
-export function keepsIntermediates(numHeads, n) {
-  return numHeads * n * n <= MAX_KEPT_WEIGHTS;
-}
-
-/**
- * Whether `request` can be split between two workers by heads: the grids' request (float32 weights
- * only, no intermediates, no parameters: the core's numpy_experiment_weights_f32) with at least two
- * heads and weights small enough to join (MAX_KEPT_WEIGHTS).
- */
-export function splittable(request) {
-  const float32 = request.precision === 'float32' ||
-    (request.precision === 'auto' && experimentWork(request) > FLOAT64_MAX_WORK);
-  return float32 && request.weights_only === true && request.keep_intermediates === false &&
-    request.return_parameters === false && request.num_heads >= 2 &&
-    keepsIntermediates(request.num_heads, request.tokens);
-}
-
-/**
- * Whether a worker colours the cells of `request`'s grids (its result then has `pixels`): pooled
- * grids (beyond MAX_BUFFER_SIDE tokens, pixels.js), and grids of more than MAX_KEPT_WEIGHTS
- * weights in all. Smaller ones are coloured on the page, into each grid's kept pixel buffer
- * (heatmap.js): 12 heads of 512 x 512 took each worker ~22 ms, mostly writing 6 MB of pixels
- * into new memory (memory touched for the first time cost 3.5 ms a MB on the benchmark's
- * machine), and take the page ~6 ms.
- */
-export function colouredByWorkers(request) {
-  return poolFactor(request.tokens, request.tokens) > 1 || request.num_heads * request.tokens ** 2 > MAX_KEPT_WEIGHTS;
-}
-
-/**
- * The result for every head from the two workers' halves (heads [0, a) and [a, h)): their weights
- * and fully masked rows one after the other; the rest as the first half says, without its
- * first_head and head_count. The weights are joined when first read: the grids colour each
- * head from its half (`headWeights`, not enumerable), and copying 12 heads of 512 x 512 weights
- * took the page ~10 ms an update (issue 6), which a hover, a table or a panel pays later, once.
- */
-export function joinHeads(first, second) {
-  const join = (Type, a, b) => {
-    const out = new Type(a.length + b.length);
-    out.set(a);
-    out.set(b, a.length);
-    return out;
-  };
-  const { first_head: _f, head_count: _c, attn_weights: _a, ...rest } = first;
-  let weights = null;
-  const joined = {
-    ...rest,
-    fully_masked_rows: join(Uint8Array, first.fully_masked_rows, second.fully_masked_rows),
-  };
-  Object.defineProperty(joined, 'attn_weights', {
-    enumerable: true,
-    get: () => (weights ??= join(Float32Array, first.attn_weights, second.attn_weights)),
-  });
-  // Each head's (n, m) weights: a view into its half's (the joined array is not made for them).
-  const size = first.n * first.m;
-  Object.defineProperty(joined, 'headWeights', {
-    value: [first, second].flatMap(({ attn_weights: w }) =>
-      Array.from({ length: w.length / size }, (_, i) => w.subarray(i * size, i * size + size))),
-  });
-  if (first.pixels && second.pixels) joined.pixels = [...first.pixels, ...second.pixels];
-  else delete joined.pixels;
-  return joined;
-}
 
 export class Compute {
   /**
-   * @param {object} mod the page's core (for the main thread)
-   * @param {{lut?: Uint32Array}} [colors] the grids' colour table (color.js rampWords): a worker
+   * @param {object} mod the page's core (for the main thread; its experimentWork sizes requests)
+   * @param {object} [options]
+   * @param {Uint32Array} [options.lut] the grids' colour table (color.js rampWords): a worker
    *   given it also returns the cells' pixels (result.pixels, one buffer per head, pooled as the
    *   grid draws them beyond 1024 tokens: pixels.js resultPixels); it is sent with the requests
    *   whose grids the workers colour (colouredByWorkers)
+   * @param {Function} [options.idle] requestIdleCallback, [options.cancelIdle], [options.now]
+   *   performance.now: computing ahead's clock (ahead.js; tests pass their own)
    */
   constructor(mod, { lut = null, idle = null, cancelIdle = null, now = () => performance.now() } = {}) {
     this.mod = mod;
     this.lut = lut;
-    // Computing ahead (run): on unless the page turns it off (an embedded page has no text to type).
-    this.ahead = true;
-    this.idle = idle ?? (typeof requestIdleCallback === 'function'
-      ? (f) => requestIdleCallback(f)
-      : (f) => {
-        const due = now() + FALLBACK_IDLE_DELAY_MS;
-        return setTimeout(() => f({ didTimeout: false, timeRemaining: () => Math.max(0, due + FALLBACK_IDLE_BUDGET_MS - now()) }),
-          FALLBACK_IDLE_DELAY_MS);
-      });
-    this.cancelIdle = cancelIdle ?? (typeof cancelIdleCallback === 'function' ? (h) => cancelIdleCallback(h) : (h) => clearTimeout(h));
-    this.now = now;
-    // Aheadable results, newest first, KEPT_RESULTS + 2 at most: {request (a copy), outcome, ahead
-    // (computed ahead, not shown since)}.
-    this.kept = [];
-    this.aheadHandle = null; // the idle callback of the next computation ahead
-    // The last computation ahead's time per pageCost unit, and the d_model and num_heads it was
-    // measured at: {shape, msPerCost} or null.
-    this.aheadRate = null;
-    this.computedAhead = 0;
+    this.cost = costModel(mod);
+    /** The grids' results shown before and computed ahead. */
+    this.cache = new ResultCache();
+    /** Computing ahead: on unless the page turns it off (an embedded page has no text to type). */
+    this.lookahead = new AheadScheduler({
+      cost: this.cost,
+      cache: this.cache,
+      compute: (request) => this.runHere(request),
+      current: (request) => this.last?.request === request,
+      idle,
+      cancelIdle,
+      now,
+    });
     this.worker = null;
     this.workerReady = false;
     this.helper = null; // the second worker: half the heads of a splittable request
@@ -307,7 +128,7 @@ export class Compute {
    */
   sendWaiting() {
     if (this.queued === null || this.inFlight !== null || !this.workerReady) return false;
-    if (this.helper && !this.helperReady && splittable(this.last.request)) return false;
+    if (this.helper && !this.helperReady && this.cost.splittable(this.last.request)) return false;
     const id = this.queued;
     this.queued = null;
     this.send(id);
@@ -361,17 +182,16 @@ export class Compute {
   /**
    * A worker that just started computes the last request once, for nothing (its share of it
    * when split): the first real call then finds the seed's Gaussian draws kept and the kernels
-   * hot instead of drawing a million numbers (issue 6: 70 ms in a Chromium worker at d_model 512).
+   * hot instead of drawing a million numbers (70 ms in a Chromium worker at d_model 512).
    */
   prime(worker, part) {
     const request = this.last?.request;
-    if (!request || pageCost(request) <= WORKER_MIN_COST) return;
-    if (!splittable(request)) {
+    if (!request || this.cost.pageCost(request) <= WORKER_MIN_COST) return;
+    if (!this.cost.splittable(request)) {
       if (part === 0) worker.postMessage({ prime: request });
       return;
     }
-    const half = Math.ceil(request.num_heads / 2);
-    worker.postMessage({ prime: part === 0 ? { ...request, first_head: 0, head_count: half } : { ...request, first_head: half } });
+    worker.postMessage({ prime: splitRequest(request)[part] });
   }
 
   onMessage(data) {
@@ -412,7 +232,7 @@ export class Compute {
         };
         this.returns.set(data.result, halves.map(([worker, half]) => [worker, half.attn_weights?.buffer]));
       }
-    } else if (data.result && (data.id !== this.latest || splittable(this.last.request))) {
+    } else if (data.result && (data.id !== this.latest || this.cost.splittable(this.last.request))) {
       // Whole: the grids' request sent to one worker (the second one not ready), or a stale call.
       this.returns.set(data.result, [[this.worker, data.result.attn_weights?.buffer]]);
     }
@@ -485,11 +305,11 @@ export class Compute {
     this.inFlight = id;
     const request = this.last.request; // only the newest call is sent
     const lut = colouredByWorkers(request) ? this.lut ?? undefined : undefined;
-    if (this.helperReady && splittable(request)) {
-      const half = Math.ceil(request.num_heads / 2);
+    if (this.helperReady && this.cost.splittable(request)) {
+      const [first, second] = splitRequest(request);
       this.parts.set(id, []);
-      this.worker.postMessage({ id, part: 0, lut, request: { ...request, first_head: 0, head_count: half } });
-      this.helper.postMessage({ id, part: 1, lut, request: { ...request, first_head: half } });
+      this.worker.postMessage({ id, part: 0, lut, request: first });
+      this.helper.postMessage({ id, part: 1, lut, request: second });
       return;
     }
     this.worker.postMessage({ id, lut, request });
@@ -506,74 +326,17 @@ export class Compute {
 
   /** Turns computing ahead on or off (off: nothing more is computed ahead; kept results stay). */
   setAhead(on) {
-    this.ahead = on;
-    if (!on) this.cancelAhead();
+    this.lookahead.setOn(on);
   }
 
-  /**
-   * Keeps `entry` ({request, outcome, ahead}) first among the kept results, in place of an equal
-   * request's; the oldest beyond KEPT_RESULTS + 2 (the two neighbours computed ahead) go.
-   */
-  remember(entry) {
-    Object.freeze(entry.outcome.result);
-    this.kept = [entry, ...this.kept.filter((k) => !sameRequest(k.request, entry.request))].slice(0, KEPT_RESULTS + 2);
+  /** The kept results, newest first (cache.js). */
+  get kept() {
+    return this.cache.kept;
   }
 
-  /** The next computation ahead, if one is waiting for an idle period, will not run. */
-  cancelAhead() {
-    if (this.aheadHandle !== null) this.cancelIdle(this.aheadHandle);
-    this.aheadHandle = null;
-  }
-
-  /**
-   * Computes `from` (the last request, just shown) for one token more, then one token less, in idle
-   * periods, one computation each, and keeps the results: the next keystroke's request is likely one
-   * of them. A computation starts only when the period's deadline (IdleDeadline.timeRemaining())
-   * leaves it AHEAD_MARGIN times its expected time (expectedMs); otherwise it waits for another
-   * period, AHEAD_TRIES at most. Requests already kept are not computed again.
-   */
-  scheduleAhead(from) {
-    if (!this.ahead) return;
-    const next = [from.tokens + 1, from.tokens - 1].filter((n) => n >= 1).map((tokens) => ({ ...from, tokens }))
-      .filter((r) => aheadable(r) && !this.kept.some((k) => sameRequest(k.request, r)));
-    let tries = 0;
-    const step = (deadline) => {
-      this.aheadHandle = null;
-      if (this.last?.request !== from || !this.ahead) return; // superseded meanwhile
-      const request = next[0];
-      if (deadline.timeRemaining() < this.expectedMs(request) * AHEAD_MARGIN) {
-        if (++tries >= AHEAD_TRIES) {
-          // Given up on this one; the next (one token less, cheaper) still gets its tries. The
-          // rate is forgotten: one slow sample (a loaded machine) must not stop it for good.
-          this.aheadRate = null;
-          next.shift();
-          tries = 0;
-        }
-        if (next.length) this.aheadHandle = this.idle(step);
-        return;
-      }
-      tries = 0;
-      next.shift();
-      const start = this.now();
-      const outcome = this.runHere(request);
-      this.aheadRate = { shape: shapeOf(request), msPerCost: (this.now() - start) / pageCost(request) };
-      if (outcome.result) this.remember({ request, outcome, ahead: true });
-      // How many results were computed ahead so far (<html data-computed-ahead>: tests wait for it).
-      document.documentElement.dataset.computedAhead = String(++this.computedAhead);
-      if (next.length) this.aheadHandle = this.idle(step);
-    };
-    if (next.length) this.aheadHandle = this.idle(step);
-  }
-
-  /**
-   * Milliseconds `request` is expected to take here: its pageCost at the last computation ahead's
-   * rate when that one had the same d_model and num_heads, else at AHEAD_PRIOR_MS_PER_COST. (A rate
-   * is not carried to another shape: module 08's 5 tokens at d_model 8 take 0.05 ms, mostly the
-   * call itself, which per unit of cost would make 64 tokens at d_model 512 a 240 ms computation.)
-   */
+  /** Milliseconds `request` is expected to take on this thread (ahead.js). */
   expectedMs(request) {
-    const rate = this.aheadRate?.shape === shapeOf(request) ? this.aheadRate.msPerCost : AHEAD_PRIOR_MS_PER_COST;
-    return pageCost(request) * rate;
+    return this.lookahead.expectedMs(request);
   }
 
   /** numpyExperiment on this thread: {result} or {error}. */
@@ -586,18 +349,25 @@ export class Compute {
   }
 
   /**
-   * Runs `request`, superseding every earlier call. A request equal to the last one (sameRequest)
-   * is not computed again: its kept outcome now (with `reused: true`), or, while the worker is still
-   * computing it, the promise of that computation (the earlier call's promise gets null).
-   * A request kept from before (computing ahead: the file's header) is answered at once too, with
-   * `ahead: true` when it was computed ahead, `kept: true` when it was shown before.
-   * @returns {{result?: object, error?: string, where: string, workers?: number, reused?: true,
-   *   ahead?: true, kept?: true} | Promise<...|null>}
-   *   the outcome (workers: how many workers computed it, 2 when split by heads)
-   *   now (small or repeated requests, or no worker), or a promise of it (null when superseded
-   *   meanwhile)
+   * Runs `request`, superseding every earlier call.
+   * @returns {Promise<{result?: object, error?: string, where: string, workers?: number,
+   *   reused?: true, ahead?: true, kept?: true} | null>} its outcome (`workers`: how many workers
+   *   computed it, 2 when split by heads), or null when a newer call superseded it meanwhile
    */
   run(request) {
+    return Promise.resolve(this.route(request));
+  }
+
+  /**
+   * Where `request` is answered (run's first step): a request equal to the last one (sameRequest)
+   * is not computed again: its kept outcome now (with `reused: true`), or, while the worker is
+   * still computing it, the promise of that computation (the earlier call's promise gets null).
+   * A request kept from before (cache.js) is answered at once too, with `ahead: true` when it was
+   * computed ahead, `kept: true` when it was shown before. Small requests (and every request
+   * where no worker runs) are computed now, on this thread; the others by the workers.
+   * @returns the outcome now, or the promise of the workers' outcome (null when superseded)
+   */
+  route(request) {
     const last = this.last;
     const same = last !== null && sameRequest(last.request, request);
     const earlier = same && !last.outcome && last.id === this.latest && this.pending.get(last.id);
@@ -613,29 +383,29 @@ export class Compute {
       this.queued = null;
     }
     if (same && last.outcome) return { ...last.outcome, reused: true };
-    this.cancelAhead(); // computed ahead of the last request: the neighbours of this one come next
+    this.lookahead.cancel(); // computed ahead of the last request: the neighbours of this one come next
     this.last = { id, request: structuredClone(request), outcome: null };
     // The result kept until now may be one the page has already let go of.
     if (last?.outcome?.result) this.giveBackWhenDone(last.outcome.result);
     // Computed ahead, or shown before: answered at once (computing ahead: the file's header).
-    const found = aheadable(request) ? this.kept.find((k) => sameRequest(k.request, request)) : undefined;
+    const found = this.cost.aheadable(request) ? this.cache.find(request) : undefined;
     if (found) {
       const flag = found.ahead ? { ahead: true } : { kept: true };
-      this.remember({ ...found, ahead: false });
+      this.cache.remember({ ...found, ahead: false });
       this.keep(id, found.outcome);
-      this.scheduleAhead(this.last.request);
+      this.lookahead.schedule(this.last.request);
       return { ...found.outcome, ...flag };
     }
     // Too large for this thread even before the workers are ready: start them (nothing happens
     // where they cannot run, e.g. file://, or where they failed) and wait for them.
-    const tooLarge = !this.workerReady && pageCost(request) >= WORKER_FIRST_COST;
+    const tooLarge = !this.workerReady && this.cost.pageCost(request) >= WORKER_FIRST_COST;
     if (tooLarge) this.startWorker();
     const waits = tooLarge && this.worker !== null;
-    if ((!this.workerReady && !waits) || pageCost(request) <= WORKER_MIN_COST) {
+    if ((!this.workerReady && !waits) || this.cost.pageCost(request) <= WORKER_MIN_COST) {
       const outcome = this.keep(id, this.runHere(request));
-      if (outcome.result && aheadable(request)) {
-        this.remember({ request: this.last.request, outcome, ahead: false });
-        this.scheduleAhead(this.last.request);
+      if (outcome.result && this.cost.aheadable(request)) {
+        this.cache.remember({ request: this.last.request, outcome, ahead: false });
+        this.lookahead.schedule(this.last.request);
       }
       return outcome;
     }

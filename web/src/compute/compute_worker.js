@@ -21,14 +21,18 @@
 /* global createMhaCore */
 import { warmUp } from './warm_up.js';
 import { resultPixels } from '../draw/pixels.js';
-import { splittable } from './compute.js';
+import { costModel } from './cost.js';
 
 importScripts('mha_wasm_core.js');
 
+// This worker's state (a worker script's global scope is its own): its core, the core's cost
+// model, and the spare weight buffers below.
 let mod = null;
+let cost = null;
 const started = createMhaCore().then(
   (m) => {
     mod = m;
+    cost = costModel(m);
     postMessage({ ready: true });
     warmUp(m); // `started` resolves after this: the first request finds the kernels hot
   },
@@ -40,7 +44,7 @@ const started = createMhaCore().then(
  * written into one that holds them (numpyExperiment's attn_weights_into), not into new memory: at
  * 512 tokens and 12 heads a worker's half is 6 MB, which took 20–26 ms to copy into new memory on
  * the benchmark's machine when it was quiet and 58 ms under load, and 0.4–0.5 ms into memory used
- * before (issue 6: memory touched for the first time is what costs).
+ * before (memory touched for the first time is what costs).
  */
 const spare = [];
 /** One result given back while the page shows the next, and room for a stale one. */
@@ -52,11 +56,11 @@ const ROUND_TOKENS = 32;
  * Where the weights of `request` (head_count · n² floats) go: the smallest spare buffer that holds
  * them (spares more than 4 times too large are dropped: a small view after a large one does not
  * keep the large one's memory), else a new one with room for n rounded up to ROUND_TOKENS. Only for
- * the grids' request (compute.js splittable: at most MAX_KEPT_WEIGHTS weights), the only one whose
+ * the grids' request (cost.js splittable: at most MAX_KEPT_WEIGHTS weights), the only one whose
  * weights the page gives back; undefined otherwise (the core makes an array of their size).
  */
 function spareWeights(request) {
-  if (!splittable(request)) return undefined; // (a half of it has the same keys, plus its heads)
+  if (!cost.splittable(request)) return undefined; // (a half of it has the same keys, plus its heads)
   const { tokens: n, num_heads: h, first_head: first = 0, head_count: heads = h - first } = request;
   const floats = heads * n * n;
   const bytes = 4 * floats;
