@@ -2,9 +2,11 @@
 //   #mode=date&date=Nov%2030%2C%202026&kind=cross&layer=0&off=cross/1/2
 // No "mode" (or mode=random) is the random-embeddings page of state.js, whose hashes are unchanged.
 // Pure functions, no DOM: tested by tests/web/date_state.test.mjs.
-import { KIND_IDS } from '../modes/date/date_view.js';
 
 export const MODES = Object.freeze(['random', 'date']);
+
+/** The Date translator's kinds of attention (modes/date/date_view.js KINDS labels them). */
+export const KIND_IDS = Object.freeze(['encoder_self', 'decoder_self', 'cross']);
 
 /** Keys this module reads; state.js does not report them as unknown. */
 export const DATE_HASH_KEYS = Object.freeze(['mode', 'date', 'kind', 'layer', 'off']);

@@ -7,6 +7,9 @@
 import { tokenize, tokenizeChecked, MAX_TOKENS } from './tokenize.js';
 import { DATE_HASH_KEYS } from './date_state.js';
 import { EXPLAIN_KEYS } from '../explain/explain_state.js';
+import { parseBoolean, parseInteger, quoteValue } from './values.js';
+
+export { parseBoolean, parseInteger, quoteValue };
 
 export const SEED_MAX = 4294967295; // 2^32 - 1: numpy's legacy np.random.seed range
 
@@ -130,34 +133,10 @@ function hasBrokenEncoding(hash) {
   });
 }
 
-/** "42", " 42 ", "+42" → 42; "", "4.0", "4e1", "0x10", "abc" → null. */
-export function parseInteger(raw) {
-  if (typeof raw === 'number') return Number.isSafeInteger(raw) ? raw : null;
-  if (typeof raw !== 'string') return null;
-  const s = raw.trim();
-  if (!/^[+-]?\d{1,16}$/.test(s)) return null;
-  const v = Number(s);
-  return Object.is(v, -0) ? 0 : v;
-}
-
-/** "1", "true", "yes", "on" → true; "0", "false", "no", "off" → false; else null. */
-export function parseBoolean(raw) {
-  const s = String(raw).trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(s)) return true;
-  if (['0', 'false', 'no', 'off'].includes(s)) return false;
-  return null;
-}
-
 /** The largest divisor of d that is <= cap (at least 1). */
 export function largestDivisorAtMost(d, cap) {
   for (let h = Math.min(d, cap); h > 1; h--) if (d % h === 0) return h;
   return 1;
-}
-
-/** A user value quoted for a message (shortened; the page shows messages as text only). */
-export function quoteValue(raw) {
-  const chars = Array.from(String(raw));
-  return chars.length > 40 ? chars.slice(0, 39).join('') + '…' : chars.join('');
 }
 
 /**

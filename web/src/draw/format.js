@@ -27,17 +27,11 @@ export function readoutText(head, queryToken, keyToken, weight) {
 }
 
 /**
- * Multiply-adds up to which numpyExperiment's precision "auto" stays in float64 (the core's
- * mha::kExperimentFloat64MaxWork; tests/js checks the two agree at the boundary).
- */
-export const FLOAT64_MAX_WORK = 4e6;
-
-/**
  * Which arithmetic the grids were computed in (the page's #precision, the element's summary):
  *   "Computed in float64, as numpy: n·d·(4d + 2n) = 1 680 multiply-adds ≤ 4M."
  *   "Computed in float32, as PyTorch: n·d·(4d + 2n) = 71 303 168 multiply-adds > 4M."
  * @param {'float64'|'float32'} precision the core's result.precision
- * @param {number} work n·d·(4d + 2n), compute.js experimentWork
+ * @param {number} work n·d·(4d + 2n), the core's experimentWork
  */
 export function precisionText(precision, work) {
   const f32 = precision === 'float32';

@@ -1,6 +1,7 @@
-// When the weight tables under the grids are built (table.js builds one). A table is the
+// When the weight tables under the grids are built (table.js builds one), for the random-
+// embeddings grids (scheduleTables) and the Date translator's (queueAfterFrame). A table is the
 // accessible and testable twin of a head's canvas, but 16 heads of 64 x 64 cells are 65,536 DOM
-// cells: built with every update they cost more than the compute (issue 6). So:
+// cells: built with every update they cost more than the compute. So:
 //   - small views (num_heads * n * m <= SYNC_TABLE_CELLS) get their tables with the grids, as before;
 //   - larger ones up to MAX_TABLE_TOKENS get them once updates pause (PAUSE_MS), in tasks of
 //     about SLICE_MS (a table 8 rows at a time), none while an input waits to be shown, and a newer
@@ -11,8 +12,10 @@
 // Until its new table replaces it, a holder's previous table is stale: marked data-stale, which
 // style.css skips (content-visibility: hidden). Left in the layout, 8 stale tables of 64 x 64
 // cost 2-3 ms in each of the two frames of every keystroke's update (70,000 layout objects);
-// removed at once, the first keystroke after a pause took 110 ms instead of 35 (issue 6). Hidden
-// this way they are neither laid out nor read out: no screen reader meets last view's values.
+// removed at once, the first keystroke after a pause cost several times as much. Hidden this way
+// they are neither laid out nor read out: no screen reader meets last view's values.
+// The scheduling state (which view's tables are being built, their timer) is kept on the root
+// element it describes, one per grid area.
 
 import { runToEnd } from './table.js';
 
@@ -27,16 +30,18 @@ const SLICE_MS = 8;
 /** Quiet time (ms) after the last update before larger views get their tables. */
 export const PAUSE_MS = 400;
 
-let generation = 0;
-let timer;
+/** The root's scheduling state: {generation, timer, frame, jobs}. */
+const STATE = Symbol('tables');
+const stateOf = (root) => (root[STATE] ??= { generation: 0, timer: 0, frame: 0, jobs: [] });
 
-/** The notes put in holders beyond MAX_TABLE_TOKENS (a holder showing one has no table to remove). */
-const notes = new WeakSet();
+/** Marks the notes put in holders beyond MAX_TABLE_TOKENS (a holder showing one has no table to remove). */
+const NOTE = Symbol('table note');
+const isNote = (node) => Boolean(node && node[NOTE]);
 function note() {
   const p = document.createElement('p');
   p.textContent = `No table for more than ${MAX_TABLE_TOKENS} tokens: focus the grid and use the ` +
     'arrow keys, the readout says each weight.';
-  notes.add(p);
+  p[NOTE] = true;
   return p;
 }
 
@@ -62,12 +67,13 @@ const finish = (built) => (isSteps(built) ? runToEnd(built) : built);
  *   updatePending); no slice runs then: its update goes first, and the tables wait for the next
  *   pause (PAUSE_MS). Without it and the 8-row steps, a key pressed ≥ PAUSE_MS after the last
  *   update met the slices of the last view's tables: 90 ms to its grids instead of 31 at 64
- *   tokens, d_model 512, 8 heads (both help: a review measured 66–102 ms with the steps alone).
+ *   tokens, d_model 512, 8 heads.
  *   Each finished table's style and layout still happen in one frame, after the slice that puts
  *   it in (100–200 ms on a loaded machine): the slices bound the script, not that.
  */
 export function scheduleTables(root, holders, build, { n, m }, { busy = () => false } = {}) {
-  const mine = ++generation;
+  const state = stateOf(root);
+  const mine = ++state.generation;
   root.removeAttribute('aria-busy');
   if (Math.max(n, m) > MAX_TABLE_TOKENS) {
     root.dataset.tables = 'none';
@@ -78,10 +84,10 @@ export function scheduleTables(root, holders, build, { n, m }, { busy = () => fa
     // benchmark, profiled).
     const later = [];
     for (const holder of holders) {
-      if (holder.firstChild && !notes.has(holder.firstChild)) later.push(holder);
+      if (holder.firstChild && !isNote(holder.firstChild)) later.push(holder);
       else fill(holder, note());
     }
-    if (later.length) fillOncePaused(root, later, note, mine, busy, () => {});
+    if (later.length) fillOncePaused(root, state, later, note, mine, busy, () => {});
     return;
   }
   if (holders.length * n * m <= SYNC_TABLE_CELLS) {
@@ -92,26 +98,26 @@ export function scheduleTables(root, holders, build, { n, m }, { busy = () => fa
   // A holder may still hold the previous view's table (grids are reused between views): it is
   // replaced in its slice, so removing thousands of old cells does not delay the paint either.
   root.dataset.tables = 'pending';
-  fillOncePaused(root, holders, build, mine, busy, () => { root.dataset.tables = 'ready'; });
+  fillOncePaused(root, state, holders, build, mine, busy, () => { root.dataset.tables = 'ready'; });
 }
 
 /**
  * Fills holders[i] with build(i) (a table, or a generator of its steps) once updates pause
  * (PAUSE_MS after the last call; a newer view restarts the wait), in slices of about SLICE_MS,
  * none while `busy()`; a newer view (generation) cancels the rest. Built while typing, the tables'
- * style and layout (~160 ms for 8 heads of 64 x 64) delayed the next keystroke's grids (issue 6).
+ * style and layout (~160 ms for 8 heads of 64 x 64) delayed the next keystroke's grids.
  * Until then each holder's previous content is stale and the heads area is aria-busy (assistive
  * technology waits for the new tables); `done` runs after the last holder.
  */
-function fillOncePaused(root, holders, build, mine, busy, done) {
+function fillOncePaused(root, state, holders, build, mine, busy, done) {
   root.setAttribute('aria-busy', 'true');
   for (const holder of holders) if (holder.firstChild && !holder.dataset.stale) holder.dataset.stale = 'true';
   let next = 0;
   let steps = null; // the generator of holder `next`'s table, while it is being built
   const slice = () => {
-    if (mine !== generation) return; // a newer view replaced these holders
+    if (mine !== state.generation) return; // a newer view replaced these holders
     if (busy()) {
-      timer = setTimeout(slice, PAUSE_MS);
+      state.timer = setTimeout(slice, PAUSE_MS);
       return;
     }
     const t0 = performance.now();
@@ -130,12 +136,39 @@ function fillOncePaused(root, holders, build, mine, busy, done) {
       }
       next++;
     } while (next < holders.length && performance.now() - t0 < SLICE_MS);
-    if (next < holders.length) timer = setTimeout(slice, 0);
+    if (next < holders.length) state.timer = setTimeout(slice, 0);
     else {
       done();
       root.removeAttribute('aria-busy');
     }
   };
-  clearTimeout(timer);
-  timer = setTimeout(slice, PAUSE_MS);
+  clearTimeout(state.timer);
+  state.timer = setTimeout(slice, PAUSE_MS);
+}
+
+/**
+ * Queues `job` (it puts one table into its holder) to run just after the next frame, with every
+ * job queued before then: a keystroke's time is the update and what is seen, and typing faster
+ * than that skips no job but runs them together. root[data-tables] is "pending" until they ran,
+ * then "ready"; `done(ms)` gets the time they took.
+ */
+export function queueAfterFrame(root, job, done = () => {}) {
+  const state = stateOf(root);
+  state.jobs.push(job);
+  root.dataset.tables = 'pending';
+  cancelAnimationFrame(state.frame);
+  clearTimeout(state.timer);
+  state.frame = requestAnimationFrame(() => {
+    state.timer = setTimeout(() => {
+      const t0 = performance.now();
+      for (const run of state.jobs.splice(0)) run();
+      done(performance.now() - t0);
+      root.dataset.tables = 'ready';
+    }, 0);
+  });
+}
+
+/** Drops the jobs queueAfterFrame holds for `root` that have not run yet (their view was replaced). */
+export function dropQueued(root) {
+  stateOf(root).jobs.length = 0;
 }

@@ -3,15 +3,15 @@
 // page already has plus, where a view needs another run, the core itself.
 // Host-agnostic: everything is built inside `container`.
 import { h } from './dom.js';
-import { explainCell, fromCoreExplanation } from './step.js';
+import { fromCoreExplanation } from './step.js';
 import { formatCount } from '../draw/format.js';
-import { MAX_KEPT_WEIGHTS, keepsIntermediates } from '../compute/compute.js';
+import { MAX_KEPT_WEIGHTS, keepsIntermediates } from '../compute/cost.js';
 import { renderStepPanel } from './step_panel.js';
 import { renderPipeline } from './pipeline.js';
 import { renderParams } from './params_panel.js';
 import { renderCompare } from './compare.js';
 import { renderAblation } from './ablation.js';
-import { isMasked, maskDescription } from './masks.js';
+import { maskDescription } from './masks.js';
 import { renderPatterns } from './patterns_panel.js';
 import { renderCombined } from './combine.js';
 import { forgetScript, loadScript } from '../compute/wasm_modules.js';
@@ -246,14 +246,13 @@ export class ExplainPanels {
           renderStepPanel(body, null, { note });
           break;
         }
-        if (c && typeof mod.explainCell === 'function') {
-          // The core's own explanation of the cell, with the masks the forward pass used.
+        if (c) {
+          // The core's own explanation of the cell (the full module's explainCell), with the masks
+          // the forward pass used.
           const { attn_mask, key_padding_mask, is_causal } = this.ctx.request;
           const masks = Object.fromEntries(Object.entries({ attn_mask, key_padding_mask, is_causal })
             .filter(([, v]) => v !== undefined));
           e = fromCoreExplanation(mod.explainCell(result, { head: c.head, i: c.row, j: c.col, ...masks }));
-        } else if (c) {
-          e = explainCell(result, c.head, c.row, c.col, isMasked(this.ctx.maskFields, state.causal, n, c.row, c.col));
         }
         renderStepPanel(body, e, {
           queryToken: c ? tokens[c.row] : '', keyToken: c ? tokens[c.col] : '',

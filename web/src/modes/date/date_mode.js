@@ -1,6 +1,7 @@
 // The "Date translator" mode: a trained date-translation Transformer (mod.DateModel, see
 // docs/js-api.md) runs on every keystroke; its attention is drawn per head for the chosen
-// layer and kind, and for every layer at once as small multiples, one enlarged on request.
+// layer and kind, and for every layer at once as small multiples, one enlarged on request
+// (date_grids.js, overview.js), with the combined views under them (combined.js).
 //
 // The model's bytes come from date_model.js, a classic script written by scripts/build_web.mjs
 // (base64 of web/date_model.safetensors, plus web/date_model_heads.json when present). It is
@@ -8,68 +9,59 @@
 // and it works from file:// (no fetch). Tokens are shown as text only (textContent, fillText).
 /* global MHA_DATE_MODEL */
 import { drawLegend } from '../../draw/legend.js';
-import { HeadHeatmap, readTheme } from '../../draw/heatmap.js';
-import { headTable } from '../../draw/table.js';
-import { weightToRgb } from '../../draw/color.js';
-import { formatWeight } from '../../draw/format.js';
-import { DATE_DEFAULTS, LAST_LAYER, dateStateToHash } from '../../chrome/date_state.js';
+import { loadScript } from '../../compute/wasm_modules.js';
+import { addNote, errorMessage, sentence, showNotes } from '../../chrome/alerts.js';
+import { DATE_DEFAULTS, LAST_LAYER, dateStateToHash, parseDateHash } from '../../chrome/date_state.js';
+import { viewToHash } from '../../chrome/state.js';
 import {
-  KINDS, base64ToBytes, dateReadout, headKey, kindInfo, layerCount, layerView,
-  checkedHead, metadataJson, modelSummary, readRoles, roleFindings, rolesChecksum, safetensorsMetadata, sourceLength, thumbCell, tooLongMessage,
+  base64ToBytes, checkedHead, kindInfo, layerCount, metadataJson, modelSummary, readRoles, roleFindings,
+  rolesChecksum, safetensorsMetadata, sourceLength, tooLongMessage,
 } from './date_view.js';
+import { DateCombined } from './combined.js';
+import { DateGrids } from './date_grids.js';
+import { el, parseHeadKey } from './dom.js';
 
 const MODEL_SCRIPT = 'date_model.js';
+/** Milliseconds after the last change before the address follows it. */
+const ADDRESS_DELAY_MS = 250;
 
-function errorMessage(e) {
-  return e instanceof Error ? e.message : String(e);
-}
-
-function el(tag, className, text) {
-  const e = document.createElement(tag);
-  if (className) e.className = className;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
-/** Adds <script src="date_model.js"> once; resolves with the global it defines. */
-function loadModelScript() {
-  return new Promise((resolve, reject) => {
-    if (typeof MHA_DATE_MODEL === 'object' && MHA_DATE_MODEL) {
-      resolve(MHA_DATE_MODEL);
-      return;
-    }
-    const s = document.createElement('script');
-    s.src = MODEL_SCRIPT;
-    s.addEventListener('load', () => {
-      if (typeof MHA_DATE_MODEL === 'object' && MHA_DATE_MODEL) resolve(MHA_DATE_MODEL);
-      else reject(new Error(`${MODEL_SCRIPT} loaded but holds no model`));
-    });
-    s.addEventListener('error', () => {
-      s.remove();
-      reject(new Error(
-        `${MODEL_SCRIPT} is not next to index.html: this build of the page has no date model ` +
-          '(web/date_model.safetensors was missing when scripts/build_web.mjs ran)',
-      ));
-    });
-    document.body.append(s);
-  });
+/** The bundled model (date_model.js's global), its script added once. */
+async function loadModelScript() {
+  const bundled = () => (typeof MHA_DATE_MODEL === 'object' && MHA_DATE_MODEL ? MHA_DATE_MODEL : null);
+  if (bundled()) return bundled();
+  try {
+    await loadScript(MODEL_SCRIPT);
+  } catch {
+    throw new Error(
+      `${MODEL_SCRIPT} is not next to index.html: this build of the page has no date model ` +
+        '(web/date_model.safetensors was missing when scripts/build_web.mjs ran)',
+    );
+  }
+  if (!bundled()) throw new Error(`${MODEL_SCRIPT} loaded but holds no model`);
+  return bundled();
 }
 
 export class DateMode {
   /**
-   * @param {object} p
-   * @param {() => Promise<object>} p.getModule the full wasm module (with DateModel), loaded on
-   *   first call
-   * @param {(mod: object) => void} [p.afterUpdate] called with that module after every
-   *   translation attempt (memory stats)
-   * @param {() => string} [p.hashSuffix] appended to the address it writes (e.g. "&embed=1")
-   * @param {(result: object, kind: string, layer: number) => void} [p.afterRedraw] called when a
-   *   translation, kind or layer is drawn (the explain views' combined grids follow it)
+   * @param {object} ctx what the page gives every mode (main.js)
+   * @param {Document} ctx.doc the page
+   * @param {() => Promise<object>} ctx.loadFullModule the full wasm module (with DateModel),
+   *   loaded on first call
+   * @param {(stats: object) => void} ctx.showMemoryStats the module's memoryStats() after every
+   *   translation attempt
+   * @param {object} ctx.address the page's address (chrome/address.js)
+   * @param {() => boolean} ctx.embedded whether the page shows the minimal chrome (#embed)
    */
-  constructor({ getModule, afterUpdate = () => {}, hashSuffix = () => '', afterRedraw = () => {} }) {
-    const $ = (id) => document.getElementById(id);
+  constructor(ctx) {
+    this.id = 'date';
+    this.ctx = ctx;
+    const $ = (id) => ctx.doc.getElementById(id);
+    this.panel = $('date-panel');
+    this.shareSlot = $('date-share-slot');
+    this.skipTarget = '#date-heads-section';
+    this.exports = false;
     this.els = {
-      panel: $('date-panel'),
+      panel: this.panel,
       form: $('date-controls'),
       text: $('date-text'),
       kind: $('date-kind'),
@@ -91,11 +83,6 @@ export class DateMode {
       findings: $('date-findings'),
       zoom: $('date-zoom'),
     };
-    this.readoutHint = this.els.readout.textContent;
-    this.getModule = getModule;
-    this.afterUpdate = afterUpdate;
-    this.hashSuffix = hashSuffix;
-    this.afterRedraw = afterRedraw;
     this.state = { ...DATE_DEFAULTS };
     this.model = null;
     this.roles = new Map();
@@ -104,58 +91,59 @@ export class DateMode {
     this.active = false;
     /** The translation on screen: replaced only by a successful translate(). */
     this.result = null;
-    this.grids = [];
-    this.holders = [];
-    this.gridsKey = null;
-    this.zoomGrid = null;
-    this.zoomHolder = null;
-    this.zoomKey = null;
-    this.zoomed = null; // {kind, layer, head}
-    this.selection = null;
-    this.locked = false; // the selection stays when the pointer or the focus leaves
+    this.grids = new DateGrids(this.els, {
+      isOff: (key) => this.isOff(key),
+      setOff: (key, off) => this.setOff(key, off),
+      roles: () => this.roles,
+    });
+    /** The combined views (mean, max, rollout), drawn only while open. */
+    this.combined = new DateCombined($('date-combined'), { getModule: ctx.loadFullModule });
     this.wired = false;
-    this.hashTimer = 0;
-    this.widths = { heads: 0, zoom: 0 };
-    this.theme = null;
-    /** The small multiples' buttons and canvases, built once per model: [{kind, layer, head, button, canvas}]. */
-    this.thumbs = null;
-    /** Hidden tables still to build (see scheduleTables). */
-    this.pendingTables = [];
-    this.tablesFrame = 0;
-    this.tablesTimer = 0;
     this.els.panel.dataset.tables = 'ready'; // none pending
   }
 
-  /** Shows this mode with `state` (from the address or the tab); loads the model the first time. */
+  /** Shows the view of address `hash` (its date, kind, layer and switched-off heads). */
+  mount(hash, notes = []) {
+    const date = parseDateHash(hash);
+    return this.enter(date.state, [...notes, ...date.notes]);
+  }
+
+  /** Shown again by its tab: the settings as they were. */
+  resume() {
+    return this.enter(this.state);
+  }
+
+  /** Shows this mode with `state`; loads the model the first time. */
   async enter(state, notes = []) {
     this.active = true;
     this.state = { ...this.state, ...state };
     this.els.text.value = this.state.date;
     this.els.kind.value = this.state.kind;
-    this.showNotes(notes);
+    showNotes(this.els.notes, notes);
     this.writeHash({ now: true });
     this.wire();
     drawLegend(this.els.legend);
     if (!(await this.load()) || !this.active) return;
     this.fillLayers();
     this.checkOff();
-    this.buildOverview();
+    this.grids.overview.build(this.model.config, this.roles);
+    this.grids.overview.markZoomed(this.grids.zoomed);
     this.update();
     // Widths once the first translation is on screen (the small multiples set the zoom's width).
-    this.measure();
-    this.layout();
+    this.grids.measure();
+    this.grids.layout();
     this.writeHash({ now: true }); // with the layer resolved (no layer in the address: the last)
     this.setState('ready');
   }
 
-  leave() {
+  unmount() {
     this.active = false;
-    clearTimeout(this.hashTimer);
+    this.ctx.address.drop();
   }
 
-  /** The current settings (for the address). */
-  hash() {
-    return dateStateToHash(this.state);
+  /** The address of the current settings (without "#"). */
+  hash({ embed }) {
+    return `${dateStateToHash(this.state)}${viewToHash({ embed })}`;
   }
 
   wire() {
@@ -174,7 +162,7 @@ export class DateMode {
     });
     this.els.allOn.addEventListener('click', () => {
       this.state.off = [];
-      this.syncOff();
+      this.grids.markOff(this.state.off);
       this.update();
       this.writeHash();
     });
@@ -184,26 +172,21 @@ export class DateMode {
     });
     // Widths and label colours are read here, not on every keystroke: reading them forces a
     // style and layout pass in the middle of an update.
+    const { grids } = this;
     let frame = 0;
     new ResizeObserver(() => {
       const heads = this.els.heads.clientWidth;
       const zoom = this.els.zoom.clientWidth;
-      if (heads === this.widths.heads && zoom === this.widths.zoom) return;
-      this.widths = { heads, zoom };
+      if (heads === grids.widths.heads && zoom === grids.widths.zoom) return;
+      grids.widths = { heads, zoom };
       cancelAnimationFrame(frame);
-      frame = requestAnimationFrame(() => this.layout());
+      frame = requestAnimationFrame(() => grids.layout());
     }).observe(this.els.panel);
-    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
-      this.theme = null;
+    this.ctx.doc.defaultView.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+      grids.theme = null;
       drawLegend(this.els.legend);
-      this.layout();
+      grids.layout();
     });
-  }
-
-  /** Reads the widths and label colours now (on entering the mode, and after a resize). */
-  measure() {
-    this.widths = { heads: this.els.heads.clientWidth, zoom: this.els.zoom.clientWidth };
-    this.theme = readTheme(this.els.heads);
   }
 
   /** Loads the model once: the bundled bytes → new mod.DateModel. @returns {Promise<boolean>} */
@@ -226,7 +209,7 @@ export class DateMode {
   async loadOnce() {
     this.setState('loading');
     this.els.summary.textContent = 'Loading the date model…';
-    const mod = await this.getModule(); // the full module (mha_wasm.js), loaded on first use
+    const mod = await this.ctx.loadFullModule(); // the full module (mha_wasm.js), loaded on first use
     this.mod = mod;
     if (typeof mod.DateModel !== 'function') {
       throw new Error('this build of the attention core has no DateModel; rebuild with ./scripts/build.sh');
@@ -248,7 +231,7 @@ export class DateMode {
       this.els.findings.replaceChildren(...roleFindings(heads).map((f) => el('li', '', f)));
     }
     this.els.modelInfo.textContent = info;
-    this.zoomed ??= this.defaultZoom();
+    this.grids.zoomed ??= this.defaultZoom();
     this.els.panel.dataset.maxSourceLength = String(this.model.maxSourceLength);
     this.els.overviewHelp.textContent =
       'Every head of every layer, small, on the same colour scale. Select one to enlarge it' +
@@ -277,7 +260,7 @@ export class DateMode {
     const count = this.state.kind === 'encoder_self' ? cfg.num_encoder_layers : cfg.num_decoder_layers;
     if (this.state.layer === LAST_LAYER) this.state.layer = count - 1;
     if (this.state.layer >= count) {
-      this.addNote(`The model has ${count} ${kindInfo(this.state.kind).label.toLowerCase()} layers (0–${count - 1}); showing layer ${count - 1}.`);
+      addNote(this.els.notes, `The model has ${count} ${kindInfo(this.state.kind).label.toLowerCase()} layers (0–${count - 1}); showing layer ${count - 1}.`);
       this.state.layer = count - 1;
     }
     const options = [];
@@ -307,7 +290,7 @@ export class DateMode {
       return drawn;
     } finally {
       this.showTiming(performance.now() - t0, drawn);
-      this.afterUpdate(this.mod);
+      this.ctx.showMemoryStats(this.mod.memoryStats());
     }
   }
 
@@ -391,177 +374,15 @@ export class DateMode {
       `${r.steps ?? r.output_tokens.length} decoder steps · ${what} ${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
   }
 
-  /** Rebuilds the per-head grids, the small multiples and the enlarged head from this.result. */
+  /** Redraws the per-head grids, the small multiples and the enlarged head from this.result. */
   redraw() {
     if (!this.result) return;
     this.writeHash();
     const r = this.result;
     const { kind } = this.state;
     const layer = Math.min(this.state.layer, layerCount(r, kind) - 1);
-    const info = kindInfo(kind);
-    this.els.headsTitle.textContent = `${info.label}, layer ${layer}: ${r.num_heads} heads, reading “${r.input}”`;
-    this.els.axes.textContent = `Rows: ${info.rows}. Columns: ${info.cols}. Each row sums to 1.`;
-
-    const view = layerView(r, kind, layer);
-    this.pendingTables = []; // tables of views already replaced: never needed
-    const key = `${kind}/${layer}/${r.num_heads}`;
-    if (key !== this.gridsKey) {
-      // Another kind or layer: new figures (captions, roles). A keystroke only refills them.
-      const figures = [];
-      this.grids = [];
-      this.holders = [];
-      for (let h = 0; h < r.num_heads; h++) {
-        const { figure, grid, holder } = this.headFigure(view, kind, layer, h, 'layer');
-        figures.push(figure);
-        this.grids.push(grid);
-        this.holders.push(holder);
-      }
-      this.els.heads.replaceChildren(...figures);
-      this.gridsKey = key;
-    } else {
-      for (const g of this.grids) g.setData({ result: view, tokens: view.rows, keyTokens: view.cols });
-    }
-    this.holders.forEach((holder, h) => this.queueTable(holder, view, kind, layer, h));
-    this.drawOverview();
-    this.drawZoom();
-    this.syncOff();
-    if (this.selection && (this.selection.group !== 'layer' || this.selection.row >= view.n ||
-        this.selection.col >= view.m)) {
-      this.selection = null;
-      this.locked = false;
-    }
-    this.layout();
-    this.select(this.selection, 'layer');
-    this.afterRedraw(r, kind, layer);
-  }
-
-  /**
-   * One head's figure: caption (and measured role), canvas grid, holder of its hidden table.
-   * `group`: 'layer' (the chosen layer's grids) or 'zoom' (the enlarged head).
-   */
-  headFigure(view, kind, layer, h, group) {
-    const info = kindInfo(kind);
-    const figure = el('figure', 'head');
-    Object.assign(figure.dataset, { kind, layer: String(layer), head: String(h) });
-    const caption = el('figcaption');
-    caption.append(el('span', 'head-title', `Head ${h}`));
-    const role = this.roles.get(headKey(kind, layer, h));
-    if (role?.role) caption.append(el('span', 'head-role', role.role));
-    if (role?.ablated) caption.append(el('span', 'head-detail head-ablated', role.ablated));
-    // Switch the head off (its output zeroed before out_proj) and see what the model writes then.
-    const key = headKey(kind, layer, h);
-    const toggle = el('label', 'head-off');
-    const box = el('input');
-    box.type = 'checkbox';
-    box.dataset.offKey = key;
-    box.checked = this.isOff(key);
-    box.addEventListener('change', () => this.setOff(key, box.checked));
-    toggle.append(box, ' switch this head off');
-    caption.append(toggle);
-    figure.classList.toggle('is-off', this.isOff(key));
-    const name = `${info.label}, layer ${layer}, head ${h}`;
-    const grid = new HeadHeatmap({
-      head: h, result: view, tokens: view.rows, keyTokens: view.cols, name,
-      onSelect: (sel) => this.pointOrMove(sel, group),
-      onActivate: (cell) => this.toggleLock(cell, group),
-      onClear: () => {
-        this.locked = false;
-        this.select(null, group);
-      },
-    });
-    Object.assign(grid.canvas.dataset, { kind, layer: String(layer) });
-    const scroller = el('div', 'grid-scroll');
-    scroller.append(grid.element);
-    const holder = el('div', 'visually-hidden table-holder');
-    figure.append(caption, scroller, holder);
-    return { figure, grid, holder };
-  }
-
-  /** Puts head h's table of `view` into `holder`, just after the next frame (scheduleTables). */
-  queueTable(holder, view, kind, layer, h) {
-    const info = kindInfo(kind);
-    this.pendingTables.push(() => {
-      const table = headTable(h, view.attn_weights, view.fully_masked_rows, view.rows, view.cols, {
-        title: `${info.label}, layer ${layer}, head ${h} attention weights`,
-        note: `rows: ${info.rows}; columns: ${info.cols}`,
-      });
-      Object.assign(table.dataset, { kind, layer: String(layer) });
-      holder.replaceChildren(table);
-    });
-    this.scheduleTables();
-  }
-
-  /**
-   * The hidden tables (the grids' accessible twins) are built just after the frame that shows
-   * the new grids, so a keystroke's time is the translation and what is seen; typing faster
-   * than that skips the tables of inputs already replaced. #date-panel[data-tables] says
-   * "pending" or "ready"; #date-summary[data-tables-ms] is how long they took.
-   */
-  scheduleTables() {
-    this.els.panel.dataset.tables = 'pending';
-    cancelAnimationFrame(this.tablesFrame);
-    clearTimeout(this.tablesTimer);
-    this.tablesFrame = requestAnimationFrame(() => {
-      this.tablesTimer = setTimeout(() => this.flushTables(), 0);
-    });
-  }
-
-  flushTables() {
-    const t0 = performance.now();
-    for (const job of this.pendingTables.splice(0)) job();
-    this.els.summary.dataset.tablesMs = (performance.now() - t0).toFixed(2);
-    this.els.panel.dataset.tables = 'ready';
-  }
-
-  /**
-   * The small multiples' buttons, one per layer × kind × head of the model, built once: a
-   * keystroke only repaints their canvases (see drawOverview).
-   */
-  buildOverview() {
-    if (this.thumbs) return;
-    const cfg = this.model.config;
-    const counts = { encoder_self: cfg.num_encoder_layers, decoder_self: cfg.num_decoder_layers, cross: cfg.num_decoder_layers };
-    this.thumbs = [];
-    const rows = [];
-    for (const { id: kind, label, short } of KINDS) {
-      for (let layer = 0; layer < counts[kind]; layer++) {
-        const row = el('div', 'overview-row');
-        const thumbs = el('div', 'thumbs');
-        for (let head = 0; head < cfg.num_heads; head++) {
-          const button = el('button', 'thumb');
-          button.type = 'button';
-          Object.assign(button.dataset, { kind, layer: String(layer), head: String(head) });
-          const role = this.roles.get(headKey(kind, layer, head));
-          const name = `${label}, layer ${layer}, head ${head}${role?.role ? `: ${role.role}` : ''}`;
-          // The visible text ("h2") starts the accessible name (WCAG 2.5.3, label in name).
-          button.setAttribute('aria-label', `h${head}: enlarge ${name}`);
-          button.title = name;
-          button.setAttribute('aria-pressed', 'false');
-          const canvas = el('canvas', 'thumb-canvas');
-          canvas.setAttribute('aria-hidden', 'true');
-          button.append(canvas, el('span', 'thumb-head', `h${head}`));
-          button.addEventListener('click', () => this.zoom({ kind, layer, head }));
-          thumbs.append(button);
-          this.thumbs.push({ kind, layer, head, button, canvas });
-        }
-        row.append(el('p', 'overview-title', `${short}, layer ${layer}`), thumbs);
-        rows.push(row);
-      }
-    }
-    this.els.overview.replaceChildren(...rows);
-    this.els.overview.dataset.count = String(this.thumbs.length);
-    this.markZoomed();
-  }
-
-  /** Repaints every small multiple from this.result (one pixel per cell, scaled by CSS). */
-  drawOverview() {
-    const r = this.result;
-    const views = new Map();
-    for (const t of this.thumbs) {
-      const key = `${t.kind}/${t.layer}`;
-      if (!views.has(key)) views.set(key, layerView(r, t.kind, t.layer));
-      paintThumb(t.canvas, views.get(key), t.head);
-    }
+    this.grids.draw(r, kind, layer, this.state.off ?? []);
+    this.combined.update(r, kind, layer);
   }
 
   isOff(key) {
@@ -573,24 +394,9 @@ export class DateMode {
     const now = (this.state.off ?? []).filter((k) => k !== key);
     if (off) now.push(key);
     this.state.off = now;
-    this.syncOff();
+    this.grids.markOff(now);
     if (this.model) this.update();
     this.writeHash();
-  }
-
-  /** Checkboxes, figures and small multiples show which heads are off; the reset button shows when any is. */
-  syncOff() {
-    const off = this.state.off ?? [];
-    for (const box of this.els.panel.querySelectorAll('input[data-off-key]')) {
-      box.checked = off.includes(box.dataset.offKey);
-      box.closest('figure')?.classList.toggle('is-off', box.checked);
-    }
-    if (this.els.zoom.dataset.kind) {
-      const z = this.els.zoom.dataset;
-      this.els.zoom.classList.toggle('is-off', off.includes(headKey(z.kind, z.layer, z.head)));
-    }
-    for (const t of this.thumbs ?? []) t.button.classList.toggle('is-off', off.includes(headKey(t.kind, t.layer, t.head)));
-    this.els.allOn.hidden = off.length === 0;
   }
 
   /** Drops switched-off heads the model does not have (from an address), with a note. */
@@ -601,107 +407,9 @@ export class DateMode {
     for (const key of this.state.off ?? []) {
       const { kind, layer, head } = parseHeadKey(key);
       if (layer < counts[kind] && head < cfg.num_heads) ok.push(key);
-      else this.addNote(`off=${key} in the address: the model has no such head; ignored.`);
+      else addNote(this.els.notes, `off=${key} in the address: the model has no such head; ignored.`);
     }
     this.state.off = ok;
-  }
-
-  markZoomed() {
-    const z = this.zoomed;
-    for (const t of this.thumbs ?? []) {
-      const on = !!z && t.kind === z.kind && t.layer === z.layer && t.head === z.head;
-      t.button.setAttribute('aria-pressed', String(on));
-    }
-  }
-
-  zoom(which) {
-    this.zoomed = which;
-    this.markZoomed();
-    this.drawZoom();
-    this.layoutZoom();
-  }
-
-  /** The enlarged head: labels, grid, role and table, beside (or under) the small multiples. */
-  drawZoom() {
-    const r = this.result;
-    const z = this.zoomed;
-    const box = this.els.zoom;
-    if (!z || z.layer >= layerCount(r, z.kind) || z.head >= r.num_heads) {
-      this.zoomed = null;
-      this.zoomGrid = null;
-      this.zoomKey = null;
-      delete box.dataset.kind;
-      box.replaceChildren(el('p', 'help zoom-hint', 'Select a small grid to see it enlarged here, with its labels.'));
-      return;
-    }
-    const view = layerView(r, z.kind, z.layer);
-    const key = `${z.kind}/${z.layer}/${z.head}`;
-    if (key !== this.zoomKey || !this.zoomGrid) {
-      const { figure, grid, holder } = this.headFigure(view, z.kind, z.layer, z.head, 'zoom');
-      const title = figure.querySelector('.head-title');
-      title.textContent = `${kindInfo(z.kind).label}, layer ${z.layer}, head ${z.head}`;
-      Object.assign(box.dataset, { kind: z.kind, layer: String(z.layer), head: String(z.head) });
-      box.replaceChildren(...figure.childNodes);
-      this.zoomGrid = grid;
-      this.zoomHolder = holder;
-      this.zoomKey = key;
-    } else {
-      this.zoomGrid.setData({ result: view, tokens: view.rows, keyTokens: view.cols });
-    }
-    this.queueTable(this.zoomHolder, view, z.kind, z.layer, z.head);
-  }
-
-  layout() {
-    if (!this.theme) this.theme = readTheme(this.els.heads);
-    const { theme } = this;
-    const width = this.widths.heads;
-    const n = this.grids.length;
-    const perRow = width >= 1000 ? Math.min(n, 4) : width >= 620 ? Math.min(n, 2) : 1;
-    // Figures have 8 px padding and a border each side; the flex gap is 16 px.
-    const available = Math.max(200, Math.floor((width - 16 * (perRow - 1)) / perRow) - 18);
-    for (const g of this.grids) g.resize(available, theme);
-    this.layoutZoom();
-  }
-
-  layoutZoom() {
-    if (!this.zoomGrid) return;
-    if (!this.theme) this.theme = readTheme(this.els.heads);
-    this.zoomGrid.resize(Math.max(200, this.widths.zoom - 18), this.theme);
-  }
-
-  /** A grid reports the pointer, the focus or the arrow keys: a locked cell moves only with the arrows. */
-  pointOrMove(sel, group) {
-    if (this.locked && (!sel || sel.source !== 'keyboard')) return;
-    this.select(sel, group);
-  }
-
-  /** Click, tap or Enter: locks the cell (it stays when the pointer or the focus leaves), or unlocks it. */
-  toggleLock(cell, group) {
-    const s = this.selection;
-    const same = s && s.group === group && s.head === cell.head && s.row === cell.row && s.col === cell.col;
-    this.locked = !(same && this.locked);
-    this.select(cell, group);
-  }
-
-  /** Hover / keyboard cell: highlights the query row across the chosen layer's heads. */
-  select(sel, group) {
-    const grids = group === 'zoom' ? (this.zoomGrid ? [this.zoomGrid] : []) : this.grids;
-    if (sel) this.selection = { ...sel, group };
-    else if (this.selection?.group === group) this.selection = null;
-    for (const g of grids) g.setSelection(sel);
-    if (!sel) {
-      this.els.readout.textContent = this.readoutHint;
-      this.els.readout.dataset.locked = 'false';
-      return;
-    }
-    const g = grids.find((x) => x.head === sel.head);
-    if (!g) return;
-    const w = g.weights[(sel.head * g.n + sel.row) * g.m + sel.col];
-    const kind = g.canvas.dataset.kind;
-    this.els.readout.textContent = dateReadout(
-      kind, Number(g.canvas.dataset.layer), sel.head, g.rowLabels[sel.row], g.colLabels[sel.col], formatWeight(w),
-    ) + (this.locked ? ' · locked' : '');
-    this.els.readout.dataset.locked = String(this.locked);
   }
 
   /**
@@ -709,81 +417,18 @@ export class DateMode {
    * every keystroke would be throttled by the browser, with a console warning).
    */
   writeHash({ now = false } = {}) {
-    clearTimeout(this.hashTimer);
     if (!this.active) return;
-    if (now) this.replaceHash();
-    else this.hashTimer = setTimeout(() => this.replaceHash(), 250);
-  }
-
-  replaceHash() {
-    if (!this.active) return;
-    const hash = `#${this.hash()}${this.hashSuffix()}`;
-    if (location.hash === hash) return;
-    try {
-      history.replaceState(null, '', hash);
-    } catch {
-      // Sandboxed frames may refuse; the page works without.
-    }
+    const hashOf = () => (this.active ? this.hash({ embed: this.ctx.embedded() }) : null);
+    if (now) this.ctx.address.write(hashOf());
+    else this.ctx.address.writeLater(hashOf, ADDRESS_DELAY_MS);
   }
 
   showAlert(message) {
-    this.els.alert.textContent = /[.!?”]$/.test(message) ? message : `${message}.`;
+    this.els.alert.textContent = sentence(message);
   }
 
   clearAlert() {
     this.els.alert.textContent = '';
     this.els.text.removeAttribute('aria-invalid');
   }
-
-  showNotes(notes) {
-    this.els.notes.replaceChildren(...notes.map((n) => el('p', '', n)));
-  }
-
-  addNote(note) {
-    this.els.notes.append(el('p', '', note));
-  }
-}
-
-/**
- * A small multiple: one canvas pixel per cell, shown `cell` CSS px wide without smoothing
- * (image-rendering: pixelated), so a keystroke costs one putImageData per head.
- */
-function paintThumb(canvas, view, head) {
-  const { n, m } = view;
-  const cell = thumbCell(n, m);
-  if (canvas.width !== Math.max(1, m)) canvas.width = Math.max(1, m);
-  if (canvas.height !== Math.max(1, n)) canvas.height = Math.max(1, n);
-  canvas.style.width = `${m * cell}px`;
-  canvas.style.height = `${n * cell}px`;
-  if (n === 0 || m === 0) return;
-  canvas.getContext('2d').putImageData(new ImageData(fastHeadPixels(view.attn_weights, head, n, m), m, n), 0, 0);
-}
-
-let lut = null;
-/** headPixels (color.js) through a 1024-step table of the same viridis colours: small multiples only. */
-function fastHeadPixels(weights, head, n, m) {
-  if (!lut) {
-    lut = new Uint8ClampedArray(1024 * 4);
-    for (let i = 0; i < 1024; i++) {
-      const [r, g, b] = weightToRgb(i / 1023);
-      lut.set([r, g, b, 255], 4 * i);
-    }
-  }
-  const out = new Uint8ClampedArray(n * m * 4);
-  const base = head * n * m;
-  for (let c = 0; c < n * m; c++) {
-    const w = weights[base + c];
-    const i = 4 * (w > 0 ? (w < 1 ? Math.round(w * 1023) : 1023) : 0);
-    out[4 * c] = lut[i];
-    out[4 * c + 1] = lut[i + 1];
-    out[4 * c + 2] = lut[i + 2];
-    out[4 * c + 3] = 255;
-  }
-  return out;
-}
-
-/** "cross/1/2" → {kind: 'cross', layer: 1, head: 2} (the keys of headKey and of the address). */
-function parseHeadKey(key) {
-  const [kind, layer, head] = key.split('/');
-  return { kind, layer: Number(layer), head: Number(head) };
 }

@@ -12,24 +12,26 @@
 // than the characters written: the last step wrote <eos>, or its prediction was dropped because
 // max_target_len characters were already written (that row is labelled CUT).
 
+import { KIND_IDS } from '../../chrome/date_state.js';
+
 /** The three kinds of attention, in the order the page lists them. */
 export const KINDS = Object.freeze([
   Object.freeze({
-    id: 'encoder_self',
+    id: KIND_IDS[0],
     label: 'Encoder self-attention',
     short: 'Encoder self',
     rows: 'input character (query)',
     cols: 'input characters it reads (keys)',
   }),
   Object.freeze({
-    id: 'decoder_self',
+    id: KIND_IDS[1],
     label: 'Decoder self-attention (causal)',
     short: 'Decoder self',
     rows: 'output character being written (query)',
     cols: 'what the decoder has read so far: <bos>, then its own earlier output (keys)',
   }),
   Object.freeze({
-    id: 'cross',
+    id: KIND_IDS[2],
     label: 'Cross-attention',
     short: 'Cross',
     rows: 'output character being written (query)',
@@ -37,7 +39,8 @@ export const KINDS = Object.freeze([
   }),
 ]);
 
-export const KIND_IDS = Object.freeze(KINDS.map((k) => k.id));
+/** The kinds' ids, in the order of KINDS (the address's kind=…: chrome/date_state.js). */
+export { KIND_IDS };
 
 /** @returns {object|undefined} the KINDS entry of `id` */
 export function kindInfo(id) {
