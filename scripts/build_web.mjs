@@ -127,8 +127,8 @@ const viridisOnly = {
  * here DecompressionStream (Chrome 80, Firefox 113, Safari 16.4: pre.js), and the page calls
  * structuredClone (Chrome 98, Firefox 94, Safari 15.4). Their
  * syntax (?., ??=, class fields) is kept as written: about 295 bytes gzip less of app.js than for
- * es2020 / Chrome 90 / Safari 15, whose lowering bought no browser that could run the page (and
- * what keeps the first load within its 150 KB since the page colours its grids, 40da9bc).
+ * es2020 / Chrome 90 / Safari 15, whose lowering would buy no browser that could run the page
+ * (and which helps keep the first load within its 150 KB).
  */
 const TARGET = ['es2022', 'chrome98', 'firefox94', 'safari16.4'];
 

@@ -1,4 +1,4 @@
-// Accessibility and devices (issue 4): axe-core (npm devDependency, evaluated into the page by the
+// Accessibility and devices: axe-core (npm devDependency, evaluated into the page by the
 // test; the pages themselves never load it) on the page in random mode, in date mode, with
 // embed=1 and in dark mode, and on dist/embed-example.html (three <mha-attention> elements): no
 // serious or critical violation, WCAG AA colour contrast checked. The layout at 360 px wide (a phone)

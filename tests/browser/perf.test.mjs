@@ -331,7 +331,7 @@ for (const which of [0, 1]) {
           c.dispatchEvent(new PointerEvent('pointermove', { clientX: x, clientY: y, bubbles: true, pointerType: 'mouse' }));
           return performance.now() - t0;
         }, [box.x + g.x + (700 + 0.5) * g.cell, box.y + g.y + (1500 + 0.5) * g.cell]);
-        t.diagnostic(`hover redraw of 2 heads of 2048 tokens: ${hoverMs.toFixed(1)} ms (issue 6 target: 16)`);
+        t.diagnostic(`hover redraw of 2 heads of 2048 tokens: ${hoverMs.toFixed(1)} ms (target: 16)`);
         // 2048 · 16 · (4 · 16 + 2 · 2048) multiply-adds > 4M: the page computed it in float32.
         assert.match(await page.textContent('#precision'), /^Computed in float32, as PyTorch: n·d·\(4d \+ 2n\) = 136\u202F314\u202F880 multiply-adds > 4M\.$/);
         const w = core.numpyExperiment({ seed: 3, tokens: 2048, d_model: 16, num_heads: 2, keep_intermediates: false, precision: 'auto' })

@@ -1,4 +1,4 @@
-// State you can share, and export (issue 4), in headless Chromium, served over http and from file://:
+// State you can share, and export, in headless Chromium, served over http and from file://:
 // the locked cell in the address and back after a reload, keyboard Enter / Escape and the aria-live
 // announcement, Copy link and Copy embed snippet (clipboard, and the field when the clipboard is
 // refused), #embed's minimal chrome, invalid view values, and the PNG / CSV / JSON downloads.

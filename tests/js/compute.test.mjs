@@ -67,7 +67,7 @@ test('the requests used here: module 08 runs at once, 128 tokens at d_model 512 
   assert.ok(pageCost(large) > WORKER_MIN_COST);
 });
 
-test('issue 6\'s 64-token view (d_model 512, 8 heads) is computed at once on the page, workers ready or not', () => {
+test('the typing benchmark\'s 64-token view (d_model 512, 8 heads) is computed at once on the page, workers ready or not', () => {
   const view = { ...large, tokens: 64, precision: 'auto', weights_only: true, keep_intermediates: false, return_parameters: false };
   assert.equal(pageCost(view), 64 * 512 * (4 * 512 + 2 * 64) + 300 * 8 * 64 ** 2); // 81,133,568
   const mod = fakeCore();

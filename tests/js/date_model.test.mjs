@@ -1,4 +1,4 @@
-// The date model through the wasm module under node (issue 3): loading the shipped file, agreement
+// The date model through the wasm module under node: loading the shipped file, agreement
 // with PyTorch's golden cases (logits 1e-3, attention 1e-4 absolute), exact match on the 2000
 // held-out dates (>= 99.5%), ablation, and errors as JS Errors. Run: node --test tests/js/
 // Needs build/wasm/mha_wasm.js (./scripts/build.sh).

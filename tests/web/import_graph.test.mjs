@@ -49,7 +49,7 @@ function graphOf(files) {
 
 /** A cycle of `graph` as a list of files (its first file again at the end), or null. */
 function findCycle(graph) {
-  const state = new Map(); // file -> 1 (on the path) | 2 (done)
+  const state = new Map(); // file: 1 (on the path) | 2 (done)
   const pathNow = [];
   const visit = (f) => {
     state.set(f, 1);
@@ -85,7 +85,7 @@ const ALLOWED = {
 };
 const MODE_ALLOWED = ['draw', 'compute', 'chrome', 'explain'];
 
-/** The imports of `graph` that break the rules, as "from -> to (why)" lines. */
+/** The imports of `graph` that break the rules, as "from → to (why)" lines. */
 function ruleBreaks(graph) {
   const out = [];
   for (const [from, tos] of Object.entries(graph)) {
@@ -99,7 +99,7 @@ function ruleBreaks(graph) {
       const why = a.startsWith('modes/') && b.startsWith('modes/') ? 'a mode imports another mode'
         : b.startsWith('modes/') ? `${a || 'the boot file'} imports a mode`
           : `${a || 'the boot file'} may not import ${b || 'the boot file'}`;
-      out.push(`${from} -> ${to} (${why})`);
+      out.push(`${from} → ${to} (${why})`);
     }
   }
   return out;
@@ -116,7 +116,7 @@ test('web/src is made of the parts: chrome, modes, draw, compute, explain (and t
 
 test('the import graph of web/src has no cycle', () => {
   const cycle = findCycle(graphOf(sources()));
-  assert.equal(cycle, null, `import cycle: ${cycle?.join(' -> ')}`);
+  assert.equal(cycle, null, `import cycle: ${cycle?.join(' → ')}`);
 });
 
 test('modes do not import each other; drawing, compute, chrome and explain import no mode', () => {
@@ -132,8 +132,8 @@ test('the checks find what they look for (a cycle, a mode importing a mode, draw
     'compute/compute.js': ['chrome/page.js'],
     'main.js': ['modes/date/x.js'],
   }), [
-    'modes/date/x.js -> modes/random/y.js (a mode imports another mode)',
-    'draw/heatmap.js -> modes/date/x.js (draw imports a mode)',
-    'compute/compute.js -> chrome/page.js (compute may not import chrome)',
+    'modes/date/x.js → modes/random/y.js (a mode imports another mode)',
+    'draw/heatmap.js → modes/date/x.js (draw imports a mode)',
+    'compute/compute.js → chrome/page.js (compute may not import chrome)',
   ]);
 });

@@ -61,9 +61,9 @@ export class Compute {
     this.workerReady = false;
     this.helper = null; // the second worker: half the heads of a splittable request
     this.helperReady = false;
-    this.parts = new Map(); // id -> the halves received so far, for a call sent split
+    this.parts = new Map(); // id → the halves received so far, for a call sent split
     this.latest = 0; // id of the newest call
-    this.pending = new Map(); // id -> resolve, for calls sent to the worker
+    this.pending = new Map(); // id → resolve, for calls sent to the worker
     this.inFlight = null; // id of the call the worker is computing
     this.queued = null; // id of the newest call waiting for it (older waiting calls are dropped)
     this.stats = null; // the worker core's last memoryStats()
@@ -72,7 +72,7 @@ export class Compute {
     // known)}. Only the newest call is ever sent to the worker or redone here, and it is this one.
     this.last = null;
     // Worker results whose weights' buffers go back to their workers once nothing here reads
-    // them (giveBackWhenDone): result -> [[worker, ArrayBuffer], ...]. `released`: those the page
+    // them (giveBackWhenDone): result → [[worker, ArrayBuffer], ...]. `released`: those the page
     // said it no longer reads (release).
     this.returns = new WeakMap();
     this.released = new WeakSet();
@@ -387,7 +387,7 @@ export class Compute {
     this.last = { id, request: structuredClone(request), outcome: null };
     // The result kept until now may be one the page has already let go of.
     if (last?.outcome?.result) this.giveBackWhenDone(last.outcome.result);
-    // Computed ahead, or shown before: answered at once (computing ahead: the file's header).
+    // Computed ahead, or shown before: answered at once (cache.js, ahead.js).
     const found = this.cost.aheadable(request) ? this.cache.find(request) : undefined;
     if (found) {
       const flag = found.ahead ? { ahead: true } : { kept: true };

@@ -1,8 +1,8 @@
 // The page's compute worker (dist/compute_worker.js, a classic worker script): runs the attention
 // core's numpyExperiment off the main thread, so typing never waits for a large view. Loads the
 // same core as the page (importScripts, allowed by script-src 'self'). Protocol (compute.js):
-//   worker -> page: {ready: true} once the core has started, or {failed: message}
-//   page -> worker: {id, part?, request, lut?}
+//   worker → page: {ready: true} once the core has started, or {failed: message}
+//   page → worker: {id, part?, request, lut?}
 //                                        (a numpyExperiment request; part 0 or 1: half of a call
 //                                         split by heads between two workers, compute.js; lut:
 //                                         the grids' colour table, sent for the grids the page
@@ -14,7 +14,7 @@
 //                or {recycle: ArrayBuffer} (transferred: the weights' buffer of a result the page
 //                                         no longer reads, compute.js giveBack; a later call's
 //                                         weights are written into it: spareWeights)
-//   worker -> page: {id, part?, result, stats, recycled}  (typed arrays transferred, not copied;
+//   worker → page: {id, part?, result, stats, recycled}  (typed arrays transferred, not copied;
 //                                         recycled: the weights were written into a spare buffer)
 //                or {id, part?, error, stats}   (the core's Error message)
 // stats: the worker core's memoryStats(), for the page's diagnostics.

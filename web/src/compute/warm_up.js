@@ -1,4 +1,4 @@
-// Warm-up of a freshly started attention core (issue 6: the page's first updates).
+// Warm-up of a freshly started attention core, for the page's first updates.
 //
 // V8 compiles a WebAssembly module with its baseline compiler (Liftoff) first and optimises a
 // function (TurboFan) only once it has run enough ("dynamic tiering"). Without a warm-up, the

@@ -25,7 +25,7 @@ export function setScriptBase(url, besideName) {
   if (besideName) beside = besideName;
 }
 
-/** src -> the promise of loadScript's script. */
+/** src → the promise of loadScript's script. */
 const scripts = new Map();
 /** Script `name`'s src: against the base of setScriptBase (default: the page). */
 const scriptSrc = (name) => (base ? new URL(name, base).href : name);

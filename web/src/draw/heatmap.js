@@ -1,7 +1,7 @@
 // One head's attention matrix: a positioned wrapper (`element`) holding
 //   - the cells canvas (`canvas`): its backing store holds the pixel buffer, one pixel per cell (or
 //     per LOD block, lod.js), scaled up by CSS with `image-rendering: pixelated`, so a new result
-//     is one putImageData and the compositor does the scaling (issue 6); where object-view-box
+//     is one putImageData and the compositor does the scaling; where object-view-box
 //     exists, the store is grow-only and CSS shows its top-left cols x rows (backingSize);
 //   - two narrow label canvases (rows, columns), copied from sprites drawn once for every head
 //     with the same labels, layout, devicePixelRatio and ink (their stores grow-only too: labelStore);
@@ -63,7 +63,7 @@ function sized(canvas, width, height, dpr) {
 // Where CSS can show part of a canvas (object-view-box: Chromium 104+), the cells canvas keeps a
 // backing store of 64-pixel steps that only grows (or shrinks below half), and shows its top-left
 // corner: a token-count change redraws in place instead of reallocating every head's canvas
-// (issue 6: reallocating 12 canvases of 512 x 512 cost ~13 ms an update). Elsewhere the backing
+// (reallocating 12 canvases of 512 x 512 costs ~13 ms an update). Elsewhere the backing
 // store is exactly the cells' size.
 const VIEW_BOX = globalThis.CSS?.supports?.('object-view-box', 'inset(0px)') === true;
 /** Backing-store pixels for `need` pixels along one side, given the current `have`. */
@@ -76,7 +76,7 @@ function backingSize(need, have) {
  * Sizes a label canvas for `width` × `height` CSS px at `dpr` (paintSelection paints it). Like the
  * cells canvas, its backing store grows in steps where object-view-box exists and CSS shows its
  * top-left corner: a token-count change (8 heads, 16 label canvases) repaints them in place
- * instead of reallocating each one (issue 6: 4–5 ms of a 64-token update).
+ * instead of reallocating each one (4–5 ms of a 64-token update).
  */
 function labelStore(canvas, width, height, dpr) {
   const w = Math.ceil(width * dpr), h = Math.ceil(height * dpr);
@@ -97,21 +97,21 @@ function place(el, x, y, w, h) {
 /**
  * Every label of `set` as row labels (kind 'row': rowLabel) or column labels ('col':
  * columnLabel) of `layout`, in `ink`, at `dpr`, in the top-left of a sprite canvas (transparent
- * beyond its label band): drawn once and copied into every head's label canvas (issue 6: 8 heads
- * drew the same 128 labels each). Call it again before each copy: the canvas is shared.
+ * beyond its label band): drawn once and copied into every head's label canvas (rather than 8
+ * heads drawing the same 128 labels each). Call it again before each copy: the canvas is shared.
  * One canvas is kept per label geometry (cell, band, dpr, ink) and kind, for up to
  * RECENT_GEOMETRIES geometries (all dropped for a new one past that). It holds the labels it was
  * last asked for; asked for other labels, it draws only the ones that differ, in place (a
- * keystroke changes one token, or adds one: issue 6, 128 labels drawn again took ~2 ms of every
- * 64-token update). A token count going back and forth across a cell-size step (63 tokens: 19 px
+ * keystroke changes one token, or adds one: 128 labels drawn again take ~2 ms of a 64-token
+ * update). A token count going back and forth across a cell-size step (63 tokens: 19 px
  * cells, 64: 18 px) alternates two geometries, each with its canvas (a new sprite canvas per
- * update, drawn whole, was 3.3 ms of a 64-token update, most of it the new canvas's first use).
+ * update, drawn whole, would take 3.3 ms of a 64-token update, most of it the new canvas's first use).
  * Each label is drawn clipped to its slot (labelInSlot), so the result is the same pixels as
  * drawing them all, in every script (at 12 px, "Å", "É" and "Ç" reached 1-2 px into the next
  * slot, and stacked diacritics such as "Ẫ" further: left behind when only their slot was redrawn).
  */
 const RECENT_GEOMETRIES = 4;
-/** Per kind, geometry -> {canvas, texts (the labels it holds)}. */
+/** Per kind: geometry → {canvas, texts (the labels it holds)}. */
 const sprites = { row: new Map(), col: new Map() };
 function sprite(set, kind, layout, dpr, ink) {
   const band = kind === 'row' ? layout.originX : `${layout.originY}|${layout.rotateColumns}`;
@@ -352,7 +352,7 @@ export class HeadHeatmap {
   /**
    * Head `head`'s unpooled cell pixels, coloured into this grid's kept buffer (putImageData copies
    * them out): a new buffer every view cost more than the colouring itself, memory touched for the
-   * first time being slow (issue 6: 3.5 ms a MB on the benchmark's machine). The weights come
+   * first time being slow (3.5 ms a MB on the benchmark's machine). The weights come
    * from the result's own view of this head when it has one (compute.js joinHeads: no joined copy).
    * The buffer is made anew when it is too small, or more than 4 times too large (a large view's
    * pixels are not kept for good once smaller ones replace it).

@@ -17,7 +17,7 @@ export const LABEL_GAP = 6;
 /** Room around the grid for the highlight outline. */
 export const OUTLINE_PAD = 3;
 /**
- * Beyond this many tokens a side a grid is drawn compact (issue 6's large inputs): no labels (they
+ * Beyond this many tokens a side a grid is drawn compact (large inputs): no labels (they
  * could not be read), cells as small as the width needs (a fraction of a pixel for 2048 tokens;
  * lod.js pools them), the grid at most COMPACT_MAX_SIDE CSS px so that several heads fit a row.
  * The readout and the keyboard still give each cell's tokens and weight.

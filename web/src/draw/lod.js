@@ -1,4 +1,4 @@
-// Level of detail for large grids (issue 6: 2048 tokens x 12 heads stay usable): pixels.js holds
+// Level of detail for large grids (2048 tokens x 12 heads stay usable): pixels.js holds
 // the pooling, import-free so that the compute worker runs it too; here, the page's entry points
 // with the viridis table. Pure: tested in tests/web/lod.test.mjs.
 import { rampWords } from './color.js';

@@ -28,7 +28,7 @@ export function weightPixels(weights, offset, count, lut, out = new Uint8Clamped
   return out;
 }
 
-// Level of detail (issue 6: 2048 tokens x 12 heads stay usable; lod.js re-exports these). A
+// Level of detail (2048 tokens x 12 heads stay usable; lod.js re-exports these). A
 // head's pixel buffer holds one pixel per cell up to MAX_BUFFER_SIDE cells a side; beyond, each
 // pixel is the MAXIMUM weight of a factor x factor block of cells, so a sharp attention peak stays
 // visible however far the grid is shrunk (a mean would wash it out).

@@ -41,8 +41,8 @@ const PARAMETER_PANELS = Object.freeze(['compare', 'ablation']);
 
 /**
  * Multiply-adds above which a panel that computes on the page (not in the worker) waits for a
- * click: about 0.2 s of work here. (Issue 6's review: switching heads off at 2048 tokens, d_model
- * 768, 12 heads held the page for 28 s, 3 s at 512 tokens.)
+ * click: about 0.2 s of work here. (Switching heads off at 2048 tokens, d_model 768, 12 heads
+ * would hold the page for 28 s, 3 s at 512 tokens.)
  */
 export const PANEL_MAX_WORK = 1e9;
 
@@ -125,8 +125,8 @@ export class ExplainPanels {
     this.cell = null; // the locked {head, row, col}
     this.bodies = {};
     this.details = {};
-    this.built = {}; // key -> the ctx it was built for
-    this.forced = {}; // key -> the view (viewKey) for which a click asked for a panel too large to draw unasked
+    this.built = {}; // key: the ctx it was built for
+    this.forced = {}; // key: the view (viewKey) for which a click asked for a panel too large to draw unasked
     for (const p of PANELS) {
       const body = h('div', { className: 'explain-body', data: { panel: p.key } });
       const details = h('details', { className: 'explain-panel', id: `explain-${p.key}`, data: { panel: p.key } },

@@ -16,7 +16,7 @@ export class DateGrids {
    * @param {object} p
    * @param {(key: string) => boolean} p.isOff whether head `key` (headKey) is switched off
    * @param {(key: string, off: boolean) => void} p.setOff its checkbox changed
-   * @param {() => Map} p.roles the measured roles (headKey -> {role, ablated})
+   * @param {() => Map} p.roles the measured roles (headKey → {role, ablated})
    */
   constructor(els, { isOff, setOff, roles }) {
     this.els = els;

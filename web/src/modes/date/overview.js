@@ -18,7 +18,7 @@ export class Overview {
   }
 
   /**
-   * The buttons for the model of `config`, built once; `roles` (headKey -> {role}) name the heads
+   * The buttons for the model of `config`, built once; `roles` (headKey → {role}) name the heads
    * whose role was measured.
    */
   build(config, roles) {

@@ -8,6 +8,9 @@ import { scheduleTables } from '../../draw/tables.js';
 import { formatCount, precisionText, readoutText } from '../../draw/format.js';
 import { setText } from '../../chrome/alerts.js';
 
+/** What the JSON export says the numbers are. */
+const SOURCE = 'numpy_experiment (module 08): np.random.seed(seed); X = randn(n, d_model); Wq, Wk, Wv, Wo = randn(d_model, d_model)';
+
 export class HeadGrids {
   /**
    * @param {Document} doc the page
@@ -160,5 +163,38 @@ export class HeadGrids {
     if (locked) text += ' · locked';
     setText(readout, text);
     readout.dataset.head = String(sel.head);
+  }
+
+  /** What the exports describe for `view` ({state, tokens, result}): the settings, the tokens and every head. */
+  exportData({ state, tokens, result }) {
+    return {
+      weights: result.attn_weights,
+      heads: this.heatmaps.map((hm) => hm.head),
+      queryTokens: tokens,
+      keyTokens: tokens,
+      maskedRows: result.fully_masked_rows,
+      config: {
+        d_model: result.d_model,
+        num_heads: result.num_heads,
+        d_head: result.d_head,
+        seed: state.seed,
+        is_causal: state.causal,
+        positional: state.positional,
+        text: state.text,
+        precision: result.precision,
+        source: SOURCE,
+      },
+    };
+  }
+
+  /** What the PNG export composes for `view`: title, subtitle, one panel per head, the legend, the ink. */
+  snapshotParts(view) {
+    return {
+      title: `Multi-head attention: "${view.state.text}"`,
+      subtitle: this.els.summary.textContent,
+      panels: this.heatmaps.map((hm) => ({ canvas: hm.snapshotCanvas(), caption: hm.name })),
+      legend: this.els.legend,
+      ink: readTheme(this.els.heads).ink,
+    };
   }
 }

@@ -3,7 +3,6 @@
 // plus a hidden table, with the explain panels under them. One instance per page (main.js).
 import { CellSelection } from '../../draw/selection.js';
 import { drawLegend } from '../../draw/legend.js';
-import { readTheme } from '../../draw/heatmap.js';
 import { keepsIntermediates } from '../../compute/cost.js';
 import { ExplainPanels } from '../../explain/explain.js';
 import {
@@ -23,8 +22,6 @@ import { HeadGrids } from './grids.js';
 const COMPUTING_NOTE_MS = 150;
 /** Milliseconds after a keyboard move of the locked cell before the address follows it. */
 const CELL_ADDRESS_MS = 120;
-/** What the JSON export says the numbers are. */
-const SOURCE = 'numpy_experiment (module 08): np.random.seed(seed); X = randn(n, d_model); Wq, Wk, Wv, Wo = randn(d_model, d_model)';
 
 /**
  * @typedef {'drawn'|'refused'|'superseded'} UpdateOutcome what an update did: drew a new view,
@@ -106,8 +103,8 @@ export class RandomMode {
     this.updateQueued = false;
     /** Whether the update running now comes from typing (its address is written once typing pauses). */
     this.typing = false;
-    /** Whether the last refusal came from the workers (the first view then keeps its alert). */
-    this.refusedByWorker = false;
+    /** How the last update ended, when it ended in its own call; null while the workers compute. */
+    this.settled = null;
     this.wired = false;
   }
 
@@ -178,7 +175,7 @@ export class RandomMode {
    * what the page's own parsing of it had to say.
    * @returns {Promise<UpdateOutcome>}
    */
-  async mount(hash, notes = []) {
+  mount(hash, notes = []) {
     this.active = true;
     this.wire();
     const parsed = parseHash(hash);
@@ -189,10 +186,9 @@ export class RandomMode {
     this.controls.set(state);
     this.controls.setMask(this.explainState);
     showNotes(this.controls.els.notes, all);
-    this.refusedByWorker = false;
-    const outcome = await this.update();
-    // (A first view the workers refused keeps its alert: the settings are shown as asked.)
-    if (outcome === 'refused' && !this.view && !this.refusedByWorker) {
+    const shown = this.update();
+    // Drawn or refused in this call, unless the workers compute it (settled is then null).
+    if (this.settled === 'refused' && !this.view) {
       // Settings the address parser accepted but the module refused: fall back to the defaults.
       showNotes(this.controls.els.notes, [...all, 'The settings in the address could not be shown; showing the defaults.']);
       this.controls.set(DEFAULTS);
@@ -200,9 +196,9 @@ export class RandomMode {
       this.controls.setMask(this.explainState);
       return this.update();
     }
-    if (outcome === 'drawn' && parsed.view.cell) this.cells.restore(parsed.view.cell, true);
-    else if (outcome === 'drawn' && this.cells.locked) this.cells.clear();
-    return outcome;
+    if (parsed.view.cell) this.cells.restore(parsed.view.cell, true);
+    else if (this.cells.locked) this.cells.clear();
+    return shown;
   }
 
   /**
@@ -270,45 +266,60 @@ export class RandomMode {
    * memory diagnostics and the update clock follow the outcome.
    * @returns {Promise<UpdateOutcome>}
    */
-  async update() {
-    const { clock, core, compute } = this.ctx;
+  update() {
+    const { clock, compute } = this.ctx;
     clock.inputChanged(); // the clock of mha:update runs from the input event, or from here
     const generation = ++this.generation;
     const fromTyping = this.typing;
     const asked = this.request();
-    let outcome = 'refused';
-    let stats = null;
     if (asked.refused !== undefined) {
       this.showAlert(asked.refused);
       if (asked.maskKey) this.controls.markMaskInvalid(asked.maskKey);
-    } else {
-      // Said only when the worker takes a while: a note that flashed for every keystroke would
-      // cost a layout of the page while the worker works.
-      const { heads, summary } = this.grids.els;
-      clearTimeout(this.computingTimer);
-      this.computingTimer = setTimeout(() => {
-        heads.dataset.computing = 'true';
-        summary.textContent = `Computing ${asked.tokens.length} tokens × ${asked.state.num_heads} heads in the background…`;
-      }, COMPUTING_NOTE_MS);
-      const answer = await compute.run(asked.request);
-      if (!answer || !this.active) {
-        // Superseded: a newer input's result (or grids) will be drawn; or the tab changed.
-        if (this.active) return 'superseded';
+      return Promise.resolve(this.settle('refused', generation));
+    }
+    // Small requests are answered in this call (drawn in the input's own task, before anything
+    // else runs); large ones by the workers, later, unless a newer input supersedes them first.
+    const answer = compute.route(asked.request);
+    if (!(answer instanceof Promise)) {
+      return Promise.resolve(this.settle(this.show(answer, asked, generation, fromTyping), generation));
+    }
+    this.settled = null;
+    // Said only when the worker takes a while: a note that flashed for every keystroke would cost
+    // a layout of the page while the worker works.
+    const { heads, summary } = this.grids.els;
+    clearTimeout(this.computingTimer);
+    this.computingTimer = setTimeout(() => {
+      heads.dataset.computing = 'true';
+      summary.textContent = `Computing ${asked.tokens.length} tokens × ${asked.state.num_heads} heads in the background…`;
+    }, COMPUTING_NOTE_MS);
+    return answer.then((later) => {
+      if (!later) return 'superseded'; // a newer input's result (or grids) will be drawn
+      if (!this.active) { // the tab changed meanwhile
         clearTimeout(this.computingTimer);
         delete heads.dataset.computing;
         return 'superseded';
       }
-      outcome = this.show(answer, asked, generation, fromTyping) ? 'drawn' : 'refused';
-      if (answer.where === 'worker' && compute.stats) stats = compute.stats;
-      this.refusedByWorker = outcome === 'refused' && answer.where === 'worker';
-    }
-    if (outcome === 'refused') this.refusedGeneration = generation;
-    // The token chips change with the grids (with the worker's answer when it computes: a change
-    // earlier would make the page lay itself out while the worker works, and again for the grids).
+      const stats = later.where === 'worker' && compute.stats ? compute.stats : null;
+      return this.settle(this.show(later, asked, generation, fromTyping), null, stats);
+    });
+  }
+
+  /**
+   * What follows an update that drew (`drawn`) or was refused: the token chips change with the
+   * grids (with the workers' answer when they compute: a change earlier would make the page lay
+   * itself out while they work, and again for the grids), the memory diagnostics and the update
+   * clock. A refusal in the call of its update (`generation`) is remembered: a workers' answer to
+   * an earlier call is drawn, but leaves its alert, the invalid fields and the address as they are.
+   * @returns {UpdateOutcome}
+   */
+  settle(drawn, generation, stats = null) {
+    const outcome = drawn === true || drawn === 'drawn' ? 'drawn' : 'refused';
+    if (outcome === 'refused' && generation !== null) this.refusedGeneration = generation;
+    this.settled = outcome;
     this.controls.showTokens();
-    this.ctx.showMemoryStats(stats ?? core.memoryStats());
-    if (outcome === 'drawn') clock.gridsDrawn();
-    else clock.inputRefused();
+    this.ctx.showMemoryStats(stats ?? this.ctx.core.memoryStats());
+    if (outcome === 'drawn') this.ctx.clock.gridsDrawn();
+    else this.ctx.clock.inputRefused();
     return outcome;
   }
 
@@ -483,37 +494,12 @@ export class RandomMode {
 
   /** What the exports describe: the settings, the tokens and every head shown (null: no view). */
   exportData() {
-    if (!this.view) return null;
-    const { state, tokens, result } = this.view;
-    return {
-      weights: result.attn_weights,
-      heads: this.grids.heatmaps.map((hm) => hm.head),
-      queryTokens: tokens,
-      keyTokens: tokens,
-      maskedRows: result.fully_masked_rows,
-      config: {
-        d_model: result.d_model,
-        num_heads: result.num_heads,
-        d_head: result.d_head,
-        seed: state.seed,
-        is_causal: state.causal,
-        positional: state.positional,
-        text: state.text,
-        precision: result.precision,
-        source: SOURCE,
-      },
-    };
+    return this.view ? this.grids.exportData(this.view) : null;
   }
 
-  /** What the PNG export composes: title, subtitle, one panel per head, the legend, the ink. */
+  /** What the PNG export composes (chrome/snapshot.js). */
   snapshotParts() {
-    return {
-      title: `Multi-head attention: "${this.view.state.text}"`,
-      subtitle: this.grids.els.summary.textContent,
-      panels: this.grids.heatmaps.map((hm) => ({ canvas: hm.snapshotCanvas(), caption: hm.name })),
-      legend: this.grids.els.legend,
-      ink: readTheme(this.grids.els.heads).ink,
-    };
+    return this.grids.snapshotParts(this.view);
   }
 
   /** The seed of the view on screen (the warm-up keeps its kept draws). */
