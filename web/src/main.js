@@ -8,7 +8,7 @@ import { UpdateClock } from './chrome/timing.js';
 import { errorMessage } from './chrome/alerts.js';
 import { Compute } from './compute/compute.js';
 import { warmUp } from './compute/warm_up.js';
-import { CORE_SCRIPT, coreScriptLoaded, loadFullModule, startCore } from './compute/wasm_modules.js';
+import { CORE_SCRIPT, WasmModules } from './compute/wasm_modules.js';
 import { rampWords } from './draw/color.js';
 import { RandomMode } from './modes/random/random_mode.js';
 import { DateMode } from './modes/date/date_mode.js';
@@ -20,7 +20,8 @@ async function boot(doc) {
   const win = doc.defaultView;
   // The core's script has already started it (data-start in index.html): its wasm is inflated and
   // compiled while this script is fetched and evaluated and the page is laid out.
-  const started = coreScriptLoaded() ? startCore() : null;
+  const modules = new WasmModules({ doc });
+  const started = modules.coreScriptLoaded() ? modules.startCore() : null;
   const coreVersion = doc.getElementById('core-version');
   // Diagnostics (tests/browser/memory.test.mjs): after every update the core's memoryStats() are
   // on #core-version as data-malloc-in-use-bytes and data-wasm-memory-bytes.
@@ -30,7 +31,7 @@ async function boot(doc) {
   };
   const address = new Address(win.location, win.history);
   const ctx = {
-    doc, core: null, compute: null, clock: new UpdateClock(), address, loadFullModule, showMemoryStats,
+    doc, core: null, compute: null, clock: new UpdateClock(), address, modules, showMemoryStats,
     embedded: () => page.embed,
   };
   const random = new RandomMode(ctx);

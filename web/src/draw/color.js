@@ -28,32 +28,25 @@ export function weightToRgb(w) {
  * The same 256 colours as RGB bytes, read once from colorScale, so a grid's pixels cost a table
  * lookup per cell instead of a colour string each (tests/web/color.test.mjs: equal to weightToRgb).
  */
-let ramp = null;
-function rampBytes() {
-  if (!ramp) {
-    ramp = new Uint8Array(256 * 3);
-    for (let i = 0; i < 256; i++) ramp.set(weightToRgb((i + 0.5) / 256), 3 * i);
-  }
-  return ramp;
-}
+const RAMP = Uint8Array.from({ length: 256 * 3 }, (_, k) => weightToRgb((Math.floor(k / 3) + 0.5) / 256)[k % 3]);
 
 /**
  * The ramp as whole RGBA pixels (one 32-bit word each, in the platform's byte order, as a
  * Uint32Array over an ImageData's bytes reads them), plus NaN's grey at index 256: the table of
  * pixels.js (the page sends it to the compute worker, which colours the cells it computed).
  */
-let ramp32 = null;
-export function rampWords() {
-  if (!ramp32) {
-    const lut = rampBytes();
-    const bytes = new Uint8Array(257 * 4);
-    for (let i = 0; i < 257; i++) {
-      const j = Math.min(i, 255) * 3;
-      bytes.set(i === 256 ? [128, 128, 128, 255] : [lut[j], lut[j + 1], lut[j + 2], 255], 4 * i);
-    }
-    ramp32 = new Uint32Array(bytes.buffer);
+const RAMP_WORDS = (() => {
+  const bytes = new Uint8Array(257 * 4);
+  for (let i = 0; i < 257; i++) {
+    const j = Math.min(i, 255) * 3;
+    bytes.set(i === 256 ? [128, 128, 128, 255] : [RAMP[j], RAMP[j + 1], RAMP[j + 2], 255], 4 * i);
   }
-  return ramp32;
+  return new Uint32Array(bytes.buffer);
+})();
+
+/** The colour table of the grids, the small multiples and the workers' pixels (see RAMP_WORDS). */
+export function rampWords() {
+  return RAMP_WORDS;
 }
 
 /**

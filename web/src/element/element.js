@@ -30,13 +30,14 @@ import { exportFileName, weightsCsv, weightsJson } from '../chrome/export.js';
 import { canvasToPng, composeSnapshot, downloadBlob } from '../chrome/snapshot.js';
 import { base64ToBytes, kindInfo, layerCount, layerView } from '../modes/date/date_view.js';
 import { ATTRIBUTES, attr, attributeNames, readAttributes } from './attributes.js';
-import { loadCore, loadFullModule, loadScript, setScriptBase } from '../compute/wasm_modules.js';
+import { WasmModules } from '../compute/wasm_modules.js';
 
 // Where this script was loaded from: mha_wasm_core.js, mha_wasm.js, date_model.js and
 // mha-attention.css are beside it (wasm_modules.js loads them from there).
 const SCRIPT_URL = (typeof document !== 'undefined' && document.currentScript && document.currentScript.src) ||
   (typeof location !== 'undefined' ? location.href : '');
-setScriptBase(SCRIPT_URL, 'mha-attention.js');
+/** The element's loader: one core and one full module for every element of the page. */
+const modules = new WasmModules({ base: SCRIPT_URL, beside: 'mha-attention.js' });
 
 /**
  * The wasm module an element's view needs: the small attention core (mha_wasm_core.js) for the
@@ -44,7 +45,7 @@ setScriptBase(SCRIPT_URL, 'mha-attention.js');
  * Either starts once per page (wasm_modules.js), shared by every element that needs it.
  */
 export function moduleFor(read) {
-  return read.kind === 'date' ? loadFullModule() : loadCore();
+  return read.kind === 'date' ? modules.loadFullModule() : modules.loadCore();
 }
 
 let dateModelPromise = null;
@@ -52,7 +53,7 @@ let dateModelPromise = null;
 function loadDateModel(mod) {
   if (!dateModelPromise) {
     dateModelPromise = (async () => {
-      if (typeof MHA_DATE_MODEL !== 'object' || !MHA_DATE_MODEL) await loadScript('date_model.js');
+      if (typeof MHA_DATE_MODEL !== 'object' || !MHA_DATE_MODEL) await modules.loadScript('date_model.js');
       if (typeof MHA_DATE_MODEL !== 'object' || !MHA_DATE_MODEL) throw new Error('date_model.js holds no model');
       return new mod.DateModel(base64ToBytes(MHA_DATE_MODEL.safetensors));
     })();

@@ -14,7 +14,6 @@ import { renderAblation } from './ablation.js';
 import { maskDescription } from './masks.js';
 import { renderPatterns } from './patterns_panel.js';
 import { renderCombined } from './combine.js';
-import { forgetScript, loadScript } from '../compute/wasm_modules.js';
 
 /** The Files panel's script (web/src/file_panel.js: buildFilePanel), added when it is first opened. */
 export const FILE_PANEL_SCRIPT = 'file_panel.js';
@@ -98,7 +97,7 @@ export class ExplainPanels {
    * @param {{getModule: () => object, getFullModule: () => Promise<object>,
    *          onAblate: (off: number[]) => void, onCombine: (kind: string) => void,
    *          onError: (message: string) => void, onClearError: () => void,
-   *          onNeedParameters?: () => void}} deps
+   *          onNeedParameters?: () => void, scripts: object}} deps
    *   getModule: the page's attention core (numpyExperiment, parameterCount), ready;
    *   getFullModule: the module with the explain functions and the file loaders (it may be
    *   loaded on demand: FULL_MODULE_PANELS and the file panel wait for it);
@@ -106,12 +105,15 @@ export class ExplainPanels {
    *   onCombine: the user chose a combined view (kept in the address);
    *   onError / onClearError: the page's alert region (file problems);
    *   onNeedParameters: an open panel needs the experiment's X and weights, which the view's
-   *   result lacks (the page leaves them out while no such panel is open: needsParameters())
+   *   result lacks (the page leaves them out while no such panel is open: needsParameters());
+   *   scripts: the page's script loader (compute/wasm_modules.js WasmModules), which adds the
+   *   Files panel's script
    */
   constructor(container, {
-    getModule, getFullModule, onAblate, onCombine, onError, onClearError, onNeedParameters = () => {},
+    getModule, getFullModule, onAblate, onCombine, onError, onClearError, onNeedParameters = () => {}, scripts,
   }) {
     this.container = container;
+    this.scripts = scripts;
     this.getModule = getModule;
     this.getFullModule = getFullModule;
     this.onError = onError;
@@ -173,12 +175,12 @@ export class ExplainPanels {
       this.built.files = true;
       const body = this.bodies.files;
       body.replaceChildren(h('p', { className: 'help', text: 'Loading the file panel…' }));
-      loadScript(FILE_PANEL_SCRIPT).then(() => {
+      this.scripts.loadScript(FILE_PANEL_SCRIPT).then(() => {
         // A script that ran but is not the panel's (an old copy, a server's page for a missing
         // file) is said as a missing one is.
         const build = globalThis.mhaFilePanel?.buildFilePanel;
         if (typeof build !== 'function') {
-          forgetScript(FILE_PANEL_SCRIPT);
+          this.scripts.forgetScript(FILE_PANEL_SCRIPT);
           throw new Error(`${FILE_PANEL_SCRIPT} loaded but defines no file panel: rebuild the page (./scripts/build.sh)`);
         }
         body.replaceChildren();

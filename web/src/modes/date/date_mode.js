@@ -9,7 +9,6 @@
 // and it works from file:// (no fetch). Tokens are shown as text only (textContent, fillText).
 /* global MHA_DATE_MODEL */
 import { drawLegend } from '../../draw/legend.js';
-import { loadScript } from '../../compute/wasm_modules.js';
 import { addNote, errorMessage, sentence, showNotes } from '../../chrome/alerts.js';
 import { DATE_DEFAULTS, LAST_LAYER, dateStateToHash, parseDateHash } from '../../chrome/date_state.js';
 import { viewToHash } from '../../chrome/state.js';
@@ -25,12 +24,12 @@ const MODEL_SCRIPT = 'date_model.js';
 /** Milliseconds after the last change before the address follows it. */
 const ADDRESS_DELAY_MS = 250;
 
-/** The bundled model (date_model.js's global), its script added once. */
-async function loadModelScript() {
+/** The bundled model (date_model.js's global), its script added once by `modules` (WasmModules). */
+async function loadModelScript(modules) {
   const bundled = () => (typeof MHA_DATE_MODEL === 'object' && MHA_DATE_MODEL ? MHA_DATE_MODEL : null);
   if (bundled()) return bundled();
   try {
-    await loadScript(MODEL_SCRIPT);
+    await modules.loadScript(MODEL_SCRIPT);
   } catch {
     throw new Error(
       `${MODEL_SCRIPT} is not next to index.html: this build of the page has no date model ` +
@@ -45,8 +44,8 @@ export class DateMode {
   /**
    * @param {object} ctx what the page gives every mode (main.js)
    * @param {Document} ctx.doc the page
-   * @param {() => Promise<object>} ctx.loadFullModule the full wasm module (with DateModel),
-   *   loaded on first call
+   * @param {object} ctx.modules the page's wasm loader (compute/wasm_modules.js): the full module
+   *   (with DateModel, loadFullModule, on first call) and the model's script
    * @param {(stats: object) => void} ctx.showMemoryStats the module's memoryStats() after every
    *   translation attempt
    * @param {object} ctx.address the page's address (chrome/address.js)
@@ -97,7 +96,7 @@ export class DateMode {
       roles: () => this.roles,
     });
     /** The combined views (mean, max, rollout), drawn only while open. */
-    this.combined = new DateCombined($('date-combined'), { getModule: ctx.loadFullModule });
+    this.combined = new DateCombined($('date-combined'), { getModule: ctx.modules.loadFullModule });
     this.wired = false;
     this.els.panel.dataset.tables = 'ready'; // none pending
   }
@@ -209,12 +208,12 @@ export class DateMode {
   async loadOnce() {
     this.setState('loading');
     this.els.summary.textContent = 'Loading the date model…';
-    const mod = await this.ctx.loadFullModule(); // the full module (mha_wasm.js), loaded on first use
+    const mod = await this.ctx.modules.loadFullModule(); // the full module (mha_wasm.js), loaded on first use
     this.mod = mod;
     if (typeof mod.DateModel !== 'function') {
       throw new Error('this build of the attention core has no DateModel; rebuild with ./scripts/build.sh');
     }
-    const bundle = await loadModelScript();
+    const bundle = await loadModelScript(this.ctx.modules);
     const bytes = base64ToBytes(bundle.safetensors);
     this.model = new mod.DateModel(bytes); // throws on a bad file (e.g. checksum mismatch)
     const meta = safetensorsMetadata(bytes);

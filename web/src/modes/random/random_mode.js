@@ -38,7 +38,8 @@ export class RandomMode {
    * @param {object} ctx.clock the page's update clock (chrome/timing.js)
    * @param {object} ctx.address the page's address (chrome/address.js)
    * @param {() => boolean} ctx.embedded whether the page shows the minimal chrome (#embed)
-   * @param {() => Promise<object>} ctx.loadFullModule the full module, loaded on first call
+   * @param {object} ctx.modules the page's wasm loader (compute/wasm_modules.js): the full module
+   *   (loadFullModule, on first call) and classic scripts
    * @param {(stats: object) => void} ctx.showMemoryStats the core's memoryStats() after an update
    */
   constructor(ctx) {
@@ -81,7 +82,8 @@ export class RandomMode {
       },
       // The explain functions and the file loaders are in the full module (mha_wasm.js), loaded as
       // a classic script the first time a panel needs them (compute/wasm_modules.js).
-      getFullModule: ctx.loadFullModule,
+      getFullModule: ctx.modules.loadFullModule,
+      scripts: ctx.modules,
       onError: (message) => {
         this.controls.els.alert.textContent = sentence(message);
       },
