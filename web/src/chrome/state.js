@@ -16,7 +16,7 @@ export const SEED_MAX = 4294967295; // 2^32 - 1: numpy's legacy np.random.seed r
 /**
  * Display limits of this page (the module's own limits may be larger): 2048 tokens (grids beyond
  * 64 tokens are compact, lod.js), d_model up to 1024 and 16 heads (large views are
- * computed in a worker when served, compute.js).
+ * computed in a worker when served, compute/compute.js).
  */
 export const PAGE_LIMITS = Object.freeze({ maxTokens: MAX_TOKENS, maxDModel: 1024, maxHeads: 16 });
 

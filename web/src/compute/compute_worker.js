@@ -4,9 +4,9 @@
 //   worker → page: {ready: true} once the core has started, or {failed: message}
 //   page → worker: {id, part?, request, lut?}
 //                                        (a numpyExperiment request; part 0 or 1: half of a call
-//                                         split by heads between two workers, compute.js; lut:
+//                                         split by heads between two workers, split.js; lut:
 //                                         the grids' colour table, sent for the grids the page
-//                                         leaves to the workers (compute.js colouredByWorkers): the
+//                                         leaves to the workers (cost.js colouredByWorkers): the
 //                                         result then also has `pixels`, one RGBA buffer per
 //                                         head, pixels.js)
 //                or {prime: request}     (computed and dropped, no answer: the seed's draws and

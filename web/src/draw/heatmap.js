@@ -312,7 +312,7 @@ export class HeadHeatmap {
     this.n = result.n;
     this.m = result.m;
     const { n, m, head } = this;
-    this.result = result; // its attn_weights are read when needed (compute.js joinHeads: lazily)
+    this.result = result; // its attn_weights are read when needed (compute/split.js joinHeads: lazily)
     this.masked = result.fully_masked_rows;
     this.rowSet = labelSet(tokens);
     this.colSet = keyTokens ? labelSet(keyTokens) : this.rowSet;
@@ -353,7 +353,7 @@ export class HeadHeatmap {
    * Head `head`'s unpooled cell pixels, coloured into this grid's kept buffer (putImageData copies
    * them out): a new buffer every view cost more than the colouring itself, memory touched for the
    * first time being slow (3.5 ms a MB on the benchmark's machine). The weights come
-   * from the result's own view of this head when it has one (compute.js joinHeads: no joined copy).
+   * from the result's own view of this head when it has one (compute/split.js joinHeads: no joined copy).
    * The buffer is made anew when it is too small, or more than 4 times too large (a large view's
    * pixels are not kept for good once smaller ones replace it).
    */

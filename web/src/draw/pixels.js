@@ -1,6 +1,6 @@
 // Weights to RGBA pixels through a colour table: the loop the grids run for every cell, kept free
 // of any import so that the compute worker (compute_worker.js) can run it too and send pixels
-// ready to draw, for the grids that would hold the page's thread (compute.js colouredByWorkers:
+// ready to draw, for the grids that would hold the page's thread (compute/cost.js colouredByWorkers:
 // pooled ones, beyond 1024 tokens, and more than 2²² weights in all). The page colours the
 // others into each grid's kept buffer (heatmap.js cellPixels).
 // The table comes from color.js (rampWords: viridis); tests/web/color.test.mjs checks both roads
