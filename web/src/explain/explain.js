@@ -56,10 +56,11 @@ function viewKey({ state, explain }) {
 
 /**
  * What panel `key` would compute on the page for `result` when that is too much to do unasked
- * (a sentence for its note), or '' when it is not.
+ * (a sentence for its note), or '' when it is not. `mod`: the core, whose experimentWork gives the
+ * multiply-adds of one forward of the layer.
  */
-export function panelTooLarge(key, { n, m, d_model: d, num_heads: heads }) {
-  const forward = n * d * (4 * d + 2 * m);
+export function panelTooLarge(key, { n, m, d_model: d, num_heads: heads }, mod) {
+  const forward = mod.experimentWork({ tokens: n, d_model: d });
   const work = key === 'ablation' ? (heads + 1) * forward : key === 'compare' ? forward : 0;
   if (work > PANEL_MAX_WORK) {
     return `This panel runs the layer ${key === 'ablation' ? `${heads + 1} times` : 'again with one head'} ` +
@@ -213,7 +214,7 @@ export class ExplainPanels {
   draw(key, mod) {
     const { state, tokens, result } = this.ctx;
     const body = this.bodies[key];
-    const tooLarge = this.forced[key] !== viewKey(this.ctx) && panelTooLarge(key, result);
+    const tooLarge = this.forced[key] !== viewKey(this.ctx) && panelTooLarge(key, result, mod);
     if (tooLarge) {
       // A click computes it (the page is then busy for a while); a new view asks again.
       const go = h('button', { className: 'link-button', text: 'Compute it anyway', attrs: { type: 'button' } });
