@@ -1,6 +1,6 @@
-// Embind exports for the page's explain views: head-pattern scores, Jensen–Shannon distances, mean / max /
-// rollout combinations, sliding-window masks, one cell's explanation and head ablation
-// (mha/patterns.hpp). Pure computations on arrays the page already holds. In the full module
+// Embind exports for the page's explain views: head-pattern scores, Jensen–Shannon distances,
+// mean / max / rollout combinations, sliding-window masks, one cell's explanation and head
+// ablation (mha/patterns.hpp). Pure computations on arrays the page already holds. In the full module
 // (mha_wasm.js) only: their ~25 KB gzipped do not fit the core module's first-load budget, so the
 // page loads them on demand (web/src/compute/wasm_modules.js, loadFullModule). File loading lives in
 // load_bindings.cpp. Reference: docs/js-api.md "Head patterns and explanations".
