@@ -8,15 +8,15 @@
 //   dist/app.js       web/src/main.js and its imports (incl. d3-scale-chromatic), bundled and
 //                     minified by esbuild into ONE classic IIFE script (Chrome refuses module
 //                     scripts on file://)
-//   dist/mha-attention.js  the <mha-attention> custom element (web/src/element.js and its imports,
+//   dist/mha-attention.js  the <mha-attention> custom element (web/src/element/element.js and its imports,
 //                     web/element.css inlined as text): one classic script for course pages
 //   dist/mha-attention.css  web/element.css (used only where constructed stylesheets are missing)
 //   dist/common.css   web/common.css: rules shared by the page and the element (bundled in the
 //                     element), minified
 //   dist/embed-example.html  web/embed-example.html: the element and an iframe, as course pages use them
-//   dist/compute_worker.js  the page's compute worker (web/src/compute_worker.js): numpyExperiment
+//   dist/compute_worker.js  the page's compute worker (web/src/compute/compute_worker.js): numpyExperiment
 //                     for large views off the main thread, when served over http(s)
-//   dist/file_panel.js  the Files panel (web/src/file_panel.js, one classic script), added to the
+//   dist/file_panel.js  the Files panel (web/src/explain/file_panel.js, one classic script), added to the
 //                     page when the panel is first opened
 //   dist/mha_wasm_core.js  the page's attention core (createMhaCore), loaded by index.html
 //   dist/mha_wasm.js  the full module (createMhaModule: the core plus the date model), added to
@@ -127,8 +127,8 @@ const viridisOnly = {
  * here DecompressionStream (Chrome 80, Firefox 113, Safari 16.4: pre.js), and the page calls
  * structuredClone (Chrome 98, Firefox 94, Safari 15.4). Their
  * syntax (?., ??=, class fields) is kept as written: about 295 bytes gzip less of app.js than for
- * es2020 / Chrome 90 / Safari 15, whose lowering bought no browser that could run the page (and
- * what keeps the first load within its 150 KB since the page colours its grids, 40da9bc).
+ * es2020 / Chrome 90 / Safari 15, whose lowering would buy no browser that could run the page
+ * (and which helps keep the first load within its 150 KB).
  */
 const TARGET = ['es2022', 'chrome98', 'firefox94', 'safari16.4'];
 
@@ -231,14 +231,14 @@ export async function buildWeb({
   await mkdir(outDir, { recursive: true });
   await bundle('main.js', path.join(outDir, 'app.js'), `mha-lab page v${version}`);
   // The page's compute worker (a classic worker script; it loads mha_wasm_core.js itself).
-  await bundle('compute_worker.js', path.join(outDir, 'compute_worker.js'), `mha-lab compute worker v${version}`);
+  await bundle('compute/compute_worker.js', path.join(outDir, 'compute_worker.js'), `mha-lab compute worker v${version}`);
   // The Files panel, loaded when first opened (not part of the first load).
-  await bundle('file_panel.js', path.join(outDir, 'file_panel.js'), `mha-lab Files panel v${version}`);
+  await bundle('explain/file_panel.js', path.join(outDir, 'file_panel.js'), `mha-lab Files panel v${version}`);
 
   // The <mha-attention> element: its own classic script (it adds mha_wasm_core.js itself, and
   // mha_wasm.js only for the Date translator), its shadow-root CSS bundled in as text (a
   // constructed stylesheet) and also beside it as a file.
-  await bundle('element.js', path.join(outDir, 'mha-attention.js'), `<mha-attention> v${version}`);
+  await bundle('element/element.js', path.join(outDir, 'mha-attention.js'), `<mha-attention> v${version}`);
   await copyFile(path.join(WEB, 'element.css'), path.join(outDir, 'mha-attention.css'));
   await minifyCss('common.css', outDir);
   const example = await readFile(path.join(WEB, 'embed-example.html'), 'utf8');

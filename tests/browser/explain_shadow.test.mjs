@@ -9,7 +9,7 @@ const HARNESS = `
 import { renderPipeline } from './explain/pipeline.js';
 import { renderParams } from './explain/params_panel.js';
 import { renderStepPanel } from './explain/step_panel.js';
-import { explainCell } from './explain/step.js';
+import { fromCoreExplanation } from './explain/step.js';
 import { renderPatterns } from './explain/patterns_panel.js';
 import { renderCombined } from './explain/combine.js';
 const root = document.getElementById('host').attachShadow({ mode: 'open' });
@@ -27,15 +27,16 @@ const count = (req) => {
   return 256 + (req.bias ? 32 : 0);
 };
 renderParams(box('params'), { d_model: 8, num_heads: 2, count, maxHeads: 256 });
-// h = 1, n = m = 2, d = 2: scores [ln 3, 0] on row 0.
+// The core's explainCell for h = 1, n = m = 2, d = 2, cell (0, 0) of scores [ln 3, 0] (as the
+// full module answers it; here a stand-in).
 const s = Math.log(3);
-const result = {
-  n: 2, m: 2, d_model: 2, num_heads: 1, d_head: 2,
-  q: Float32Array.from([1, 2, 0, 0]), k: Float32Array.from([3, 4, 0, 0]), v: Float32Array.from([10, 20, 0, 0]),
-  scores: Float32Array.from([s, 0, 0, 0]), attn_weights: Float32Array.from([0.75, 0.25, 0.5, 0.5]),
-  fully_masked_rows: Uint8Array.from([0, 0]), head_outputs: Float32Array.from([7.5, 15, 5, 10]),
+const explained = {
+  head: 0, i: 0, j: 0, d_head: 2, q_i: [s * Math.SQRT2, 0], k_j: [1, 0], v_j: [10, 20],
+  dot: s * Math.SQRT2, scale: Math.SQRT1_2, scaled: s, mask_term: 0, score: s, row_max: s,
+  exp_shifted: 1, row_sum_shifted: 4 / 3, weight_recomputed: 0.75, weight: 0.75, row_fully_masked: false,
+  contribution: [7.5, 15], head_output_i: [7.5, 15],
 };
-renderStepPanel(box('step'), explainCell(result, 0, 0, 0), { queryToken: 'a', keyToken: 'a', maskLine: 'no mask' });
+renderStepPanel(box('step'), fromCoreExplanation(explained), { queryToken: 'a', keyToken: 'a', maskLine: 'no mask' });
 const baseline = { previous_token: 0.5, diagonal: 0.5, local_band: 1, vertical_stripe: 0.5, stripe_key: 0, first_token: 0.5,
   mean_distance: 0.5, mean_distance_normalized: 0.5, entropy_bits: 1, entropy_normalized: 1, max_weight: 0.5 };
 renderPatterns(box('patterns'), {

@@ -1,15 +1,15 @@
 // Rows whose keys are all masked (weights all 0, fully_masked_rows = 1) are hatched and labelled.
 // module 08's experiment never masks a whole row, so this draws the page's own grid module
-// (web/src/heatmap.js, table.js) from a synthetic result in a small harness page.
+// (web/src/draw/heatmap.js, table.js) from a synthetic result in a small harness page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { interpolateViridis } from 'd3-scale-chromatic';
-import { parseColor } from '../../web/src/color.js';
+import { parseColor } from '../../web/src/draw/color.js';
 import { useHarness, screenPixel, canvasPixelAt } from './helpers.mjs';
 
 const HARNESS = `
-import { HeadHeatmap, readTheme } from './heatmap.js';
-import { headTable } from './table.js';
+import { HeadHeatmap, readTheme } from './draw/heatmap.js';
+import { headTable } from './draw/table.js';
 const tokens = ['a', 'b', 'c'];
 // h = 1 head, n = m = 3; row 1 has every key masked.
 const weights = Float32Array.from([1, 0, 0, 0, 0, 0, 0.5, 0.5, 0]);

@@ -1,7 +1,7 @@
 // The page re-rendering 1,000 times, driven through its own controls and the address hash, leaves
 // the wasm heap where it started (within 1 MB) and still shows module 08's numbers afterwards.
 // The heap is read from the page's diagnostics hook: #core-version[data-malloc-in-use-bytes]
-// and [data-wasm-memory-bytes], written after every update (web/src/main.js, web/README.md).
+// and [data-wasm-memory-bytes], written after every update (web/src/main.js showMemoryStats, web/README.md).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, tableRow, useBrowserAndTargets } from './helpers.mjs';
@@ -83,10 +83,10 @@ test(`${RENDERS} re-renders through the page's inputs and hash keep the wasm hea
     const seconds = (Date.now() - t0) / 1000;
     const end = await heap(page);
     console.log(`# ${renders} renders (${refused} invalid settings refused) in ${seconds.toFixed(1)} s: ` +
-      `malloc in use ${start.malloc} -> ${end.malloc} bytes, wasm memory ${start.wasm} -> ${end.wasm} bytes`);
+      `malloc in use ${start.malloc} → ${end.malloc} bytes, wasm memory ${start.wasm} → ${end.wasm} bytes`);
     assert.ok(renders >= RENDERS, `${renders} renders`);
     assert.ok(refused >= 40, `${refused} invalid head counts refused`);
-    assert.ok(Math.abs(end.malloc - start.malloc) <= MB, `malloc in use ${start.malloc} -> ${end.malloc}`);
+    assert.ok(Math.abs(end.malloc - start.malloc) <= MB, `malloc in use ${start.malloc} → ${end.malloc}`);
     assert.equal(end.wasm, start.wasm, 'wasm memory did not grow');
 
     // After an invalid head count the last good view stays; then the preset gives the course numbers.
@@ -111,7 +111,8 @@ test(`${RENDERS} re-renders through the page's inputs and hash keep the wasm hea
 
 for (const which of [0, 1]) test(`a large first view is not kept alive by the grids once smaller views replace it (${which ? 'file://' : 'served'})`, { timeout: 120_000 }, async () => {
   // 1024 tokens × 12 heads: 48 MiB of weights. The heatmaps outlive the view they were made for;
-  // a closure of that render kept its result (web/src/main.js clearCells). From file:// the page
+  // a closure made while drawing it would keep its result (web/src/modes/random/grids.js gives
+  // them the mode's callbacks). From file:// the page
   // colours the grids itself, into each grid's kept buffer (heatmap.js cellPixels), which must not
   // keep the 1024-token view's 4 MiB a head either (52.4 MiB were measured when it did).
   const words = (n) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
@@ -129,7 +130,7 @@ for (const which of [0, 1]) test(`a large first view is not kept alive by the gr
     const { backingStorageSize } = await cdp.send('Runtime.getHeapUsage');
     await cdp.detach();
     // What 301 tokens × 12 heads hold: weights 4.3 MiB, their pixels 4.3 MiB, a few copies at most.
-    console.log(`# array buffers after 1024 -> 301 tokens (${which ? 'file://' : 'served'}): ${(backingStorageSize / MB).toFixed(1)} MiB`);
+    console.log(`# array buffers after 1024 → 301 tokens (${which ? 'file://' : 'served'}): ${(backingStorageSize / MB).toFixed(1)} MiB`);
     assert.ok(backingStorageSize < 40 * MB, `${(backingStorageSize / MB).toFixed(1)} MiB of array buffers`);
   } finally {
     await p.close();

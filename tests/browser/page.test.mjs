@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { interpolateViridis } from 'd3-scale-chromatic';
-import { parseColor } from '../../web/src/color.js';
+import { parseColor } from '../../web/src/draw/color.js';
 import {
   ROOT, openPage, withCheckedPage, tableRow, cellCentre, canvasPixel, canvasPixelAt, screenPixel, useBrowserAndTargets,
 } from './helpers.mjs';
@@ -174,7 +174,7 @@ for (const which of [0, 1]) {
       withPage(target(), MODULE_08, async ({ page }) => {
         // Module 08: float64, as numpy (5·8·(4·8 + 2·5) = 1 680 multiply-adds).
         assert.equal(await page.textContent('#precision'), 'Computed in float64, as numpy: n·d·(4d + 2n) = 1\u202F680 multiply-adds ≤ 4M.');
-        // 64 tokens, d_model 512, 8 heads (the page's typing target): float32, as PyTorch.
+        // 64 tokens, d_model 512, 8 heads (the typing benchmark's view): float32, as PyTorch.
         const words = Array.from({ length: 64 }, (_, i) => `w${i}`);
         await page.evaluate((h) => { location.hash = h; }, `#text=${words.join('+')}&d_model=512&num_heads=8&seed=7`);
         await page.waitForFunction(() => /^n = 64 tokens · d_model = 512/.test(document.getElementById('summary').textContent));
@@ -214,7 +214,7 @@ for (const which of [0, 1]) {
     test('canvas cells have the legend\'s colour for their weight (also at devicePixelRatio 2)', async () => {
       for (const dpr of [1, 2]) {
         await withPage(target(), MODULE_08, async ({ page }) => {
-          // Where the legend's 0 -> 1 strip lies in its canvas (CSS px), as drawn by the page.
+          // Where the legend's 0 → 1 strip lies in its canvas (CSS px), as drawn by the page.
           const strip = await page.$eval('#legend', (c) => ({
             x: Number(c.dataset.stripX), width: Number(c.dataset.stripWidth), height: Number(c.dataset.stripHeight),
           }));
@@ -475,7 +475,7 @@ for (const which of [0, 1]) {
 
     test('typing draws only the labels that changed: the same pixels as a page opened with that text', async () => {
       // The widest label ("bird") and the cell size stay, so each sprite is redrawn from what it
-      // holds: a word replaced ("sat" -> "ran", its slot cleared first), one added, three removed.
+      // holds: a word replaced ("sat" → "ran", its slot cleared first), one added, three removed.
       const { first, typed } = await typedLabelsMatchFresh('a bird sat on the mat',
         ['a bird ran on the mat', 'a bird ran on the mat to', 'a bird ran']);
       assert.notDeepEqual(typed[0].labels, first.labels, 'the replaced word is drawn');

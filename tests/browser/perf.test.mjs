@@ -8,8 +8,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { withCheckedPage, tableRow, useBrowserAndTargets, ROOT, cellCentre, canvasPixel } from './helpers.mjs';
-import { parseColor, rampWords } from '../../web/src/color.js';
-import { weightPixels } from '../../web/src/pixels.js';
+import { parseColor, rampWords } from '../../web/src/draw/color.js';
+import { weightPixels } from '../../web/src/draw/pixels.js';
 
 let core;
 const env = useBrowserAndTargets(async () => {
@@ -107,7 +107,7 @@ for (const which of [0, 1]) {
           };
           document.getElementById('text').addEventListener('input', () => window.inputs.push(performance.now()), true);
         });
-        // The page's rule (main.js ADDRESS_PAUSE_MS, from the typed update, which follows its key):
+        // The page's rule (chrome/address.js ADDRESS_PAUSE_MS, from the typed update, which follows its key):
         // no address sooner than 300 ms after a key. Checked against the page's own clock, so that
         // a loaded machine, where this harness may take longer than the pause between two keys,
         // only adds addresses at real pauses, which the rule allows.
@@ -179,7 +179,7 @@ for (const which of [0, 1]) {
         assert.equal(await page.getAttribute('html', 'data-compute-worker'), which ? 'off' : 'ready');
         assert.equal(await page.getAttribute('#heads', 'data-computed-in'), 'page', 'module 08 is small: computed at once');
         assert.deepEqual(await tableRow(page, 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);
-        // 40 tokens, d_model 1024, 4 heads: pageCost 1.7·10⁸ > WORKER_MIN_COST (compute.js): the workers'.
+        // 40 tokens, d_model 1024, 4 heads: pageCost 1.7·10⁸ > WORKER_MIN_COST (compute/cost.js): the workers'.
         const before = await updates(page);
         await page.fill('#d_model', '1024');
         await page.fill('#num_heads', '4');
@@ -331,7 +331,7 @@ for (const which of [0, 1]) {
           c.dispatchEvent(new PointerEvent('pointermove', { clientX: x, clientY: y, bubbles: true, pointerType: 'mouse' }));
           return performance.now() - t0;
         }, [box.x + g.x + (700 + 0.5) * g.cell, box.y + g.y + (1500 + 0.5) * g.cell]);
-        t.diagnostic(`hover redraw of 2 heads of 2048 tokens: ${hoverMs.toFixed(1)} ms (issue 6 target: 16)`);
+        t.diagnostic(`hover redraw of 2 heads of 2048 tokens: ${hoverMs.toFixed(1)} ms (target: 16)`);
         // 2048 · 16 · (4 · 16 + 2 · 2048) multiply-adds > 4M: the page computed it in float32.
         assert.match(await page.textContent('#precision'), /^Computed in float32, as PyTorch: n·d·\(4d \+ 2n\) = 136\u202F314\u202F880 multiply-adds > 4M\.$/);
         const w = core.numpyExperiment({ seed: 3, tokens: 2048, d_model: 16, num_heads: 2, keep_intermediates: false, precision: 'auto' })
@@ -343,7 +343,7 @@ for (const which of [0, 1]) {
       }));
 
     test('a link to a view too large for the page thread: served, its first grid comes from a worker started for it (a tab switch meanwhile keeps it); from file://, from the page', () =>
-      // pageCost = 2048 · 512 · (4 · 512 + 2 · 2048) + 300 · 2 · 2048² = 8.9·10⁹ >= WORKER_FIRST_COST (compute.js).
+      // pageCost = 2048 · 512 · (4 · 512 + 2 · 2048) + 300 · 2 · 2048² = 8.9·10⁹ >= WORKER_FIRST_COST (compute/cost.js).
       withCheckedPage(env.browser, target(), `#text=${words(2048)}&d_model=512&num_heads=2&seed=3`, async ({ page }) => {
         await page.waitForSelector('html[data-ready="true"]', { state: 'attached' });
         // Served, the workers are computing the linked view now: to the Date translator and back.
@@ -379,7 +379,7 @@ for (const which of [0, 1]) {
         // 100 ms: polling at every frame, Playwright's default, leaves the page short idle periods).
         await aheadAtLeast(2);
         // A link to 63 tokens at d_model 512: 64, then 62, computed ahead too (module 08's time per
-        // unit of cost, mostly the call itself, is not carried over: compute.js expectedMs).
+        // unit of cost, mostly the call itself, is not carried over: compute/ahead.js expectedMs).
         await page.evaluate((w) => { location.hash = `#text=${w}&d_model=512&num_heads=8&seed=3&causal=0&positional=1`; }, words(63));
         await page.waitForFunction(() => /^n = 63 tokens/.test(document.getElementById('summary').textContent));
         await aheadAtLeast(4);

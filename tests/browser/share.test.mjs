@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { interpolateViridis } from 'd3-scale-chromatic';
-import { parseColor } from '../../web/src/color.js';
+import { parseColor } from '../../web/src/draw/color.js';
 import { withCheckedPage, tableRow, cellCentre, useBrowserAndTargets } from './helpers.mjs';
 
 const TIMEOUT = 90_000;

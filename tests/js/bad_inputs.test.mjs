@@ -415,7 +415,7 @@ test('sizes beyond the limits: a clear error before the big allocation (no memor
     // Refused before the big allocation: linear memory grows by at most the inputs' copy (4 MiB here).
     // (This, not a wall-clock time, is what shows the refusal came first: tests assert no timings.)
     assert.ok(after.wasm_memory_bytes - before.wasm_memory_bytes <= 8 << 20,
-      `${message}: wasm memory grew ${before.wasm_memory_bytes} -> ${after.wasm_memory_bytes}`);
+      `${message}: wasm memory grew ${before.wasm_memory_bytes} → ${after.wasm_memory_bytes}`);
     assert.equal(after.malloc_in_use_bytes, before.malloc_in_use_bytes, `${message}: nothing leaked`);
     stillWorks();
   }

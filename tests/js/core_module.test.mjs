@@ -140,7 +140,7 @@ function wasmSections(file) {
 test('both modules use WebAssembly exception handling (-fwasm-exceptions), not the JS emulation', () => {
   // A tag section (id 13) declares the C++ exception's tag; Emscripten's JS emulation
   // (-fexceptions) has none and routes calls that may throw through JS trampolines (invoke_*),
-  // which cost the core's script 62 KB and a wasm -> JS -> wasm round trip each (CMakeLists.txt).
+  // which cost the core's script 62 KB and a wasm → JS → wasm round trip each (CMakeLists.txt).
   for (const file of ['mha_wasm_core.js', 'mha_wasm.js']) {
     assert.ok(wasmSections(file).includes(13), `${file} has a tag section`);
     assert.doesNotMatch(readFileSync(path.join(root, 'build/wasm', file), 'utf8'), /invoke_/, `${file}: no trampolines`);

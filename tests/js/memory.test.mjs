@@ -56,10 +56,10 @@ test(`${CYCLES} create/forward/destroy cycles leave the wasm heap within 1 MB of
   for (let i = 0; i < CYCLES; i++) cycle(mod, i, expected);
   const ms = performance.now() - t0;
   const end = mod.memoryStats();
-  console.log(`# ${CYCLES} cycles in ${(ms / 1000).toFixed(1)} s: malloc in use ${start.malloc_in_use_bytes} -> ` +
-    `${end.malloc_in_use_bytes} bytes; wasm memory ${start.wasm_memory_bytes} -> ${end.wasm_memory_bytes} bytes`);
+  console.log(`# ${CYCLES} cycles in ${(ms / 1000).toFixed(1)} s: malloc in use ${start.malloc_in_use_bytes} → ` +
+    `${end.malloc_in_use_bytes} bytes; wasm memory ${start.wasm_memory_bytes} → ${end.wasm_memory_bytes} bytes`);
   assert.ok(Math.abs(end.malloc_in_use_bytes - start.malloc_in_use_bytes) <= MB,
-    `malloc in use ${start.malloc_in_use_bytes} -> ${end.malloc_in_use_bytes}`);
+    `malloc in use ${start.malloc_in_use_bytes} → ${end.malloc_in_use_bytes}`);
   assert.equal(end.wasm_memory_bytes, start.wasm_memory_bytes, 'linear memory did not grow');
 });
 

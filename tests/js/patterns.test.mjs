@@ -181,7 +181,7 @@ test('loadAttention reads .npy and safetensors attention tensors', () => {
   assert.equal(mod.loadAttention(file).num_layers, 2);
 });
 
-test('2000 calls of every issue-5 function, errors included, leave the wasm heap where it was', { timeout: 120_000 }, () => {
+test('2000 calls of every head-pattern and explanation function, errors included, leave the wasm heap where it was', { timeout: 120_000 }, () => {
   const r = mod.numpyExperiment({ seed: 7, tokens: 5, d_model: 8, num_heads: 2 });
   const stack = { attn_weights: r.attn_weights, num_heads: 2, n: 5 };
   const npy = bytes('torch_mha_layer_x.npy');

@@ -1,16 +1,19 @@
 // numpyExperiment's precision ("float64" | "float32" | "auto") and its kept draws, through the
 // page's core (build/wasm/mha_wasm_core.js): the result says which precision it was computed in,
-// "auto" switches at the same work as the page's FLOAT64_MAX_WORK, bad values are Errors naming
-// the allowed ones, and calls in any order give what a fresh module gives.
+// "auto" switches at the work the module exports (experimentFloat64MaxWork, by its experimentWork
+// formula, which the page uses), bad values are Errors naming the allowed ones, and calls in any
+// order give what a fresh module gives.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from './module.mjs';
-import { FLOAT64_MAX_WORK } from '../../web/src/format.js';
-import { experimentWork } from '../../web/src/compute.js';
 
 let mod;
+let FLOAT64_MAX_WORK;
+let experimentWork;
 before(async () => {
   mod = await loadModule('mha_wasm_core.js');
+  FLOAT64_MAX_WORK = mod.experimentFloat64MaxWork;
+  experimentWork = (request) => mod.experimentWork(request);
 });
 
 const m08 = { seed: 7, tokens: 5, d_model: 8, num_heads: 2 };

@@ -255,11 +255,12 @@ test('outputs are copies: they stay correct when wasm memory grows in a later ca
   assert.equal(small.attn_weights[2].toFixed(3), '0.424');
 });
 
-test('the page\'s sliding-window band (web/src/explain/masks.js) is the core\'s slidingWindowMask', async () => {
+test('the page\'s sliding-window band (web/src/explain/masks.js, the core module\'s windowMask) is the core\'s slidingWindowMask', async () => {
   const { maskFields } = await import('../../web/src/explain/masks.js');
+  const windowMask = (n, window) => mod.windowMask({ n, window });
   for (const n of [1, 2, 5, 9]) {
     for (let w = 0; w < n; w++) {
-      const page = maskFields({ mask: 'window', window: w }, n).attn_mask;
+      const page = maskFields({ mask: 'window', window: w }, n, windowMask).attn_mask;
       assert.deepEqual(Array.from(page), Array.from(mod.slidingWindowMask({ n, window: w })), `n=${n} window=${w}`);
     }
   }

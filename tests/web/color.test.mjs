@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { interpolateViridis } from 'd3-scale-chromatic';
-import { colorScale, parseColor, weightToRgb, headPixels, legendPixels, textColorOn } from '../../web/src/color.js';
+import { colorScale, parseColor, weightToRgb, headPixels, legendPixels, textColorOn } from '../../web/src/draw/color.js';
 
 test('the scale is d3-scale-chromatic viridis', () => {
   assert.equal(colorScale, interpolateViridis);
@@ -68,9 +68,9 @@ test('text colour contrasts with the cell', () => {
 });
 
 test('resultPixels (the worker\'s road): every head as headPixels gives it, fully masked rows grey as lod.js draws them', async () => {
-  const { resultPixels, MASKED_RGBA } = await import('../../web/src/pixels.js');
-  const { greyMaskedRows } = await import('../../web/src/lod.js');
-  const { rampWords } = await import('../../web/src/color.js');
+  const { resultPixels, MASKED_RGBA } = await import('../../web/src/draw/pixels.js');
+  const { greyMaskedRows } = await import('../../web/src/draw/lod.js');
+  const { rampWords } = await import('../../web/src/draw/color.js');
   // h = 3 heads, n = 2 queries, m = 4 keys; head 1's row 0 and head 2's row 1 fully masked.
   const w = Float32Array.from({ length: 3 * 2 * 4 }, (_, i) => (i % 7) / 6 - 0.01);
   w[3] = NaN;
@@ -87,9 +87,9 @@ test('resultPixels (the worker\'s road): every head as headPixels gives it, full
 });
 
 test('resultPixels pools beyond 1024 tokens as the grid does (lod.js pooledPixels, greyMaskedRows)', async () => {
-  const { resultPixels } = await import('../../web/src/pixels.js');
-  const { pooledPixels, greyMaskedRows, poolFactor } = await import('../../web/src/lod.js');
-  const { rampWords } = await import('../../web/src/color.js');
+  const { resultPixels } = await import('../../web/src/draw/pixels.js');
+  const { pooledPixels, greyMaskedRows, poolFactor } = await import('../../web/src/draw/lod.js');
+  const { rampWords } = await import('../../web/src/draw/color.js');
   const n = 1100; // factor 2: 550 x 550 buffer pixels
   assert.equal(poolFactor(n, n), 2);
   const w = Float32Array.from({ length: 2 * n * n }, (_, i) => ((i * 2654435761) % 1000) / 1000);

@@ -1,8 +1,8 @@
-// web/src/date_state.js: the mode and the Date translator's settings in the URL hash.
+// web/src/chrome/date_state.js: the mode and the Date translator's settings in the URL hash.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DATE_DEFAULTS, DATE_HASH_KEYS, LAST_LAYER, parseOff, parseMode, parseDateHash, dateStateToHash } from '../../web/src/date_state.js';
-import { parseHash } from '../../web/src/state.js';
+import { DATE_DEFAULTS, DATE_HASH_KEYS, LAST_LAYER, parseOff, parseMode, parseDateHash, dateStateToHash } from '../../web/src/chrome/date_state.js';
+import { parseHash } from '../../web/src/chrome/state.js';
 
 test('no mode, or mode=random, is the random-embeddings page; mode=date the translator', () => {
   assert.deepEqual(parseMode(''), { mode: 'random', notes: [] });

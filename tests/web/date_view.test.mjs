@@ -1,4 +1,4 @@
-// web/src/date_view.js: axis labels per attention kind, slicing a layer out of a translation,
+// web/src/modes/date/date_view.js: axis labels per attention kind, slicing a layer out of a translation,
 // the heads' roles, the bundled model's bytes and metadata.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -6,7 +6,7 @@ import {
   KINDS, KIND_IDS, BOS, CUT, decoderSteps, displayToken, sourceLength, tooLongMessage, axisTokens, layerView, allPanels,
   thumbCell, headKey, readRoles, rolesChecksum, roleFindings, checkedHead, formatPercent, base64ToBytes, safetensorsMetadata, metadataJson,
   modelSummary, dateReadout, layerCount,
-} from '../../web/src/date_view.js';
+} from '../../web/src/modes/date/date_view.js';
 
 /**
  * A translation shaped like mod.DateModel's: S input chars, h heads, 2 + 2 layers, and

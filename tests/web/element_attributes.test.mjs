@@ -1,8 +1,8 @@
 // <mha-attention>'s attributes: presets, overrides, and a message naming every bad value.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ATTRIBUTES, DATE_PRESET, readAttributes } from '../../web/src/element_attributes.js';
-import { PRESETS } from '../../web/src/state.js';
+import { ATTRIBUTES, DATE_PRESET, readAttributes } from '../../web/src/element/attributes.js';
+import { PRESETS } from '../../web/src/chrome/state.js';
 
 const read = (attrs) => readAttributes((n) => (n in attrs ? attrs[n] : null));
 

@@ -7,11 +7,10 @@ import {
   defaultExplain, parseExplainHash, explainToHash, fitExplain,
 } from '../../web/src/explain/explain_state.js';
 import { formatPercent, ablatedList } from '../../web/src/explain/ablation.js';
-import { parseHash, stateToHash } from '../../web/src/state.js';
+import { parseHash, stateToHash } from '../../web/src/chrome/state.js';
 import { formatScore, labelText, distanceExtremes, thresholdText, allclose } from '../../web/src/explain/patterns_panel.js';
 import { parseTokenText, labelsFor, readFileBytes, MAX_FILE_BYTES } from '../../web/src/explain/file_load.js';
-import { maskFields, isMasked, toggleCell, maskDescription } from '../../web/src/explain/masks.js';
-import { explainCell, formatNumber, formatVector, stepRows } from '../../web/src/explain/step.js';
+import { formatNumber, formatVector } from '../../web/src/explain/step.js';
 import { pipelineStages, drawnHeads } from '../../web/src/explain/pipeline.js';
 import { parameterBreakdown, validHeadCounts } from '../../web/src/explain/params_panel.js';
 
@@ -91,80 +90,6 @@ test('mask limits: the largest value readMaskControls accepts, the fields\' max'
     assert.equal(readMaskControls({ mask: 'window', pad: '0', window: String(window) }, n).ok, true);
     assert.equal(readMaskControls({ mask: 'window', pad: '0', window: String(window + 1) }, n).ok, false);
   }
-});
-
-test('masks as the core\'s boolean fields (true = may not attend)', () => {
-  assert.deepEqual(maskFields({ mask: 'none' }, 3), {});
-  assert.deepEqual([...maskFields({ mask: 'padding', pad: 2 }, 4).key_padding_mask], [0, 0, 1, 1]);
-  assert.deepEqual([...maskFields({ mask: 'padding', pad: 0 }, 3).key_padding_mask], [0, 0, 0]);
-  // |i - j| > 1 masked, for n = 4.
-  assert.deepEqual([...maskFields({ mask: 'window', window: 1 }, 4).attn_mask], [
-    0, 0, 1, 1,
-    0, 0, 0, 1,
-    1, 0, 0, 0,
-    1, 1, 0, 0]);
-  assert.deepEqual([...maskFields({ mask: 'window', window: 0 }, 2).attn_mask], [0, 1, 1, 0]);
-  const drawn = maskFields({ mask: 'drawn', drawn: [[0, 1], [2, 2]] }, 3);
-  assert.deepEqual([...drawn.attn_mask], [0, 1, 0, 0, 0, 0, 0, 0, 1]);
-  assert.equal(isMasked(drawn, false, 3, 0, 1), true);
-  assert.equal(isMasked(drawn, false, 3, 1, 2), false);
-  assert.equal(isMasked(drawn, true, 3, 1, 2), true, 'causal: key 2 > query 1');
-  assert.equal(isMasked(maskFields({ mask: 'padding', pad: 1 }, 3), false, 3, 0, 2), true);
-  assert.deepEqual(toggleCell([[0, 1]], 0, 1), []);
-  assert.deepEqual(toggleCell([[2, 0]], 0, 1), [[0, 1], [2, 0]]);
-  assert.equal(maskDescription({ causal: true, mask: 'window', window: 2 }, 5), 'causal (key j > query i masked) + sliding window: |i − j| ≤ 2');
-  assert.equal(maskDescription({ causal: false, mask: 'none' }, 5), 'no mask');
-});
-
-// A hand-made result: h = 2, n = m = 2, d = 4, d_head = 2. Head 1, query 0 has scores
-// [ln 3, 0] → weights [0.75, 0.25]; head 1, query 1 is fully masked.
-function handResult() {
-  const q = Float32Array.from([0, 0, 1, 2, 0, 0, 0, 0]);
-  const k = Float32Array.from([0, 0, 3, 4, 0, 0, 0, 0]);
-  const v = Float32Array.from([0, 0, 10, 20, 0, 0, -4, 8]);
-  const s = Math.log(3);
-  const scores = Float32Array.from([0, 0, 0, 0, s, 0, -Infinity, -Infinity]);
-  const attn = Float32Array.from([0.5, 0.5, 0.5, 0.5, 0.75, 0.25, 0, 0]);
-  return {
-    n: 2, m: 2, d_model: 4, num_heads: 2, d_head: 2, q, k, v, scores, attn_weights: attn,
-    fully_masked_rows: Uint8Array.from([0, 0, 0, 1]),
-    head_outputs: Float32Array.from([0, 0, 6.5, 17, 0, 0, 0, 0]),
-  };
-}
-
-test('one cell: slices of head h, the score the core saw, exp / row sum = weight', () => {
-  const e = explainCell(handResult(), 1, 0, 0);
-  assert.deepEqual(e.q, [1, 2]);
-  assert.deepEqual(e.k, [3, 4]);
-  assert.deepEqual(e.v, [10, 20]);
-  assert.deepEqual(e.columns, [2, 3]);
-  assert.ok(Math.abs(e.score - Math.log(3)) < 1e-6);
-  assert.ok(Math.abs(e.dot - Math.log(3) * Math.SQRT2) < 1e-6);
-  assert.equal(e.maskTerm, 0);
-  assert.ok(Math.abs(e.exp - 1) < 1e-12, 'the row maximum is this cell');
-  assert.ok(Math.abs(e.rowSum - 4 / 3) < 1e-6);
-  assert.ok(Math.abs(e.exp / e.rowSum - e.weight) < 1e-6);
-  assert.deepEqual(e.contribution, [7.5, 15]);
-  assert.deepEqual(e.headOutput, [6.5, 17]);
-  const rows = stepRows(e, 'a', 'b');
-  assert.deepEqual(rows.map((r) => r.key), ['q', 'k', 'dot', 'scaled', 'mask', 'score', 'exp', 'sum', 'weight', 'v', 'contribution', 'output']);
-  assert.equal(rows.find((r) => r.key === 'weight').value, '0.750');
-  assert.match(rows.find((r) => r.key === 'dot').detail, /sum to 11\.0000/);
-});
-
-test('a fully masked row: −∞ scores, weights 0, nothing NaN', () => {
-  const e = explainCell(handResult(), 1, 1, 0, true);
-  assert.equal(e.fullyMasked, true);
-  assert.equal(e.maskTerm, -Infinity);
-  assert.equal(e.dot, null);
-  assert.equal(e.weight, 0);
-  assert.equal(e.exp, 0);
-  assert.equal(e.rowSum, 0);
-  assert.deepEqual(e.contribution, [0, 0]);
-  for (const r of stepRows(e, 'a', 'b')) assert.doesNotMatch(r.value, /NaN/, r.key);
-  assert.equal(stepRows(e, 'a', 'b').find((r) => r.key === 'mask').value, '−∞');
-  assert.throws(() => explainCell(handResult(), 2, 0, 0), /outside 2 heads × 2 × 2/);
-  assert.throws(() => explainCell({ ...handResult(), q: undefined }, 0, 0, 0), /no intermediates/);
 });
 
 test('numbers and vectors for the panel', () => {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   EXPORT_FORMAT, MAX_EXPORT_CELLS, csvField, elideText, exportFileName, float32String, snapshotLayout, weightsCsv, weightsJson,
-} from '../../web/src/export.js';
+} from '../../web/src/chrome/export.js';
 
 // Module 08's head 0 / head 1, query 0 (as float32), padded with made-up rows: h=2, n=2, m=3.
 const W = new Float32Array([

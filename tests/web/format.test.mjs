@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatWeight, formatCount, truncateLabel, readoutText } from '../../web/src/format.js';
+import { formatWeight, formatCount, truncateLabel, readoutText } from '../../web/src/draw/format.js';
 
 test('weights print with 3 decimals, never as -0.000', () => {
   assert.equal(formatWeight(0.42412), '0.424');

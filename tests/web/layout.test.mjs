@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gridLayout, cellAt, moveCell, MIN_CELL, MAX_CELL, FONT_PX, COMPACT_MAX_SIDE, OUTLINE_PAD } from '../../web/src/layout.js';
+import { gridLayout, cellAt, moveCell, MIN_CELL, MAX_CELL, FONT_PX, COMPACT_MAX_SIDE, OUTLINE_PAD } from '../../web/src/draw/layout.js';
 
 test('cells fill the available width between the limits', () => {
   const small = gridLayout({ n: 5, m: 5, rowLabelWidth: 50, colLabelWidth: 50, availableWidth: 1000 });

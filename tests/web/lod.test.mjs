@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { poolFactor, pooledPixels, greyMaskedRows, MAX_BUFFER_SIDE } from '../../web/src/lod.js';
-import { headPixels, weightToRgb } from '../../web/src/color.js';
+import { poolFactor, pooledPixels, greyMaskedRows, MAX_BUFFER_SIDE } from '../../web/src/draw/lod.js';
+import { headPixels, weightToRgb } from '../../web/src/draw/color.js';
 
 test('one pixel per cell up to MAX_BUFFER_SIDE, then blocks', () => {
   assert.equal(poolFactor(64, 64), 1);
@@ -12,7 +12,7 @@ test('one pixel per cell up to MAX_BUFFER_SIDE, then blocks', () => {
 });
 
 test('factor 1 is headPixels; larger factors keep each block\'s largest weight, also in ragged edge blocks', () => {
-  // h = 2, n = 5, m = 3: head 1 pooled by 2 -> 3 rows x 2 cols.
+  // h = 2, n = 5, m = 3: head 1 pooled by 2 → 3 rows x 2 cols.
   const w = new Float32Array(2 * 5 * 3);
   const head1 = [0.1, 0.9, 0.0, /**/ 0.2, 0.3, 0.7, /**/ 0.5, 0.0, 0.25, /**/ 0.05, 0.6, 0.0, /**/ 0.33, 0.01, NaN];
   w.set(head1, 15);

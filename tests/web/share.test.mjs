@@ -1,10 +1,10 @@
 // Sharing (links and snippets), the cell selection with its lock, and the announcement text.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { elementSnippet, escapeAttribute, iframeSnippet, linkWithHash } from '../../web/src/share.js';
-import { CellSelection } from '../../web/src/selection.js';
-import { announceText } from '../../web/src/announce.js';
-import { DEFAULTS } from '../../web/src/state.js';
+import { elementSnippet, escapeAttribute, iframeSnippet, linkWithHash } from '../../web/src/chrome/share.js';
+import { CellSelection } from '../../web/src/draw/selection.js';
+import { announceText } from '../../web/src/chrome/announce.js';
+import { DEFAULTS } from '../../web/src/chrome/state.js';
 
 test('links keep the address and replace the hash', () => {
   assert.equal(linkWithHash('https://x.org/a/index.html#old', 'preset=module-08'), 'https://x.org/a/index.html#preset=module-08');

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import {
   DEFAULTS, PRESETS, PAGE_LIMITS, SEED_MAX, parseInteger, parseBoolean, largestDivisorAtMost,
   readControls, checkPageLimits, parseHash, presetOf, stateToHash, VIEW_KEYS, defaultView, parseView, viewToHash,
-} from '../../web/src/state.js';
+} from '../../web/src/chrome/state.js';
 
 const NO_VIEW = { cell: null, embed: false };
 

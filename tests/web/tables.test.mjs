@@ -1,7 +1,7 @@
 // tables.js: when the hidden weight tables are built. Timers mocked (node:test): deterministic.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scheduleTables, PAUSE_MS, SYNC_TABLE_CELLS, MAX_TABLE_TOKENS } from '../../web/src/tables.js';
+import { scheduleTables, PAUSE_MS, SYNC_TABLE_CELLS, MAX_TABLE_TOKENS } from '../../web/src/draw/tables.js';
 
 function fakeRoot() {
   const attrs = new Map();

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { tokenize, tokenizeChecked, MAX_TOKENS } from '../../web/src/tokenize.js';
+import { tokenize, tokenizeChecked, MAX_TOKENS } from '../../web/src/chrome/tokenize.js';
 
 test('words are runs of letters and digits; spaces only separate', () => {
   assert.deepEqual(tokenize('Heads look at different things'), ['Heads', 'look', 'at', 'different', 'things']);

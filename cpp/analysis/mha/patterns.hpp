@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "mha/attention.hpp"
+#include "mha/masks.hpp"
 #include "mha/weights_check.hpp"
 
 namespace mha {
@@ -140,12 +141,6 @@ RowMatrixXf max_over_heads(const HeadStack& weights, const std::string& what = "
 /// validate_attention_weights ("layer 2" names the stack).
 RowMatrixXd attention_rollout(const std::vector<HeadStack>& layers);
 
-/// Sliding-window mask (1, n, m), boolean in PyTorch polarity (1 = may NOT attend): query i may
-/// attend key j iff |i - j| <= window, and, when `causal`, also j <= i (so keys i-window .. i).
-/// Longformer's local attention (Beltagy et al. 2020) with window w = one-sided width.
-/// window >= max(n, m) - 1 masks nothing (except the causal part). For n != m, i and j are indices.
-/// Throws shape_error (n or m < 1, window < 0), limit_error (beyond mha::limits).
-HeadStack sliding_window_mask(Index n, Index m, Index window, bool causal = false);
 
 /// One cell (head, i, j) of a forward pass, every step of the formula with the core's numbers
 /// (attention.hpp; Vaswani et al. 2017 §3.2.1), so a page can show them without re-implementing

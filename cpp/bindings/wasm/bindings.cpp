@@ -25,6 +25,7 @@
 #include "mha/experiment.hpp"
 #include "mha/kernels.hpp"
 #include "mha/numpy_random.hpp"
+#include "mha/masks.hpp"
 #include "js_convert.hpp"
 
 namespace {
@@ -180,7 +181,7 @@ mha::NumpyNormalStream& normal_stream(std::uint32_t seed) {
 /// in_proj_weight and out_proj_weight; first_head / head_count return those heads' weights only
 /// (the grids' path: float32, weights_only, no intermediates, no parameters); attn_weights_into:
 /// a Float32Array of exactly as many floats as the weights returned, written into and returned
-/// instead of a new array (a compute worker's spare buffer: web/src/compute_worker.js).
+/// instead of a new array (a compute worker's spare buffer: web/src/compute/compute_worker.js).
 val numpy_experiment(val request) {
   return guarded([&] {
     static const std::vector<std::string> keys = {
@@ -277,6 +278,23 @@ val positional_encoding(val n, val d) {
   });
 }
 
+/// experimentWork({tokens, d_model}): multiply-adds of one numpyExperiment forward,
+/// n * d * (4 * d + 2 * n) (mha::numpy_experiment_work). Precision "auto" computes in float64 up
+/// to experimentFloat64MaxWork of them; the page also sizes its work with it.
+val experiment_work(val request) {
+  return guarded([&] {
+    static const std::vector<std::string> keys = {"tokens", "d_model"};
+    expect_request(request, "the experimentWork request", {&keys});
+    const Index tokens = static_cast<Index>(integer(request, "tokens", 1, mha::limits::max_tokens));
+    const Index d_model =
+        static_cast<Index>(integer(request, "d_model", 1, mha::limits::max_d_model));
+    return val(mha::numpy_experiment_work(tokens, d_model));
+  });
+}
+
+/// windowMask({n, m?, window, is_causal?}): the sliding-window attn_mask (js_convert.hpp).
+val window_mask(val request) { return sliding_window_mask_js(request, "the windowMask request"); }
+
 /// Memory use, for leak tests and the page's diagnostics: bytes held by malloc right now (of which
 /// numpy_draws_bytes are numpyExperiment's kept draws: 8 bytes per draw, n*d + 4*d*d for the
 /// largest request of the current seed) and the size of wasm linear memory (which only grows).
@@ -295,6 +313,26 @@ struct JsLimits {
 };
 
 }  // namespace
+
+namespace mha_js {
+
+val sliding_window_mask_js(val request, const char* what) {
+  return guarded([&] {
+    static const std::vector<std::string> keys = {"n", "m", "window", "is_causal"};
+    expect_request(request, what, {&keys});
+    const Index n = static_cast<Index>(integer(request, "n", 1, mha::limits::max_tokens));
+    const Index m = has(request, "m")
+                        ? static_cast<Index>(integer(request, "m", 1, mha::limits::max_tokens))
+                        : n;
+    const Index w = static_cast<Index>(integer(request, "window", 0, mha::limits::max_tokens));
+    const mha::HeadStack mask =
+        mha::sliding_window_mask(n, m, w, boolean_or(request, "is_causal", false));
+    std::vector<std::uint8_t> bytes(mask.data(), mask.data() + mask.size());
+    return uint8_copy(bytes);
+  });
+}
+
+}  // namespace mha_js
 
 /// The function-table slot of the GEMM's 6-row micro-kernel (mha::kernels::tile6_sums), for
 /// relaxed_simd.js, which puts the relaxed-SIMD kernel there when the engine validates it.
@@ -325,6 +363,9 @@ EMSCRIPTEN_BINDINGS(mha_lab) {
   function("randn", &randn);
   function("sinusoidalPositionalEncoding", &positional_encoding);
   function("memoryStats", &memory_stats);
+  function("experimentWork", &experiment_work);
+  constant("experimentFloat64MaxWork", mha::kExperimentFloat64MaxWork);
+  function("windowMask", &window_mask);
 
   class_<JsMultiheadAttention>("MultiheadAttention")
       .constructor(&make_layer, allow_raw_pointers())

@@ -1,8 +1,8 @@
-// Embind exports for the page's pattern views: head-pattern scores, Jensen–Shannon distances, mean / max /
-// rollout combinations, sliding-window masks, one cell's explanation and head ablation
-// (mha/patterns.hpp). Pure computations on arrays the page already holds. In the full module
+// Embind exports for the page's explain views: head-pattern scores, Jensen–Shannon distances,
+// mean / max / rollout combinations, sliding-window masks, one cell's explanation and head
+// ablation (mha/patterns.hpp). Pure computations on arrays the page already holds. In the full module
 // (mha_wasm.js) only: their ~25 KB gzipped do not fit the core module's first-load budget, so the
-// page loads them on demand (web/src/wasm_modules.js, loadFullModule). File loading lives in
+// page loads them on demand (web/src/compute/wasm_modules.js, loadFullModule). File loading lives in
 // load_bindings.cpp. Reference: docs/js-api.md "Head patterns and explanations".
 //
 // Shape legend: h = num_heads, n = query tokens, m = key tokens, d = d_model, d_head = d / h,
@@ -167,20 +167,7 @@ val attention_rollout(val req) {
 }
 
 /// mod.slidingWindowMask({n, m?, window, is_causal?}) -> Uint8Array(n*m), 1 = may not attend.
-val sliding_window_mask(val req) {
-  return guarded([&] {
-    static const std::vector<std::string> keys = {"n", "m", "window", "is_causal"};
-    expect_request(req, "the slidingWindowMask request", {&keys});
-    const Index n = static_cast<Index>(integer(req, "n", 1, mha::limits::max_tokens));
-    const Index m =
-        has(req, "m") ? static_cast<Index>(integer(req, "m", 1, mha::limits::max_tokens)) : n;
-    const Index w = static_cast<Index>(integer(req, "window", 0, mha::limits::max_tokens));
-    const mha::HeadStack mask =
-        mha::sliding_window_mask(n, m, w, boolean_or(req, "is_causal", false));
-    std::vector<std::uint8_t> bytes(mask.data(), mask.data() + mask.size());
-    return uint8_copy(bytes);
-  });
-}
+val sliding_window_mask(val req) { return sliding_window_mask_js(req, "the slidingWindowMask request"); }
 
 val doubles(const std::vector<double>& v) {
   return float64_copy(v.data(), static_cast<Index>(v.size()));

@@ -431,4 +431,11 @@ inline std::vector<std::uint8_t> byte_vector(const val& bytes, const std::string
   return data;
 }
 
+/// The sliding-window attn_mask of mha::sliding_window_mask as JS:
+/// {n, m?, window, is_causal?} -> Uint8Array(n*m), row-major, 1 = query i may not attend to key j
+/// (|i - j| > window, or j > i with is_causal). `what` names the request in its errors.
+/// Defined in bindings.cpp: the core module exports it as windowMask, the full module also as
+/// slidingWindowMask.
+val sliding_window_mask_js(val request, const char* what);
+
 }  // namespace mha_js

@@ -2,7 +2,7 @@
 // PyTorch's nn.MultiheadAttention returns by default) and the max over heads, computed by the
 // core (meanOverHeads / maxOverHeads), drawn as one more grid.
 import { h } from './dom.js';
-import { readTheme } from '../heatmap.js';
+import { readTheme } from '../draw/heatmap.js';
 import { gridFigure } from './grid.js';
 
 /** Attention rollout (Abnar & Zuidema 2020, §3), as the core's attentionRollout computes it. */

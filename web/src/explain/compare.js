@@ -1,7 +1,7 @@
 // One head versus many: the same sentence, seed and d_model with num_heads = 1 beside the
 // current num_heads. The caller runs the core for both (numpyExperiment) and passes the results.
 import { h } from './dom.js';
-import { readTheme } from '../heatmap.js';
+import { readTheme } from '../draw/heatmap.js';
 import { gridFigure } from './grid.js';
 
 /** The comparison's caption lines (pure). */

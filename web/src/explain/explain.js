@@ -3,18 +3,17 @@
 // page already has plus, where a view needs another run, the core itself.
 // Host-agnostic: everything is built inside `container`.
 import { h } from './dom.js';
-import { explainCell, fromCoreExplanation } from './step.js';
-import { formatCount } from '../format.js';
-import { MAX_KEPT_WEIGHTS, keepsIntermediates } from '../compute.js';
+import { fromCoreExplanation } from './step.js';
+import { formatCount } from '../draw/format.js';
+import { MAX_KEPT_WEIGHTS, keepsIntermediates } from '../compute/cost.js';
 import { renderStepPanel } from './step_panel.js';
 import { renderPipeline } from './pipeline.js';
 import { renderParams } from './params_panel.js';
 import { renderCompare } from './compare.js';
 import { renderAblation } from './ablation.js';
-import { isMasked, maskDescription } from './masks.js';
+import { maskDescription } from './masks.js';
 import { renderPatterns } from './patterns_panel.js';
 import { renderCombined } from './combine.js';
-import { forgetScript, loadScript } from '../wasm_modules.js';
 
 /** The Files panel's script (web/src/file_panel.js: buildFilePanel), added when it is first opened. */
 export const FILE_PANEL_SCRIPT = 'file_panel.js';
@@ -41,8 +40,8 @@ const PARAMETER_PANELS = Object.freeze(['compare', 'ablation']);
 
 /**
  * Multiply-adds above which a panel that computes on the page (not in the worker) waits for a
- * click: about 0.2 s of work here. (Issue 6's review: switching heads off at 2048 tokens, d_model
- * 768, 12 heads held the page for 28 s, 3 s at 512 tokens.)
+ * click: about 0.2 s of work here. (Switching heads off at 2048 tokens, d_model 768, 12 heads
+ * would hold the page for 28 s, 3 s at 512 tokens.)
  */
 export const PANEL_MAX_WORK = 1e9;
 
@@ -57,10 +56,11 @@ function viewKey({ state, explain }) {
 
 /**
  * What panel `key` would compute on the page for `result` when that is too much to do unasked
- * (a sentence for its note), or '' when it is not.
+ * (a sentence for its note), or '' when it is not. `mod`: the core, whose experimentWork gives the
+ * multiply-adds of one forward of the layer.
  */
-export function panelTooLarge(key, { n, m, d_model: d, num_heads: heads }) {
-  const forward = n * d * (4 * d + 2 * m);
+export function panelTooLarge(key, { n, m, d_model: d, num_heads: heads }, mod) {
+  const forward = mod.experimentWork({ tokens: n, d_model: d });
   const work = key === 'ablation' ? (heads + 1) * forward : key === 'compare' ? forward : 0;
   if (work > PANEL_MAX_WORK) {
     return `This panel runs the layer ${key === 'ablation' ? `${heads + 1} times` : 'again with one head'} ` +
@@ -98,7 +98,7 @@ export class ExplainPanels {
    * @param {{getModule: () => object, getFullModule: () => Promise<object>,
    *          onAblate: (off: number[]) => void, onCombine: (kind: string) => void,
    *          onError: (message: string) => void, onClearError: () => void,
-   *          onNeedParameters?: () => void}} deps
+   *          onNeedParameters?: () => void, scripts: object}} deps
    *   getModule: the page's attention core (numpyExperiment, parameterCount), ready;
    *   getFullModule: the module with the explain functions and the file loaders (it may be
    *   loaded on demand: FULL_MODULE_PANELS and the file panel wait for it);
@@ -106,12 +106,15 @@ export class ExplainPanels {
    *   onCombine: the user chose a combined view (kept in the address);
    *   onError / onClearError: the page's alert region (file problems);
    *   onNeedParameters: an open panel needs the experiment's X and weights, which the view's
-   *   result lacks (the page leaves them out while no such panel is open: needsParameters())
+   *   result lacks (the page leaves them out while no such panel is open: needsParameters());
+   *   scripts: the page's script loader (compute/wasm_modules.js WasmModules), which adds the
+   *   Files panel's script
    */
   constructor(container, {
-    getModule, getFullModule, onAblate, onCombine, onError, onClearError, onNeedParameters = () => {},
+    getModule, getFullModule, onAblate, onCombine, onError, onClearError, onNeedParameters = () => {}, scripts,
   }) {
     this.container = container;
+    this.scripts = scripts;
     this.getModule = getModule;
     this.getFullModule = getFullModule;
     this.onError = onError;
@@ -125,8 +128,8 @@ export class ExplainPanels {
     this.cell = null; // the locked {head, row, col}
     this.bodies = {};
     this.details = {};
-    this.built = {}; // key -> the ctx it was built for
-    this.forced = {}; // key -> the view (viewKey) for which a click asked for a panel too large to draw unasked
+    this.built = {}; // key: the ctx it was built for
+    this.forced = {}; // key: the view (viewKey) for which a click asked for a panel too large to draw unasked
     for (const p of PANELS) {
       const body = h('div', { className: 'explain-body', data: { panel: p.key } });
       const details = h('details', { className: 'explain-panel', id: `explain-${p.key}`, data: { panel: p.key } },
@@ -173,12 +176,12 @@ export class ExplainPanels {
       this.built.files = true;
       const body = this.bodies.files;
       body.replaceChildren(h('p', { className: 'help', text: 'Loading the file panel…' }));
-      loadScript(FILE_PANEL_SCRIPT).then(() => {
+      this.scripts.loadScript(FILE_PANEL_SCRIPT).then(() => {
         // A script that ran but is not the panel's (an old copy, a server's page for a missing
         // file) is said as a missing one is.
         const build = globalThis.mhaFilePanel?.buildFilePanel;
         if (typeof build !== 'function') {
-          forgetScript(FILE_PANEL_SCRIPT);
+          this.scripts.forgetScript(FILE_PANEL_SCRIPT);
           throw new Error(`${FILE_PANEL_SCRIPT} loaded but defines no file panel: rebuild the page (./scripts/build.sh)`);
         }
         body.replaceChildren();
@@ -211,7 +214,7 @@ export class ExplainPanels {
   draw(key, mod) {
     const { state, tokens, result } = this.ctx;
     const body = this.bodies[key];
-    const tooLarge = this.forced[key] !== viewKey(this.ctx) && panelTooLarge(key, result);
+    const tooLarge = this.forced[key] !== viewKey(this.ctx) && panelTooLarge(key, result, mod);
     if (tooLarge) {
       // A click computes it (the page is then busy for a while); a new view asks again.
       const go = h('button', { className: 'link-button', text: 'Compute it anyway', attrs: { type: 'button' } });
@@ -246,14 +249,13 @@ export class ExplainPanels {
           renderStepPanel(body, null, { note });
           break;
         }
-        if (c && typeof mod.explainCell === 'function') {
-          // The core's own explanation of the cell, with the masks the forward pass used.
+        if (c) {
+          // The core's own explanation of the cell (the full module's explainCell), with the masks
+          // the forward pass used.
           const { attn_mask, key_padding_mask, is_causal } = this.ctx.request;
           const masks = Object.fromEntries(Object.entries({ attn_mask, key_padding_mask, is_causal })
             .filter(([, v]) => v !== undefined));
           e = fromCoreExplanation(mod.explainCell(result, { head: c.head, i: c.row, j: c.col, ...masks }));
-        } else if (c) {
-          e = explainCell(result, c.head, c.row, c.col, isMasked(this.ctx.maskFields, state.causal, n, c.row, c.col));
         }
         renderStepPanel(body, e, {
           queryToken: c ? tokens[c.row] : '', keyToken: c ? tokens[c.col] : '',

@@ -10,7 +10,7 @@
 //   drawn=i.j,…  drawn mask: the cells (query i, key j) that may not attend
 //   off=h,…      heads switched off (their output zeroed before out_proj)
 //   combine=mean|max  the combined view of all heads shown in the explain section
-import { parseInteger, quoteValue } from '../state.js';
+import { parseInteger, quoteValue } from '../chrome/values.js';
 
 export const MASK_KINDS = Object.freeze(['none', 'padding', 'window', 'drawn']);
 export const COMBINED_VIEWS = Object.freeze(['mean', 'max']);

@@ -5,12 +5,12 @@
 // scores and combined views for them. Pure parts (tokens, count checks) are tested in
 // tests/web/explain.test.mjs.
 import { h } from './dom.js';
-import { readTheme } from '../heatmap.js';
+import { readTheme } from '../draw/heatmap.js';
 import { gridFigure } from './grid.js';
 import { renderPatterns } from './patterns_panel.js';
 import { renderCombined, ROLLOUT_FORMULA } from './combine.js';
-import { weightsCsv, weightsJson } from '../export.js';
-import { downloadBlob } from '../snapshot.js';
+import { weightsCsv, weightsJson } from '../chrome/export.js';
+import { downloadBlob } from '../chrome/snapshot.js';
 
 /** The largest file the page reads (the core's own limits are checked after). */
 export const MAX_FILE_BYTES = 256 * 1024 * 1024;

@@ -1,9 +1,9 @@
 // One extra grid for the explain views: a HeadHeatmap canvas, its hidden table twin, in a figure.
 // Never marked data-head (the page's own grids are found by [data-head]); `data` names it instead.
 import { h } from './dom.js';
-import { HeadHeatmap } from '../heatmap.js';
-import { headTable } from '../table.js';
-import { MAX_TABLE_TOKENS } from '../tables.js';
+import { HeadHeatmap } from '../draw/heatmap.js';
+import { headTable } from '../draw/table.js';
+import { MAX_TABLE_TOKENS } from '../draw/tables.js';
 
 /**
  * @param {object} p

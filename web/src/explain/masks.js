@@ -11,8 +11,9 @@
  *            half-width `window`; with causal, only the keys i - window … i remain);
  *   drawn:   attn_mask, the drawn cells [[i, j], …] may not attend.
  * @param {(n: number, window: number) => Uint8Array} [windowMask] the core's sliding-window mask
- *   (mod.slidingWindowMask, the same rule); without it the band is built here
+ *   (mod.windowMask): needed for the window mask, whose rule is the core's
  * @returns {{attn_mask?: Uint8Array, key_padding_mask?: Uint8Array}}
+ * @throws {Error} for the window mask without `windowMask`
  */
 export function maskFields(state, n, windowMask = null) {
   switch (state.mask) {
@@ -21,12 +22,9 @@ export function maskFields(state, n, windowMask = null) {
       for (let j = Math.max(0, n - state.pad); j < n; j++) kpm[j] = 1;
       return { key_padding_mask: kpm };
     }
-    case 'window': {
-      if (windowMask) return { attn_mask: windowMask(n, state.window) };
-      const m = new Uint8Array(n * n);
-      for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) m[i * n + j] = Math.abs(i - j) > state.window ? 1 : 0;
-      return { attn_mask: m };
-    }
+    case 'window':
+      if (!windowMask) throw new Error('maskFields: the window mask is the core\'s (pass its windowMask)');
+      return { attn_mask: windowMask(n, state.window) };
     case 'drawn': {
       const m = new Uint8Array(n * n);
       for (const [i, j] of state.drawn) if (i < n && j < n) m[i * n + j] = 1;
@@ -35,17 +33,6 @@ export function maskFields(state, n, windowMask = null) {
     default:
       return {};
   }
-}
-
-/**
- * Whether query i may not attend to key j under `fields` (maskFields' result) and `causal`:
- * the mask term the softmax sees is then −∞, else 0.
- */
-export function isMasked(fields, causal, n, i, j) {
-  if (causal && j > i) return true;
-  if (fields.key_padding_mask && fields.key_padding_mask[j]) return true;
-  if (fields.attn_mask && fields.attn_mask[i * n + j]) return true;
-  return false;
 }
 
 /** Toggles cell [i, j] in a drawn-cell list, returning a new sorted list. */

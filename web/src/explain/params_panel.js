@@ -3,7 +3,7 @@
 // to try any num_heads (an invalid one shows the core's divisibility error).
 // parameterBreakdown() and validHeadCounts() are pure (tests/web/params.test.mjs).
 import { h, simpleTable } from './dom.js';
-import { formatCount } from '../format.js';
+import { formatCount } from '../draw/format.js';
 
 /**
  * Each matrix of nn.MultiheadAttention(d, h) with its shape and size (PyTorch names), for d = d_model.

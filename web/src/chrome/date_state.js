@@ -1,0 +1,107 @@
+// Which mode the page is in, and the Date translator's settings in the URL hash:
+//   #mode=date&date=Nov%2030%2C%202026&kind=cross&layer=0&off=cross/1/2
+// No "mode" (or mode=random) is the random-embeddings page of state.js, whose hashes are unchanged.
+// Pure functions, no DOM: tested by tests/web/date_state.test.mjs.
+
+export const MODES = Object.freeze(['random', 'date']);
+
+/** The Date translator's kinds of attention (modes/date/date_view.js KINDS labels them). */
+export const KIND_IDS = Object.freeze(['encoder_self', 'decoder_self', 'cross']);
+
+/** Keys this module reads; state.js does not report them as unknown. */
+export const DATE_HASH_KEYS = Object.freeze(['mode', 'date', 'kind', 'layer', 'off']);
+
+/** layer LAST_LAYER: the model's last layer of the kind (where the decoder reads the input most clearly). */
+export const LAST_LAYER = -1;
+
+/** `off`: the heads switched off, as "kind/layer/head" strings (see parseOff). */
+export const DATE_DEFAULTS = Object.freeze({ date: 'Nov 30, 2026', kind: 'cross', layer: LAST_LAYER, off: Object.freeze([]) });
+
+/** At most this many heads switched off from the address (a model has far fewer). */
+const MAX_OFF = 64;
+
+/**
+ * "cross/1/2,encoder_self/0/3" → {off: ['cross/1/2', 'encoder_self/0/3'], bad: [...]}: each item a
+ * kind, a layer and a head; duplicates dropped. The page drops heads the model does not have.
+ */
+export function parseOff(raw) {
+  const off = [];
+  const bad = [];
+  for (const item of String(raw).split(',').map((x) => x.trim()).filter(Boolean)) {
+    const m = /^([a-z_]+)\/(\d{1,2})\/(\d{1,2})$/.exec(item);
+    if (m && KIND_IDS.includes(m[1])) {
+      const key = `${m[1]}/${Number(m[2])}/${Number(m[3])}`;
+      if (!off.includes(key) && off.length < MAX_OFF) off.push(key);
+    } else bad.push(item);
+  }
+  return { off, bad };
+}
+
+/** Longest date text the address may carry (the model's own limit is smaller; the page says so). */
+export const MAX_DATE_CHARS = 2000;
+
+function params(hash) {
+  try {
+    return new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
+  } catch {
+    return new URLSearchParams();
+  }
+}
+
+function quote(v) {
+  const s = String(v);
+  return s.length > 40 ? `${s.slice(0, 39)}…` : s;
+}
+
+/** @returns {{mode: 'random'|'date', notes: string[]}} */
+export function parseMode(hash) {
+  const p = params(hash);
+  if (!p.has('mode')) return { mode: 'random', notes: [] };
+  const raw = p.get('mode');
+  if (MODES.includes(raw)) return { mode: raw, notes: [] };
+  return { mode: 'random', notes: [`Unknown mode "${quote(raw)}" in the address; showing random embeddings.`] };
+}
+
+/**
+ * The Date translator's settings from the hash; invalid values fall back to the defaults with a
+ * note. `layer` is only checked to be a small whole number here (LAST_LAYER when absent): the
+ * page resolves and clamps it to the model's layer count once the model is loaded.
+ * @returns {{state: {date: string, kind: string, layer: number}, notes: string[]}}
+ */
+export function parseDateHash(hash) {
+  const p = params(hash);
+  const state = { ...DATE_DEFAULTS };
+  const notes = [];
+  if (p.has('date')) {
+    const raw = p.get('date');
+    if (raw.length <= MAX_DATE_CHARS) state.date = raw;
+    else notes.push(`The date in the address has ${raw.length} characters (at most ${MAX_DATE_CHARS}); using "${state.date}".`);
+  }
+  if (p.has('kind')) {
+    const raw = p.get('kind');
+    if (KIND_IDS.includes(raw)) state.kind = raw;
+    else notes.push(`kind=${quote(raw)} in the address is not one of ${KIND_IDS.join(', ')}; using kind=${state.kind}.`);
+  }
+  if (p.has('layer')) {
+    const raw = p.get('layer');
+    if (/^\d{1,2}$/.test(raw.trim())) state.layer = Number(raw.trim());
+    else notes.push(`layer=${quote(raw)} in the address is not a layer number; using the last layer.`);
+  }
+  if (p.has('off')) {
+    const { off, bad } = parseOff(p.get('off'));
+    state.off = off;
+    if (bad.length) {
+      notes.push(`off=${quote(bad.join(','))} in the address: not kind/layer/head (e.g. cross/1/2); ignored.`);
+    }
+  }
+  return { state, notes };
+}
+
+/** The hash (without "#") that parseMode / parseDateHash read back as date mode with `state`. */
+export function dateStateToHash(state) {
+  // encodeURIComponent keeps spaces as %20 (not "+"); commas and slashes are fine in a fragment.
+  const date = encodeURIComponent(state.date).replace(/%2C/g, ',').replace(/%2F/g, '/');
+  const layer = state.layer === LAST_LAYER ? '' : `&layer=${state.layer}`;
+  const off = state.off?.length ? `&off=${state.off.join(',')}` : '';
+  return `mode=date&date=${date}&kind=${state.kind}${layer}${off}`;
+}

@@ -1,0 +1,193 @@
+// The page's chrome: the mode tabs, the address (which mode, #embed), the core's status, the share
+// bar (copy link, copy embed snippet, open the full page) and the export buttons. The modes
+// themselves are given to it (main.js); it knows them only by their interface:
+//
+//   mode.id            'random', 'date': the address's mode=… and the tab's data-mode
+//   mode.panel         its tab panel; mode.shareSlot: where the share bar goes while it is shown;
+//                      mode.skipTarget: the skip link's target; mode.exports: whether the export
+//                      buttons apply (mode.exportData(), mode.snapshotParts())
+//   mode.mount(hash, notes)  shows the view of an address (notes: what the page's own reading of
+//                      it had to say); mode.resume(): shown again by its tab, settings as they were
+//   mode.unmount()     hidden (another tab)
+//   mode.hash({embed}) the address of the view on screen (without "#"), or null before the first
+//   mode.setEmbed(on)  (optional) the page switched to or from the minimal chrome
+import { parseMode } from './date_state.js';
+import { DEFAULTS, parseView } from './state.js';
+import { copyText, iframeSnippet, linkWithHash } from './share.js';
+import { exportFileName, weightsCsv, weightsJson } from './export.js';
+import { canvasToPng, composeSnapshot, downloadBlob } from './snapshot.js';
+import { errorMessage } from './alerts.js';
+
+export class Page {
+  /**
+   * @param {Document} doc the page
+   * @param {object} p
+   * @param {object[]} p.modes the modes, the first one the default (no mode in the address)
+   * @param {object} p.address the page's address (address.js)
+   * @param {(on: boolean) => void} [p.onEmbed] the page switched to or from the minimal chrome
+   */
+  constructor(doc, { modes, address, onEmbed = () => {} }) {
+    const $ = (id) => doc.getElementById(id);
+    this.doc = doc;
+    this.modes = new Map(modes.map((m) => [m.id, m]));
+    this.defaultMode = modes[0];
+    this.address = address;
+    this.onEmbed = onEmbed;
+    this.els = {
+      tabs: [...doc.querySelectorAll('.mode-tab')],
+      skipLink: doc.querySelector('.skip-link'),
+      share: $('share'),
+      copyLink: $('copy-link'),
+      copyEmbed: $('copy-embed'),
+      exportBar: $('export'),
+      exportPng: $('export-png'),
+      exportCsv: $('export-csv'),
+      exportJson: $('export-json'),
+      shareStatus: $('share-status'),
+      shareText: $('share-text'),
+      fullPage: $('full-page-link'),
+    };
+    /** The mode shown. */
+    this.mode = this.defaultMode;
+    /** Whether the page shows the minimal chrome (#embed: the grids, the legend and the readout). */
+    this.embed = false;
+  }
+
+  /** Listens to the tabs, the share bar and the address; shows the mode of the current address. */
+  start() {
+    this.wireTabs();
+    this.wireShare();
+    const win = this.doc.defaultView;
+    win.addEventListener('hashchange', () => this.applyHash(win.location.hash));
+    // Leaving the page (closing the tab, going elsewhere) while an address waits to be written:
+    // the history entry and a restored session keep the text last typed.
+    win.addEventListener('pagehide', () => this.address.flush());
+    return this.applyHash(win.location.hash);
+  }
+
+  /** Shows the view of address `hash`: its mode, embed or not, and that mode's settings. */
+  applyHash(hash) {
+    // The address navigated to wins over one the typing left waiting (which would otherwise be
+    // written over it, for the view still on screen, while the new view is computed).
+    this.address.drop();
+    const wanted = parseMode(hash);
+    this.setEmbed(parseView(hash, DEFAULTS).view.embed);
+    const mode = this.modes.get(wanted.mode) ?? this.defaultMode;
+    this.show(mode);
+    return mode.mount(hash, wanted.notes);
+  }
+
+  /** Shows one mode's panel and marks its tab (tabs pattern: the selected tab is the Tab stop). */
+  show(next) {
+    const previous = this.mode;
+    this.mode = next;
+    for (const tab of this.els.tabs) {
+      const on = tab.dataset.mode === next.id;
+      tab.setAttribute('aria-selected', String(on));
+      tab.tabIndex = on ? 0 : -1;
+    }
+    for (const mode of this.modes.values()) mode.panel.hidden = mode !== next;
+    this.els.exportBar.hidden = !next.exports;
+    // One share bar, under the grids of the mode shown.
+    next.shareSlot.append(this.els.share);
+    this.els.skipLink.href = next.skipTarget;
+    for (const mode of this.modes.values()) if (mode !== next) mode.unmount();
+    return previous;
+  }
+
+  /** A tab was chosen: switch, keeping each mode's own settings. */
+  switchMode(id) {
+    const next = this.modes.get(id);
+    if (!next || next === this.mode) return;
+    this.show(next);
+    next.resume();
+  }
+
+  wireTabs() {
+    const { tabs } = this.els;
+    tabs.forEach((tab, i) => {
+      tab.addEventListener('click', () => this.switchMode(tab.dataset.mode));
+      tab.addEventListener('keydown', (e) => {
+        const last = tabs.length - 1;
+        const to = { ArrowRight: i === last ? 0 : i + 1, ArrowLeft: i === 0 ? last : i - 1, Home: 0, End: last }[e.key];
+        if (to === undefined) return;
+        e.preventDefault();
+        tabs[to].focus();
+        this.switchMode(tabs[to].dataset.mode);
+      });
+    });
+  }
+
+  /** #embed: the grids, the legend and the readout only (for iframes in course pages). */
+  setEmbed(on) {
+    this.embed = on;
+    const root = this.doc.documentElement;
+    root.classList.toggle('embed', on);
+    // The page's title stays for screen readers (one h1 per page), out of sight.
+    this.doc.querySelector('h1').classList.toggle('visually-hidden', on);
+    if (on) this.els.fullPage.href = linkWithHash(this.doc.defaultView.location.href, '');
+    this.onEmbed(on);
+  }
+
+  /** The address of the view on screen, with or without the minimal chrome. */
+  currentLink({ embed }) {
+    const hash = this.mode.hash({ embed }) ?? '';
+    return linkWithHash(this.doc.defaultView.location.href, hash);
+  }
+
+  shareStatus(text) {
+    this.els.shareStatus.textContent = text;
+  }
+
+  /** Copy link / Copy embed snippet: the clipboard, or a selected field to copy by hand. */
+  async share(what) {
+    const text = what === 'link'
+      ? this.currentLink({ embed: this.embed })
+      : iframeSnippet(this.currentLink({ embed: true }));
+    const how = await copyText(text, this.els.shareText);
+    const label = what === 'link' ? 'Link' : 'Embed snippet';
+    this.shareStatus(how === 'copied'
+      ? `${label} copied to the clipboard.`
+      : `${label} selected in the field below: the browser refused the clipboard here, press Ctrl+C (⌘C) to copy.`);
+  }
+
+  /** Saves the mode's grids as a PNG, CSV or JSON file. */
+  async exportView(kind) {
+    const data = this.mode.exports ? this.mode.exportData() : null;
+    if (!data) return;
+    const name = exportFileName(data.config, kind);
+    try {
+      if (kind === 'csv') {
+        downloadBlob(new Blob([weightsCsv(data)], { type: 'text/csv' }), name);
+      } else if (kind === 'json') {
+        downloadBlob(new Blob([`${JSON.stringify(weightsJson(data), null, 1)}\n`], { type: 'application/json' }), name);
+      } else {
+        const style = getComputedStyle(this.doc.body);
+        const canvas = composeSnapshot({
+          ...this.mode.snapshotParts(),
+          background: style.backgroundColor === 'rgba(0, 0, 0, 0)' ? '#ffffff' : style.backgroundColor,
+        });
+        downloadBlob(await canvasToPng(canvas), name);
+      }
+      this.shareStatus(`Saved ${name}.`);
+    } catch (e) {
+      this.shareStatus(`Could not export: ${errorMessage(e)}`);
+    }
+  }
+
+  wireShare() {
+    const { els } = this;
+    els.copyLink.addEventListener('click', () => this.share('link'));
+    // In an iframe (#embed): the same view with the full page around it, in a new tab.
+    const toFullPage = () => {
+      els.fullPage.href = this.currentLink({ embed: false });
+    };
+    els.fullPage.addEventListener('click', toFullPage);
+    els.fullPage.addEventListener('focus', toFullPage);
+    els.fullPage.addEventListener('pointerenter', toFullPage);
+    els.copyEmbed.addEventListener('click', () => this.share('embed'));
+    els.exportPng.addEventListener('click', () => this.exportView('png'));
+    els.exportCsv.addEventListener('click', () => this.exportView('csv'));
+    els.exportJson.addEventListener('click', () => this.exportView('json'));
+  }
+}

@@ -1,0 +1,324 @@
+// The page's settings: defaults, presets, reading them from the controls and from the URL hash,
+// and writing them back to the hash. Pure functions, no DOM: tested by tests/web/state.test.mjs.
+//
+// State: { text: string, d_model: int, num_heads: int, seed: uint32, causal: bool, positional: bool }
+// The wasm module is the authority on which (d_model, num_heads) pairs are valid; the checks here
+// are only those the module cannot see (empty or non-integer input, this page's display limits).
+import { tokenize, tokenizeChecked, MAX_TOKENS } from './tokenize.js';
+import { DATE_HASH_KEYS } from './date_state.js';
+import { EXPLAIN_KEYS } from '../explain/explain_state.js';
+import { parseBoolean, parseInteger, quoteValue } from './values.js';
+
+export { parseBoolean, parseInteger, quoteValue };
+
+export const SEED_MAX = 4294967295; // 2^32 - 1: numpy's legacy np.random.seed range
+
+/**
+ * Display limits of this page (the module's own limits may be larger): 2048 tokens (grids beyond
+ * 64 tokens are compact, lod.js), d_model up to 1024 and 16 heads (large views are
+ * computed in a worker when served, compute/compute.js).
+ */
+export const PAGE_LIMITS = Object.freeze({ maxTokens: MAX_TOKENS, maxDModel: 1024, maxHeads: 16 });
+
+export const PRESETS = Object.freeze({
+  'module-08': Object.freeze({
+    label: 'Module 08 experiment',
+    state: Object.freeze({
+      text: 'Heads look at different things',
+      d_model: 8,
+      num_heads: 2,
+      seed: 7,
+      causal: false,
+      positional: false,
+    }),
+  }),
+  'causal-positions': Object.freeze({
+    label: 'Causal, positions, 4 heads',
+    state: Object.freeze({
+      text: 'The animal didn’t cross the street because it was too tired.',
+      d_model: 16,
+      num_heads: 4,
+      seed: 0,
+      causal: true,
+      positional: true,
+    }),
+  }),
+});
+
+export const DEFAULT_PRESET = 'module-08';
+export const DEFAULTS = PRESETS[DEFAULT_PRESET].state;
+
+const KEYS = ['text', 'd_model', 'num_heads', 'seed', 'causal', 'positional'];
+const MAX_TEXT_CHARS = 20000; // 2048 tokens of a few characters each
+
+/**
+ * Hash keys that say how the result is viewed rather than what is computed. Each entry:
+ *   parse(raw, ctx) → {value} | {note}: ctx = {state, tokens} (the settings already read from the
+ *     hash, and their tokens), so a value can be checked against them;
+ *   serialize(value) → string, or null to leave the key out (its default);
+ *   fallback: the value when the key is absent or invalid.
+ * A key added here (with a test in tests/web/state.test.mjs) round-trips through parseHash
+ * (result.view) and stateToHash(state, view), and is never reported as unknown.
+ */
+export const VIEW_KEYS = Object.freeze({
+  // The locked cell: "cell=H.Q.K" = head H, query row Q, key column K (0-based).
+  cell: Object.freeze({
+    fallback: null,
+    parse(raw, { state, tokens }) {
+      const m = /^(\d{1,2})\.(\d{1,3})\.(\d{1,3})$/.exec(raw.trim());
+      const cell = m && { head: Number(m[1]), row: Number(m[2]), col: Number(m[3]) };
+      if (cell && cell.head < state.num_heads && cell.row < tokens.length && cell.col < tokens.length) {
+        return { value: cell };
+      }
+      return {
+        note: `cell=${quoteValue(raw)} in the address is not head.query.key within ` +
+          `${state.num_heads} head${state.num_heads === 1 ? '' : 's'} and ${tokens.length} tokens ` +
+          '(e.g. cell=0.0.2); no cell is selected.',
+      };
+    },
+    serialize: (cell) => (cell ? `${cell.head}.${cell.row}.${cell.col}` : null),
+  }),
+  // Minimal chrome for an iframe: "#preset=module-08&embed" (or embed=1; embed=0 is the full page).
+  embed: Object.freeze({
+    fallback: false,
+    parse(raw) {
+      const v = raw.trim() === '' ? true : parseBoolean(raw);
+      return v === null ? { note: `embed=${quoteValue(raw)} in the address is not 1/0; showing the full page.` } : { value: v };
+    },
+    serialize: (on) => (on ? '1' : null),
+  }),
+});
+
+/** Every view key at its fallback value. */
+export function defaultView() {
+  return Object.fromEntries(Object.entries(VIEW_KEYS).map(([k, spec]) => [k, spec.fallback]));
+}
+
+/**
+ * The view keys of a hash, checked against the settings they apply to (see VIEW_KEYS).
+ * @returns {{view: object, notes: string[]}}
+ */
+export function parseView(hash, state) {
+  const params = hashParams(hash);
+  const view = defaultView();
+  const notes = [];
+  const tokens = tokenize(String(state.text ?? ''));
+  for (const [key, spec] of Object.entries(VIEW_KEYS)) {
+    if (!params.has(key)) continue;
+    const r = spec.parse(params.get(key), { state, tokens });
+    if ('value' in r) view[key] = r.value;
+    else notes.push(r.note);
+  }
+  return { view, notes };
+}
+
+function hashParams(hash) {
+  try {
+    return new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
+  } catch {
+    return new URLSearchParams();
+  }
+}
+
+/** Whether some key or value of the hash does not decode (URLSearchParams then substitutes U+FFFD). */
+function hasBrokenEncoding(hash) {
+  const body = String(hash ?? '').replace(/^#/, '');
+  return body.split(/[&=]/).some((part) => {
+    try {
+      decodeURIComponent(part.replace(/\+/g, ' '));
+      return false;
+    } catch {
+      return true;
+    }
+  });
+}
+
+/** The largest divisor of d that is <= cap (at least 1). */
+export function largestDivisorAtMost(d, cap) {
+  for (let h = Math.min(d, cap); h > 1; h--) if (d % h === 0) return h;
+  return 1;
+}
+
+/**
+ * Reads the raw strings of the form controls.
+ * Checks only what the module cannot: empty and non-integer numbers, the seed range,
+ * the token count. Zero, negative and non-dividing head counts go to the module, whose
+ * message the page shows.
+ * @param {{text: string, d_model: string, num_heads: string, seed: string, causal: boolean,
+ *          positional: boolean}} raw
+ * @returns {{ok: true, state: object, tokens: string[]} | {ok: false, message: string}}
+ */
+export function readControls(raw, limits = PAGE_LIMITS) {
+  const ints = {};
+  for (const key of ['d_model', 'num_heads', 'seed']) {
+    const s = String(raw[key] ?? '').trim();
+    if (s === '') return { ok: false, message: `${key} is empty: enter a whole number.` };
+    const v = parseInteger(s);
+    if (v === null) return { ok: false, message: `${key}=${quoteValue(s)} is not a whole number.` };
+    ints[key] = v;
+  }
+  if (ints.seed < 0 || ints.seed > SEED_MAX) {
+    return { ok: false, message: `seed=${ints.seed} is outside 0..${SEED_MAX} (numpy's seed range).` };
+  }
+  const tok = tokenizeChecked(String(raw.text ?? ''), limits.maxTokens);
+  if (!tok.ok) return { ok: false, message: tok.message };
+  const state = {
+    text: String(raw.text),
+    d_model: ints.d_model,
+    num_heads: ints.num_heads,
+    seed: ints.seed,
+    causal: Boolean(raw.causal),
+    positional: Boolean(raw.positional),
+  };
+  return { ok: true, state, tokens: tok.tokens };
+}
+
+/**
+ * This page's display limits, checked after the module has accepted (d_model, num_heads).
+ * @returns {string|null} a message, or null when the state can be drawn.
+ */
+export function checkPageLimits(state, limits = PAGE_LIMITS) {
+  if (state.d_model > limits.maxDModel) {
+    return `d_model=${state.d_model} is larger than this page draws (${limits.maxDModel} at most).`;
+  }
+  if (state.num_heads > limits.maxHeads) {
+    return (
+      `num_heads=${state.num_heads} is more heads than this page draws ` +
+      `(${limits.maxHeads} grids at most); choose fewer heads.`
+    );
+  }
+  return null;
+}
+
+/**
+ * Settings from a URL hash such as "#preset=module-08" or
+ * "#text=Heads+look&d_model=8&num_heads=2&seed=7&causal=0&positional=1".
+ * Never fails: each unknown or invalid value falls back to the preset or the default,
+ * with a note saying so. Values are only validated here; they are displayed as text.
+ * @returns {{state: object, notes: string[], preset: string|null}}
+ */
+export function parseHash(hash, limits = PAGE_LIMITS) {
+  const notes = [];
+  const params = hashParams(hash);
+  let base = DEFAULTS;
+  let preset = null;
+  if (params.has('preset')) {
+    const name = params.get('preset');
+    if (Object.prototype.hasOwnProperty.call(PRESETS, name)) {
+      base = PRESETS[name].state;
+      preset = name;
+    } else {
+      notes.push(`Unknown preset "${quoteValue(name)}" in the address; showing the default.`);
+    }
+  }
+  const state = { ...base };
+  for (const key of params.keys()) {
+    if (key !== 'preset' && !KEYS.includes(key) && !DATE_HASH_KEYS.includes(key) && !(key in EXPLAIN_KEYS) &&
+        !(key in VIEW_KEYS)) {
+      notes.push(`Ignored unknown setting "${quoteValue(key)}" in the address.`);
+    }
+  }
+  const seen = new Set();
+  const repeated = new Set();
+  for (const key of params.keys()) {
+    if (seen.has(key) && !repeated.has(key)) {
+      repeated.add(key);
+      notes.push(`"${quoteValue(key)}" appears more than once in the address; using its first value.`);
+    }
+    seen.add(key);
+  }
+  if (hasBrokenEncoding(hash)) {
+    notes.push('Part of the address is not valid percent-encoding (a "%" without two hex digits, or bytes ' +
+      'that are not UTF-8); it was read with replacement characters (\uFFFD).');
+  }
+  const fallback = (key, raw, why) => {
+    notes.push(`${key}=${quoteValue(raw)} in the address ${why}; using ${key}=${state[key]}.`);
+  };
+
+  if (params.has('text')) {
+    const raw = params.get('text');
+    const tok = raw.length > MAX_TEXT_CHARS ? null : tokenizeChecked(raw, limits.maxTokens);
+    if (tok?.ok) state.text = raw;
+    else {
+      const why = tok
+        ? `The text in the address cannot be shown: ${tok.message}`
+        : `The text in the address has ${raw.length} characters (at most ${MAX_TEXT_CHARS}).`;
+      notes.push(`${why} Using "${state.text}".`);
+    }
+  }
+  if (params.has('d_model')) {
+    const raw = params.get('d_model');
+    const v = parseInteger(raw);
+    if (v !== null && v >= 1 && v <= limits.maxDModel) state.d_model = v;
+    else fallback('d_model', raw, `is not a whole number from 1 to ${limits.maxDModel}`);
+  }
+  if (params.has('num_heads')) {
+    const raw = params.get('num_heads');
+    const v = parseInteger(raw);
+    if (v !== null && v >= 1 && v <= limits.maxHeads && state.d_model % v === 0) state.num_heads = v;
+    else {
+      if (state.d_model % state.num_heads !== 0) {
+        state.num_heads = largestDivisorAtMost(state.d_model, state.num_heads);
+      }
+      fallback('num_heads', raw, `is not a divisor of d_model=${state.d_model} from 1 to ${limits.maxHeads}`);
+    }
+  }
+  if (state.d_model % state.num_heads !== 0) {
+    // d_model came from the address and the preset's head count does not divide it.
+    const h = largestDivisorAtMost(state.d_model, state.num_heads);
+    notes.push(`num_heads=${state.num_heads} does not divide d_model=${state.d_model}; using num_heads=${h}.`);
+    state.num_heads = h;
+  }
+  if (params.has('seed')) {
+    const raw = params.get('seed');
+    const v = parseInteger(raw);
+    if (v !== null && v >= 0 && v <= SEED_MAX) state.seed = v;
+    else fallback('seed', raw, `is not a whole number from 0 to ${SEED_MAX}`);
+  }
+  for (const key of ['causal', 'positional']) {
+    if (params.has(key)) {
+      const raw = params.get(key);
+      const v = parseBoolean(raw);
+      if (v !== null) state[key] = v;
+      else fallback(key, raw, 'is not 1/0 or true/false');
+    }
+  }
+  if (preset && KEYS.some((k) => params.has(k)) && presetOf(state) !== preset) preset = null;
+  const parsedView = parseView(hash, state);
+  return { state, notes: [...notes, ...parsedView.notes], preset, view: parsedView.view };
+}
+
+/** The name of the preset equal to `state`, or null. */
+export function presetOf(state) {
+  for (const [name, p] of Object.entries(PRESETS)) {
+    if (KEYS.every((k) => p.state[k] === state[k])) return name;
+  }
+  return null;
+}
+
+/** The hash (without "#") that parseHash reads back as `state` and `view` (see VIEW_KEYS). */
+export function stateToHash(state, view = {}) {
+  const name = presetOf(state);
+  const p = new URLSearchParams();
+  if (name) p.set('preset', name);
+  else {
+    p.set('text', state.text);
+    p.set('d_model', String(state.d_model));
+    p.set('num_heads', String(state.num_heads));
+    p.set('seed', String(state.seed));
+    p.set('causal', state.causal ? '1' : '0');
+    p.set('positional', state.positional ? '1' : '0');
+  }
+  return p.toString() + viewToHash(view);
+}
+
+/** "&cell=0.0.2&embed=1": the view keys that differ from their fallback, or "". */
+export function viewToHash(view = {}) {
+  const p = new URLSearchParams();
+  for (const [key, spec] of Object.entries(VIEW_KEYS)) {
+    const s = key in view ? spec.serialize(view[key]) : null;
+    if (s !== null) p.set(key, s);
+  }
+  const out = p.toString();
+  return out ? `&${out}` : '';
+}

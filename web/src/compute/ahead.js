@@ -1,0 +1,125 @@
+// Computing ahead. Typing a word adds a token, deleting one takes it away: once the grids' request
+// (aheadable: weights only, no arrays, computed on this thread) is shown, the page computes the
+// same request for one token more, then one token less, in idle time (requestIdleCallback), one
+// computation per idle period and only when its deadline leaves room for it (its expected time,
+// from the last one's, with a margin). The results go to the ResultCache (cache.js), where the
+// next keystroke's request finds them.
+
+/** How many idle periods a computation ahead waits for one whose deadline leaves it room. */
+export const AHEAD_TRIES = 10;
+/**
+ * Margin on the time a computation ahead is expected to take: it starts only when the idle period
+ * leaves that much (a key pressed meanwhile waits for it).
+ */
+export const AHEAD_MARGIN = 1.5;
+/**
+ * Milliseconds a unit of pageCost is expected to take on this thread before a computation ahead
+ * of the same d_model and num_heads is timed (then: the last one's time per unit: expectedMs).
+ * 64 tokens at d_model 512 and 8 heads (8.1·10⁷) took 3–5 ms in node's wasm: this says 8. Not
+ * the shown view's own time: that one may have drawn a new seed's numbers (1M draws at d_model
+ * 512: 25–70 ms), which a token more or less does not.
+ */
+export const AHEAD_PRIOR_MS_PER_COST = 1e-7;
+/** Without requestIdleCallback: a computation ahead 50 ms after the last update, given 16 ms. */
+const FALLBACK_IDLE_DELAY_MS = 50, FALLBACK_IDLE_BUDGET_MS = 16;
+
+/** The d_model and num_heads of a request, as one key (expectedMs). */
+const shapeOf = (request) => `${request.d_model}/${request.num_heads}`;
+
+export class AheadScheduler {
+  /**
+   * @param {object} p
+   * @param {object} p.cost the cost model (cost.js costModel): pageCost, aheadable
+   * @param {object} p.cache where the results go (cache.js ResultCache)
+   * @param {(request: object) => object} p.compute computes a request on this thread: its outcome
+   * @param {(request: object) => boolean} p.current whether `request` is still the last one asked
+   * @param {Function} [p.idle] requestIdleCallback (tests pass their own)
+   * @param {Function} [p.cancelIdle] cancelIdleCallback
+   * @param {() => number} [p.now] performance.now
+   */
+  constructor({ cost, cache, compute, current, idle = null, cancelIdle = null, now = () => performance.now() }) {
+    this.cost = cost;
+    this.cache = cache;
+    this.compute = compute;
+    this.current = current;
+    this.idle = idle ?? (typeof requestIdleCallback === 'function'
+      ? (f) => requestIdleCallback(f)
+      : (f) => {
+        const due = now() + FALLBACK_IDLE_DELAY_MS;
+        return setTimeout(() => f({ didTimeout: false, timeRemaining: () => Math.max(0, due + FALLBACK_IDLE_BUDGET_MS - now()) }),
+          FALLBACK_IDLE_DELAY_MS);
+      });
+    this.cancelIdle = cancelIdle ?? (typeof cancelIdleCallback === 'function' ? (h) => cancelIdleCallback(h) : (h) => clearTimeout(h));
+    this.now = now;
+    // On unless the page turns it off (an embedded page has no text to type).
+    this.on = true;
+    this.handle = null; // the idle callback of the next computation ahead
+    // The last computation ahead's time per pageCost unit, and the d_model and num_heads it was
+    // measured at: {shape, msPerCost} or null.
+    this.rate = null;
+    this.computed = 0;
+  }
+
+  /** Turns computing ahead on or off (off: nothing more is computed ahead; kept results stay). */
+  setOn(on) {
+    this.on = on;
+    if (!on) this.cancel();
+  }
+
+  /** The next computation ahead, if one is waiting for an idle period, will not run. */
+  cancel() {
+    if (this.handle !== null) this.cancelIdle(this.handle);
+    this.handle = null;
+  }
+
+  /**
+   * Computes `from` (the last request, just shown) for one token more, then one token less, in idle
+   * periods, one computation each, and keeps the results: the next keystroke's request is likely one
+   * of them. A computation starts only when the period's deadline (IdleDeadline.timeRemaining())
+   * leaves it AHEAD_MARGIN times its expected time (expectedMs); otherwise it waits for another
+   * period, AHEAD_TRIES at most. Requests already kept are not computed again.
+   */
+  schedule(from) {
+    if (!this.on) return;
+    const next = [from.tokens + 1, from.tokens - 1].filter((n) => n >= 1).map((tokens) => ({ ...from, tokens }))
+      .filter((r) => this.cost.aheadable(r) && !this.cache.has(r));
+    let tries = 0;
+    const step = (deadline) => {
+      this.handle = null;
+      if (!this.current(from) || !this.on) return; // superseded meanwhile
+      const request = next[0];
+      if (deadline.timeRemaining() < this.expectedMs(request) * AHEAD_MARGIN) {
+        if (++tries >= AHEAD_TRIES) {
+          // Given up on this one; the next (one token less, cheaper) still gets its tries. The
+          // rate is forgotten: one slow sample (a loaded machine) must not stop it for good.
+          this.rate = null;
+          next.shift();
+          tries = 0;
+        }
+        if (next.length) this.handle = this.idle(step);
+        return;
+      }
+      tries = 0;
+      next.shift();
+      const start = this.now();
+      const outcome = this.compute(request);
+      this.rate = { shape: shapeOf(request), msPerCost: (this.now() - start) / this.cost.pageCost(request) };
+      if (outcome.result) this.cache.remember({ request, outcome, ahead: true });
+      // How many results were computed ahead so far (<html data-computed-ahead>: tests wait for it).
+      document.documentElement.dataset.computedAhead = String(++this.computed);
+      if (next.length) this.handle = this.idle(step);
+    };
+    if (next.length) this.handle = this.idle(step);
+  }
+
+  /**
+   * Milliseconds `request` is expected to take here: its pageCost at the last computation ahead's
+   * rate when that one had the same d_model and num_heads, else at AHEAD_PRIOR_MS_PER_COST. (A rate
+   * is not carried to another shape: module 08's 5 tokens at d_model 8 take 0.05 ms, mostly the
+   * call itself, which per unit of cost would make 64 tokens at d_model 512 a 240 ms computation.)
+   */
+  expectedMs(request) {
+    const rate = this.rate?.shape === shapeOf(request) ? this.rate.msPerCost : AHEAD_PRIOR_MS_PER_COST;
+    return this.cost.pageCost(request) * rate;
+  }
+}

@@ -1,0 +1,86 @@
+// Weight → colour: viridis from d3-scale-chromatic (sequential, perceptually uniform,
+// colour-blind safe). Weights are probabilities in [0, 1], so the domain is fixed to [0, 1]
+// for every head: the same colour means the same weight in every grid.
+import { interpolateViridis } from 'd3-scale-chromatic';
+import { weightPixels } from './pixels.js';
+
+/** The scale used everywhere on the page (the legend, the cells, the browser tests). */
+export const colorScale = interpolateViridis;
+
+/** "#rrggbb" or "rgb(r, g, b)" → [r, g, b] (0..255). */
+export function parseColor(css) {
+  const hex = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(css);
+  if (hex) return [parseInt(hex[1], 16), parseInt(hex[2], 16), parseInt(hex[3], 16)];
+  const rgb = /^rgba?\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)/i.exec(css);
+  if (rgb) return [Number(rgb[1]), Number(rgb[2]), Number(rgb[3])];
+  throw new Error(`unrecognised colour "${css}"`);
+}
+
+/** Colour of weight `w` as [r, g, b]; w is clamped to [0, 1]; NaN → mid grey. */
+export function weightToRgb(w) {
+  if (Number.isNaN(w)) return [128, 128, 128];
+  const t = w < 0 ? 0 : w > 1 ? 1 : w;
+  return parseColor(colorScale(t));
+}
+
+/**
+ * d3's viridis is a ramp of 256 colours: weight t shows colour floor(t * 256) (clamped to 0..255).
+ * The same 256 colours as RGB bytes, read once from colorScale, so a grid's pixels cost a table
+ * lookup per cell instead of a colour string each (tests/web/color.test.mjs: equal to weightToRgb).
+ */
+const RAMP = Uint8Array.from({ length: 256 * 3 }, (_, k) => weightToRgb((Math.floor(k / 3) + 0.5) / 256)[k % 3]);
+
+/**
+ * The ramp as whole RGBA pixels (one 32-bit word each, in the platform's byte order, as a
+ * Uint32Array over an ImageData's bytes reads them), plus NaN's grey at index 256: the table of
+ * pixels.js (the page sends it to the compute worker, which colours the cells it computed).
+ */
+const RAMP_WORDS = (() => {
+  const bytes = new Uint8Array(257 * 4);
+  for (let i = 0; i < 257; i++) {
+    const j = Math.min(i, 255) * 3;
+    bytes.set(i === 256 ? [128, 128, 128, 255] : [RAMP[j], RAMP[j + 1], RAMP[j + 2], 255], 4 * i);
+  }
+  return new Uint32Array(bytes.buffer);
+})();
+
+/** The colour table of the grids, the small multiples and the workers' pixels (see RAMP_WORDS). */
+export function rampWords() {
+  return RAMP_WORDS;
+}
+
+/**
+ * One RGBA pixel per cell of head `head`'s (n, m) matrix, for an ImageData(m, n): weight w shows
+ * ramp colour floor(w · 256), NaN grey, written a word at a time (pixels.js; a byte at a time, 12
+ * heads of 512 x 512 take 70 ms in node; tests/web/color.test.mjs checks every pixel
+ * against weightToRgb).
+ * weights: Float32Array (h, n, m) row-major, head i at offset i*n*m.
+ * @param {Uint8ClampedArray} [out] where to write them (n*m*4 bytes); a new array when not given
+ * @returns {Uint8ClampedArray} length n*m*4 (`out` when given)
+ */
+export function headPixels(weights, head, n, m, out) {
+  return weightPixels(weights, head * n * m, n * m, rampWords(), out);
+}
+
+/** The legend strip: `width` pixels sampled at the centre of each step of [0, 1]. */
+export function legendPixels(width) {
+  const out = new Uint8ClampedArray(width * 4);
+  for (let x = 0; x < width; x++) {
+    const [r, g, b] = weightToRgb(width === 1 ? 0 : x / (width - 1));
+    out.set([r, g, b, 255], 4 * x);
+  }
+  return out;
+}
+
+/**
+ * Text colour (black or white) that reads best on top of weight `w`'s colour,
+ * by WCAG relative luminance.
+ */
+export function textColorOn(w) {
+  const [r, g, b] = weightToRgb(w).map((v) => {
+    const c = v / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  const lum = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  return (1.05) / (lum + 0.05) > (lum + 0.05) / 0.05 ? '#ffffff' : '#000000';
+}

@@ -1,0 +1,112 @@
+// <mha-attention>'s attributes → the settings it shows, or a message naming the bad value.
+// Pure functions, no DOM: tested by tests/web/element_attributes.test.mjs; used by element.js.
+import { PRESETS, checkPageLimits, parseBoolean, parseInteger, quoteValue, readControls } from '../chrome/state.js';
+import { KIND_IDS } from '../modes/date/date_view.js';
+import { DATE_DEFAULTS } from '../chrome/date_state.js';
+
+/** The preset that shows the trained date translator instead of module 08's experiment. */
+export const DATE_PRESET = 'date-translator';
+
+/** Every attribute the element reads (observedAttributes: a change re-renders). */
+export const ATTRIBUTES = Object.freeze([
+  'tokens', 'text', 'd-model', 'num-heads', 'seed', 'causal', 'positional', 'preset', 'heads', 'cell',
+  'kind', 'layer', 'label',
+]);
+
+/** `name="value"` as a message quotes it. */
+export const attr = (name, value) => `${name}="${quoteValue(value)}"`;
+
+/**
+ * The element's settings from its attributes (pure; exported for tests).
+ * @param {(name: string) => string|null} get the attribute getter
+ * @returns {{ok: true, kind: 'random', state: object, tokens: string[], heads: number[]|null,
+ *            cell: object|null, preset: string|null}
+ *         | {ok: true, kind: 'date', text: string, attention: string, layer: number|null, heads, cell}
+ *         | {ok: false, message: string}}
+ */
+export function readAttributes(get) {
+  const preset = get('preset');
+  const has = (n) => get(n) !== null;
+  let base = PRESETS['module-08'].state;
+  if (preset !== null && preset !== DATE_PRESET) {
+    if (!Object.prototype.hasOwnProperty.call(PRESETS, preset)) {
+      return {
+        ok: false,
+        message: `${attr('preset', preset)} is not one of ${[...Object.keys(PRESETS), DATE_PRESET].join(', ')}.`,
+      };
+    }
+    base = PRESETS[preset].state;
+  }
+  const text = has('tokens') ? get('tokens') : has('text') ? get('text') : null;
+  const heads = parseList(get('heads'));
+  if (heads === false) return { ok: false, message: `${attr('heads', get('heads'))} is not a list of head numbers such as "0,2".` };
+  const cell = parseCellAttribute(get('cell'));
+  if (cell === false) return { ok: false, message: `${attr('cell', get('cell'))} is not head.query.key such as "0.0.2".` };
+
+  if (preset === DATE_PRESET) {
+    const attention = has('kind') ? get('kind') : 'cross';
+    if (!KIND_IDS.includes(attention)) {
+      return { ok: false, message: `${attr('kind', attention)} is not one of ${KIND_IDS.join(', ')}.` };
+    }
+    let layer = null;
+    if (has('layer')) {
+      layer = parseInteger(get('layer'));
+      if (layer === null || layer < 0) return { ok: false, message: `${attr('layer', get('layer'))} is not a layer number (0, 1, …).` };
+    }
+    return { ok: true, kind: 'date', text: text ?? DATE_DEFAULTS.date, attention, layer, heads, cell };
+  }
+
+  const bool = (name, fallback) => {
+    if (!has(name)) return { value: fallback };
+    const raw = get(name);
+    if (raw.trim() === '') return { value: true };
+    const v = parseBoolean(raw);
+    return v === null ? { message: `${attr(name, raw)} is not true or false (or the attribute alone).` } : { value: v };
+  };
+  const causal = bool('causal', base.causal);
+  if (causal.message) return { ok: false, message: causal.message };
+  const positional = bool('positional', base.positional);
+  if (positional.message) return { ok: false, message: positional.message };
+  const read = readControls({
+    text: text ?? base.text,
+    d_model: has('d-model') ? get('d-model') : String(base.d_model),
+    num_heads: has('num-heads') ? get('num-heads') : String(base.num_heads),
+    seed: has('seed') ? get('seed') : String(base.seed),
+    causal: causal.value,
+    positional: positional.value,
+  });
+  if (!read.ok) return { ok: false, message: attributeNames(read.message) };
+  const limit = checkPageLimits(read.state);
+  if (limit) return { ok: false, message: attributeNames(limit) };
+  const same = preset !== null && ['tokens', 'text', 'd-model', 'num-heads', 'seed', 'causal', 'positional'].every((n) => !has(n));
+  return { ok: true, kind: 'random', state: read.state, tokens: read.tokens, heads, cell, preset: same ? preset : null };
+}
+
+/** "d_model=abc …" → "d_model=abc … (attribute d-model)": the page's messages, with attribute names. */
+export function attributeNames(message) {
+  const named = { d_model: 'd-model', num_heads: 'num-heads', seed: 'seed' };
+  const hits = Object.keys(named).filter((k) => message.includes(`${k}=`) || message.startsWith(`${k} `)).map((k) => named[k]);
+  if (hits.length) return `${message} (attribute${hits.length > 1 ? 's' : ''} ${hits.join(', ')})`;
+  return /sentence|tokens/i.test(message) ? `${message} (attribute tokens)` : message;
+}
+
+/** "0,2" → [0, 2]; null when absent; false when invalid. */
+function parseList(raw) {
+  if (raw === null) return null;
+  const parts = raw.split(/[\s,]+/).filter(Boolean);
+  if (!parts.length) return false;
+  const out = [];
+  for (const p of parts) {
+    const v = parseInteger(p);
+    if (v === null || v < 0) return false;
+    if (!out.includes(v)) out.push(v);
+  }
+  return out;
+}
+
+/** "0.0.2" → {head, row, col}; null when absent; false when invalid. */
+function parseCellAttribute(raw) {
+  if (raw === null) return null;
+  const m = /^\s*(\d{1,2})\.(\d{1,3})\.(\d{1,3})\s*$/.exec(raw);
+  return m ? { head: Number(m[1]), row: Number(m[2]), col: Number(m[3]) } : false;
+}

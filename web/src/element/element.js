@@ -1,0 +1,410 @@
+// <mha-attention>: the attention grids as a custom element for course pages (Web Components: a
+// shadow root, styles adopted from a constructed stylesheet, so it runs under
+// `style-src 'self'`). Bundled by scripts/build_web.mjs into dist/mha-attention.js, one classic
+// script that loads the wasm it needs from its own folder on first use: the small attention core
+// mha_wasm_core.js for the random-embeddings views, the full mha_wasm.js and date_model.js only for
+// preset="date-translator"; one instance of each per page, shared by every element; each element
+// keeps its own settings, selection and view. Attributes (see docs/embedding.md):
+//
+//   tokens (or text)  the sentence          d-model, num-heads, seed   whole numbers
+//   causal, positional  boolean attributes (present = on; "false" / "0" = off)
+//   preset            module-08, causal-positions (the page's presets) or date-translator; other
+//                     attributes override the preset's values
+//   heads             the heads to show, e.g. "0,2" (default: all)
+//   cell              a cell locked at start, "head.query.key" (e.g. "0.0.2")
+//   kind, layer       date-translator only: encoder_self | decoder_self | cross, and the layer
+//   label             the accessible name of the element's figure
+//
+// Invalid attributes show a message inside the element naming the value; the element keeps
+// working and re-renders when an attribute changes.
+/* global MHA_DATE_MODEL */
+import common from '../../common.css';
+import css from '../../element.css';
+import { drawLegend } from '../draw/legend.js';
+import { HeadHeatmap, readTheme } from '../draw/heatmap.js';
+import { headTable } from '../draw/table.js';
+import { formatCount, precisionNote, readoutText } from '../draw/format.js';
+import { CellSelection } from '../draw/selection.js';
+import { announceText, createAnnouncer } from '../chrome/announce.js';
+import { exportFileName, weightsCsv, weightsJson } from '../chrome/export.js';
+import { canvasToPng, composeSnapshot, downloadBlob } from '../chrome/snapshot.js';
+import { base64ToBytes, kindInfo, layerCount, layerView } from '../modes/date/date_view.js';
+import { ATTRIBUTES, attr, attributeNames, readAttributes } from './attributes.js';
+import { WasmModules } from '../compute/wasm_modules.js';
+
+// Where this script was loaded from: mha_wasm_core.js, mha_wasm.js, date_model.js and
+// mha-attention.css are beside it (wasm_modules.js loads them from there).
+const SCRIPT_URL = (typeof document !== 'undefined' && document.currentScript && document.currentScript.src) ||
+  (typeof location !== 'undefined' ? location.href : '');
+/** The element's loader: one core and one full module for every element of the page. */
+const modules = new WasmModules({ base: SCRIPT_URL, beside: 'mha-attention.js' });
+
+/**
+ * The wasm module an element's view needs: the small attention core (mha_wasm_core.js) for the
+ * random-embeddings views, the full module (mha_wasm.js: DateModel) for the Date translator.
+ * Either starts once per page (wasm_modules.js), shared by every element that needs it.
+ */
+export function moduleFor(read) {
+  return read.kind === 'date' ? modules.loadFullModule() : modules.loadCore();
+}
+
+let dateModelPromise = null;
+/** The date model (date_model.js → mod.DateModel), loaded once per page. */
+function loadDateModel(mod) {
+  if (!dateModelPromise) {
+    dateModelPromise = (async () => {
+      if (typeof MHA_DATE_MODEL !== 'object' || !MHA_DATE_MODEL) await modules.loadScript('date_model.js');
+      if (typeof MHA_DATE_MODEL !== 'object' || !MHA_DATE_MODEL) throw new Error('date_model.js holds no model');
+      return new mod.DateModel(base64ToBytes(MHA_DATE_MODEL.safetensors));
+    })();
+    dateModelPromise.catch(() => {
+      dateModelPromise = null;
+    });
+  }
+  return dateModelPromise;
+}
+
+let sheet = null;
+/** The element's stylesheet, constructed once (adoptedStyleSheets are not inline styles for CSP). */
+function styleSheet() {
+  if (!sheet && typeof CSSStyleSheet === 'function' && 'replaceSync' in CSSStyleSheet.prototype) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(`${common}\n${css}`);
+  }
+  return sheet;
+}
+
+/** Builds an element of `tag` with a class and text (text only: tokens come from authors and users). */
+function el(tag, className, text) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+export class MhaAttention extends HTMLElement {
+  static get observedAttributes() {
+    return ATTRIBUTES;
+  }
+
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: 'open' });
+    const s = styleSheet();
+    if (s) root.adoptedStyleSheets = [s];
+    else {
+      for (const file of ['common.css', 'mha-attention.css']) {
+        const link = el('link');
+        link.rel = 'stylesheet';
+        link.href = new URL(file, SCRIPT_URL).href;
+        root.append(link);
+      }
+    }
+    this.figure = el('figure', 'mha');
+    this.figure.setAttribute('role', 'group');
+    this.summary = el('p', 'summary', 'Loading the attention core…');
+    this.message = el('p', 'message');
+    this.message.setAttribute('role', 'alert');
+    this.heads = el('div', 'heads');
+    this.legend = el('canvas', 'legend-canvas');
+    this.legend.setAttribute('role', 'img');
+    this.legend.setAttribute('aria-label', 'Colour scale: viridis, from weight 0 (dark purple) through 0.5 (teal) to 1 (yellow)');
+    const legendBox = el('div', 'legend');
+    legendBox.append(this.legend, el('span', 'legend-caption', 'attention weight'));
+    this.readout = el('p', 'readout', 'Point at a cell, or Tab to a grid and use the arrow keys; click, tap or Enter locks it.');
+    this.hint = this.readout.textContent;
+    this.status = el('p', 'status');
+    this.status.setAttribute('role', 'status');
+    const tools = el('div', 'tools');
+    tools.hidden = true; // until there is a view to save
+    this.tools = tools;
+    tools.setAttribute('role', 'group');
+    tools.setAttribute('aria-label', 'Save the weights shown');
+    this.buttons = {};
+    for (const [kind, label] of [['png', 'Save PNG'], ['csv', 'Save CSV'], ['json', 'Save JSON']]) {
+      const b = el('button', 'tool-button', label);
+      b.type = 'button';
+      b.dataset.export = kind;
+      b.addEventListener('click', () => this.exportView(kind));
+      tools.append(b);
+      this.buttons[kind] = b;
+    }
+    const bottom = el('div', 'bottom');
+    bottom.append(legendBox, tools);
+    this.figure.append(this.summary, this.message, this.readout, this.heads, bottom, this.status);
+    root.append(this.figure);
+    this.announcer = createAnnouncer(this.figure);
+
+    this.view = null; // {config, heatmaps, queryTokens, keyTokens, result, title}
+    this.cells = new CellSelection((cell, info) => this.onCellChange(cell, info));
+    this.pending = 0;
+    this.renderCount = 0;
+    this.lastWidth = 0;
+    this.resizer = new ResizeObserver(() => {
+      const w = this.heads.clientWidth;
+      if (w !== this.lastWidth) {
+        this.lastWidth = w;
+        this.layout();
+      }
+    });
+  }
+
+  connectedCallback() {
+    this.resizer.observe(this.heads);
+    this.schedule();
+  }
+
+  disconnectedCallback() {
+    this.resizer.disconnect();
+  }
+
+  attributeChangedCallback(name, before, after) {
+    if (before === after || !this.isConnected) return;
+    if (name === 'label') this.updateLabel();
+    else this.schedule();
+  }
+
+  /** Several attribute changes in one task are drawn once. */
+  schedule() {
+    if (this.pending) return;
+    this.pending = requestAnimationFrame(() => {
+      this.pending = 0;
+      this.render().catch((e) => this.fail(e instanceof Error ? e.message : String(e)));
+    });
+  }
+
+  updateLabel() {
+    const label = this.getAttribute('label');
+    if (label) this.figure.setAttribute('aria-label', label);
+    else this.figure.setAttribute('aria-label', this.view ? this.view.title : 'Attention weights');
+  }
+
+  /** An invalid attribute or a failed start: the message in the element, the last view kept. */
+  /** Shows why the attributes cannot be drawn; an earlier valid view, if any, stays on screen. */
+  fail(message) {
+    if (!this.view) this.summary.textContent = 'Nothing to show.';
+    this.message.textContent = message.startsWith('mha-attention') ? message : `mha-attention: ${message}`;
+    this.dataset.state = 'error';
+    this.dispatchEvent(new CustomEvent('mha-error', { detail: { message }, bubbles: true, composed: true }));
+  }
+
+  async render() {
+    const read = readAttributes((n) => this.getAttribute(n));
+    if (!read.ok) {
+      this.fail(read.message);
+      return;
+    }
+    const ticket = ++this.renderCount;
+    const mod = await moduleFor(read);
+    const built = read.kind === 'date' ? await this.computeDate(mod, read) : this.computeRandom(mod, read);
+    if (ticket !== this.renderCount) return; // attributes changed meanwhile: a newer render runs
+    if (!built.ok) {
+      this.fail(built.message);
+      return;
+    }
+    const bad = (read.heads ?? []).find((x) => x >= built.result.num_heads);
+    if (bad !== undefined) {
+      this.fail(`${attr('heads', this.getAttribute('heads'))} names head ${bad}; this view has heads 0 to ${built.result.num_heads - 1}.`);
+      return;
+    }
+    this.message.textContent = '';
+    this.show(built, read.heads ?? [...Array(built.result.num_heads).keys()]);
+    const c = read.cell;
+    if (c && (c.head >= built.result.num_heads || !this.view.heads.includes(c.head) ||
+        c.row >= built.result.n || c.col >= built.result.m)) {
+      this.message.textContent = `mha-attention: ${attr('cell', this.getAttribute('cell'))} is outside this view ` +
+        `(${this.view.heads.length} heads shown, ${built.result.n} × ${built.result.m} cells); no cell is locked.`;
+    } else if (c) this.cells.restore(c, true);
+    this.dataset.state = 'ready';
+    this.dispatchEvent(new CustomEvent('mha-ready', { bubbles: true, composed: true }));
+  }
+
+  /** Module 08's experiment for the attributes; the module's errors name the values. */
+  computeRandom(mod, read) {
+    const { state, tokens } = read;
+    let result;
+    try {
+      const params = mod.parameterCount({ d_model: state.d_model, num_heads: state.num_heads });
+      result = mod.numpyExperiment({
+        seed: state.seed, tokens: tokens.length, d_model: state.d_model, num_heads: state.num_heads,
+        positional: state.positional, is_causal: state.causal,
+        precision: 'auto', // float64 as numpy up to 4M multiply-adds, float32 above (as the page)
+        // The element draws the weights only: no V, head outputs, X or weights back.
+        weights_only: true, keep_intermediates: false, return_parameters: false,
+      });
+      result.parameter_count ??= params;
+    } catch (e) {
+      return { ok: false, message: attributeNames(e instanceof Error ? e.message : String(e)) };
+    }
+    const title = `Attention weights of "${state.text}"`;
+    return {
+      ok: true,
+      result,
+      queryTokens: tokens,
+      keyTokens: tokens,
+      title,
+      summary: `n = ${tokens.length} token${tokens.length === 1 ? '' : 's'} · d_model = ${result.d_model} · ` +
+        `num_heads = ${result.num_heads} · d_head = ${result.d_head}${state.causal ? ' · causal' : ''}` +
+        `${state.positional ? ' · + positions' : ''} · seed ${state.seed} · ` +
+        `${formatCount(result.parameter_count)} parameters (4 · d_model²) · ${precisionNote(result.precision)}`,
+      config: {
+        d_model: result.d_model, num_heads: result.num_heads, d_head: result.d_head, seed: state.seed,
+        is_causal: state.causal, positional: state.positional, text: state.text,
+        precision: result.precision, source: 'numpy_experiment (module 08)',
+      },
+    };
+  }
+
+  /** The Date translator: one layer of one kind of attention of the trained model. */
+  async computeDate(mod, read) {
+    let model;
+    try {
+      model = await loadDateModel(mod);
+    } catch (e) {
+      return { ok: false, message: `the date model could not be loaded: ${e instanceof Error ? e.message : e}` };
+    }
+    if (Array.from(read.text).length > model.maxSourceLength) {
+      return {
+        ok: false,
+        message: `${attr('tokens', read.text)} has ${Array.from(read.text).length} characters; the date model reads at most ${model.maxSourceLength}.`,
+      };
+    }
+    let r;
+    try {
+      r = model.translate(read.text);
+    } catch (e) {
+      return { ok: false, message: e instanceof Error ? e.message : String(e) };
+    }
+    const layers = layerCount(r, read.attention);
+    const layer = read.layer ?? layers - 1;
+    if (layer >= layers) {
+      return { ok: false, message: `${attr('layer', String(read.layer))} is not a layer of ${read.attention} (0 to ${layers - 1}).` };
+    }
+    const v = layerView(r, read.attention, layer);
+    const info = kindInfo(read.attention);
+    return {
+      ok: true,
+      result: { ...v, d_head: model.config.d_model / r.num_heads, d_model: model.config.d_model },
+      queryTokens: v.rows,
+      keyTokens: v.cols,
+      title: `Date translator: "${read.text}" → ${r.output}`,
+      summary: `"${read.text}" → ${r.output} · ${info.label ?? read.attention}, layer ${layer} · ${r.num_heads} heads`,
+      config: {
+        model: 'date translator (web/date_model.safetensors)', d_model: model.config.d_model,
+        num_heads: r.num_heads, kind: read.attention, layer, input: read.text, output: r.output,
+      },
+    };
+  }
+
+  show(built, heads) {
+    const { result } = built;
+    const heatmaps = [];
+    const figures = heads.map((h) => {
+      const fig = el('figure', 'head');
+      fig.dataset.head = String(h);
+      fig.append(el('figcaption', 'head-title', `Head ${h}`));
+      const hm = new HeadHeatmap({
+        head: h,
+        result,
+        tokens: built.queryTokens,
+        keyTokens: built.keyTokens === built.queryTokens ? undefined : built.keyTokens,
+        onSelect: (sel) => this.pointOrMove(sel),
+        onActivate: (cell) => this.cells.toggle(cell),
+        onClear: () => this.cells.clear(),
+      });
+      const scroller = el('div', 'grid-scroll');
+      scroller.append(hm.element);
+      const hidden = el('div', 'visually-hidden');
+      hidden.append(headTable(h, result.attn_weights, result.fully_masked_rows, built.queryTokens, built.keyTokens));
+      fig.append(scroller, hidden);
+      heatmaps.push(hm);
+      return fig;
+    });
+    this.heads.replaceChildren(...figures);
+    this.view = { ...built, heads, heatmaps, drawn: undefined };
+    this.tools.hidden = false;
+    this.summary.textContent = built.summary;
+    this.updateLabel();
+    drawLegend(this.legend);
+    this.layout();
+    const c = this.cells.cell;
+    if (c && (!heads.includes(c.head) || c.row >= result.n || c.col >= result.m)) this.cells.clear();
+    else this.drawSelection(c);
+  }
+
+  layout() {
+    if (!this.view) return;
+    const theme = readTheme(this.heads);
+    // Each grid gets the element's width (less its frame); grids wrap when several fit.
+    const available = Math.max(200, this.heads.clientWidth - 18);
+    for (const hm of this.view.heatmaps) hm.resize(available, theme);
+  }
+
+  pointOrMove(sel) {
+    if (!sel || sel.source === 'pointer') this.cells.hover(sel);
+    else if (sel.source === 'focus') {
+      if (!this.cells.cell) this.cells.move(sel);
+    } else this.cells.move(sel);
+  }
+
+  onCellChange(cell, { locked, reason }) {
+    this.drawSelection(cell);
+    this.readout.dataset.locked = String(locked);
+    if (!this.view) return;
+    if (cell && reason !== 'hover') {
+      const { result, queryTokens, keyTokens } = this.view;
+      const w = result.attn_weights[(cell.head * result.n + cell.row) * result.m + cell.col];
+      const lock = reason === 'lock' ? 'locked' : reason === 'unlock' ? 'unlocked' : undefined;
+      this.announcer.say(announceText(cell.head, queryTokens[cell.row], keyTokens[cell.col], w, { lock }));
+    } else if (reason === 'clear') this.announcer.say('No cell selected.');
+    this.dispatchEvent(new CustomEvent('mha-cell', { detail: { cell, locked }, bubbles: true, composed: true }));
+  }
+
+  drawSelection(cell) {
+    if (!this.view) return;
+    for (const hm of this.view.heatmaps) hm.setSelection(cell);
+    if (!cell) {
+      this.readout.textContent = this.hint;
+      return;
+    }
+    const { result, queryTokens, keyTokens } = this.view;
+    const w = result.attn_weights[(cell.head * result.n + cell.row) * result.m + cell.col];
+    this.readout.textContent = readoutText(cell.head, queryTokens[cell.row], keyTokens[cell.col], w) +
+      (this.cells.locked ? ' · locked' : '');
+  }
+
+  exportData() {
+    const { result, heads, queryTokens, keyTokens, config } = this.view;
+    return { weights: result.attn_weights, heads, queryTokens, keyTokens, maskedRows: result.fully_masked_rows, config };
+  }
+
+  async exportView(kind) {
+    if (!this.view) return;
+    const data = this.exportData();
+    const name = exportFileName(data.config, kind, data.config.kind ? `date-${data.config.kind}-layer${data.config.layer}` : 'mha-attention');
+    try {
+      if (kind === 'csv') downloadBlob(new Blob([weightsCsv(data)], { type: 'text/csv' }), name);
+      else if (kind === 'json') {
+        downloadBlob(new Blob([`${JSON.stringify(weightsJson(data), null, 1)}\n`], { type: 'application/json' }), name);
+      } else {
+        const style = getComputedStyle(this.figure);
+        const canvas = composeSnapshot({
+          title: this.view.title,
+          subtitle: this.view.summary,
+          panels: this.view.heatmaps.map((hm) => ({ canvas: hm.snapshotCanvas(), caption: hm.name })),
+          legend: this.legend,
+          ink: readTheme(this.heads).ink,
+          background: style.backgroundColor === 'rgba(0, 0, 0, 0)' ? '#ffffff' : style.backgroundColor,
+        });
+        downloadBlob(await canvasToPng(canvas), name);
+      }
+      this.status.textContent = `Saved ${name}.`;
+    } catch (e) {
+      this.status.textContent = `Could not save: ${e instanceof Error ? e.message : e}`;
+    }
+  }
+}
+
+if (typeof customElements !== 'undefined' && !customElements.get('mha-attention')) {
+  customElements.define('mha-attention', MhaAttention);
+}
