@@ -1,4 +1,4 @@
-// The import graph of web/src (the page's parts: docs/architecture-page.md): every static import
+// The import graph of web/src (the page's parts: docs/architecture.md): every static import
 // and re-export of every source file, resolved to files. No cycle; a mode never imports another
 // mode; nothing but the boot file and the element imports a mode; drawing imports only drawing;
 // compute only compute and drawing (the workers colour cells with draw/pixels.js).

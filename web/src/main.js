@@ -1,7 +1,7 @@
 // mha-lab page, boot: takes the attention core that index.html's core script has started,
 // builds the page's parts (chrome/, modes/, compute/) and shows the view of the address.
 // Bundled by scripts/build_web.mjs into one classic script, dist/app.js (file:// safe). The parts
-// hold all the state; this file only connects them (docs/architecture-page.md).
+// hold all the state; this file only connects them (docs/architecture.md).
 import { Page } from './chrome/page.js';
 import { Address } from './chrome/address.js';
 import { UpdateClock } from './chrome/timing.js';
