@@ -18,10 +18,8 @@ cd "$(dirname "$0")/.."
 # Builds: the native core library, the wasm module and the page (dist/, for the page timings).
 export NODE_PATH=/usr/share/nodejs
 cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
-native_targets=(mha_attention)
-# The core's own timing tool (docs/cli.md "mha_bench"), where this checkout has it.
-grep -q "add_executable(mha_bench" CMakeLists.txt && native_targets+=(mha_bench)
-cmake --build build/native -j2 --target "${native_targets[@]}"
+# The core's timing tool (docs/cli.md "mha_bench"): it drives every native row of the report.
+cmake --build build/native -j2 --target mha_bench
 emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/wasm -j2
 node scripts/build_web.mjs --wasm build/wasm/mha_wasm.js --out dist >/dev/null
@@ -31,20 +29,5 @@ em++ -std=c++17 -O3 -msimd128 -sSINGLE_FILE=1 -sMODULARIZE=1 -sEXPORT_NAME=creat
     -sEXPORTED_FUNCTIONS=_simd_peak_rows -sDYNAMIC_EXECUTION=0 --pre-js cpp/bindings/wasm/pre.js \
     scripts/bench/simd_peak.cpp \
     -o build/bench/simd_peak.js
-
-# The native timing driver: the public API of cpp/attention, linked against the library just built.
-mkdir -p build/bench
-# Rebuilt every run (seconds): it must match the flags the library was just built with.
-# The core's own architecture flags (MHA_NATIVE_ARCH: -march=native): mixing them with generic
-# objects would mix Eigen's alignments (a double free at the first forward).
-arch=()
-grep -q "^MHA_NATIVE_ARCH:BOOL=ON" build/native/CMakeCache.txt 2>/dev/null && arch=(-march=native)
-# Eigen's products on OpenBLAS (MHA_USE_BLAS, where CMake found it): the same in every object.
-blas=()
-if grep -q "^MHA_USE_BLAS:BOOL=ON" build/native/CMakeCache.txt && grep -q "^BLAS_openblas_WORKS:INTERNAL=1" build/native/CMakeCache.txt; then
-  blas=(-DEIGEN_USE_BLAS -DMHA_GEMM_OPENBLAS)
-fi
-g++ -std=c++17 -O3 -DNDEBUG "${arch[@]}" "${blas[@]}" -Wall -Wextra -Werror -I cpp/attention -isystem /usr/include/eigen3 \
-    scripts/bench/mha_native_bench.cpp build/native/cpp/attention/libmha_attention.a ${blas:+-lopenblas} -o build/bench/mha_native_bench
 
 exec node scripts/bench/bench.mjs "$@"

@@ -27,7 +27,8 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
 const BENCH = path.join(ROOT, 'build', 'bench');
 const DATA = path.join(BENCH, 'data');
-const NATIVE_BENCH = path.join(BENCH, 'mha_native_bench');
+// The core's timing tool (cpp/bench/mha_bench.cpp): its case and scaling forms drive the native rows.
+const NATIVE_BENCH = path.join(ROOT, 'build', 'native', 'mha_bench');
 const SIMD_PEAK = path.join(BENCH, 'simd_peak.js'); // scripts/bench/simd_peak.cpp, built by bench.sh
 const RESULTS = path.join(BENCH, 'results.json');
 // The attention module the page loads: mha_wasm_core.js (createMhaCore) where the build splits the
@@ -709,7 +710,7 @@ function report({ results, configs, browserKeys, page, sizes, scale, peak, info,
   p('The systems:');
   p();
   p('- **PyTorch**: `nn.MultiheadAttention(d, h, batch_first=True)` in `eval()` under `torch.no_grad()`, `need_weights=True, average_attn_weights=False`, `torch.set_num_threads(1)`, `OPENBLAS_NUM_THREADS=1`. It writes the inputs every other system reads (`build/bench/data`, seeded) and is the reference of the agreement check.');
-  p('- **mha-lab native**: `mha::MultiheadAttention::forward` (no intermediates) from `build/native/cpp/attention/libmha_attention.a`, driven by `scripts/bench/mha_native_bench.cpp`.');
+  p('- **mha-lab native**: `mha::MultiheadAttention::forward` (no intermediates) as built in `build/native` (Release, with the build\'s own flags), driven by `build/native/mha_bench case` (`cpp/bench/mha_bench.cpp`) on the inputs PyTorch was given.');
   p(`- **mha-lab wasm**: \`build/wasm/${path.basename(WASM)}\` (the module the page loads) through its documented API: \`new mod.MultiheadAttention(spec)\`, then per call \`layer.forward({n, query, keep_intermediates: false})\` (results copied into JS-owned arrays) and, where the build has it, \`layer.forwardViews({n, query})\` (zero-copy: views into wasm memory, valid until the next call; docs/js-api.md). The GEMM's micro-kernels are SIMD128 multiply-then-add (2×16 tiles over pairs of 8-column panels, 6×8 for the rest), or 6×8 tiles with relaxed SIMD's fused \`f32x4.relaxed_madd\` (labelled *relaxed-SIMD FMA*) where the engine validates it: Chromium does, node 20 only behind a flag (not given here).`);
   p(`- **onnxruntime-web**: the same module exported by \`torch.onnx.export\` (opset 17, one model per configuration) on the \`wasm\` execution provider, \`ort.env.wasm.numThreads = 1\`, no proxy worker; 1.17.3 loads \`ort-wasm-simd.wasm\`, 1.30.0 \`ort-wasm-simd-threaded.wasm\` (its only CPU build) with one thread.`);
   p('- **tfjs-backend-wasm**: multi-head attention written with tfjs ops (`matMul`, `softmax`, `reshape`, `transpose`; `scripts/bench/systems.mjs`), SIMD build, threads off.');
@@ -905,9 +906,9 @@ function report({ results, configs, browserKeys, page, sizes, scale, peak, info,
   p();
   p('```sh');
   p(`OPENBLAS_NUM_THREADS=1 /usr/bin/python3 scripts/bench/torch_bench.py --out build/bench/data --configs ${configs.map((c) => c.join(',')).join(' ')}`);
-  p('build/bench/mha_native_bench case build/bench/data/n512_d768_h12 512 768 12');
+  p('build/native/mha_bench case build/bench/data/n512_d768_h12 512 768 12');
   p('node scripts/bench/run_node.mjs --system ours|ort117|ort130|tfjs --data build/bench/data 512,768,12');
-  p('build/bench/mha_native_bench scaling 2048 768 12; node scripts/bench/run_node.mjs --scaling 2048,768,12');
+  p('build/native/mha_bench scaling 2048 768 12; node scripts/bench/run_node.mjs --scaling 2048,768,12');
   p('```');
   p();
   return lines.join('\n');
