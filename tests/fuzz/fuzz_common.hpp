@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 #include "mha/attention.hpp"
 
@@ -51,6 +52,27 @@ inline void check_result(const mha::AttentionResult& r, mha::Index h, mha::Index
         sum += a;
       }
       if (!masked && std::fabs(sum - 1.0) > row_tol) finding("a row does not sum to 1", sum);
+    }
+  }
+}
+
+/// A row is reported fully masked exactly when every key of it is masked: a boolean mask, the
+/// causal mask, key padding or an additive -inf (AttentionMasks::term is -inf). A finite mask
+/// value never masks, whatever float32 would make of the score plus it.
+inline void check_masked_rows(const mha::AttentionResult& r, const mha::AttentionMasks& masks,
+                              mha::Index h, mha::Index n, mha::Index m) {
+  for (mha::Index i = 0; i < h; ++i) {
+    for (mha::Index row = 0; row < n; ++row) {
+      bool every_key_masked = true;
+      for (mha::Index j = 0; j < m && every_key_masked; ++j) {
+        every_key_masked = masks.term(i, row, j) == -std::numeric_limits<float>::infinity();
+      }
+      const bool flagged = r.fully_masked_rows[static_cast<std::size_t>(i * n + row)] != 0;
+      if (flagged != every_key_masked) {
+        finding(flagged ? "a row with a key the masks leave open is reported fully masked"
+                        : "a row whose every key is masked is not reported fully masked",
+                static_cast<double>(i), static_cast<double>(row));
+      }
     }
   }
 }

@@ -16,7 +16,8 @@
 // Expected outcomes: a typed mha::error thrown by both paths (validation is shared, so config,
 // shape, limit and value errors of the inputs must agree; a float32 overflow inside the
 // computation may be seen by one path only — see below), or two results that are finite, whose
-// rows sum to 1 or are all 0 when flagged fully masked, whose flags agree, and whose weights and
+// rows sum to 1 or are all 0 when flagged fully masked, flagged exactly when every key is masked
+// (a finite mask value never masks), whose flags agree, and whose weights and
 // outputs agree within a rounding bound computed from the magnitudes (see ErrorBound).
 // Anything else calls abort() (mha_fuzz::finding).
 #include <algorithm>
@@ -301,8 +302,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const mha::value_error&) {
     ref_ok = false;
   }
-  if (fast_ok) mha_fuzz::check_result(fast, h, n, m, d);
-  if (ref_ok) mha_fuzz::check_result(ref, h, n, m, d);
+  if (fast_ok) {
+    mha_fuzz::check_result(fast, h, n, m, d);
+    mha_fuzz::check_masked_rows(fast, masks, h, n, m);
+  }
+  if (ref_ok) {
+    mha_fuzz::check_result(ref, h, n, m, d);
+    mha_fuzz::check_masked_rows(ref, masks, h, n, m);
+  }
   if (fast_ok && ref_ok) compare(cfg, w, query, k_in, v_in, masks, fast, ref);
   return 0;
 }

@@ -49,6 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     options.keep_intermediates = true;
     const mha::AttentionResult result = mha::run_forward(req, options);
     mha_fuzz::check_result(result, h, n, m, d);
+    mha_fuzz::check_masked_rows(result, req.masks, h, n, m);
     const nlohmann::json response =
         mha::response_to_json(result, req.config, req.parameter_count());
     const std::string out = response.dump();
