@@ -1,7 +1,7 @@
 // What a numpyExperiment request costs the page, and which path it takes: computed here or by the
 // workers, split between them by heads, coloured by them, computed ahead. The arithmetic of the
 // experiment itself (its multiply-adds, the work up to which "auto" stays in float64) is the
-// core's (experimentWork, experimentFloat64MaxWork: cpp/core/mha/experiment.hpp); the rest is
+// core's (experimentWork, experimentFloat64MaxWork: cpp/numpy/mha/experiment.hpp); the rest is
 // this page's policy, fitted on the benchmark's machine (docs/benchmarks.md).
 import { poolFactor } from '../draw/pixels.js';
 
