@@ -40,7 +40,7 @@ set(_third_cli "Eigen/" "nlohmann/")
 set(_layers_bindings/wasm attention numpy formats analysis models)
 set(_third_bindings/wasm "Eigen/" "emscripten/" "malloc.h")
 set(_layers_bench attention)
-set(_third_bench "Eigen/" "nlohmann/")
+set(_third_bench "Eigen/" "nlohmann/" "sys/resource.h")
 set(MHA_FOLDERS ${MHA_LAYERS} cli bindings/wasm bench)
 
 set(_errors "")
