@@ -41,6 +41,7 @@ export class RandomMode {
    * @param {object} ctx.modules the page's wasm loader (compute/wasm_modules.js): the full module
    *   (loadFullModule, on first call) and classic scripts
    * @param {(stats: object) => void} ctx.showMemoryStats the core's memoryStats() after an update
+   * @param {object} ctx.labels the page's label cache (draw/labels.js LabelCache), for every grid
    */
   constructor(ctx) {
     this.id = 'random';
@@ -54,6 +55,7 @@ export class RandomMode {
     this.active = false;
     this.controls = new RandomControls(doc);
     this.grids = new HeadGrids(doc, {
+      labels: ctx.labels,
       onSelect: (sel) => this.pointOrMove(sel),
       onActivate: (cell) => this.activateCell(cell),
       onClear: () => this.cells.clear(),
@@ -84,6 +86,7 @@ export class RandomMode {
       // a classic script the first time a panel needs them (compute/wasm_modules.js).
       getFullModule: ctx.modules.loadFullModule,
       scripts: ctx.modules,
+      labels: ctx.labels,
       onError: (message) => {
         this.controls.els.alert.textContent = sentence(message);
       },
