@@ -179,8 +179,8 @@ export class HeadHeatmap {
     const { n, m, head } = this;
     this.result = result; // its attn_weights are read when needed (compute/split.js joinHeads: lazily)
     this.masked = result.fully_masked_rows;
-    this.rowSet = this.labels.set(tokens);
-    this.colSet = keyTokens ? this.labels.set(keyTokens) : this.rowSet;
+    this.rowSet = this.labels.labelSet(tokens);
+    this.colSet = keyTokens ? this.labels.labelSet(keyTokens) : this.rowSet;
     this.rowLabels = this.rowSet.texts;
     this.colLabels = this.colSet.texts;
     // One pixel per cell, or per block of cells beyond lod.js's MAX_BUFFER_SIDE (max-pooled);

@@ -30,7 +30,7 @@ export class LabelCache {
   }
 
   /** The labels of `tokens` (truncated), kept per token array. */
-  set(tokens) {
+  labelSet(tokens) {
     let set = this.sets.get(tokens);
     if (!set) this.sets.set(tokens, (set = { texts: tokens.map((t) => truncateLabel(t, LABEL_CHARS)) }));
     return set;
