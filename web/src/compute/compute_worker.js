@@ -26,42 +26,44 @@ import { costModel } from './cost.js';
 importScripts('mha_wasm_core.js');
 
 /**
- * This worker's state: its core, the core's cost model and the spare weight buffers. The worker
- * script makes one when it starts (below) and hands it every message.
+ * Starts this worker: its state (the core, the core's cost model and the spare weight buffers) is
+ * this call's, made when the worker script runs and kept by the message listener it sets.
  */
-class WorkerState {
-  constructor() {
-    this.mod = null;
-    this.cost = null;
-    /**
-     * Buffers the page gave back (compute.js giveBack; the newest MAX_SPARE kept). A call's weights
-     * are written into one that holds them (numpyExperiment's attn_weights_into), not into new
-     * memory: at 512 tokens and 12 heads a worker's half is 6 MB, which took 20–26 ms to copy into
-     * new memory on the benchmark's machine when it was quiet and 58 ms under load, and 0.4–0.5 ms
-     * into memory used before (memory touched for the first time is what costs).
-     */
-    this.spare = [];
-    this.started = createMhaCore().then(
-      (m) => {
-        this.mod = m;
-        this.cost = costModel(m);
-        postMessage({ ready: true });
-        warmUp(m); // `started` resolves after this: the first request finds the kernels hot
-      },
-      (e) => postMessage({ failed: e instanceof Error ? e.message : String(e) }),
-    );
-  }
+function startWorker() {
+  let mod = null;
+  let cost = null;
+  const started = createMhaCore().then(
+    (m) => {
+      mod = m;
+      cost = costModel(m);
+      postMessage({ ready: true });
+      warmUp(m); // `started` resolves after this: the first request finds the kernels hot
+    },
+    (e) => postMessage({ failed: e instanceof Error ? e.message : String(e) }),
+  );
 
   /**
-   * Where the weights of `request` (head_count · n² floats) go: the smallest spare buffer that
-   * holds them (spares more than 4 times too large are dropped: a small view after a large one does
-   * not keep the large one's memory), else a new one with room for n rounded up to ROUND_TOKENS.
-   * Only for the grids' request (cost.js splittable: at most MAX_KEPT_WEIGHTS weights), the only
-   * one whose weights the page gives back; undefined otherwise (the core makes an array of their size).
+   * Buffers the page gave back (compute.js giveBack; the newest MAX_SPARE kept). A call's weights are
+   * written into one that holds them (numpyExperiment's attn_weights_into), not into new memory: at
+   * 512 tokens and 12 heads a worker's half is 6 MB, which took 20–26 ms to copy into new memory on
+   * the benchmark's machine when it was quiet and 58 ms under load, and 0.4–0.5 ms into memory used
+   * before (memory touched for the first time is what costs).
    */
-  spareWeights(request) {
-    if (!this.cost.splittable(request)) return undefined; // (a half of it has the same keys, plus its heads)
-    const { spare } = this;
+  const spare = [];
+  /** One result given back while the page shows the next, and room for a stale one. */
+  const MAX_SPARE = 2;
+  /** A new buffer has room for this many tokens a side (rounded up): a token more still fits. */
+  const ROUND_TOKENS = 32;
+
+  /**
+   * Where the weights of `request` (head_count · n² floats) go: the smallest spare buffer that holds
+   * them (spares more than 4 times too large are dropped: a small view after a large one does not
+   * keep the large one's memory), else a new one with room for n rounded up to ROUND_TOKENS. Only for
+   * the grids' request (cost.js splittable: at most MAX_KEPT_WEIGHTS weights), the only one whose
+   * weights the page gives back; undefined otherwise (the core makes an array of their size).
+   */
+  function spareWeights(request) {
+    if (!cost.splittable(request)) return undefined; // (a half of it has the same keys, plus its heads)
     const { tokens: n, num_heads: h, first_head: first = 0, head_count: heads = h - first } = request;
     const floats = heads * n * n;
     const bytes = 4 * floats;
@@ -77,23 +79,21 @@ class WorkerState {
   }
 
   /** Keeps `buffer` for a later call's weights (the newest MAX_SPARE are kept). */
-  keepSpare(buffer) {
-    this.spare.push(buffer);
-    if (this.spare.length > MAX_SPARE) this.spare.shift();
+  function keepSpare(buffer) {
+    spare.push(buffer);
+    if (spare.length > MAX_SPARE) spare.shift();
   }
 
-  /** One message from the page (the protocol above). */
-  async receive(data) {
-    if (data.recycle) {
-      this.keepSpare(data.recycle);
+  onmessage = async (e) => {
+    if (e.data.recycle) {
+      keepSpare(e.data.recycle);
       return;
     }
-    await this.started;
-    const { mod } = this;
-    if (data.prime) {
-      const into = mod ? this.spareWeights(data.prime) : undefined;
+    await started;
+    if (e.data.prime) {
+      const into = mod ? spareWeights(e.data.prime) : undefined;
       try {
-        if (mod) mod.numpyExperiment(into ? { ...data.prime, attn_weights_into: into } : data.prime);
+        if (mod) mod.numpyExperiment(into ? { ...e.data.prime, attn_weights_into: into } : e.data.prime);
       } catch {
         // A request the page could not have sent; the real call will say what is wrong.
       }
@@ -101,37 +101,31 @@ class WorkerState {
         // The first two calls find memory used before too, as every later one does (the page
         // gives each result's buffers back once it shows the next): this call's buffer, and one
         // more, written once now, while the page is idle.
-        this.keepSpare(into.buffer);
-        if (this.spare.length < MAX_SPARE) this.keepSpare(new Float32Array(into.buffer.byteLength / 4).fill(0).buffer);
+        keepSpare(into.buffer);
+        if (spare.length < MAX_SPARE) keepSpare(new Float32Array(into.buffer.byteLength / 4).fill(0).buffer);
       }
       return;
     }
-    const { id, part, request } = data;
+    const { id, part, request } = e.data;
     if (!mod) {
       postMessage({ id, part, error: 'the attention core did not start in the worker' });
       return;
     }
-    const into = this.spareWeights(request);
+    const into = spareWeights(request);
     try {
       const result = mod.numpyExperiment(into ? { ...request, attn_weights_into: into } : request);
       // The cells coloured here, in parallel with the other worker, not on the page after both.
-      if (data.lut) result.pixels = resultPixels(result, data.lut);
+      if (e.data.lut) result.pixels = resultPixels(result, e.data.lut);
       const buffers = [...Object.values(result), ...(result.pixels ?? [])]
         .filter((v) => ArrayBuffer.isView(v)).map((v) => v.buffer);
       // recycled: the weights went into a spare buffer, memory used before (tests read it,
       // data-recycled).
       postMessage({ id, part, result, stats: mod.memoryStats(), recycled: into?.given === true }, buffers);
     } catch (err) {
-      if (into) this.keepSpare(into.buffer); // not transferred: still this worker's
+      if (into) keepSpare(into.buffer); // not transferred: still this worker's
       postMessage({ id, part, error: err instanceof Error ? err.message : String(err), stats: mod.memoryStats() });
     }
-  }
+  };
 }
 
-/** One result given back while the page shows the next, and room for a stale one. */
-const MAX_SPARE = 2;
-/** A new buffer has room for this many tokens a side (rounded up): a token more still fits. */
-const ROUND_TOKENS = 32;
-
-const state = new WorkerState();
-onmessage = (e) => state.receive(e.data);
+startWorker();
