@@ -12,7 +12,7 @@
 // snapshotCanvas() paints all of it (without the selection) into one canvas for the PNG export.
 import { headPixels, weightToRgb } from './color.js';
 import { gridLayout, cellAt, moveCell, LABELLED_MAX_TOKENS } from './layout.js';
-import { FONT, FONT_BOLD, labelInSlot, labelSlot } from './labels.js';
+import { FONT, FONT_BOLD, LabelCache, labelInSlot, labelSlot } from './labels.js';
 import { poolFactor, pooledPixels, greyMaskedRows } from './lod.js';
 
 /** Cells smaller than this (CSS px) get no inner ring: the compact highlight instead. */
@@ -66,7 +66,8 @@ function place(el, x, y, w, h) {
 
 /**
  * @param {object} p
- * @param {import('./labels.js').LabelCache} p.labels the page's label texts, widths and sprites
+ * @param {LabelCache} [p.labels] the label texts, widths and sprites it shares with the page's other
+ *   grids (default: a cache of its own)
  * @param {number} p.head head index
  * @param {object} p.result the module's result ({n, m, attn_weights, fully_masked_rows})
  * @param {string[]} p.tokens labels of the query rows (and of the key columns, by default)
@@ -80,7 +81,7 @@ function place(el, x, y, w, h) {
  * Put `element` on the page (it holds `canvas`, the focusable cells).
  */
 export class HeadHeatmap {
-  constructor({ labels, head, result, tokens, keyTokens, name = `Head ${head}`, onSelect, onActivate, onClear }) {
+  constructor({ labels = new LabelCache(), head, result, tokens, keyTokens, name = `Head ${head}`, onSelect, onActivate, onClear }) {
     this.labels = labels;
     this.head = head;
     this.name = name;
