@@ -485,7 +485,7 @@ for (const which of [0, 1]) {
       withPage(target(), '#text=a+bird+sat+on+the+mat&d_model=8&num_heads=2&seed=3', async ({ page }) => {
         const cell = () => page.$eval('canvas[data-head="0"]', (c) => c.dataset.cell);
         const before = await cell();
-        // Every label drawn in the page, from here on (the page's sprites, heatmap.js sprite).
+        // Every label drawn in the page, from here on (the page's sprites, labels.js LabelCache.sprite).
         await page.evaluate(() => {
           const fillText = CanvasRenderingContext2D.prototype.fillText;
           window.drawnLabels = [];
@@ -504,7 +504,7 @@ for (const which of [0, 1]) {
 
     test('typing across a cell-size step and back draws only what changed, from the sprite of that size', async () => {
       // 30 and 31 tokens get different cell sizes, so the count going back and forth alternates
-      // two label geometries; each keeps its sprite (heatmap.js sprite), which holds an older word
+      // two label geometries; each keeps its sprite (labels.js LabelCache.sprite), which holds an older word
       // in the slot that changed.
       const words = (count, swap = -1) =>
         Array.from({ length: count }, (_, i) => (i === swap ? 'zz' : `${String.fromCharCode(97 + (i % 26))}${Math.floor(i / 26) || ''}`)).join(' ');
@@ -520,7 +520,7 @@ for (const which of [0, 1]) {
 
     test('typing accented capitals and back (14 px cells): no pixels of an old label stay in the next slot', async () => {
       // At 12 px "Å", "É" and "Ç" reach 1-2 px beyond a 14 px slot: each label is drawn clipped
-      // to its slot (heatmap.js labelInSlot), so a slot redrawn alone leaves nothing behind.
+      // to its slot (labels.js labelInSlot), so a slot redrawn alone leaves nothing behind.
       const words = (changes) => Array.from({ length: 60 }, (_, i) => changes[i] ?? `w${i}`).join(' ');
       const { typed } = await typedLabelsMatchFresh(words({}),
         [words({ 10: 'Åg' }), words({ 10: 'Åg', 11: 'ÉÇ' }), words({ 11: 'ÉÇ' }), words({ 12: 'ÿþ', 13: 'gÅ' }), words({})],

@@ -10,6 +10,7 @@ import { Compute } from './compute/compute.js';
 import { warmUp } from './compute/warm_up.js';
 import { CORE_SCRIPT, WasmModules } from './compute/wasm_modules.js';
 import { rampWords } from './draw/color.js';
+import { LabelCache } from './draw/labels.js';
 import { RandomMode } from './modes/random/random_mode.js';
 import { DateMode } from './modes/date/date_mode.js';
 
@@ -30,8 +31,10 @@ async function boot(doc) {
     coreVersion.dataset.wasmMemoryBytes = String(stats.wasm_memory_bytes);
   };
   const address = new Address(win.location, win.history);
+  // One label cache for every grid of the page (both modes and the explain panels): the heads of
+  // a view copy their labels from the same sprites.
   const ctx = {
-    doc, core: null, compute: null, clock: new UpdateClock(), address, modules, showMemoryStats,
+    doc, core: null, compute: null, clock: new UpdateClock(), address, modules, showMemoryStats, labels: new LabelCache(),
     embedded: () => page.embed,
   };
   const random = new RandomMode(ctx);

@@ -48,7 +48,7 @@ export const PRESETS = Object.freeze({
 export const DEFAULT_PRESET = 'module-08';
 export const DEFAULTS = PRESETS[DEFAULT_PRESET].state;
 
-const KEYS = ['text', 'd_model', 'num_heads', 'seed', 'causal', 'positional'];
+const KEYS = Object.freeze(['text', 'd_model', 'num_heads', 'seed', 'causal', 'positional']);
 const MAX_TEXT_CHARS = 20000; // 2048 tokens of a few characters each
 
 /**

@@ -25,101 +25,107 @@ import { costModel } from './cost.js';
 
 importScripts('mha_wasm_core.js');
 
-// This worker's state (a worker script's global scope is its own): its core, the core's cost
-// model, and the spare weight buffers below.
-let mod = null;
-let cost = null;
-const started = createMhaCore().then(
-  (m) => {
-    mod = m;
-    cost = costModel(m);
-    postMessage({ ready: true });
-    warmUp(m); // `started` resolves after this: the first request finds the kernels hot
-  },
-  (e) => postMessage({ failed: e instanceof Error ? e.message : String(e) }),
-);
-
 /**
- * Buffers the page gave back (compute.js giveBack; the newest MAX_SPARE kept). A call's weights are
- * written into one that holds them (numpyExperiment's attn_weights_into), not into new memory: at
- * 512 tokens and 12 heads a worker's half is 6 MB, which took 20–26 ms to copy into new memory on
- * the benchmark's machine when it was quiet and 58 ms under load, and 0.4–0.5 ms into memory used
- * before (memory touched for the first time is what costs).
+ * Starts this worker: its state (the core, the core's cost model and the spare weight buffers) is
+ * this call's, made when the worker script runs and kept by the message listener it sets.
  */
-const spare = [];
-/** One result given back while the page shows the next, and room for a stale one. */
-const MAX_SPARE = 2;
-/** A new buffer has room for this many tokens a side (rounded up): a token more still fits. */
-const ROUND_TOKENS = 32;
+function startWorker() {
+  let mod = null;
+  let cost = null;
+  const started = createMhaCore().then(
+    (m) => {
+      mod = m;
+      cost = costModel(m);
+      postMessage({ ready: true });
+      warmUp(m); // `started` resolves after this: the first request finds the kernels hot
+    },
+    (e) => postMessage({ failed: e instanceof Error ? e.message : String(e) }),
+  );
 
-/**
- * Where the weights of `request` (head_count · n² floats) go: the smallest spare buffer that holds
- * them (spares more than 4 times too large are dropped: a small view after a large one does not
- * keep the large one's memory), else a new one with room for n rounded up to ROUND_TOKENS. Only for
- * the grids' request (cost.js splittable: at most MAX_KEPT_WEIGHTS weights), the only one whose
- * weights the page gives back; undefined otherwise (the core makes an array of their size).
- */
-function spareWeights(request) {
-  if (!cost.splittable(request)) return undefined; // (a half of it has the same keys, plus its heads)
-  const { tokens: n, num_heads: h, first_head: first = 0, head_count: heads = h - first } = request;
-  const floats = heads * n * n;
-  const bytes = 4 * floats;
-  if (!(bytes > 0)) return undefined; // the core will say what is wrong
-  for (let i = spare.length - 1; i >= 0; i--) if (spare[i].byteLength > 4 * bytes) spare.splice(i, 1);
-  let best = -1;
-  spare.forEach((b, i) => {
-    if (b.byteLength >= bytes && (best < 0 || b.byteLength < spare[best].byteLength)) best = i;
-  });
-  if (best >= 0) return Object.assign(new Float32Array(spare.splice(best, 1)[0], 0, floats), { given: true });
-  const side = Math.ceil(n / ROUND_TOKENS) * ROUND_TOKENS;
-  return new Float32Array(new ArrayBuffer(4 * heads * side * side), 0, floats);
-}
+  /**
+   * Buffers the page gave back (compute.js giveBack; the newest MAX_SPARE kept). A call's weights are
+   * written into one that holds them (numpyExperiment's attn_weights_into), not into new memory: at
+   * 512 tokens and 12 heads a worker's half is 6 MB, which took 20–26 ms to copy into new memory on
+   * the benchmark's machine when it was quiet and 58 ms under load, and 0.4–0.5 ms into memory used
+   * before (memory touched for the first time is what costs).
+   */
+  const spare = [];
+  /** One result given back while the page shows the next, and room for a stale one. */
+  const MAX_SPARE = 2;
+  /** A new buffer has room for this many tokens a side (rounded up): a token more still fits. */
+  const ROUND_TOKENS = 32;
 
-/** Keeps `buffer` for a later call's weights (the newest MAX_SPARE are kept). */
-function keepSpare(buffer) {
-  spare.push(buffer);
-  if (spare.length > MAX_SPARE) spare.shift();
-}
-
-onmessage = async (e) => {
-  if (e.data.recycle) {
-    keepSpare(e.data.recycle);
-    return;
+  /**
+   * Where the weights of `request` (head_count · n² floats) go: the smallest spare buffer that holds
+   * them (spares more than 4 times too large are dropped: a small view after a large one does not
+   * keep the large one's memory), else a new one with room for n rounded up to ROUND_TOKENS. Only for
+   * the grids' request (cost.js splittable: at most MAX_KEPT_WEIGHTS weights), the only one whose
+   * weights the page gives back; undefined otherwise (the core makes an array of their size).
+   */
+  function spareWeights(request) {
+    if (!cost.splittable(request)) return undefined; // (a half of it has the same keys, plus its heads)
+    const { tokens: n, num_heads: h, first_head: first = 0, head_count: heads = h - first } = request;
+    const floats = heads * n * n;
+    const bytes = 4 * floats;
+    if (!(bytes > 0)) return undefined; // the core will say what is wrong
+    for (let i = spare.length - 1; i >= 0; i--) if (spare[i].byteLength > 4 * bytes) spare.splice(i, 1);
+    let best = -1;
+    spare.forEach((b, i) => {
+      if (b.byteLength >= bytes && (best < 0 || b.byteLength < spare[best].byteLength)) best = i;
+    });
+    if (best >= 0) return Object.assign(new Float32Array(spare.splice(best, 1)[0], 0, floats), { given: true });
+    const side = Math.ceil(n / ROUND_TOKENS) * ROUND_TOKENS;
+    return new Float32Array(new ArrayBuffer(4 * heads * side * side), 0, floats);
   }
-  await started;
-  if (e.data.prime) {
-    const into = mod ? spareWeights(e.data.prime) : undefined;
+
+  /** Keeps `buffer` for a later call's weights (the newest MAX_SPARE are kept). */
+  function keepSpare(buffer) {
+    spare.push(buffer);
+    if (spare.length > MAX_SPARE) spare.shift();
+  }
+
+  onmessage = async (e) => {
+    if (e.data.recycle) {
+      keepSpare(e.data.recycle);
+      return;
+    }
+    await started;
+    if (e.data.prime) {
+      const into = mod ? spareWeights(e.data.prime) : undefined;
+      try {
+        if (mod) mod.numpyExperiment(into ? { ...e.data.prime, attn_weights_into: into } : e.data.prime);
+      } catch {
+        // A request the page could not have sent; the real call will say what is wrong.
+      }
+      if (into) {
+        // The first two calls find memory used before too, as every later one does (the page
+        // gives each result's buffers back once it shows the next): this call's buffer, and one
+        // more, written once now, while the page is idle.
+        keepSpare(into.buffer);
+        if (spare.length < MAX_SPARE) keepSpare(new Float32Array(into.buffer.byteLength / 4).fill(0).buffer);
+      }
+      return;
+    }
+    const { id, part, request } = e.data;
+    if (!mod) {
+      postMessage({ id, part, error: 'the attention core did not start in the worker' });
+      return;
+    }
+    const into = spareWeights(request);
     try {
-      if (mod) mod.numpyExperiment(into ? { ...e.data.prime, attn_weights_into: into } : e.data.prime);
-    } catch {
-      // A request the page could not have sent; the real call will say what is wrong.
+      const result = mod.numpyExperiment(into ? { ...request, attn_weights_into: into } : request);
+      // The cells coloured here, in parallel with the other worker, not on the page after both.
+      if (e.data.lut) result.pixels = resultPixels(result, e.data.lut);
+      const buffers = [...Object.values(result), ...(result.pixels ?? [])]
+        .filter((v) => ArrayBuffer.isView(v)).map((v) => v.buffer);
+      // recycled: the weights went into a spare buffer, memory used before (tests read it,
+      // data-recycled).
+      postMessage({ id, part, result, stats: mod.memoryStats(), recycled: into?.given === true }, buffers);
+    } catch (err) {
+      if (into) keepSpare(into.buffer); // not transferred: still this worker's
+      postMessage({ id, part, error: err instanceof Error ? err.message : String(err), stats: mod.memoryStats() });
     }
-    if (into) {
-      // The first two calls find memory used before too, as every later one does (the page
-      // gives each result's buffers back once it shows the next): this call's buffer, and one
-      // more, written once now, while the page is idle.
-      keepSpare(into.buffer);
-      if (spare.length < MAX_SPARE) keepSpare(new Float32Array(into.buffer.byteLength / 4).fill(0).buffer);
-    }
-    return;
-  }
-  const { id, part, request } = e.data;
-  if (!mod) {
-    postMessage({ id, part, error: 'the attention core did not start in the worker' });
-    return;
-  }
-  const into = spareWeights(request);
-  try {
-    const result = mod.numpyExperiment(into ? { ...request, attn_weights_into: into } : request);
-    // The cells coloured here, in parallel with the other worker, not on the page after both.
-    if (e.data.lut) result.pixels = resultPixels(result, e.data.lut);
-    const buffers = [...Object.values(result), ...(result.pixels ?? [])]
-      .filter((v) => ArrayBuffer.isView(v)).map((v) => v.buffer);
-    // recycled: the weights went into a spare buffer, memory used before (tests read it,
-    // data-recycled).
-    postMessage({ id, part, result, stats: mod.memoryStats(), recycled: into?.given === true }, buffers);
-  } catch (err) {
-    if (into) keepSpare(into.buffer); // not transferred: still this worker's
-    postMessage({ id, part, error: err instanceof Error ? err.message : String(err), stats: mod.memoryStats() });
-  }
-};
+  };
+}
+
+startWorker();

@@ -4,49 +4,19 @@
 //     is one putImageData and the compositor does the scaling; where object-view-box
 //     exists, the store is grow-only and CSS shows its top-left cols x rows (backingSize);
 //   - two narrow label canvases (rows, columns), copied from sprites drawn once for every head
-//     with the same labels, layout, devicePixelRatio and ink (their stores grow-only too: labelStore);
+//     with the same labels, layout, devicePixelRatio and ink (labels.js LabelCache, one shared by
+//     every grid of a page; the label canvases' stores grow-only too: labelStore);
 //   - the selection as positioned boxes over the cells (the row outline; the cell's ring, or a box
 //     in a compact grid) and the selected labels repainted bold in the label canvases;
 //   - for rows whose keys are all masked, a hatch canvas (created only when a row is masked).
 // snapshotCanvas() paints all of it (without the selection) into one canvas for the PNG export.
 import { headPixels, weightToRgb } from './color.js';
-import { truncateLabel } from './format.js';
-import { gridLayout, cellAt, moveCell, FONT_PX, LABEL_GAP, LABELLED_MAX_TOKENS } from './layout.js';
+import { gridLayout, cellAt, moveCell, LABELLED_MAX_TOKENS } from './layout.js';
+import { FONT, FONT_BOLD, LabelCache, labelInSlot, labelSlot } from './labels.js';
 import { poolFactor, pooledPixels, greyMaskedRows } from './lod.js';
 
-const LABEL_CHARS = 12;
-const FONT = `${FONT_PX}px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif`;
-const FONT_BOLD = `bold ${FONT}`;
 /** Cells smaller than this (CSS px) get no inner ring: the compact highlight instead. */
 const MIN_RING_CELL = 8;
-
-/** The labels of `tokens` (truncated), kept per token array (every head given the same tokens). */
-const labelSets = new WeakMap();
-function labelSet(tokens) {
-  let set = labelSets.get(tokens);
-  if (!set) labelSets.set(tokens, (set = { texts: tokens.map((t) => truncateLabel(t, LABEL_CHARS)) }));
-  return set;
-}
-
-let scratch = null;
-/**
- * Label widths, CSS px, by font and text: a keystroke makes a new token array (and label set) but
- * changes one label, so each text is measured once (measuring 128 labels in two fonts took
- * 0.5–0.7 ms of every 64-token update in a sampling profile). Dropped whole past MAX_MEASURED.
- */
-const measured = new Map();
-const MAX_MEASURED = 8192;
-/** The widest label of `set` in `font`, CSS px (once per set). */
-function widest(set, font) {
-  scratch ??= document.createElement('canvas').getContext('2d');
-  scratch.font = font;
-  if (measured.size > MAX_MEASURED) measured.clear();
-  return (set[font] ??= set.texts.reduce((w, t) => {
-    const key = font + t;
-    if (!measured.has(key)) measured.set(key, scratch.measureText(t).width);
-    return Math.max(w, measured.get(key));
-  }, 0));
-}
 
 /** A canvas of `width` × `height` CSS px at `dpr`, its context scaled to CSS px. */
 function sized(canvas, width, height, dpr) {
@@ -95,114 +65,9 @@ function place(el, x, y, w, h) {
 }
 
 /**
- * Every label of `set` as row labels (kind 'row': rowLabel) or column labels ('col':
- * columnLabel) of `layout`, in `ink`, at `dpr`, in the top-left of a sprite canvas (transparent
- * beyond its label band): drawn once and copied into every head's label canvas (rather than 8
- * heads drawing the same 128 labels each). Call it again before each copy: the canvas is shared.
- * One canvas is kept per label geometry (cell, band, dpr, ink) and kind, for up to
- * RECENT_GEOMETRIES geometries (all dropped for a new one past that). It holds the labels it was
- * last asked for; asked for other labels, it draws only the ones that differ, in place (a
- * keystroke changes one token, or adds one: 128 labels drawn again take ~2 ms of a 64-token
- * update). A token count going back and forth across a cell-size step (63 tokens: 19 px
- * cells, 64: 18 px) alternates two geometries, each with its canvas (a new sprite canvas per
- * update, drawn whole, would take 3.3 ms of a 64-token update, most of it the new canvas's first use).
- * Each label is drawn clipped to its slot (labelInSlot), so the result is the same pixels as
- * drawing them all, in every script (at 12 px, "Å", "É" and "Ç" reached 1-2 px into the next
- * slot, and stacked diacritics such as "Ẫ" further: left behind when only their slot was redrawn).
- */
-const RECENT_GEOMETRIES = 4;
-/** Per kind: geometry → {canvas, texts (the labels it holds)}. */
-const sprites = { row: new Map(), col: new Map() };
-function sprite(set, kind, layout, dpr, ink) {
-  const band = kind === 'row' ? layout.originX : `${layout.originY}|${layout.rotateColumns}`;
-  const geometry = `${layout.cell}|${band}|${dpr}|${ink}`;
-  const recent = sprites[kind];
-  let s = recent.get(geometry);
-  if (!s) {
-    if (recent.size >= RECENT_GEOMETRIES) recent.clear();
-    // (Made empty: the default 300 x 150 store would be kept, without room, by the first set.)
-    recent.set(geometry, (s = { canvas: Object.assign(document.createElement('canvas'), { width: 0, height: 0 }) }));
-  }
-  if (s.texts === set.texts) return s.canvas;
-  const { canvas } = s;
-  // The store only grows (growing clears it, and every label is drawn again): the top-left band
-  // is this set's; slots past it are blank. Along the labels it grows with room for a quarter more
-  // (spriteRoom): grown to the exact length, it was cleared and all 120 labels drawn again on
-  // every keystroke that added a token (~2.5 ms of a 60-token update, of ~5 ms of script).
-  const long = Math.ceil(set.texts.length * layout.cell * dpr);
-  const bw = kind === 'row' ? Math.ceil(layout.originX * dpr) : long;
-  const bh = kind === 'row' ? long : Math.ceil(layout.originY * dpr);
-  if (canvas.width < bw || canvas.height < bh) {
-    canvas.width = Math.max(canvas.width, kind === 'row' ? bw : spriteRoom(bw));
-    canvas.height = Math.max(canvas.height, kind === 'row' ? spriteRoom(bh) : bh);
-    s.texts = null;
-  }
-  const ctx = canvas.getContext('2d');
-  const last = s.texts;
-  if (!last) {
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.clearRect(0, 0, canvas.width, canvas.height);
-  }
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.fillStyle = ink;
-  // Each slot whose label changed is cleared, also the slots past this set's labels.
-  for (let i = 0; i < Math.max(set.texts.length, last ? last.length : 0); i++) {
-    const t = set.texts[i];
-    if (last && last[i] === t) continue;
-    if (last && i < last.length) ctx.clearRect(...labelSlot(kind, layout, i));
-    if (t !== undefined) labelInSlot(ctx, kind, t, i, layout);
-  }
-  s.texts = set.texts;
-  return canvas;
-}
-
-/** A sprite's length along its labels for `need` device px: a quarter more, in steps of 64. */
-const spriteRoom = (need) => Math.ceil((need * 1.25) / 64) * 64;
-
-/** The box (x, y, w, h; CSS px) of row label i (kind 'row') or column label i ('col'). */
-function labelSlot(kind, { cell, originX, originY }, i) {
-  return kind === 'row' ? [0, i * cell, originX, cell] : [i * cell, 0, cell, originY];
-}
-
-/** Row (kind 'row') or column ('col') label i of `layout`, clipped to its slot (labelSlot). */
-function labelInSlot(ctx, kind, text, i, layout, font = FONT) {
-  ctx.save();
-  ctx.beginPath();
-  ctx.rect(...labelSlot(kind, layout, i));
-  ctx.clip();
-  (kind === 'row' ? rowLabel : columnLabel)(ctx, text, i, layout, font);
-  ctx.restore();
-}
-
-/** Row label i, right-aligned against the grid, in a canvas whose top is the grid's. */
-function rowLabel(ctx, text, i, { cell, originX }, font = FONT) {
-  ctx.font = font;
-  ctx.textBaseline = 'middle';
-  ctx.textAlign = 'right';
-  ctx.fillText(text, originX - LABEL_GAP, (i + 0.5) * cell);
-}
-
-/** Column label j (across when labels fit, else turned to read upwards), left edge = the grid's. */
-function columnLabel(ctx, text, j, { cell, originY, rotateColumns }, font = FONT) {
-  ctx.font = font;
-  const x = (j + 0.5) * cell;
-  if (rotateColumns) {
-    ctx.save();
-    ctx.translate(x, originY - LABEL_GAP);
-    ctx.rotate(-Math.PI / 2);
-    ctx.textAlign = 'left';
-    ctx.textBaseline = 'middle';
-    ctx.fillText(text, 0, 0);
-    ctx.restore();
-  } else {
-    ctx.textAlign = 'center';
-    ctx.textBaseline = 'alphabetic';
-    ctx.fillText(text, x, originY - LABEL_GAP);
-  }
-}
-
-/**
  * @param {object} p
+ * @param {LabelCache} [p.labels] the label texts, widths and sprites it shares with the page's other
+ *   grids (default: a cache of its own)
  * @param {number} p.head head index
  * @param {object} p.result the module's result ({n, m, attn_weights, fully_masked_rows})
  * @param {string[]} p.tokens labels of the query rows (and of the key columns, by default)
@@ -216,7 +81,8 @@ function columnLabel(ctx, text, j, { cell, originY, rotateColumns }, font = FONT
  * Put `element` on the page (it holds `canvas`, the focusable cells).
  */
 export class HeadHeatmap {
-  constructor({ head, result, tokens, keyTokens, name = `Head ${head}`, onSelect, onActivate, onClear }) {
+  constructor({ labels = new LabelCache(), head, result, tokens, keyTokens, name = `Head ${head}`, onSelect, onActivate, onClear }) {
+    this.labels = labels;
     this.head = head;
     this.name = name;
     this.onSelect = onSelect;
@@ -314,8 +180,8 @@ export class HeadHeatmap {
     const { n, m, head } = this;
     this.result = result; // its attn_weights are read when needed (compute/split.js joinHeads: lazily)
     this.masked = result.fully_masked_rows;
-    this.rowSet = labelSet(tokens);
-    this.colSet = keyTokens ? labelSet(keyTokens) : this.rowSet;
+    this.rowSet = this.labels.labelSet(tokens);
+    this.colSet = keyTokens ? this.labels.labelSet(keyTokens) : this.rowSet;
     this.rowLabels = this.rowSet.texts;
     this.colLabels = this.colSet.texts;
     // One pixel per cell, or per block of cells beyond lod.js's MAX_BUFFER_SIDE (max-pooled);
@@ -378,8 +244,8 @@ export class HeadHeatmap {
     this.layout = gridLayout({
       n: this.n,
       m: this.m,
-      rowLabelWidth: compact ? 0 : widest(this.rowSet, FONT_BOLD),
-      colLabelWidth: compact ? 0 : widest(this.colSet, FONT) * 1.1,
+      rowLabelWidth: compact ? 0 : this.labels.widest(this.rowSet, FONT_BOLD),
+      colLabelWidth: compact ? 0 : this.labels.widest(this.colSet, FONT) * 1.1,
       availableWidth,
     });
     this.dpr = window.devicePixelRatio || 1;
@@ -484,9 +350,9 @@ export class HeadHeatmap {
     }
   }
 
-  /** The sprite of this grid's row labels (k = 0) or column labels (1), drawn for them (sprite). */
+  /** The sprite of this grid's row labels (k = 0) or column labels (1), drawn for them (LabelCache.sprite). */
   labelSprite(k) {
-    return sprite(k ? this.colSet : this.rowSet, k ? 'col' : 'row', this.layout, this.dpr, this.theme.ink);
+    return this.labels.sprite(k ? this.colSet : this.rowSet, k ? 'col' : 'row', this.layout, this.dpr, this.theme.ink);
   }
 
   /**

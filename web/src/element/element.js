@@ -17,9 +17,6 @@
 //
 // Invalid attributes show a message inside the element naming the value; the element keeps
 // working and re-renders when an attribute changes.
-/* global MHA_DATE_MODEL */
-import common from '../../common.css';
-import css from '../../element.css';
 import { drawLegend } from '../draw/legend.js';
 import { HeadHeatmap, readTheme } from '../draw/heatmap.js';
 import { headTable } from '../draw/table.js';
@@ -28,51 +25,14 @@ import { CellSelection } from '../draw/selection.js';
 import { announceText, createAnnouncer } from '../chrome/announce.js';
 import { exportFileName, weightsCsv, weightsJson } from '../chrome/export.js';
 import { canvasToPng, composeSnapshot, downloadBlob } from '../chrome/snapshot.js';
-import { base64ToBytes, kindInfo, layerCount, layerView } from '../modes/date/date_view.js';
+import { kindInfo, layerCount, layerView } from '../modes/date/date_view.js';
 import { ATTRIBUTES, attr, attributeNames, readAttributes } from './attributes.js';
-import { WasmModules } from '../compute/wasm_modules.js';
+import { ElementShared } from './shared.js';
 
-// Where this script was loaded from: mha_wasm_core.js, mha_wasm.js, date_model.js and
-// mha-attention.css are beside it (wasm_modules.js loads them from there).
+// Where this script was loaded from (read while it runs: document.currentScript): mha_wasm_core.js,
+// mha_wasm.js, date_model.js and mha-attention.css are beside it (shared.js loads them from there).
 const SCRIPT_URL = (typeof document !== 'undefined' && document.currentScript && document.currentScript.src) ||
   (typeof location !== 'undefined' ? location.href : '');
-/** The element's loader: one core and one full module for every element of the page. */
-const modules = new WasmModules({ base: SCRIPT_URL, beside: 'mha-attention.js' });
-
-/**
- * The wasm module an element's view needs: the small attention core (mha_wasm_core.js) for the
- * random-embeddings views, the full module (mha_wasm.js: DateModel) for the Date translator.
- * Either starts once per page (wasm_modules.js), shared by every element that needs it.
- */
-export function moduleFor(read) {
-  return read.kind === 'date' ? modules.loadFullModule() : modules.loadCore();
-}
-
-let dateModelPromise = null;
-/** The date model (date_model.js → mod.DateModel), loaded once per page. */
-function loadDateModel(mod) {
-  if (!dateModelPromise) {
-    dateModelPromise = (async () => {
-      if (typeof MHA_DATE_MODEL !== 'object' || !MHA_DATE_MODEL) await modules.loadScript('date_model.js');
-      if (typeof MHA_DATE_MODEL !== 'object' || !MHA_DATE_MODEL) throw new Error('date_model.js holds no model');
-      return new mod.DateModel(base64ToBytes(MHA_DATE_MODEL.safetensors));
-    })();
-    dateModelPromise.catch(() => {
-      dateModelPromise = null;
-    });
-  }
-  return dateModelPromise;
-}
-
-let sheet = null;
-/** The element's stylesheet, constructed once (adoptedStyleSheets are not inline styles for CSP). */
-function styleSheet() {
-  if (!sheet && typeof CSSStyleSheet === 'function' && 'replaceSync' in CSSStyleSheet.prototype) {
-    sheet = new CSSStyleSheet();
-    sheet.replaceSync(`${common}\n${css}`);
-  }
-  return sheet;
-}
 
 /** Builds an element of `tag` with a class and text (text only: tokens come from authors and users). */
 function el(tag, className, text) {
@@ -82,21 +42,27 @@ function el(tag, className, text) {
   return e;
 }
 
+/**
+ * The element. Defined (below) with one ElementShared for the page: every element's constructor
+ * is given it.
+ */
 export class MhaAttention extends HTMLElement {
   static get observedAttributes() {
     return ATTRIBUTES;
   }
 
-  constructor() {
+  /** @param {ElementShared} shared what every element of the page shares (shared.js) */
+  constructor(shared) {
     super();
+    this.shared = shared;
     const root = this.attachShadow({ mode: 'open' });
-    const s = styleSheet();
+    const s = shared.styleSheet();
     if (s) root.adoptedStyleSheets = [s];
     else {
       for (const file of ['common.css', 'mha-attention.css']) {
         const link = el('link');
         link.rel = 'stylesheet';
-        link.href = new URL(file, SCRIPT_URL).href;
+        link.href = new URL(file, shared.base).href;
         root.append(link);
       }
     }
@@ -179,7 +145,6 @@ export class MhaAttention extends HTMLElement {
     else this.figure.setAttribute('aria-label', this.view ? this.view.title : 'Attention weights');
   }
 
-  /** An invalid attribute or a failed start: the message in the element, the last view kept. */
   /** Shows why the attributes cannot be drawn; an earlier valid view, if any, stays on screen. */
   fail(message) {
     if (!this.view) this.summary.textContent = 'Nothing to show.';
@@ -195,7 +160,7 @@ export class MhaAttention extends HTMLElement {
       return;
     }
     const ticket = ++this.renderCount;
-    const mod = await moduleFor(read);
+    const mod = await this.shared.moduleFor(read);
     const built = read.kind === 'date' ? await this.computeDate(mod, read) : this.computeRandom(mod, read);
     if (ticket !== this.renderCount) return; // attributes changed meanwhile: a newer render runs
     if (!built.ok) {
@@ -259,7 +224,7 @@ export class MhaAttention extends HTMLElement {
   async computeDate(mod, read) {
     let model;
     try {
-      model = await loadDateModel(mod);
+      model = await this.shared.dateModel(mod);
     } catch (e) {
       return { ok: false, message: `the date model could not be loaded: ${e instanceof Error ? e.message : e}` };
     }
@@ -304,6 +269,7 @@ export class MhaAttention extends HTMLElement {
       fig.dataset.head = String(h);
       fig.append(el('figcaption', 'head-title', `Head ${h}`));
       const hm = new HeadHeatmap({
+        labels: this.shared.labels,
         head: h,
         result,
         tokens: built.queryTokens,
@@ -406,5 +372,10 @@ export class MhaAttention extends HTMLElement {
 }
 
 if (typeof customElements !== 'undefined' && !customElements.get('mha-attention')) {
-  customElements.define('mha-attention', MhaAttention);
+  const shared = new ElementShared(SCRIPT_URL);
+  customElements.define('mha-attention', class extends MhaAttention {
+    constructor() {
+      super(shared);
+    }
+  });
 }

@@ -24,11 +24,11 @@ export const COMBINATIONS = Object.freeze({
 
 /**
  * @param {Element} container
- * @param {{kind: 'mean'|'max', matrix: Float32Array, n: number, m: number, tokens: string[],
+ * @param {{labels: object, kind: 'mean'|'max', matrix: Float32Array, n: number, m: number, tokens: string[],
  *          keyTokens?: string[], numHeads: number, onKind: (kind: string) => void}} p
- *   matrix: the core's (n, m) combination
+ *   labels: the page's label cache (draw/labels.js); matrix: the core's (n, m) combination
  */
-export function renderCombined(container, { kind, matrix, n, m, tokens, keyTokens = tokens, numHeads, onKind }) {
+export function renderCombined(container, { labels, kind, matrix, n, m, tokens, keyTokens = tokens, numHeads, onKind }) {
   const c = COMBINATIONS[kind];
   const group = h('fieldset', { className: 'combine-kinds' }, h('legend', { text: 'Combine the heads by' }));
   for (const [key, spec] of Object.entries(COMBINATIONS)) {
@@ -41,7 +41,7 @@ export function renderCombined(container, { kind, matrix, n, m, tokens, keyToken
   const result = { n, m, attn_weights: matrix, fully_masked_rows: new Uint8Array(n) };
   const name = `${c.label} (${numHeads} heads)`;
   const { figure: fig, heatmap: hm } = gridFigure({
-    result, tokens, keyTokens, name, className: 'combined-figure', data: { combined: kind },
+    labels, result, tokens, keyTokens, name, className: 'combined-figure', data: { combined: kind },
     caption: h('span', {}, h('strong', { text: `${c.label}: ${c.formula}` }), h('span', { className: 'help', text: ` — ${c.note}` })),
     // The table caption's usual note says rows sum to 1: true for the mean, not for the max.
     tableNote: kind === 'max' ? 'rows: query tokens, columns: key tokens; the largest weight any head gives'

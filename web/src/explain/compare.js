@@ -18,18 +18,18 @@ export function compareCaptions(d, numHeads) {
  * @param {Element} container
  * @param {{tokens: string[], single: object, multi: object}} p core results with 1 and h heads
  */
-export function renderCompare(container, { tokens, single, multi }) {
+export function renderCompare(container, { labels, tokens, single, multi }) {
   const d = multi.d_model;
   const caps = compareCaptions(d, multi.num_heads);
   const theme = readTheme(container);
   const singleSide = h('div', { className: 'compare-side' }, h('p', { className: 'compare-title', text: caps.single }));
   const multiSide = h('div', { className: 'compare-side' }, h('p', { className: 'compare-title', text: caps.multi }));
-  const made = [gridFigure({ result: single, tokens, name: 'One head (num_heads = 1)', className: 'compare-head',
+  const made = [gridFigure({ labels, result: single, tokens, name: 'One head (num_heads = 1)', className: 'compare-head',
     data: { compare: 'single', compareHead: 0 } })];
   singleSide.append(made[0].figure);
   const heads = h('div', { className: 'compare-heads' });
   for (let i = 0; i < multi.num_heads; i++) {
-    const f = gridFigure({ result: multi, head: i, tokens, name: `Head ${i} of ${multi.num_heads}`, className: 'compare-head',
+    const f = gridFigure({ labels, result: multi, head: i, tokens, name: `Head ${i} of ${multi.num_heads}`, className: 'compare-head',
       data: { compare: 'multi', compareHead: i } });
     made.push(f);
     heads.append(f.figure);

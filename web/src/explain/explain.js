@@ -98,7 +98,7 @@ export class ExplainPanels {
    * @param {{getModule: () => object, getFullModule: () => Promise<object>,
    *          onAblate: (off: number[]) => void, onCombine: (kind: string) => void,
    *          onError: (message: string) => void, onClearError: () => void,
-   *          onNeedParameters?: () => void, scripts: object}} deps
+   *          onNeedParameters?: () => void, scripts: object, labels: object}} deps
    *   getModule: the page's attention core (numpyExperiment, parameterCount), ready;
    *   getFullModule: the module with the explain functions and the file loaders (it may be
    *   loaded on demand: FULL_MODULE_PANELS and the file panel wait for it);
@@ -108,13 +108,15 @@ export class ExplainPanels {
    *   onNeedParameters: an open panel needs the experiment's X and weights, which the view's
    *   result lacks (the page leaves them out while no such panel is open: needsParameters());
    *   scripts: the page's script loader (compute/wasm_modules.js WasmModules), which adds the
-   *   Files panel's script
+   *   Files panel's script;
+   *   labels: the page's label cache (draw/labels.js LabelCache), shared by the panels' grids
    */
   constructor(container, {
-    getModule, getFullModule, onAblate, onCombine, onError, onClearError, onNeedParameters = () => {}, scripts,
+    getModule, getFullModule, onAblate, onCombine, onError, onClearError, onNeedParameters = () => {}, scripts, labels,
   }) {
     this.container = container;
     this.scripts = scripts;
+    this.labels = labels;
     this.getModule = getModule;
     this.getFullModule = getFullModule;
     this.onError = onError;
@@ -185,7 +187,7 @@ export class ExplainPanels {
           throw new Error(`${FILE_PANEL_SCRIPT} loaded but defines no file panel: rebuild the page (./scripts/build.sh)`);
         }
         body.replaceChildren();
-        build(body, { getModule: this.getFullModule, onError: this.onError, onClear: this.onClearError });
+        build(body, { getModule: this.getFullModule, labels: this.labels, onError: this.onError, onClear: this.onClearError });
       }).catch((e) => {
         this.built.files = false; // opening the panel again tries again
         body.replaceChildren(h('p', { className: 'help', text: e instanceof Error ? e.message : String(e) }));
@@ -278,7 +280,7 @@ export class ExplainPanels {
         // The same request with one head (a per-head switch-off list has no meaning there).
         // The float32 layer (fast) on the experiment's X and weights, with one head.
         const single = mod.forward(layerRequest(result, this.ctx.request, 1));
-        renderCompare(body, { tokens, single, multi: result });
+        renderCompare(body, { labels: this.labels, tokens, single, multi: result });
         break;
       }
       case 'patterns': {
@@ -302,7 +304,7 @@ export class ExplainPanels {
         }
         const matrix = mod[fn]({ attn_weights: result.attn_weights, num_heads: result.num_heads, n: result.n, m: result.m });
         renderCombined(body, {
-          kind, matrix, n: result.n, m: result.m, tokens, numHeads: result.num_heads,
+          labels: this.labels, kind, matrix, n: result.n, m: result.m, tokens, numHeads: result.num_heads,
           onKind: (next) => {
             this.ctx = { ...this.ctx, explain: { ...this.ctx.explain, combine: next } };
             this.onCombine(next);

@@ -79,14 +79,14 @@ function fileField(label, accept, id, help, role) {
   return { field, input };
 }
 
-function drawHeads(container, stack, numHeads, n, m, rows, cols, prefix) {
+function drawHeads(container, labelCache, stack, numHeads, n, m, rows, cols, prefix) {
   const theme = readTheme(container);
   const width = Math.max(200, Math.min(360, Math.floor((container.clientWidth || 720) / Math.min(numHeads, 3)) - 24));
   const figures = [];
   const result = { n, m, attn_weights: stack, fully_masked_rows: fullyMaskedRows(stack, numHeads, n, m) };
   for (let k = 0; k < Math.min(numHeads, MAX_DRAWN_FILE_HEADS); k++) {
     const name = `${prefix}head ${k}`;
-    figures.push(gridFigure({ result, head: k, tokens: rows, keyTokens: cols, name, className: 'file-head', data: { fileHead: k } }));
+    figures.push(gridFigure({ labels: labelCache, result, head: k, tokens: rows, keyTokens: cols, name, className: 'file-head', data: { fileHead: k } }));
   }
   container.replaceChildren(...figures.map((f) => f.figure));
   if (numHeads > MAX_DRAWN_FILE_HEADS) {
@@ -109,11 +109,12 @@ function fullyMaskedRows(stack, numHeads, n, m) {
 /**
  * Builds the panel in `container`.
  * @param {Element} container
- * @param {{getModule: () => Promise<object>, onError: (message: string) => void, onClear: () => void}} deps
+ * @param {{getModule: () => Promise<object>, labels: object, onError: (message: string) => void, onClear: () => void}} deps
  *   getModule: the core module holding the loaders (it may be loaded on demand);
+ *   labels: the page's label cache (draw/labels.js LabelCache), which the panel's grids share;
  *   onError: shows a message in the page's alert region; onClear: clears it
  */
-export function buildFilePanel(container, { getModule, onError, onClear }) {
+export function buildFilePanel(container, { getModule, labels: labelCache, onError, onClear }) {
   const uid = Math.random().toString(36).slice(2, 7);
   const status = h('p', { className: 'file-status', attrs: { role: 'status' } });
   const tokensId = `file-tokens-${uid}`;
@@ -178,17 +179,17 @@ export function buildFilePanel(container, { getModule, onError, onClear }) {
     output.replaceChildren(
       h('p', { className: 'help', text: `${loaded.source}: ${numLayers} layer${numLayers === 1 ? '' : 's'} × ${numHeads} heads × ${n} × ${m}. ${labels.note}` }),
       exports, grids, patternsBox, combineBox, rolloutBox);
-    drawHeads(grids, stack, numHeads, n, m, labels.rows, labels.cols, numLayers > 1 ? `layer ${layer}, ` : '');
+    drawHeads(grids, labelCache, stack, numHeads, n, m, labels.rows, labels.cols, numLayers > 1 ? `layer ${layer}, ` : '');
     const req = { attn_weights: stack, num_heads: numHeads, n, m };
     renderPatterns(patternsBox, { patterns: mod.headPatterns(req), tokens: labels.rows, keyTokens: labels.cols, weights: stack });
     const combine = (kind) => renderCombined(combineBox, {
-      kind, matrix: kind === 'max' ? mod.maxOverHeads(req) : mod.meanOverHeads(req),
+      labels: labelCache, kind, matrix: kind === 'max' ? mod.maxOverHeads(req) : mod.meanOverHeads(req),
       n, m, tokens: labels.rows, keyTokens: labels.cols, numHeads, onKind: combine,
     });
     combine('mean');
     if (numLayers > 1 && n === m) {
       const rollout = mod.attentionRollout({ layers: loaded.layers, num_heads: numHeads, n });
-      renderRollout(rolloutBox, rollout, n, labels.rows, numLayers);
+      renderRollout(rolloutBox, labelCache, rollout, n, labels.rows, numLayers);
     }
     container.dataset.state = 'ready';
     status.classList.remove('file-error');
@@ -337,12 +338,12 @@ function exportButtons(stack, numHeads, labels, config, say) {
 }
 
 /** The rollout across layers as one grid (rows sum to 1). */
-function renderRollout(container, rollout, n, tokens, numLayers) {
+function renderRollout(container, labelCache, rollout, n, tokens, numLayers) {
   const matrix = Float32Array.from(rollout);
   const result = { n, m: n, attn_weights: matrix, fully_masked_rows: new Uint8Array(n) };
   const name = `Attention rollout over ${numLayers} layers`;
   const { figure, heatmap: hm } = gridFigure({
-    result, tokens, name, className: 'combined-figure', data: { rollout: 'layers' },
+    labels: labelCache, result, tokens, name, className: 'combined-figure', data: { rollout: 'layers' },
     caption: h('span', {}, h('strong', { text: `${name}: ${ROLLOUT_FORMULA}` }),
       h('span', { className: 'help', text: ' — Abnar & Zuidema 2020: how much of input token j reaches position i, if attention and the residual carry it linearly.' })),
   });

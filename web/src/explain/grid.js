@@ -7,6 +7,7 @@ import { MAX_TABLE_TOKENS } from '../draw/tables.js';
 
 /**
  * @param {object} p
+ * @param {import('../draw/labels.js').LabelCache} p.labels the page's label cache
  * @param {object} p.result {n, m, attn_weights, fully_masked_rows} (head `head` of a stack)
  * @param {number} [p.head] which head of result.attn_weights (default 0)
  * @param {string[]} p.tokens row labels, @param {string[]} [p.keyTokens] column labels
@@ -17,8 +18,8 @@ import { MAX_TABLE_TOKENS } from '../draw/tables.js';
  * @param {string} [p.tableNote] the table caption's note (default: rows and columns, rows sum to 1)
  * @returns {{figure: HTMLElement, heatmap: HeadHeatmap}} call heatmap.resize(width, theme) once placed
  */
-export function gridFigure({ result, head = 0, tokens, keyTokens, name, caption, data, className = 'explain-grid', tableNote }) {
-  const heatmap = new HeadHeatmap({ head, result, tokens, keyTokens, name, onSelect: (sel) => heatmap.setSelection(sel) });
+export function gridFigure({ labels, result, head = 0, tokens, keyTokens, name, caption, data, className = 'explain-grid', tableNote }) {
+  const heatmap = new HeadHeatmap({ labels, head, result, tokens, keyTokens, name, onSelect: (sel) => heatmap.setSelection(sel) });
   delete heatmap.canvas.dataset.head;
   Object.assign(heatmap.canvas.dataset, stringify(data));
   // The hidden table twin, as under the page's own grids: none beyond MAX_TABLE_TOKENS (a file

@@ -11,11 +11,13 @@ import { axisTokens, kindInfo, layerView } from './date_view.js';
 export class DateCombined {
   /**
    * @param {HTMLDetailsElement} details its body is filled while open
-   * @param {{getModule: () => Promise<object>}} deps the module with meanOverHeads,
-   *   maxOverHeads and attentionRollout (the full module, which the Date translator has loaded)
+   * @param {{getModule: () => Promise<object>, labels: object}} deps getModule: the module with
+   *   meanOverHeads, maxOverHeads and attentionRollout (the full module, which the Date translator
+   *   has loaded); labels: the page's label cache (draw/labels.js LabelCache)
    */
-  constructor(details, { getModule }) {
+  constructor(details, { getModule, labels }) {
     this.details = details;
+    this.labels = labels;
     this.body = details.querySelector('.explain-body');
     this.getModule = getModule;
     this.last = null; // {result, kind, layer}
@@ -56,7 +58,7 @@ export class DateCombined {
     const drawCombined = (k) => {
       this.kind = k;
       renderCombined(combined, {
-        kind: k, matrix: k === 'max' ? mod.maxOverHeads(req) : mod.meanOverHeads(req),
+        labels: this.labels, kind: k, matrix: k === 'max' ? mod.maxOverHeads(req) : mod.meanOverHeads(req),
         n: view.n, m: view.m, tokens: view.rows, keyTokens: view.cols, numHeads: r.num_heads, onKind: drawCombined,
       });
     };
@@ -69,7 +71,7 @@ export class DateCombined {
       const name = `Rollout of ${kindInfo(which).label.toLowerCase()} over its ${layers.length} layers`;
       const result = { n, m: n, attn_weights: rollout, fully_masked_rows: new Uint8Array(n) };
       const { figure, heatmap: hm } = gridFigure({
-        result, tokens: rows, keyTokens: cols, name, className: 'combined-figure', data: { rollout: which },
+        labels: this.labels, result, tokens: rows, keyTokens: cols, name, className: 'combined-figure', data: { rollout: which },
         caption: h('span', {}, h('strong', { text: `${name}: ${ROLLOUT_FORMULA}` }),
           h('span', { className: 'help', text: ' — how much of each position j reaches position i after all the layers, if attention and the residual carry it linearly (Abnar & Zuidema 2020).' })),
       });

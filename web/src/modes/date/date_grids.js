@@ -14,12 +14,14 @@ export class DateGrids {
   /**
    * @param {object} els the panel's elements (date_mode.js)
    * @param {object} p
+   * @param {import('../../draw/labels.js').LabelCache} p.labels the page's label cache
    * @param {(key: string) => boolean} p.isOff whether head `key` (headKey) is switched off
    * @param {(key: string, off: boolean) => void} p.setOff its checkbox changed
    * @param {() => Map} p.roles the measured roles (headKey → {role, ablated})
    */
-  constructor(els, { isOff, setOff, roles }) {
+  constructor(els, { labels, isOff, setOff, roles }) {
     this.els = els;
+    this.labels = labels;
     this.isOff = isOff;
     this.setOff = setOff;
     this.roles = roles;
@@ -108,7 +110,7 @@ export class DateGrids {
     figure.classList.toggle('is-off', this.isOff(key));
     const name = `${info.label}, layer ${layer}, head ${h}`;
     const grid = new HeadHeatmap({
-      head: h, result: view, tokens: view.rows, keyTokens: view.cols, name,
+      labels: this.labels, head: h, result: view, tokens: view.rows, keyTokens: view.cols, name,
       onSelect: (sel) => this.pointOrMove(sel, group),
       onActivate: (cell) => this.toggleLock(cell, group),
       onClear: () => this.cells.clear(),

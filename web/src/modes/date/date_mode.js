@@ -46,6 +46,7 @@ export class DateMode {
    * @param {Document} ctx.doc the page
    * @param {object} ctx.modules the page's wasm loader (compute/wasm_modules.js): the full module
    *   (with DateModel, loadFullModule, on first call) and the model's script
+   * @param {object} ctx.labels the page's label cache (draw/labels.js LabelCache), for every grid
    * @param {(stats: object) => void} ctx.showMemoryStats the module's memoryStats() after every
    *   translation attempt
    * @param {object} ctx.address the page's address (chrome/address.js)
@@ -91,12 +92,13 @@ export class DateMode {
     /** The translation on screen: replaced only by a successful translate(). */
     this.result = null;
     this.grids = new DateGrids(this.els, {
+      labels: ctx.labels,
       isOff: (key) => this.isOff(key),
       setOff: (key, off) => this.setOff(key, off),
       roles: () => this.roles,
     });
     /** The combined views (mean, max, rollout), drawn only while open. */
-    this.combined = new DateCombined($('date-combined'), { getModule: ctx.modules.loadFullModule });
+    this.combined = new DateCombined($('date-combined'), { getModule: ctx.modules.loadFullModule, labels: ctx.labels });
     this.wired = false;
     this.els.panel.dataset.tables = 'ready'; // none pending
   }

@@ -174,12 +174,12 @@ export function formatPercent(v, digits = 1) {
   return `${s.includes('.') ? s.replace(/\.?0+$/, '') : s}%`;
 }
 
-const ROLE_FIELDS = ['role', 'label', 'role_label'];
-const ABLATION_FIELDS = [
+const ROLE_FIELDS = Object.freeze(['role', 'label', 'role_label']);
+const ABLATION_FIELDS = Object.freeze([
   'accuracy_ablated', 'ablated_accuracy', 'accuracy_without', 'ablation_accuracy',
   'exact_match_ablated', 'accuracy_with_head_ablated',
-];
-const BASELINE_FIELDS = ['baseline_accuracy', 'accuracy', 'exact_match', 'full_accuracy'];
+]);
+const BASELINE_FIELDS = Object.freeze(['baseline_accuracy', 'accuracy', 'exact_match', 'full_accuracy']);
 
 function firstField(obj, names) {
   for (const k of names) {

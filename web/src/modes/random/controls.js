@@ -5,7 +5,7 @@ import { h as element } from '../../explain/dom.js';
 import { tokenize } from '../../chrome/tokenize.js';
 import { sentence, setText } from '../../chrome/alerts.js';
 
-const NUMBER_FIELDS = ['d_model', 'num_heads', 'seed'];
+const NUMBER_FIELDS = Object.freeze(['d_model', 'num_heads', 'seed']);
 /** Token chips shown at most; beyond, an ellipsis. */
 const MAX_CHIPS = 80;
 

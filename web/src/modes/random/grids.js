@@ -15,12 +15,13 @@ export class HeadGrids {
   /**
    * @param {Document} doc the page
    * @param {object} p
+   * @param {import('../../draw/labels.js').LabelCache} p.labels the page's label cache
    * @param {(sel: object|null) => void} p.onSelect a grid reports the pointer, the focus or the keys
    * @param {(cell: object) => void} p.onActivate a cell was clicked (or Enter)
    * @param {() => void} p.onClear Escape in a grid
    * @param {() => boolean} p.busy an input waits to be shown (the tables wait for it)
    */
-  constructor(doc, { onSelect, onActivate, onClear, busy }) {
+  constructor(doc, { labels, onSelect, onActivate, onClear, busy }) {
     const $ = (id) => doc.getElementById(id);
     this.doc = doc;
     this.els = {
@@ -32,7 +33,8 @@ export class HeadGrids {
       readout: $('readout'),
     };
     this.readoutHint = this.els.readout.textContent;
-    this.callbacks = { onSelect, onActivate, onClear };
+    // What every heatmap is given: the page's label cache and the mode's callbacks.
+    this.callbacks = { labels, onSelect, onActivate, onClear };
     this.busy = busy;
     /** The heatmaps on screen, one per head. */
     this.heatmaps = [];

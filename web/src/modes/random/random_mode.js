@@ -5,18 +5,15 @@ import { CellSelection } from '../../draw/selection.js';
 import { drawLegend } from '../../draw/legend.js';
 import { keepsIntermediates } from '../../compute/cost.js';
 import { ExplainPanels } from '../../explain/explain.js';
-import {
-  defaultExplain, explainToHash, fitExplain, maskLimits, parseExplainHash, readMaskControls,
-} from '../../explain/explain_state.js';
-import { maskFields, toggleCell } from '../../explain/masks.js';
+import { defaultExplain, explainToHash, parseExplainHash } from '../../explain/explain_state.js';
+import { toggleCell } from '../../explain/masks.js';
 import { announceText, createAnnouncer } from '../../chrome/announce.js';
-import { errorMessage, sentence, showNotes } from '../../chrome/alerts.js';
+import { sentence, showNotes } from '../../chrome/alerts.js';
 import { tokenize } from '../../chrome/tokenize.js';
-import {
-  DEFAULTS, PRESETS, checkPageLimits, parseHash, presetOf, readControls, stateToHash, viewToHash,
-} from '../../chrome/state.js';
+import { DEFAULTS, PRESETS, parseHash, presetOf, stateToHash, viewToHash } from '../../chrome/state.js';
 import { RandomControls } from './controls.js';
 import { HeadGrids } from './grids.js';
+import { experimentRequest } from './request.js';
 
 /** Milliseconds of work in the worker after which the summary says it is computing. */
 const COMPUTING_NOTE_MS = 150;
@@ -41,6 +38,7 @@ export class RandomMode {
    * @param {object} ctx.modules the page's wasm loader (compute/wasm_modules.js): the full module
    *   (loadFullModule, on first call) and classic scripts
    * @param {(stats: object) => void} ctx.showMemoryStats the core's memoryStats() after an update
+   * @param {object} ctx.labels the page's label cache (draw/labels.js LabelCache), for every grid
    */
   constructor(ctx) {
     this.id = 'random';
@@ -54,6 +52,7 @@ export class RandomMode {
     this.active = false;
     this.controls = new RandomControls(doc);
     this.grids = new HeadGrids(doc, {
+      labels: ctx.labels,
       onSelect: (sel) => this.pointOrMove(sel),
       onActivate: (cell) => this.activateCell(cell),
       onClear: () => this.cells.clear(),
@@ -84,6 +83,7 @@ export class RandomMode {
       // a classic script the first time a panel needs them (compute/wasm_modules.js).
       getFullModule: ctx.modules.loadFullModule,
       scripts: ctx.modules,
+      labels: ctx.labels,
       onError: (message) => {
         this.controls.els.alert.textContent = sentence(message);
       },
@@ -327,49 +327,10 @@ export class RandomMode {
 
   /**
    * The request for the controls' settings: {request, state, tokens, explained, fields}, or
-   * {refused: message, maskKey?} when a setting is refused.
+   * {refused: message, maskKey?} when a setting is refused (request.js).
    */
   request() {
-    const { core } = this.ctx;
-    const read = readControls(this.controls.raw());
-    if (!read.ok) return { refused: read.message };
-    const { state, tokens } = read;
-    this.controls.limitMaskFields(maskLimits(tokens.length));
-    const masks = readMaskControls(this.controls.rawMask(), tokens.length);
-    if (!masks.ok) return { refused: masks.message, maskKey: masks.key };
-    const explained = fitExplain({ ...this.explainState, ...masks.value }, tokens.length, state.num_heads);
-    const fields = maskFields(explained, tokens.length, (n, window) => core.windowMask({ n, window }));
-    let request;
-    try {
-      // The module is the authority on (d_model, num_heads): zero, negative or non-dividing
-      // head counts throw an Error that names the values, shown as is.
-      core.parameterCount({ d_model: state.d_model, num_heads: state.num_heads });
-      const limitMessage = checkPageLimits(state);
-      if (limitMessage) return { refused: limitMessage };
-      request = {
-        seed: state.seed,
-        tokens: tokens.length,
-        d_model: state.d_model,
-        num_heads: state.num_heads,
-        // float64 as numpy up to the core's experimentFloat64MaxWork multiply-adds (every course
-        // example), float32 above; the result says which, and so does #precision.
-        precision: 'auto',
-        positional: state.positional,
-        is_causal: state.causal,
-        ...fields,
-      };
-      // The grids need the weights only: no value projection, A·V or out_proj, no q, k or scores
-      // (about half the work when n < 2·d_model; the float64 path computes everything anyway).
-      // The step panel's q, k, scores, a·v_j and y_i need the full forward: asked for while a
-      // cell is locked there, and only while they stay small (MAX_KEPT_WEIGHTS).
-      if (!this.explain.cell) request.weights_only = true;
-      if (!this.explain.cell || !keepsIntermediates(state.num_heads, tokens.length)) request.keep_intermediates = false;
-      // X and the weights (4 MiB at d_model 512) only for the panels that run the layer on them.
-      if (!this.explain.needsParameters()) request.return_parameters = false;
-    } catch (e) {
-      return { refused: errorMessage(e) };
-    }
-    return { request, state, tokens, explained, fields };
+    return experimentRequest(this.ctx.core, this.controls, this.explainState, this.explain);
   }
 
   /** The alert, with what the grids still show. */

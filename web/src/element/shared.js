@@ -1,0 +1,56 @@
+// What every <mha-attention> element of a page shares: one wasm loader (one core, one full module,
+// each started once), the date model, the constructed stylesheet and the grids' label cache. The
+// element's entry file (element.js) makes one ElementShared when it defines the element and gives
+// it to every element it constructs.
+/* global MHA_DATE_MODEL */
+import common from '../../common.css';
+import css from '../../element.css';
+import { LabelCache } from '../draw/labels.js';
+import { WasmModules } from '../compute/wasm_modules.js';
+import { base64ToBytes } from '../modes/date/date_view.js';
+
+export class ElementShared {
+  /** @param {string} base the element script's URL: mha_wasm_core.js, mha_wasm.js, date_model.js and the CSS are beside it */
+  constructor(base) {
+    this.base = base;
+    /** The loader: one core and one full module for every element of the page. */
+    this.modules = new WasmModules({ base, beside: 'mha-attention.js' });
+    /** Label texts, widths and sprites, shared by every element's grids (draw/labels.js). */
+    this.labels = new LabelCache();
+    this.dateModelPromise = null;
+    this.sheet = null;
+  }
+
+  /**
+   * The wasm module an element's view needs: the small attention core (mha_wasm_core.js) for the
+   * random-embeddings views, the full module (mha_wasm.js: DateModel) for the Date translator.
+   * Either starts once per page (wasm_modules.js), shared by every element that needs it.
+   */
+  moduleFor(read) {
+    return read.kind === 'date' ? this.modules.loadFullModule() : this.modules.loadCore();
+  }
+
+  /** The date model (date_model.js → mod.DateModel), loaded once per page (again after a failure). */
+  dateModel(mod) {
+    if (!this.dateModelPromise) {
+      this.dateModelPromise = (async () => {
+        if (typeof MHA_DATE_MODEL !== 'object' || !MHA_DATE_MODEL) await this.modules.loadScript('date_model.js');
+        if (typeof MHA_DATE_MODEL !== 'object' || !MHA_DATE_MODEL) throw new Error('date_model.js holds no model');
+        return new mod.DateModel(base64ToBytes(MHA_DATE_MODEL.safetensors));
+      })();
+      this.dateModelPromise.catch(() => {
+        this.dateModelPromise = null;
+      });
+    }
+    return this.dateModelPromise;
+  }
+
+  /** The element's stylesheet, constructed once (adoptedStyleSheets are not inline styles for CSP); null where unsupported. */
+  styleSheet() {
+    if (!this.sheet && typeof CSSStyleSheet === 'function' && 'replaceSync' in CSSStyleSheet.prototype) {
+      this.sheet = new CSSStyleSheet();
+      this.sheet.replaceSync(`${common}\n${css}`);
+    }
+    return this.sheet;
+  }
+}
