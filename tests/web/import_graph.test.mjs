@@ -21,12 +21,15 @@ function importsOf(file) {
     .replace(/\/\*[\s\S]*?\*\//g, '')
     .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
   const specs = [
-    ...text.matchAll(/\b(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g),
-    ...text.matchAll(/\bimport\s*\(?\s*['"]([^'"]+)['"]/g),
+    ...text.matchAll(/\b(?:import|export)\s[^'"`;]*?\bfrom\s*['"`]([^'"`]+)['"`]/g),
+    ...text.matchAll(/\bimport\s*\(?\s*['"`]([^'"`]+)['"`]/g),
+    // A worker or other file the code loads by URL: an edge like an import.
+    ...text.matchAll(/\bnew\s+URL\s*\(\s*['"`]([^'"`]+)['"`]\s*,\s*import\.meta\.url/g),
   ].map((m) => m[1]).filter((s) => s.startsWith('.'));
   return [...new Set(specs)]
     .map((s) => path.posix.normalize(path.posix.join(path.posix.dirname(file), s)))
-    .filter((s) => s.endsWith('.js'));
+    // Styles and other assets the bundle inlines are not modules of the graph.
+    .filter((s) => !/\.(css|svg|json|safetensors)$/.test(s));
 }
 
 /** The part a file belongs to: 'chrome', 'draw', 'compute', 'explain', 'element', 'modes/<name>', or '' (the boot file). */
@@ -42,7 +45,12 @@ function graphOf(files) {
   const graph = {};
   for (const f of files) {
     graph[f] = importsOf(f);
-    for (const to of graph[f]) assert.ok(known.has(to), `${f} imports ${to}, which is not a file of web/src`);
+    for (const to of graph[f]) {
+      // Browsers need the file's whole name; a bundler would also take '../x' or '../x/index',
+      // which this graph must not miss.
+      assert.ok(to.endsWith('.js') && !to.includes('${'), `${f} imports ${to}: name the file with its .js`);
+      assert.ok(known.has(to), `${f} imports ${to}, which is not a file of web/src`);
+    }
   }
   return graph;
 }
