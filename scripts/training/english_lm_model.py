@@ -1,0 +1,238 @@
+"""The English language model of mha-lab in PyTorch: tokenizer, model, file writer and reader.
+
+Shared by scripts/training/train_english_lm.py (training) and scripts/fixtures (golden data), so
+that both build exactly the model the C++ core runs (cpp/models/mha/english_lm.*). The file format
+is docs/english-lm-format.md.
+
+Tokens: the page's rule (web/src/chrome/tokenize.js): a word is a run of letters and digits,
+optionally joined by an apostrophe (' or U+2019) to another such run ("didn't"); any other
+non-space character is a token by itself. The model sees the word lower-cased (ASCII letters
+only) with U+2019 written as '; a word outside the vocabulary is <unk>. Every sequence starts
+with <bos>.
+
+Model (decoder-only, pre-norm, causal; shape legend n tokens, d d_model, h heads, V vocabulary):
+    x = embedding[ids]                                     (n, d)   no positions in the residual
+    for each layer:
+        a = norm1(x)
+        p = a + PE[0:n]                                    "shortformer" positions: queries and
+        x = x + self_attn(query=p, key=p, value=a,         keys only (Press et al. 2021,
+                          attn_mask=causal)                 arXiv:2012.15832); PE as in
+        if dim_feedforward: x = x + linear2(relu(linear1(norm2(x))))   Vaswani et al. 2017 §3.5
+    logits = norm(x) @ embedding.weight^T + generator.bias  (n, V)  tied embedding
+self_attn is torch.nn.MultiheadAttention (batch_first=True, dropout 0): the same contract as
+mha::MultiheadAttention.
+"""
+import json
+import re
+import struct
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import xxhash
+
+FORMAT = "mha-lab-english-lm"
+FORMAT_VERSION = "1"
+UNK, BOS = "<unk>", "<bos>"
+SPECIALS = [UNK, BOS]  # ids 0 and 1
+
+# The page's token rule for text (Python's \w covers letters, digits and marks, plus '_').
+TOKEN_RE = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*|[^\s\w]|_")
+
+
+def split_tokens(text):
+    """Text -> the page's tokens (as written)."""
+    return TOKEN_RE.findall(text)
+
+
+def normalize(token):
+    """A token as the model looks it up: ASCII letters lower-cased, U+2019 written as '."""
+    return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else ("'" if c == "\u2019" else c)
+                   for c in token)
+
+
+def sinusoidal_pe(n, d):
+    """PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...), computed in double and
+    rounded to float32 as mha::sinusoidal_positional_encoding does. (n, d)."""
+    pos = np.arange(n, dtype=np.float64)[:, None]
+    i2 = np.arange(0, d, 2, dtype=np.float64)[None, :]
+    ang = pos / np.power(10000.0, i2 / d)
+    pe = np.zeros((n, d), dtype=np.float64)
+    pe[:, 0::2] = np.sin(ang)
+    pe[:, 1::2] = np.cos(ang)[:, : d // 2]
+    return torch.tensor(pe.astype(np.float32))
+
+
+class Layer(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        d, f = cfg["d_model"], cfg["dim_feedforward"]
+        eps = cfg["layer_norm_eps"]
+        self.norm1 = nn.LayerNorm(d, eps=eps)
+        self.self_attn = nn.MultiheadAttention(d, cfg["num_heads"], dropout=0.0, batch_first=True)
+        self.has_ff = f > 0
+        if self.has_ff:
+            self.norm2 = nn.LayerNorm(d, eps=eps)
+            self.linear1 = nn.Linear(d, f)
+            self.linear2 = nn.Linear(f, d)
+
+    def forward(self, x, pe, mask, need_weights=False, ablate=None):
+        a = self.norm1(x)
+        p = a + pe
+        o, w = self.self_attn(p, p, a, attn_mask=mask, need_weights=need_weights or ablate is not None,
+                              average_attn_weights=False)
+        if ablate:
+            # Switch heads off: recompute the output with those heads' contexts zeroed before out_proj.
+            o = attention_with_heads_off(self.self_attn, p, a, mask, ablate)
+        x = x + o
+        if self.has_ff:
+            x = x + self.linear2(F.relu(self.linear1(self.norm2(x))))
+        return x, w
+
+
+def attention_with_heads_off(attn, qk, v, mask, heads):
+    """nn.MultiheadAttention's forward written out, with the given heads' outputs set to zero
+    before out_proj (as mha::ForwardOptions::ablated_heads). qk, v: (B, n, d)."""
+    d = attn.embed_dim
+    h = attn.num_heads
+    dh = d // h
+    w, b = attn.in_proj_weight, attn.in_proj_bias
+    q = F.linear(qk, w[:d], b[:d])
+    k = F.linear(qk, w[d:2 * d], b[d:2 * d])
+    vv = F.linear(v, w[2 * d:], b[2 * d:])
+    B, n, _ = q.shape
+    q = q.view(B, n, h, dh).transpose(1, 2) / (dh ** 0.5)
+    k = k.view(B, n, h, dh).transpose(1, 2)
+    vv = vv.view(B, n, h, dh).transpose(1, 2)
+    s = q @ k.transpose(-1, -2)
+    s = s.masked_fill(mask, float("-inf"))
+    ctx = torch.softmax(s, -1) @ vv
+    keep = torch.ones(h, dtype=ctx.dtype)
+    keep[list(heads)] = 0
+    ctx = ctx * keep[None, :, None, None]
+    return attn.out_proj(ctx.transpose(1, 2).reshape(B, n, d))
+
+
+class EnglishLM(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = dict(cfg)
+        V, d = cfg["vocab_size"], cfg["d_model"]
+        self.embedding = nn.Embedding(V, d)
+        self.layers = nn.ModuleList([Layer(cfg) for _ in range(cfg["num_layers"])])
+        self.norm = nn.LayerNorm(d, eps=cfg["layer_norm_eps"])
+        self.generator_bias = nn.Parameter(torch.zeros(V))
+        self.register_buffer("pe", sinusoidal_pe(cfg["max_len"], d), persistent=False)
+
+    def forward(self, ids, need_weights=False, ablate=None):
+        """ids (B, n) with ids[:, 0] = <bos> -> logits (B, n, V), [per layer (B, h, n, n) or None].
+        ablate: {layer: [heads]} to switch off."""
+        n = ids.shape[1]
+        assert n <= self.cfg["max_len"], (n, self.cfg["max_len"])
+        mask = torch.triu(torch.ones(n, n, dtype=torch.bool), 1)
+        x = self.embedding(ids)
+        weights = []
+        for i, layer in enumerate(self.layers):
+            x, w = layer(x, self.pe[:n], mask, need_weights, (ablate or {}).get(i))
+            weights.append(w)
+        return self.norm(x) @ self.embedding.weight.T + self.generator_bias, weights
+
+
+def export_tensors(model):
+    """[(file tensor name, float32 array)] in a fixed order (docs/english-lm-format.md)."""
+    out = [("embedding.weight", model.embedding.weight)]
+    for i, layer in enumerate(model.layers):
+        p = f"layers.{i}."
+        out += [(p + "norm1.weight", layer.norm1.weight), (p + "norm1.bias", layer.norm1.bias),
+                (p + "self_attn.in_proj_weight", layer.self_attn.in_proj_weight),
+                (p + "self_attn.in_proj_bias", layer.self_attn.in_proj_bias),
+                (p + "self_attn.out_proj.weight", layer.self_attn.out_proj.weight),
+                (p + "self_attn.out_proj.bias", layer.self_attn.out_proj.bias)]
+        if layer.has_ff:
+            out += [(p + "norm2.weight", layer.norm2.weight), (p + "norm2.bias", layer.norm2.bias),
+                    (p + "linear1.weight", layer.linear1.weight), (p + "linear1.bias", layer.linear1.bias),
+                    (p + "linear2.weight", layer.linear2.weight), (p + "linear2.bias", layer.linear2.bias)]
+    out += [("norm.weight", model.norm.weight), ("norm.bias", model.norm.bias),
+            ("generator.bias", model.generator_bias)]
+    return [(k, v.detach().cpu().numpy().astype(np.float32)) for k, v in out]
+
+
+def load_tensors_(model, tensors):
+    """Inverse of export_tensors: copy {name: array} into the model (every name must match)."""
+    names = [k for k, _ in export_tensors(model)]
+    assert sorted(names) == sorted(tensors), sorted(set(names) ^ set(tensors))
+    params = dict(model.named_parameters())
+    rename = {"generator.bias": "generator_bias"}
+    with torch.no_grad():
+        for k in names:
+            params[rename.get(k, k)].copy_(torch.from_numpy(np.array(tensors[k])))
+
+
+def round_to_fp16_(model):
+    """Round every parameter to IEEE half and back, in place (what the file holds)."""
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(p.half().float())
+
+
+def write_file(path, model, vocab, training):
+    """Write the model as docs/english-lm-format.md: safetensors, every tensor F16, metadata with
+    the format, config, vocabulary, training record and the XXH64 of the data section.
+    Returns (bytes written, xxh64 hex)."""
+    assert vocab[:2] == SPECIALS and len(vocab) == model.cfg["vocab_size"]
+    header, chunks, offset = {}, [], 0
+    for name, a in export_tensors(model):
+        b = np.ascontiguousarray(a.astype("<f2")).tobytes()
+        header[name] = {"dtype": "F16", "shape": list(a.shape), "data_offsets": [offset, offset + len(b)]}
+        chunks.append(b)
+        offset += len(b)
+    data = b"".join(chunks)
+    meta = {
+        "format": FORMAT, "format_version": FORMAT_VERSION,
+        "xxh64": xxhash.xxh64(data, seed=0).hexdigest(),
+        "config": json.dumps(model.cfg, separators=(",", ":"), sort_keys=True),
+        "vocab": json.dumps(vocab, separators=(",", ":"), ensure_ascii=True),
+        "training": json.dumps(training, separators=(",", ":"), sort_keys=True),
+    }
+    doc = {"__metadata__": meta}
+    doc.update(header)
+    hjson = json.dumps(doc, separators=(",", ":"), ensure_ascii=True).encode("utf-8")
+    hjson += b" " * ((-len(hjson)) % 8)
+    blob = struct.pack("<Q", len(hjson)) + hjson + data
+    with open(path, "wb") as f:
+        f.write(blob)
+    return len(blob), meta["xxh64"]
+
+
+def read_file(path):
+    """(model in eval mode, vocab, metadata); checks the format, layout and checksum."""
+    with open(path, "rb") as f:
+        blob = f.read()
+    (n,) = struct.unpack("<Q", blob[:8])
+    doc = json.loads(blob[8:8 + n].decode("utf-8"))
+    data = blob[8 + n:]
+    meta = doc.pop("__metadata__")
+    assert meta["format"] == FORMAT and meta["format_version"] == FORMAT_VERSION, meta
+    assert xxhash.xxh64(data, seed=0).hexdigest() == meta["xxh64"], "checksum mismatch"
+    tensors = {}
+    for name, t in doc.items():
+        assert t["dtype"] == "F16", (name, t)
+        b, e = t["data_offsets"]
+        tensors[name] = np.frombuffer(data[b:e], dtype="<f2").reshape(t["shape"]).astype(np.float32)
+    cfg = json.loads(meta["config"])
+    vocab = json.loads(meta["vocab"])
+    model = EnglishLM(cfg)
+    load_tensors_(model, tensors)
+    model.eval()
+    return model, vocab, meta
+
+
+class Vocabulary:
+    def __init__(self, words):
+        self.words = list(words)
+        self.index = {w: i for i, w in enumerate(self.words)}
+
+    def encode(self, tokens):
+        """Tokens (as written) -> ids with <bos> first; unknown words -> <unk>."""
+        return [1] + [self.index.get(normalize(t), 0) for t in tokens]
