@@ -71,15 +71,30 @@ class Layer(nn.Module):
         eps = cfg["layer_norm_eps"]
         self.norm1 = nn.LayerNorm(d, eps=eps)
         self.self_attn = nn.MultiheadAttention(d, cfg["num_heads"], dropout=0.0, batch_first=True)
+        # Learned bias per head and query-key distance i - j (Shaw et al. 2018; Raffel et al.
+        # 2020 without buckets), added to the scores: (h, max_len).
+        self.relative_bias = (nn.Parameter(torch.zeros(cfg["num_heads"], cfg["max_len"]))
+                              if cfg.get("relative_bias") else None)
         self.has_ff = f > 0
         if self.has_ff:
             self.norm2 = nn.LayerNorm(d, eps=eps)
             self.linear1 = nn.Linear(d, f)
             self.linear2 = nn.Linear(f, d)
 
-    def forward(self, x, pe, mask, need_weights=False, ablate=None):
+    def attn_mask(self, causal, batch):
+        """The additive mask self_attn gets: causal (n, n) float (0 or -inf), plus each head's
+        relative position bias when the model has one, as (batch * h, n, n)."""
+        if self.relative_bias is None:
+            return causal
+        n = causal.shape[0]
+        offset = (torch.arange(n)[:, None] - torch.arange(n)[None, :]).clamp(min=0)
+        m = causal[None] + self.relative_bias[:, offset]           # (h, n, n)
+        return m.repeat(batch, 1, 1)
+
+    def forward(self, x, pe, causal, need_weights=False, ablate=None):
         a = self.norm1(x)
-        p = a + pe
+        p = a + pe if pe is not None else a
+        mask = self.attn_mask(causal, x.shape[0])
         o, w = self.self_attn(p, p, a, attn_mask=mask, need_weights=need_weights or ablate is not None,
                               average_attn_weights=False)
         if ablate:
@@ -106,7 +121,7 @@ def attention_with_heads_off(attn, qk, v, mask, heads):
     k = k.view(B, n, h, dh).transpose(1, 2)
     vv = vv.view(B, n, h, dh).transpose(1, 2)
     s = q @ k.transpose(-1, -2)
-    s = s.masked_fill(mask, float("-inf"))
+    s = s + (mask if mask.dim() == 2 else mask.view(B, h, n, n))
     ctx = torch.softmax(s, -1) @ vv
     keep = torch.ones(h, dtype=ctx.dtype)
     keep[list(heads)] = 0
@@ -124,17 +139,21 @@ class EnglishLM(nn.Module):
         self.norm = nn.LayerNorm(d, eps=cfg["layer_norm_eps"])
         self.generator_bias = nn.Parameter(torch.zeros(V))
         self.register_buffer("pe", sinusoidal_pe(cfg["max_len"], d), persistent=False)
+        # Tied embedding: rows of norm 1 on average, so that the initial logits (unit-variance
+        # features against the rows) have standard deviation 1.
+        nn.init.normal_(self.embedding.weight, std=d ** -0.5)
 
     def forward(self, ids, need_weights=False, ablate=None):
         """ids (B, n) with ids[:, 0] = <bos> -> logits (B, n, V), [per layer (B, h, n, n) or None].
         ablate: {layer: [heads]} to switch off."""
         n = ids.shape[1]
         assert n <= self.cfg["max_len"], (n, self.cfg["max_len"])
-        mask = torch.triu(torch.ones(n, n, dtype=torch.bool), 1)
+        causal = torch.full((n, n), float("-inf")).triu(1)
+        pe = self.pe[:n] if self.cfg.get("shortformer_positions", True) else None
         x = self.embedding(ids)
         weights = []
         for i, layer in enumerate(self.layers):
-            x, w = layer(x, self.pe[:n], mask, need_weights, (ablate or {}).get(i))
+            x, w = layer(x, pe, causal, need_weights, (ablate or {}).get(i))
             weights.append(w)
         return self.norm(x) @ self.embedding.weight.T + self.generator_bias, weights
 
@@ -149,6 +168,8 @@ def export_tensors(model):
                 (p + "self_attn.in_proj_bias", layer.self_attn.in_proj_bias),
                 (p + "self_attn.out_proj.weight", layer.self_attn.out_proj.weight),
                 (p + "self_attn.out_proj.bias", layer.self_attn.out_proj.bias)]
+        if layer.relative_bias is not None:
+            out += [(p + "self_attn.relative_bias", layer.relative_bias)]
         if layer.has_ff:
             out += [(p + "norm2.weight", layer.norm2.weight), (p + "norm2.bias", layer.norm2.bias),
                     (p + "linear1.weight", layer.linear1.weight), (p + "linear1.bias", layer.linear1.bias),
@@ -164,6 +185,8 @@ def load_tensors_(model, tensors):
     assert sorted(names) == sorted(tensors), sorted(set(names) ^ set(tensors))
     params = dict(model.named_parameters())
     rename = {"generator.bias": "generator_bias"}
+    rename.update({f"layers.{i}.self_attn.relative_bias": f"layers.{i}.relative_bias"
+                   for i in range(model.cfg["num_layers"])})
     with torch.no_grad():
         for k in names:
             params[rename.get(k, k)].copy_(torch.from_numpy(np.array(tensors[k])))
