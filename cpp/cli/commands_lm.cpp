@@ -114,7 +114,8 @@ int cmd_lm(const std::vector<std::string>& args) {
     return ok && std::fflush(stdout) == 0 ? exit_ok : exit_internal;
   }
   nlohmann::json next = nlohmann::json::array();
-  for (const auto& p : r.next_token) next.push_back({{"token", p.token}, {"probability", p.probability}});
+  for (const auto& p : r.next_token)
+    next.push_back({{"token", p.token}, {"probability", p.probability}});
   nlohmann::json weights = nlohmann::json::array();
   for (const auto& s : r.attn_weights) weights.push_back(mha::head_stack_to_json(s));
   std::set<std::pair<mha::Index, mha::Index>> off;
@@ -129,7 +130,8 @@ int cmd_lm(const std::vector<std::string>& args) {
       {"truncated_tokens", r.tokens.truncated_tokens},
       {"next_token", next},
       {"next_token_logprob", r.next_token_logprob},
-      {"perplexity", std::isnan(r.perplexity) ? nlohmann::json(nullptr) : nlohmann::json(r.perplexity)},
+      {"perplexity",
+       std::isnan(r.perplexity) ? nlohmann::json(nullptr) : nlohmann::json(r.perplexity)},
       {"layers", model.config().num_layers},
       {"num_heads", model.config().num_heads},
       {"attn_weights", weights},

@@ -39,7 +39,8 @@ bool exists(const std::string& path) { return std::ifstream(path).good(); }
 
 std::vector<mha::LMHead> ablation_of(const json& c) {
   std::vector<mha::LMHead> out;
-  for (const auto& a : c.at("ablate")) out.push_back({a.at(0).get<mha::Index>(), a.at(1).get<mha::Index>()});
+  for (const auto& a : c.at("ablate"))
+    out.push_back({a.at(0).get<mha::Index>(), a.at(1).get<mha::Index>()});
   return out;
 }
 
@@ -102,7 +103,9 @@ void check_golden(const json& doc) {
   EXPECT_LE(worst_logprob, 1e-3);
 }
 
-TEST(EnglishLMGolden, TinyModelsMatchPyTorch) { check_golden(load_fixture("english_lm_golden_tiny.json")); }
+TEST(EnglishLMGolden, TinyModelsMatchPyTorch) {
+  check_golden(load_fixture("english_lm_golden_tiny.json"));
+}
 
 TEST(EnglishLMGolden, TrainedModelMatchesPyTorch) {
   const std::string model = repo_root + "/web/english_lm.safetensors";
@@ -119,8 +122,7 @@ TEST(EnglishTokenizer, SplitsAsThePageDoes) {
   const json doc = load_fixture("english_tokenize.json");
   for (const auto& c : doc.at("cases")) {
     const std::string text = c.at("text").get<std::string>();
-    EXPECT_EQ(mha::english_tokenize(text), c.at("tokens").get<std::vector<std::string>>())
-        << text;
+    EXPECT_EQ(mha::english_tokenize(text), c.at("tokens").get<std::vector<std::string>>()) << text;
   }
 }
 
@@ -132,9 +134,10 @@ TEST(EnglishTokenizer, LookupFormAndInvalidUtf8) {
   EXPECT_NE(message_of<mha::value_error>([] { mha::english_tokenize("\xC0\xAF"); })  // overlong
                 .find("offset 0"),
             std::string::npos);
-  EXPECT_NE(message_of<mha::value_error>([] { mha::english_tokenize("x\xED\xA0\x80"); })  // surrogate
-                .find("byte 0xED at offset 1"),
-            std::string::npos);
+  EXPECT_NE(
+      message_of<mha::value_error>([] { mha::english_tokenize("x\xED\xA0\x80"); })  // surrogate
+          .find("byte 0xED at offset 1"),
+      std::string::npos);
   EXPECT_NE(message_of<mha::value_error>([] { mha::english_tokenize("\xE2\x80"); })  // truncated
                 .find("not valid UTF-8"),
             std::string::npos);
@@ -143,7 +146,8 @@ TEST(EnglishTokenizer, LookupFormAndInvalidUtf8) {
 // ------------------------------------------------------------------------------------------------
 // Runs: empty text, truncation, errors
 
-const std::string tiny_path = std::string(MHA_FIXTURES_DIR) + "/english_lm_tiny_relbias_mlp.safetensors";
+const std::string tiny_path =
+    std::string(MHA_FIXTURES_DIR) + "/english_lm_tiny_relbias_mlp.safetensors";
 
 TEST(EnglishLMRun, EmptyTextIsBosAloneAndLongTextKeepsTheFirstMaxLen) {
   const mha::EnglishLM m = mha::EnglishLM::load(read_bytes(tiny_path));
@@ -180,9 +184,13 @@ TEST(EnglishLMRun, EmptyTextIsBosAloneAndLongTextKeepsTheFirstMaxLen) {
 
 TEST(EnglishLMRun, BadArgumentsAreClearErrors) {
   const mha::EnglishLM m = mha::EnglishLM::load(read_bytes(tiny_path));
-  EXPECT_EQ(message_of<mha::value_error>([&] { m.run("the cat", 5, {{2, 0}}); }),
+  EXPECT_EQ(message_of<mha::value_error>([&] {
+              m.run("the cat", 5, {{2, 0}});
+            }),
             "cannot ablate layer 2 head 0: the model has 2 layers of 4 heads");
-  EXPECT_EQ(message_of<mha::value_error>([&] { m.run("the cat", 5, {{0, 4}}); }),
+  EXPECT_EQ(message_of<mha::value_error>([&] {
+              m.run("the cat", 5, {{0, 4}});
+            }),
             "cannot ablate layer 0 head 4: the model has 2 layers of 4 heads");
   EXPECT_NE(message_of<mha::value_error>([&] { m.run("the cat", 0); }).find("top_k=0"),
             std::string::npos);
@@ -190,7 +198,9 @@ TEST(EnglishLMRun, BadArgumentsAreClearErrors) {
             std::string::npos);
   EXPECT_NE(message_of<mha::value_error>([&] { m.run("the \xFF"); }).find("not valid UTF-8"),
             std::string::npos);
-  EXPECT_NE(message_of<mha::value_error>([&] { m.forward({1, 99}); }).find("token id 99"),
+  EXPECT_NE(message_of<mha::value_error>([&] {
+              m.forward({1, 99});
+            }).find("token id 99"),
             std::string::npos);
   EXPECT_NE(message_of<mha::shape_error>([&] { m.forward({}); }).find("at least one"),
             std::string::npos);
@@ -240,7 +250,8 @@ TEST(EnglishLMLoad, EveryBrokenFileIsAClearError) {
     EXPECT_NE(m.find(", the data section hashes to "), std::string::npos) << m;
   }
   {  // truncated file
-    std::vector<std::uint8_t> b(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(good.size() / 2));
+    std::vector<std::uint8_t> b(good.begin(),
+                                good.begin() + static_cast<std::ptrdiff_t>(good.size() / 2));
     EXPECT_FALSE(load_error<mha::parse_error>(b).empty());
     EXPECT_FALSE(load_error<mha::parse_error>({1, 2, 3}).empty());
   }
@@ -268,8 +279,9 @@ TEST(EnglishLMLoad, EveryBrokenFileIsAClearError) {
     c["num_layers"] = 2;
     c["relative_bias"] = "yes";
     f.set_config(c);
-    EXPECT_NE(load_error<mha::parse_error>(f.bytes()).find("\"relative_bias\" must be true or false"),
-              std::string::npos);
+    EXPECT_NE(
+        load_error<mha::parse_error>(f.bytes()).find("\"relative_bias\" must be true or false"),
+        std::string::npos);
     c["relative_bias"] = true;
     c["num_heads"] = 3;
     f.set_config(c);
@@ -293,8 +305,8 @@ TEST(EnglishLMLoad, EveryBrokenFileIsAClearError) {
     json c = f.config();
     c["relative_bias"] = false;
     f.set_config(c);
-    EXPECT_NE(load_error<mha::parse_error>(f.bytes())
-                  .find("unexpected tensor \"layers.0.self_attn.relative_bias\""),
+    EXPECT_NE(load_error<mha::parse_error>(f.bytes()).find(
+                  "unexpected tensor \"layers.0.self_attn.relative_bias\""),
               std::string::npos);
     EditableFile g(good);
     g.header.erase("generator.bias");
@@ -305,7 +317,8 @@ TEST(EnglishLMLoad, EveryBrokenFileIsAClearError) {
     json v = json::parse(f.header["__metadata__"]["vocab"].get<std::string>());
     v.erase(v.size() - 1);
     f.header["__metadata__"]["vocab"] = v.dump();
-    EXPECT_EQ(load_error<mha::parse_error>(f.bytes()), "vocab has 59 entries, config vocab_size is 60");
+    EXPECT_EQ(load_error<mha::parse_error>(f.bytes()),
+              "vocab has 59 entries, config vocab_size is 60");
     v.push_back("<unk>");
     f.header["__metadata__"]["vocab"] = v.dump();
     EXPECT_EQ(load_error<mha::parse_error>(f.bytes()), "vocab has \"<unk>\" twice");

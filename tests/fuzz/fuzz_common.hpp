@@ -6,8 +6,8 @@
 #pragma once
 
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -36,7 +36,6 @@ inline void restamp_checksum(std::vector<std::uint8_t>& file) {
   if (at == std::string::npos || at + key.size() + hash.size() > header.size()) return;
   std::memcpy(file.data() + 8 + at + key.size(), hash.data(), hash.size());
 }
-
 
 /// Prints `what` and aborts: the fuzzer records the input as a crash.
 [[noreturn]] inline void finding(const char* what, double a = 0.0, double b = 0.0) {

@@ -40,7 +40,8 @@ void check_tokens(const std::string& text) {
 void check_run(const mha::EnglishLM& model) {
   const mha::EnglishLMRun r = model.run("The cat, don't 42 ümlaut! \xE2\x80\x99s", 3, {{0, 0}});
   const auto n = static_cast<mha::Index>(r.tokens.ids.size());
-  if (n < 1 || n > model.config().max_len) mha_fuzz::finding("token count outside [1, max_len]", double(n));
+  if (n < 1 || n > model.config().max_len)
+    mha_fuzz::finding("token count outside [1, max_len]", double(n));
   mha_fuzz::require_finite("logits hold NaN or inf", r.logits);
   for (const auto& s : r.attn_weights) {
     for (mha::Index h = 0; h < s.heads(); ++h) {
@@ -77,8 +78,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const mha::EnglishLM model = mha::EnglishLM::load(std::move(file));
     // Keep each execution cheap: big (but valid) configurations are loaded, not run.
     const auto& c = model.config();
-    if (static_cast<double>(c.d_model) * double(c.d_model + c.dim_feedforward) * double(c.num_layers) +
-            double(c.vocab_size) * double(c.d_model) > 1e6) {
+    if (static_cast<double>(c.d_model) * double(c.d_model + c.dim_feedforward) *
+                double(c.num_layers) +
+            double(c.vocab_size) * double(c.d_model) >
+        1e6) {
       return 0;
     }
     check_run(model);

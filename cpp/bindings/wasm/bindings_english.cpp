@@ -99,7 +99,8 @@ class JsEnglishModel {
       const Index top = given && has(options, "top")
                             ? static_cast<Index>(integer(options, "top", 1, 1 << 20))
                             : 5;
-      const std::vector<mha::LMHead> ablate = given ? read_ablate(options) : std::vector<mha::LMHead>{};
+      const std::vector<mha::LMHead> ablate =
+          given ? read_ablate(options) : std::vector<mha::LMHead>{};
       const mha::EnglishLMRun r = model_.run(t, top, ablate);
       const auto n = static_cast<Index>(r.tokens.ids.size());
       val out = val::object();
@@ -124,7 +125,8 @@ class JsEnglishModel {
       out.set("heads", static_cast<double>(model_.config().num_heads));
       out.set("n", static_cast<double>(n));
       std::vector<float> weights;
-      for (const auto& s : r.attn_weights) weights.insert(weights.end(), s.data(), s.data() + s.size());
+      for (const auto& s : r.attn_weights)
+        weights.insert(weights.end(), s.data(), s.data() + s.size());
       out.set("attnWeights", float32_copy(weights.data(), static_cast<Index>(weights.size())));
       return out;
     });
@@ -145,7 +147,9 @@ JsEnglishModel* make_english_model(val bytes) {
 
 /// mod.englishTokenize(text): the page's tokens of text, as the English model splits it.
 val english_tokenize_js(val text) {
-  return guarded([&] { return string_array(mha::english_tokenize(text_argument(text, "englishTokenize(text)"))); });
+  return guarded([&] {
+    return string_array(mha::english_tokenize(text_argument(text, "englishTokenize(text)")));
+  });
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ using json = nlohmann::json;
 
 std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
 
-constexpr const char* config_keys[] = {"d_model",        "num_heads",     "num_layers",
+constexpr const char* config_keys[] = {"d_model",         "num_heads",     "num_layers",
                                        "dim_feedforward", "vocab_size",    "max_len",
                                        "layer_norm_eps",  "relative_bias", "shortformer_positions"};
 
@@ -160,9 +160,8 @@ EnglishLM EnglishLM::load(std::vector<std::uint8_t> bytes) {
   model.generator_bias_ = w.vector(name("generator.bias"), v);
   for (const auto& [tensor, info] : st.tensors()) {
     if (expected.count(tensor) == 0) {
-      throw parse_error("unexpected tensor " + in_quotes(tensor) +
-                        ": the config (num_layers=" + std::to_string(c.num_layers) +
-                        ", dim_feedforward=" + std::to_string(f) +
+      throw parse_error("unexpected tensor " + in_quotes(tensor) + ": the config (num_layers=" +
+                        std::to_string(c.num_layers) + ", dim_feedforward=" + std::to_string(f) +
                         ", relative_bias=" + (c.relative_bias ? "true" : "false") +
                         ") does not call for it");
     }
@@ -206,13 +205,12 @@ RowMatrixXf EnglishLM::forward(const std::vector<int>& ids, const std::vector<LM
   const Index d = config_.d_model, h = config_.num_heads;
   if (n == 0) throw shape_error("forward needs at least one token id (<bos>)");
   if (n > config_.max_len) {
-    throw shape_error(std::to_string(n) + " token ids exceed the model's max_len=" +
-                      std::to_string(config_.max_len));
+    throw shape_error(std::to_string(n) +
+                      " token ids exceed the model's max_len=" + std::to_string(config_.max_len));
   }
   std::vector<ForwardOptions> options(layers_.size(), ForwardOptions(false));
   for (const LMHead& head : ablated) {
-    if (head.layer < 0 || head.layer >= config_.num_layers || head.head < 0 ||
-        head.head >= h) {
+    if (head.layer < 0 || head.layer >= config_.num_layers || head.head < 0 || head.head >= h) {
       throw value_error("cannot ablate layer " + std::to_string(head.layer) + " head " +
                         std::to_string(head.head) + ": the model has " +
                         std::to_string(config_.num_layers) + " layers of " + std::to_string(h) +
@@ -236,7 +234,7 @@ RowMatrixXf EnglishLM::forward(const std::vector<int>& ids, const std::vector<LM
   for (std::size_t l = 0; l < layers_.size(); ++l) {
     const EnglishLMLayer& layer = layers_[l];
     const RowMatrixXf a = layer.norm1.forward(x);  // (n, d)
-    RowMatrixXf p = a;                               // queries and keys (n, d)
+    RowMatrixXf p = a;                             // queries and keys (n, d)
     if (config_.shortformer_positions) p += positions_.topRows(n);
     AttentionMasks masks;
     masks.is_causal = true;
@@ -258,8 +256,10 @@ EnglishLMRun EnglishLM::run(const std::string& text, Index top_k,
                             const std::vector<LMHead>& ablated) const {
   const Index v = config_.vocab_size;
   if (top_k < 1 || top_k > v) {
-    throw value_error("top_k=" + std::to_string(top_k) + " must be between 1 and the vocabulary "
-                      "size " + std::to_string(v));
+    throw value_error("top_k=" + std::to_string(top_k) +
+                      " must be between 1 and the vocabulary "
+                      "size " +
+                      std::to_string(v));
   }
   EnglishLMRun out;
   out.tokens = encode(text);

@@ -40,8 +40,9 @@ constexpr ClassRange class_ranges[] = {
 };
 
 TokenClass token_class(std::uint32_t cp) {
-  const auto it = std::upper_bound(std::begin(class_ranges), std::end(class_ranges), cp,
-                                   [](std::uint32_t c, const ClassRange& r) { return c < r.first; });
+  const auto it =
+      std::upper_bound(std::begin(class_ranges), std::end(class_ranges), cp,
+                       [](std::uint32_t c, const ClassRange& r) { return c < r.first; });
   if (it == std::begin(class_ranges)) return TokenClass::other;
   const ClassRange& r = *std::prev(it);
   return cp <= r.last ? r.cls : TokenClass::other;
@@ -60,7 +61,8 @@ Decoded decode(const std::string& text) {
     const std::size_t n = utf8_decode(text, i, &cp);
     if (n == 0) {
       char hex[8];
-      std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(text[i])));
+      std::snprintf(hex, sizeof hex, "0x%02X",
+                    static_cast<unsigned>(static_cast<unsigned char>(text[i])));
       throw value_error(std::string("text is not valid UTF-8: byte ") + hex + " at offset " +
                         std::to_string(i));
     }

@@ -120,11 +120,11 @@ FeedForward F16Weights::ff(const std::string& prefix, Index d, Index f) const {
 MultiheadAttention F16Weights::attention(const std::string& prefix,
                                          const AttentionConfig& config) const {
   const Index d = config.d_model;
-  return MultiheadAttention(
-      config, AttentionWeights::fused(matrix(prefix + ".in_proj_weight", 3 * d, d),
-                                      vector(prefix + ".in_proj_bias", 3 * d),
-                                      matrix(prefix + ".out_proj.weight", d, d),
-                                      vector(prefix + ".out_proj.bias", d)));
+  return MultiheadAttention(config,
+                            AttentionWeights::fused(matrix(prefix + ".in_proj_weight", 3 * d, d),
+                                                    vector(prefix + ".in_proj_bias", 3 * d),
+                                                    matrix(prefix + ".out_proj.weight", d, d),
+                                                    vector(prefix + ".out_proj.bias", d)));
 }
 
 }  // namespace mha
