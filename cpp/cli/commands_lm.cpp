@@ -130,8 +130,9 @@ int cmd_lm(const std::vector<std::string>& args) {
       {"truncated_tokens", r.tokens.truncated_tokens},
       {"next_token", next},
       {"next_token_logprob", r.next_token_logprob},
-      {"perplexity",
-       std::isnan(r.perplexity) ? nlohmann::json(nullptr) : nlohmann::json(r.perplexity)},
+      {"perplexity", std::isnan(r.perplexity)   ? nlohmann::json(nullptr)
+                     : std::isinf(r.perplexity) ? nlohmann::json("inf")  // JSON has no infinity
+                                                : nlohmann::json(r.perplexity)},
       {"layers", model.config().num_layers},
       {"num_heads", model.config().num_heads},
       {"attn_weights", weights},

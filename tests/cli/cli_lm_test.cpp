@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli_util.hpp"
+#include "mha/safetensors.hpp"
 
 namespace {
 
@@ -95,6 +96,28 @@ TEST(CliLm, TextReportTopAndStandardInput) {
   const CliRun empty = run_mha({"lm", "--model", tiny, ""});
   EXPECT_EQ(empty.status, 0) << empty.err;
   EXPECT_NE(empty.out.find("perplexity: none"), std::string::npos);
+}
+
+// A generator bias of fp16's largest value on the last token makes every other token's
+// log-probability about -65504: the perplexity overflows, written "inf" (JSON has no infinity).
+TEST(CliLm, PerplexityOverflowIsTheStringInf) {
+  std::string bytes = slurp(tiny);
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i)
+    n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+  bytes[bytes.size() - 2] = '\xFF';  // generator.bias[V - 1] = 0x7BFF, the file's last tensor
+  bytes[bytes.size() - 1] = '\x7B';
+  const std::size_t data = 8 + static_cast<std::size_t>(n);
+  const std::string hash = mha::xxh64_hex(
+      reinterpret_cast<const std::uint8_t*>(bytes.data()) + data, bytes.size() - data);
+  bytes.replace(bytes.find("\"xxh64\":\"") + 9, 16, hash);
+  const std::string path = temp_path("overflow.safetensors");
+  write_file(path, bytes);
+  const json out = parse_stdout(run_mha({"lm", "--json", "--model", path, "the cat the cat"}));
+  EXPECT_EQ(out.at("perplexity"), "inf");
+  const CliRun text = run_mha({"lm", "--model", path, "the cat"});
+  EXPECT_NE(text.out.find("perplexity: inf"), std::string::npos) << text.out;
+  std::remove(path.c_str());
 }
 
 TEST(CliLm, BadInputIsStatusTwoAndOneLine) {

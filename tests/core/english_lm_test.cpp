@@ -182,6 +182,27 @@ TEST(EnglishLMRun, EmptyTextIsBosAloneAndLongTextKeepsTheFirstMaxLen) {
   }
 }
 
+// A generator bias of fp16's largest value (65504) on the last token: every other token gets a
+// log-probability near -65504, and the perplexity overflows double to +inf (not NaN).
+TEST(EnglishLMRun, PerplexityOverflowIsInfinity) {
+  std::vector<std::uint8_t> bytes = read_bytes(tiny_path);
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | bytes[static_cast<std::size_t>(i)];
+  bytes[bytes.size() - 2] = 0xFF;  // generator.bias[V - 1] = 0x7BFF, the last tensor of the file
+  bytes[bytes.size() - 1] = 0x7B;
+  const std::size_t data = 8 + static_cast<std::size_t>(n);
+  const std::string hash = mha::xxh64_hex(bytes.data() + data, bytes.size() - data);
+  const std::string header(bytes.begin() + 8, bytes.begin() + static_cast<std::ptrdiff_t>(data));
+  const std::size_t at = header.find("\"xxh64\":\"") + 9;
+  std::copy(hash.begin(), hash.end(), bytes.begin() + static_cast<std::ptrdiff_t>(8 + at));
+  const mha::EnglishLM m = mha::EnglishLM::load(bytes);
+  const mha::EnglishLMRun r = m.run("the cat the cat");
+  EXPECT_TRUE(std::isinf(r.perplexity) && r.perplexity > 0) << r.perplexity;
+  for (const double lp : r.next_token_logprob) EXPECT_LT(lp, -60000.0);
+  EXPECT_EQ(r.next_token[0].token, m.vocab().back());
+  EXPECT_DOUBLE_EQ(r.next_token[0].probability, 1.0);
+}
+
 TEST(EnglishLMRun, BadArgumentsAreClearErrors) {
   const mha::EnglishLM m = mha::EnglishLM::load(read_bytes(tiny_path));
   EXPECT_EQ(message_of<mha::value_error>([&] {

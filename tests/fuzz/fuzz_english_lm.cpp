@@ -10,8 +10,8 @@
 // Expected outcomes: a typed mha::error naming the problem (invalid UTF-8, a refused file), or
 // tokens that are non-empty, in order, and joined by only spaces and format characters; or a
 // model whose run gives finite logits, causal weights whose rows sum to 1, at most max_len
-// tokens, and a finite perplexity. Findings: a crash, a sanitizer report, an exception that is
-// not an mha::error, or a violated invariant (mha_fuzz::finding).
+// tokens, and a perplexity >= 1 (+inf when it overflows). Findings: a crash, a sanitizer report, an
+// exception that is not an mha::error, or a violated invariant (mha_fuzz::finding).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -59,8 +59,10 @@ void check_run(const mha::EnglishLM& model) {
       }
     }
   }
-  if (n > 1 && !(std::isfinite(r.perplexity) && r.perplexity >= 1.0 - 1e-9)) {
-    mha_fuzz::finding("perplexity not finite or below 1", r.perplexity);
+  // Perplexity is +inf when the mean log-probability is below -709 (exp overflows in double): a
+  // model with huge weights can get there; NaN or a value below 1 is a finding.
+  if (n > 1 && !(r.perplexity >= 1.0 - 1e-9)) {
+    mha_fuzz::finding("perplexity NaN or below 1", r.perplexity);
   }
 }
 

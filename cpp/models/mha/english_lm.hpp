@@ -78,7 +78,9 @@ struct EnglishLMRun {
   std::vector<HeadStack> attn_weights;  ///< L stacks of (h, n, n), zeros above the diagonal
   /// (n - 1): log_softmax(logits[i])[ids[i + 1]] (natural log), in double.
   std::vector<double> next_token_logprob;
-  /// exp(-mean(next_token_logprob)); NaN when n == 1 (no prediction to score).
+  /// exp(-mean(next_token_logprob)); NaN when n == 1 (no prediction to score); +inf when the
+  /// mean is below about -709 (beyond double's range: a model that gives the text almost no
+  /// probability).
   double perplexity = std::numeric_limits<double>::quiet_NaN();
   /// The top K of softmax(logits[n - 1]), most probable first (ties: lowest id).
   std::vector<TokenProbability> next_token;
