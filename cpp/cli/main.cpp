@@ -6,6 +6,7 @@
 //   mha date-eval [--model FILE] [--heldout FILE] [--no-ablation] [--limit N]
 //   mha patterns [FILE|-] [--tokens FILE] [--tensor NAME]
 //   mha patterns --input TEXT [--input TEXT]... | --heldout FILE [--limit N]  [--date-model FILE]
+//   mha lm [--json] [--top K] [--ablate L.H[,L.H...]] [--model FILE] TEXT|-
 //   mha --help | mha help
 //
 // Exit status: 0 success; 2 bad input or usage ("mha: error: ..." on stderr, nothing on stdout);
@@ -64,6 +65,15 @@ const char* const help_text =
     "               [--date-model FILE]\n"
     "      The same for every head of the date model (encoder self, decoder self, cross): one\n"
     "      input in full, or several / a held-out file averaged per head.\n"
+    "  mha lm [--json] [--top K] [--ablate L.H[,L.H...]] [--model FILE] TEXT\n"
+    "      Run the English language model (default: the repository's web/english_lm.safetensors)\n"
+    "      on TEXT (- reads standard input): prints the tokens (* marks words outside the\n"
+    "      vocabulary, read as <unk>), the K (default 5) most probable next tokens and the\n"
+    "      perplexity. Text beyond max_len tokens (<bos> included) is dropped and counted.\n"
+    "      --ablate switches heads off (layer.head, comma-separated, repeatable). --json prints\n"
+    "      {tokens, words, unknown, ids, truncated_tokens, next_token [{token, probability}],\n"
+    "      next_token_logprob (n-1), perplexity, layers, num_heads, attn_weights (L, h, n, n),\n"
+    "      ablated [[layer, head]]}.\n"
     "  mha --help | mha help\n"
     "\n"
     "exit status: 0 success; 2 bad input or usage (one line \"mha: error: ...\" on stderr,\n"
@@ -88,6 +98,7 @@ int run(const std::vector<std::string>& argv) {
   if (command == "translate") return cmd_translate(rest);
   if (command == "date-eval") return cmd_date_eval(rest);
   if (command == "patterns") return cmd_patterns(rest);
+  if (command == "lm") return cmd_lm(rest);
   throw usage_error{"unknown subcommand " + in_quotes(command)};
 }
 
