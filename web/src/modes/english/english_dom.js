@@ -22,8 +22,8 @@ function withId(e, id) {
 export function buildPanel(panel) {
   const els = { panel };
   const intro = el('p', 'date-intro', 'A small English language model (a decoder-only, causal Transformer over words) ' +
-    'runs here in the same C++ attention core, compiled to WebAssembly. As you type it predicts the next word, and ' +
-    'every head of every layer shows where each word looked.');
+    'runs here in the same C++ attention core: as you type, it predicts the next word, and every head of every layer ' +
+    'shows where each word looked.');
 
   const form = withId(el('form', 'controls en-controls'), 'english-controls');
   form.noValidate = true;
@@ -31,12 +31,11 @@ export function buildPanel(panel) {
   const label = el('label', '', 'Text');
   label.htmlFor = 'english-text';
   const text = withId(el('textarea', 'en-text'), 'english-text');
-  Object.assign(text, { rows: 3, spellcheck: false, maxLength: 20000 });
+  Object.assign(text, { rows: 2, spellcheck: false, maxLength: 20000 });
   text.setAttribute('autocomplete', 'off');
   text.setAttribute('aria-describedby', 'english-help english-tokens-note');
   const help = withId(el('p', 'help', 'Each word (letters and digits, with an inner apostrophe as in don’t) is one token, ' +
-    'lower-cased; every other character that is not a space is a token by itself. The model reads <bos> (the start) ' +
-    'and then the text, up to its context length.'), 'english-help');
+    'lower-cased; every other character that is not a space is a token by itself.'), 'english-help');
   field.append(label, text, help);
 
   const actions = el('div', 'en-actions');
@@ -92,20 +91,16 @@ export function buildPanel(panel) {
   predict.append(nextTitle, next, perplexity, allOn);
   const words = el('div', 'en-words');
   words.append(tokensNote, tokens, legend);
-  reading.append(predict, words);
+  // The text, what the model read and the notes on the left; the prediction on the right.
+  const left = el('div', 'en-left');
+  left.append(form, alert, notes, words);
+  reading.append(left, predict);
 
-  const status = el('section', 'status-bar');
-  status.setAttribute('aria-label', 'Model and colour scale');
-  const shapes = el('div', 'shapes');
-  const summary = withId(el('p', 'summary', 'The English model loads when this tab is opened.'), 'english-summary');
-  const modelInfo = withId(el('p', 'params'), 'english-model-info');
-  shapes.append(summary, modelInfo);
-  const fig = el('figure', 'legend');
+  const legendFigure = el('figure', 'legend en-legend');
   const legendCanvas = withId(el('canvas', 'legend-canvas'), 'english-legend');
   legendCanvas.setAttribute('role', 'img');
   legendCanvas.setAttribute('aria-label', 'Colour scale: viridis, from weight 0 (dark purple) through 0.5 (teal) to 1 (yellow)');
-  fig.append(legendCanvas, el('figcaption', '', 'attention weight'));
-  status.append(shapes, fig);
+  legendFigure.append(legendCanvas, el('figcaption', '', 'attention weight'));
 
   const readout = withId(el('p', 'readout', 'Point at a cell of the enlarged head, or Tab to it and use the arrow keys, ' +
     'to read its weight; click, tap or Enter locks it.'), 'english-readout');
@@ -117,7 +112,17 @@ export function buildPanel(panel) {
   const layers = withId(el('div', 'en-layers'), 'english-layers');
   const zoom = withId(el('figure', 'head zoom en-zoom'), 'english-zoom');
   zoom.setAttribute('aria-live', 'polite');
-  heads.append(withId(el('h2', '', 'Every head of every layer'), 'english-heads-title'), el('p', 'help', HEADS_HELP), layers, zoom);
+  const headsTop = el('div', 'en-heads-top');
+  const headsText = el('div');
+  headsText.append(withId(el('h2', '', 'Every head of every layer'), 'english-heads-title'), el('p', 'help', HEADS_HELP));
+  headsTop.append(headsText, legendFigure);
+  heads.append(headsTop, layers, readout, zoom);
+
+  const status = el('section', 'en-status');
+  status.setAttribute('aria-label', 'Model');
+  const summary = withId(el('p', 'summary', 'The English model loads when this tab is opened.'), 'english-summary');
+  const modelInfo = withId(el('p', 'params'), 'english-model-info');
+  status.append(summary, modelInfo);
 
   const shareSlot = withId(el('div', 'share-slot'), 'english-share-slot');
   const share = panel.querySelector('#share');
@@ -128,7 +133,7 @@ export function buildPanel(panel) {
   const list = el('ul');
   explain.append(withId(el('h2', '', 'What to look for'), 'english-explain-title'), list);
 
-  panel.replaceChildren(intro, form, alert, notes, reading, status, readout, heads, shareSlot, explain);
+  panel.replaceChildren(intro, reading, heads, status, shareSlot, explain);
   Object.assign(els, {
     form, text, repeat, examples, look, alert, notes, tokensNote, tokens, next, nextBody: next.tBodies[0], perplexity,
     allOn, summary, modelInfo, legend: legendCanvas, readout, heads, layers, zoom, shareSlot, explainList: list,

@@ -52,7 +52,6 @@ export const REPEAT_NOTE =
 
 /** What the small multiples show (under their heading). */
 export const HEADS_HELP =
-  'Rows: each token as a query (its row predicts the word after it); columns: the tokens it may read, ' +
-  'itself and the ones before it (causal). Each row sums to 1. Under each head: its role measured on this ' +
-  'text by the core’s head-pattern scores, and, where known, its typical role over held-out text. ' +
-  'Select a grid to enlarge it with its labels; switch a head off to see what the model predicts without it.';
+  'Rows: each token as a query (its row predicts the next word); columns: the token itself and the ones before it. ' +
+  'Under each grid: its role measured on this text by the core’s head-pattern scores and, where known, over held-out ' +
+  'text. Select a grid to enlarge it with its labels; “off” switches a head off.';

@@ -125,7 +125,7 @@ export function perplexityText(ppl, predictions) {
     return 'Perplexity: — (no word to score yet: the model scores each word of the text from the ones before it).';
   }
   return `Perplexity: ${formatPerplexity(ppl)} over ${predictions} word${predictions === 1 ? '' : 's'} ` +
-    '(how surprised the model is by this text: lower is better; 1 would be certain).';
+    '(how surprised the model is by this text; lower is better).';
 }
 
 /**
