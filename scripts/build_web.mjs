@@ -303,12 +303,26 @@ export async function buildWeb({
     await writeFile(path.join(outDir, to), code);
   }
   const date = await writeDateModel({ model: path.resolve(dateModel), heads: path.resolve(dateHeads), outDir });
-  // The English mode: its own script and stylesheet, told which model files this build has.
+  const english = await buildEnglish({ outDir, version, englishModel, englishHeads });
+  return { outDir, version, date, english };
+}
+
+/**
+ * The English mode's files in `outDir`: its script (told which model files this build has), its
+ * stylesheet and the model's two copies (writeEnglishModel). Also used alone by
+ * tests/browser/english.test.mjs, on a copy of dist/, with a test model.
+ */
+export async function buildEnglish({
+  outDir,
+  version,
+  englishModel = path.join(WEB, 'english_lm.safetensors'),
+  englishHeads = path.join(WEB, 'english_lm_heads.json'),
+}) {
   const english = await writeEnglishModel({ model: path.resolve(englishModel), heads: path.resolve(englishHeads), outDir });
   await bundle('modes/english/english_entry.js', path.join(outDir, 'english.js'), `mha-lab English mode v${version}`,
     { MHA_ENGLISH_BUILD: JSON.stringify(english) });
   await minifyCss('english.css', outDir);
-  return { outDir, version, date, english };
+  return english;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
