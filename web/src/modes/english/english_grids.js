@@ -132,6 +132,7 @@ export class EnglishGrids {
       }
     }
     this.drawZoom(roles);
+    this.layoutZoom();
   }
 
   /**
@@ -157,6 +158,7 @@ export class EnglishGrids {
     for (const t of this.thumbs ?? []) t.button.setAttribute('aria-pressed', String(t.id === id));
     if (this.view) this.drawZoom(this.lastRoles ?? new Map());
     this.layoutZoom();
+    this.queueTable();
   }
 
   /** The enlarged head: caption, labelled grid, hidden table. */
@@ -168,6 +170,8 @@ export class EnglishGrids {
     if (!v || !z || z[0] >= v.layers || z[1] >= v.heads) {
       this.zoomGrid = null;
       this.zoomKey = null;
+      this.zoomParts = null;
+      this.tablePending = null;
       delete box.dataset.layer;
       box.replaceChildren(el('p', 'help zoom-hint', 'Select a small grid above to see it enlarged here, with its token labels.'));
       this.cells.clear();
@@ -206,7 +210,7 @@ export class EnglishGrids {
     }
     setText(this.zoomParts.role, roles.get(this.zoomed) ?? '');
     box.classList.toggle('is-off', this.isOff(this.zoomed));
-    this.queueTable(layer, head, result);
+    this.tablePending = { layer, head, result };
   }
 
   /** Layer `layer`'s weights as HeadHeatmap reads a result: (h, n, n), no masked row (causal rows always have a key). */
@@ -217,10 +221,19 @@ export class EnglishGrids {
     return { n, m: n, attn_weights: weights.subarray(layer * size, (layer + 1) * size), fully_masked_rows: this.noMasked };
   }
 
-  queueTable(layer, head, result) {
+  /**
+   * The enlarged head's hidden table, built just after the next frame (draw/tables.js): called
+   * after the update clock's measure is queued (chrome/timing.js), so that the table, a cell per
+   * weight, is not part of a keystroke's time.
+   */
+  queueTable() {
+    const pending = this.tablePending;
+    this.tablePending = null;
+    dropQueued(this.els.panel);
+    if (!pending || !this.zoomParts) return;
+    const { layer, head, result } = pending;
     const { holder } = this.zoomParts;
     const labels = this.view.labels;
-    dropQueued(this.els.panel);
     queueAfterFrame(this.els.panel, () => {
       const table = headTable(head, result.attn_weights, result.fully_masked_rows, labels, labels, {
         title: `Layer ${layer}, head ${head} attention weights`,
@@ -242,18 +255,20 @@ export class EnglishGrids {
   /** Widths and label colours are read on entering the mode and after a resize (not per keystroke). */
   measure() {
     this.width = this.els.layers.clientWidth;
+    this.zoomWidth = this.els.zoom.clientWidth;
     this.theme = readTheme(this.els.layers);
   }
 
   layout() {
     if (this.view && this.thumbs) this.draw(this.view, this.lastRoles ?? new Map());
-    this.layoutZoom();
+    else this.layoutZoom();
   }
 
+  /** The enlarged head placed and labelled for the width measured last (measure). */
   layoutZoom() {
     if (!this.zoomGrid) return;
     this.theme ??= readTheme(this.els.layers);
-    this.zoomGrid.resize(Math.max(200, Math.min(this.els.zoom.clientWidth - 18, 900)), this.theme);
+    this.zoomGrid.resize(Math.max(200, Math.min((this.zoomWidth ?? 0) - 18, 900)), this.theme);
     this.select(this.cells.cell);
   }
 
