@@ -13,8 +13,11 @@ import { setText } from '../../chrome/alerts.js';
 import { typicalText } from './english_view.js';
 import { el } from './english_dom.js';
 
-/** Largest cell of a small multiple, CSS px (a short text stays small). */
-const MAX_THUMB_CELL = 12;
+/**
+ * Largest cell of a small multiple, and the side a small multiple keeps within (CSS px): a short
+ * text stays small, and a long one fits about 200 px, so that several layers show at once.
+ */
+const MAX_THUMB_CELL = 8, MAX_THUMB_SIDE = 200;
 /**
  * Gap between the small multiples of a row; the padding and borders of a figure and its button
  * around the canvas (english.css, style.css .thumb), CSS px.
@@ -136,8 +139,9 @@ export class EnglishGrids {
   }
 
   /**
-   * CSS px of a small multiple's side for n tokens: whole cells up to MAX_THUMB_CELL, every head
-   * of a layer in one row (its figure's width, --en-thumb, is set here when it changes).
+   * CSS px of a small multiple's side for n tokens: whole cells up to MAX_THUMB_CELL within
+   * MAX_THUMB_SIDE (below 1 px a cell, the side itself), every head of a layer in one row (its
+   * figure's width, --en-thumb, is set here when it changes).
    */
   thumbSide(n) {
     const heads = this.view?.heads ?? 1;
@@ -146,7 +150,7 @@ export class EnglishGrids {
       this.slot = slot;
       this.els.layers.style.setProperty('--en-thumb', `${slot}px`);
     }
-    const room = slot - INSIDE;
+    const room = Math.min(slot - INSIDE, MAX_THUMB_SIDE);
     const cell = Math.min(MAX_THUMB_CELL, Math.floor(room / n));
     return cell >= 1 ? n * cell : room;
   }
