@@ -171,9 +171,16 @@ for (const which of [0, 1]) {
         assert.equal(await page.$$eval('#english-layers canvas', (cs) => cs[0].width), 1);
         await typeText(page, '😀🎉');
         assert.deepEqual((await chips(page)).map((c) => c.cls.includes('en-unknown')), [false, true, true]);
-        await typeText(page, 'a \ud800 b');
-        const shown = (await page.textContent('#english-alert')) || (await page.textContent('#english-tokens-note'));
-        assert.ok(shown.length > 0);
+        // A lone surrogate: the core refuses it (the alert says why, the last view stays), or the
+        // browser's input already replaced it (an unknown token).
+        await page.evaluate(() => {
+          const t = document.getElementById('english-text');
+          t.value = 'a \ud800 b';
+          t.dispatchEvent(new Event('input', { bubbles: true }));
+        });
+        const alert = await page.textContent('#english-alert');
+        if (alert) assert.match(alert, /still show the last text the model read/);
+        else assert.ok((await chips(page)).some((c) => c.cls.includes('en-unknown')));
       }));
 
     test('Click and Enter on a small multiple enlarge it; the others stay; arrows read its cells', () =>
