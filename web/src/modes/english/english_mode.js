@@ -371,7 +371,10 @@ export class EnglishMode {
         if (this.tokenAware) req.tokens = r.tokens;
         patterns = this.mod.headPatterns(req);
       } catch (e) {
-        addNote(this.els.notes, `The head-pattern scores of layer ${layer} could not be computed: ${errorMessage(e)}`);
+        // Said once per message, not on every keystroke.
+        const note = `The head-pattern scores could not be computed: ${errorMessage(e)}`;
+        if (this.patternsNote !== note) addNote(this.els.notes, note);
+        this.patternsNote = note;
       }
       for (let head = 0; head < heads; head++) {
         const p = patterns?.heads?.[head];
