@@ -35,9 +35,13 @@ run_one() {
   cp -n tests/fuzz/corpus/fuzz_"$name"/* "$corpus"/ 2>/dev/null || true
   local dict=()
   [[ -f tests/fuzz/$name.dict ]] && dict=(-dict="tests/fuzz/$name.dict")
-  # -max_len: room for requests a little larger than the biggest seed. -rss_limit_mb: ASan's
-  # shadow memory counts; an input that needs more is reported as a finding (out-of-memory).
-  "$bin" "${dict[@]}" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+  # -max_len: room for inputs a little larger than the biggest seed (at least 8192 bytes; the
+  # English model seeds are whole model files). -rss_limit_mb: ASan's shadow memory counts; an
+  # input that needs more is reported as a finding (out-of-memory).
+  local biggest max_len=8192
+  biggest=$(find tests/fuzz/corpus/fuzz_"$name" -type f -printf '%s\n' | sort -n | tail -1)
+  ((${biggest:-0} + 1024 > max_len)) && max_len=$((biggest + 1024))
+  "$bin" "${dict[@]}" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$findings/" "$corpus" >"$log" 2>&1
 }
 

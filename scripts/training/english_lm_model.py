@@ -1,4 +1,4 @@
-"""The English language model of mha-lab in PyTorch: tokenizer, model, file writer and reader.
+r"""The English language model of mha-lab in PyTorch: tokenizer, model, file writer and reader.
 
 Shared by scripts/training/train_english_lm.py (training) and scripts/fixtures (golden data), so
 that both build exactly the model the C++ core runs (cpp/models/mha/english_lm.*). The file format
@@ -9,6 +9,13 @@ optionally joined by an apostrophe (' or U+2019) to another such run ("didn't");
 non-space character is a token by itself. The model sees the word lower-cased (ASCII letters
 only) with U+2019 written as '; a word outside the vocabulary is <unk>. Every sequence starts
 with <bos>.
+The page's rule is the reference (the C++ tokenizer follows it, tested against tokenize()
+itself). TOKEN_RE below is its form in Python's re, where \w is str.isalnum() plus '_': it
+splits English text identically and differs only where the page's JS classes do: combining marks
+(\p{M}: part of a word in JS, a token of their own here), emoji sequences with modifiers or
+zero-width joiners and flag pairs (one token in JS, several here), and invisible format
+characters such as U+200B or U+00AD (skipped in JS, tokens here). Golden data keeps to text where
+both agree.
 
 Model (decoder-only, pre-norm, causal; shape legend n tokens, d d_model, h heads, V vocabulary):
     x = embedding[ids]                                     (n, d)   no positions in the residual

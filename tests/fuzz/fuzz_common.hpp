@@ -7,12 +7,36 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "mha/attention.hpp"
+#include "mha/safetensors.hpp"
 
 namespace mha_fuzz {
+
+/// For the model-file targets: a random mutation almost never keeps a valid hash, so a flag
+/// asks for the checksum to be re-stamped and mutated files reach the checks behind it.
+/// Writes the data section's XXH64 over the header's "xxh64":"<16 hex>" value, if present.
+inline void restamp_checksum(std::vector<std::uint8_t>& file) {
+  if (file.size() < 8) return;
+  std::uint64_t header_len = 0;
+  for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | file[static_cast<std::size_t>(i)];
+  if (header_len > file.size() - 8) return;
+  const std::size_t data_begin = 8 + static_cast<std::size_t>(header_len);
+  const std::string hash = mha::xxh64_hex(file.data() + data_begin, file.size() - data_begin);
+  const std::string header(file.begin() + 8,
+                           file.begin() + static_cast<std::ptrdiff_t>(data_begin));
+  const std::string key = "\"xxh64\":\"";
+  const std::size_t at = header.find(key);
+  if (at == std::string::npos || at + key.size() + hash.size() > header.size()) return;
+  std::memcpy(file.data() + 8 + at + key.size(), hash.data(), hash.size());
+}
+
 
 /// Prints `what` and aborts: the fuzzer records the input as a crash.
 [[noreturn]] inline void finding(const char* what, double a = 0.0, double b = 0.0) {

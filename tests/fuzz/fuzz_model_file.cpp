@@ -12,7 +12,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -21,22 +20,6 @@
 #include "mha/safetensors.hpp"
 
 namespace {
-
-/// Writes the data section's XXH64 over the header's "xxh64":"<16 hex>" value, if present.
-void restamp_checksum(std::vector<std::uint8_t>& file) {
-  if (file.size() < 8) return;
-  std::uint64_t header_len = 0;
-  for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | file[static_cast<std::size_t>(i)];
-  if (header_len > file.size() - 8) return;
-  const std::size_t data_begin = 8 + static_cast<std::size_t>(header_len);
-  const std::string hash = mha::xxh64_hex(file.data() + data_begin, file.size() - data_begin);
-  const std::string header(file.begin() + 8,
-                           file.begin() + static_cast<std::ptrdiff_t>(data_begin));
-  const std::string key = "\"xxh64\":\"";
-  const std::size_t at = header.find(key);
-  if (at == std::string::npos || at + key.size() + hash.size() > header.size()) return;
-  std::memcpy(file.data() + 8 + at + key.size(), hash.data(), hash.size());
-}
 
 void check_stacks(const std::vector<mha::HeadStack>& stacks) {
   for (const auto& s : stacks) {
@@ -64,7 +47,7 @@ void check_stacks(const std::vector<mha::HeadStack>& stacks) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   std::vector<std::uint8_t> file(data + 1, data + size);
-  if ((data[0] & 1) != 0) restamp_checksum(file);
+  if ((data[0] & 1) != 0) mha_fuzz::restamp_checksum(file);
   try {
     const mha::DateModel model = mha::DateModel::load(std::move(file));
     // Keep each execution cheap: big (but valid) configurations are loaded, not run.

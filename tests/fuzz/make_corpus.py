@@ -8,6 +8,8 @@ only read the files). Standard library only.
   fuzz_forward/       byte strings decoded by fuzz_forward.cpp (header bytes, then one byte per
                       value), one per configuration and mask kind
   fuzz_numpy_experiment/  8 bytes: seed (little endian), tokens + 1, d_model + 1, heads + 1, flags
+  fuzz_english_lm/    a flags byte, then text (flag 2) or a model file: the two tiny English models
+                      of tests/fixtures, broken copies of one, and texts for the tokenizer
 
 Regression inputs found by fuzzing are added by hand as crash-<what> files and never rewritten.
 """
@@ -144,8 +146,30 @@ def numpy_seeds():
               struct.pack("<I", seed) + bytes([tokens + 1, d + 1, h + 1, flags]))
 
 
+def english_lm_seeds():
+    t = "fuzz_english_lm"
+    models = {}
+    for name in ("relbias_mlp", "shortformer"):
+        with open(os.path.join(ROOT, "tests", "fixtures", f"english_lm_tiny_{name}.safetensors"), "rb") as f:
+            models[name] = f.read()
+        write(t, f"model-{name}", b"\x00" + models[name])
+    blob = models["shortformer"]
+    (n,) = struct.unpack("<Q", blob[:8])
+    write(t, "model-bad-checksum", b"\x00" + blob[:-3] + bytes([blob[-3] ^ 0x40]) + blob[-2:])
+    write(t, "model-restamp-flipped", b"\x01" + blob[:-3] + bytes([blob[-3] ^ 0x40]) + blob[-2:])
+    write(t, "model-truncated", b"\x00" + blob[: 8 + n + 100])
+    header = blob[8:8 + n].replace(b'\\"num_layers\\":2', b'\\"num_layers\\":3')
+    write(t, "model-three-layers", b"\x01" + blob[:8] + header + blob[8 + n:])
+    for i, text in enumerate(["The cat sat on the mat.", "Don\u2019t stop \u2014 dog's ball!",
+                              "na\u0308ive \U0001F44D\U0001F3FD \U0001F1EB\U0001F1F7 a\u200bb",
+                              "\u65e5\u672c\u8a9e \u0663\u0664 it's''s", ""]):
+        write(t, f"text-{i}", b"\x02" + text.encode("utf-8"))
+    write(t, "text-invalid-utf8", b"\x02ab\xff\xc0\xaf\xed\xa0\x80")
+
+
 if __name__ == "__main__":
     torch_requests()
     hand_requests()
     forward_seeds()
     numpy_seeds()
+    english_lm_seeds()

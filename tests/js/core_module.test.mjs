@@ -35,7 +35,7 @@ function outcome(call) {
   }
 }
 
-test('the API: the full module is the core plus the date model, head patterns and file loading', () => {
+test('the API: the full module is the core plus the date model, the English model, head patterns and file loading', () => {
   // Emscripten's own exports (HEAP views, dynCall_* trampolines) are not the API.
   const api = (m) => Object.keys(m).filter((k) => /^[a-z]/i.test(k) && !/^(HEAP|dynCall_)/.test(k) &&
     ['function', 'object', 'string'].includes(typeof m[k])).sort();
@@ -44,10 +44,11 @@ test('the API: the full module is the core plus the date model, head patterns an
     assert.ok(name in core, `core has ${name}`);
   }
   assert.equal(core.DateModel, undefined, 'no date model in the core');
+  assert.equal(core.EnglishModel, undefined, 'no English model in the core');
   assert.equal(typeof full.DateModel, 'function');
   const missing = api(full).filter((k) => !(k in core)).sort();
-  assert.deepEqual(missing, ['DateModel', 'ablationEffect', 'attentionRollout', 'explainCell', 'headPatterns',
-    'jsDistance', 'loadAttention', 'loadMultiheadAttention', 'loadNpy', 'maxOverHeads', 'meanOverHeads',
+  assert.deepEqual(missing, ['DateModel', 'EnglishModel', 'ablationEffect', 'attentionRollout', 'explainCell', 'headPatterns',
+    'englishTokenize', 'jsDistance', 'loadAttention', 'loadMultiheadAttention', 'loadNpy', 'maxOverHeads', 'meanOverHeads',
     'slidingWindowMask'].sort());
   assert.deepEqual(core.limits, full.limits);
   assert.equal(core.version, full.version);

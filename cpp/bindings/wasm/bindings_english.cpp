@@ -1,0 +1,163 @@
+// Embind adapter for the English language model (docs/js-api.md "The English model"): only in
+// the full module (mha_wasm.js). Shape legend: n = tokens (<bos> first), h = num_heads,
+// L = num_layers, V = vocab_size. attnWeights is one flat row-major Float32Array (L, h, n, n).
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "js_convert.hpp"
+#include "mha/english_lm.hpp"
+#include "mha/english_tokenizer.hpp"
+
+namespace {
+
+using namespace mha_js;  // js_convert.hpp: guarded(), readers and writers of JS values
+
+const std::vector<std::string> kRunOptions = {"top", "ablate"};
+
+std::string text_argument(const val& text, const char* call) {
+  if (text.typeOf().as<std::string>() != "string") {
+    throw mha::parse_error(std::string(call) + ": text must be a string, got a " +
+                           text.typeOf().as<std::string>());
+  }
+  // Embind's UTF-8 conversion pairs a lone surrogate with whatever follows it, so it is refused
+  // here, while it is still visible.
+  const int at = text.call<int>("search", val::global("RegExp").new_(val("\\p{Cs}"), val("u")));
+  if (at >= 0) {
+    throw mha::value_error("text is not valid Unicode: a lone surrogate at index " +
+                           std::to_string(at));
+  }
+  return text.as<std::string>();
+}
+
+/// options.ablate: [[layer, head], ...].
+std::vector<mha::LMHead> read_ablate(const val& options) {
+  std::vector<mha::LMHead> heads;
+  if (!has(options, "ablate")) return heads;
+  const val list = options["ablate"];
+  if (!list.isArray()) throw mha::parse_error("ablate must be an array of [layer, head] pairs");
+  const auto count = list["length"].as<std::size_t>();
+  for (std::size_t i = 0; i < count; ++i) {
+    const val item = list[i];
+    const std::string where = "ablate[" + std::to_string(i) + "]";
+    if (!item.isArray() || item["length"].as<std::size_t>() != 2) {
+      throw mha::parse_error(where + " must be a [layer, head] pair, got " + js_repr(item));
+    }
+    val pair = val::object();
+    pair.set("layer", item[0]);
+    pair.set("head", item[1]);
+    try {
+      heads.push_back({static_cast<Index>(integer(pair, "layer", 0, 1 << 20)),
+                       static_cast<Index>(integer(pair, "head", 0, 1 << 20))});
+    } catch (const mha::error& e) {
+      throw mha::parse_error(where + ": " + e.what());
+    }
+  }
+  return heads;
+}
+
+val float64_copy(const std::vector<double>& data) {
+  return val::global("Float64Array").new_(emscripten::typed_memory_view(data.size(), data.data()));
+}
+
+val bool_array(const std::vector<bool>& items) {
+  val out = val::array();
+  for (std::size_t i = 0; i < items.size(); ++i) out.set(i, val(static_cast<bool>(items[i])));
+  return out;
+}
+
+/// The English model kept in wasm memory: new mod.EnglishModel(bytes), then run() per text.
+class JsEnglishModel {
+ public:
+  explicit JsEnglishModel(mha::EnglishLM model) : model_(std::move(model)) {}
+
+  val config() const {
+    const mha::EnglishLMConfig& c = model_.config();
+    val out = val::object();
+    out.set("d_model", static_cast<double>(c.d_model));
+    out.set("num_heads", static_cast<double>(c.num_heads));
+    out.set("num_layers", static_cast<double>(c.num_layers));
+    out.set("dim_feedforward", static_cast<double>(c.dim_feedforward));
+    out.set("vocab_size", static_cast<double>(c.vocab_size));
+    out.set("max_len", static_cast<double>(c.max_len));
+    out.set("layer_norm_eps", c.layer_norm_eps);
+    out.set("relative_bias", c.relative_bias);
+    out.set("shortformer_positions", c.shortformer_positions);
+    return out;
+  }
+  val vocab() const { return string_array(model_.vocab()); }
+  std::string checksum() const { return model_.checksum(); }
+
+  val run(val text, val options) const {
+    return guarded([&] {
+      const std::string t = text_argument(text, "run(text)");
+      const bool given = !options.isUndefined() && !options.isNull();
+      if (given) expect_request(options, "run(text, options)", {&kRunOptions});
+      const Index top = given && has(options, "top")
+                            ? static_cast<Index>(integer(options, "top", 1, 1 << 20))
+                            : 5;
+      const std::vector<mha::LMHead> ablate = given ? read_ablate(options) : std::vector<mha::LMHead>{};
+      const mha::EnglishLMRun r = model_.run(t, top, ablate);
+      const auto n = static_cast<Index>(r.tokens.ids.size());
+      val out = val::object();
+      out.set("tokens", string_array(r.tokens.tokens));
+      out.set("words", string_array(r.tokens.words));
+      out.set("unknown", bool_array(r.tokens.unknown));
+      val ids = val::array();
+      for (std::size_t i = 0; i < r.tokens.ids.size(); ++i) ids.set(i, r.tokens.ids[i]);
+      out.set("ids", ids);
+      out.set("truncatedTokens", static_cast<double>(r.tokens.truncated_tokens));
+      val next = val::array();
+      for (std::size_t i = 0; i < r.next_token.size(); ++i) {
+        val p = val::object();
+        p.set("token", r.next_token[i].token);
+        p.set("probability", r.next_token[i].probability);
+        next.set(i, p);
+      }
+      out.set("nextToken", next);
+      out.set("nextTokenLogprob", float64_copy(r.next_token_logprob));
+      out.set("perplexity", n > 1 ? val(r.perplexity) : val::null());
+      out.set("layers", static_cast<double>(model_.config().num_layers));
+      out.set("heads", static_cast<double>(model_.config().num_heads));
+      out.set("n", static_cast<double>(n));
+      std::vector<float> weights;
+      for (const auto& s : r.attn_weights) weights.insert(weights.end(), s.data(), s.data() + s.size());
+      out.set("attnWeights", float32_copy(weights.data(), static_cast<Index>(weights.size())));
+      return out;
+    });
+  }
+  val run_plain(val text) const { return run(text, val::undefined()); }
+
+ private:
+  mha::EnglishLM model_;
+};
+
+/// new mod.EnglishModel(bytes): bytes is a Uint8Array (or ArrayBuffer) of the .safetensors file.
+JsEnglishModel* make_english_model(val bytes) {
+  return guarded([&] {
+    return new JsEnglishModel(
+        mha::EnglishLM::load(byte_vector(bytes, "EnglishModel (the .safetensors file)")));
+  });
+}
+
+/// mod.englishTokenize(text): the page's tokens of text, as the English model splits it.
+val english_tokenize_js(val text) {
+  return guarded([&] { return string_array(mha::english_tokenize(text_argument(text, "englishTokenize(text)"))); });
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(mha_lab_english_model) {
+  using namespace emscripten;
+  class_<JsEnglishModel>("EnglishModel")
+      .constructor(&make_english_model, allow_raw_pointers())
+      .function("run", &JsEnglishModel::run)
+      .function("run", &JsEnglishModel::run_plain)
+      .function("config", &JsEnglishModel::config)
+      .property("vocab", &JsEnglishModel::vocab)
+      .property("checksum", &JsEnglishModel::checksum);
+  function("englishTokenize", &english_tokenize_js);
+}

@@ -1,0 +1,124 @@
+// The English language model through the wasm module under node: run() on the two tiny models
+// against PyTorch's golden data (tests/fixtures/english_lm_golden_tiny.json; ids and tokens
+// exactly, attention weights within 1e-4 absolute, nextTokenLogprob within 1e-3 absolute,
+// perplexity within 1e-3 relative, probabilities within 1e-4 absolute), the trained model when
+// web/english_lm.safetensors and its golden file exist, englishTokenize against the page's own
+// tokenize(), and errors as JS Errors after which the module keeps working.
+// Run: node --test tests/js/   Needs build/wasm/mha_wasm.js (./scripts/build.sh).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { root, loadModule } from './module.mjs';
+import { tokenize } from '../../web/src/chrome/tokenize.js';
+
+const fixture = (name) => JSON.parse(readFileSync(path.join(root, 'tests/fixtures', name), 'utf8'));
+const bytesOf = (rel) => new Uint8Array(readFileSync(path.join(root, rel)));
+const TINY = 'tests/fixtures/english_lm_tiny_relbias_mlp.safetensors';
+
+let mod;
+let tiny;
+before(async () => {
+  mod = await loadModule();
+  tiny = new mod.EnglishModel(bytesOf(TINY));
+});
+after(() => tiny?.delete());
+
+function maxAbsDiff(actual, expected) {
+  assert.equal(actual.length, expected.length, 'lengths differ');
+  let worst = 0;
+  for (let i = 0; i < actual.length; i++) worst = Math.max(worst, Math.abs(actual[i] - expected[i]));
+  return worst;
+}
+
+function checkGolden(doc) {
+  const models = {};
+  for (const [key, entry] of Object.entries(doc.models)) {
+    models[key] = new mod.EnglishModel(bytesOf(entry.file));
+    assert.equal(models[key].checksum, entry.xxh64);
+    assert.deepEqual(models[key].vocab, entry.vocab);
+    const config = models[key].config();
+    for (const k of ['d_model', 'num_heads', 'num_layers', 'dim_feedforward', 'vocab_size', 'max_len']) {
+      assert.equal(config[k], entry.config[k], k);
+    }
+  }
+  try {
+    for (const c of doc.cases) {
+      const r = models[c.model].run(c.text, { top: 5, ablate: c.ablate });
+      const what = `${c.model}: ${JSON.stringify(c.text)}`;
+      assert.deepEqual(r.ids, c.ids, what);
+      assert.deepEqual(r.tokens, c.tokens, what);
+      assert.deepEqual(r.words, c.words, what);
+      assert.deepEqual(r.unknown, c.unknown, what);
+      assert.equal(r.truncatedTokens, c.truncated_tokens, what);
+      assert.equal(r.n, c.ids.length);
+      assert.equal(r.layers, c.attn_weights.shape[0]);
+      assert.equal(r.heads, c.attn_weights.shape[1]);
+      assert.ok(r.attnWeights instanceof Float32Array);
+      assert.ok(maxAbsDiff(r.attnWeights, c.attn_weights.data) <= 1e-4, what);
+      assert.ok(r.nextTokenLogprob instanceof Float64Array);
+      assert.ok(maxAbsDiff(r.nextTokenLogprob, c.next_token_logprob) <= 1e-3, what);
+      if (c.perplexity === null) assert.equal(r.perplexity, null);
+      else assert.ok(Math.abs(r.perplexity - c.perplexity) <= 1e-3 * c.perplexity, what);
+      assert.equal(r.nextToken.length, 5);
+      assert.equal(r.nextToken[0].token, c.next_token[0].token, what);
+      assert.ok(maxAbsDiff(r.nextToken.map((p) => p.probability),
+        c.next_token.map((p) => p.probability)) <= 1e-4, what);
+    }
+  } finally {
+    for (const m of Object.values(models)) m.delete();
+  }
+}
+
+test('tiny models: run() matches PyTorch', () => checkGolden(fixture('english_lm_golden_tiny.json')));
+
+test('trained model: run() matches PyTorch', (t) => {
+  const golden = path.join(root, 'tests/fixtures/english_lm_golden.json');
+  if (!existsSync(path.join(root, 'web/english_lm.safetensors')) || !existsSync(golden)) {
+    t.skip('web/english_lm.safetensors or tests/fixtures/english_lm_golden.json is absent');
+    return;
+  }
+  checkGolden(fixture('english_lm_golden.json'));
+});
+
+test('englishTokenize splits as the page does', () => {
+  const texts = fixture('english_tokenize.json').cases.map((c) => c.text);
+  texts.push('Über 9000 — “quoted” text… and the 🏳️‍🌈 flag', 'a\u0300\u0301 b\u200D c', '🇺🇸🇬🇧x');
+  for (const text of texts) assert.deepEqual(mod.englishTokenize(text), tokenize(text), JSON.stringify(text));
+});
+
+test('config(), defaults of run()', () => {
+  const c = tiny.config();
+  assert.deepEqual(Object.keys(c).sort(), ['d_model', 'dim_feedforward', 'layer_norm_eps', 'max_len',
+    'num_heads', 'num_layers', 'relative_bias', 'shortformer_positions', 'vocab_size']);
+  assert.equal(c.relative_bias, true);
+  assert.equal(c.shortformer_positions, false);
+  assert.match(tiny.checksum, /^[0-9a-f]{16}$/);
+  const r = tiny.run('the cat');
+  assert.equal(r.nextToken.length, 5);
+  assert.equal(r.attnWeights.length, r.layers * r.heads * r.n * r.n);
+  assert.equal(tiny.run('', { top: 1 }).nextToken.length, 1);
+});
+
+test('errors are JS Errors with the message; the module keeps working', () => {
+  assert.throws(() => tiny.run('the cat', { ablate: [[9, 9]] }),
+    { message: 'cannot ablate layer 9 head 9: the model has 2 layers of 4 heads' });
+  assert.throws(() => tiny.run('the cat', { ablate: [[0]] }), { message: /ablate\[0\] must be a \[layer, head\] pair/ });
+  assert.throws(() => tiny.run('the cat', { ablate: 'x' }), { message: /ablate must be an array/ });
+  assert.throws(() => tiny.run('the cat', { top: 0 }), { message: /top=0/ });
+  assert.throws(() => tiny.run('the cat', { top: 61 }), { message: /top_k=61/ });
+  assert.throws(() => tiny.run('the cat', { temperature: 2 }), { message: /unknown key 'temperature'/ });
+  assert.throws(() => tiny.run(42), { message: /text must be a string/ });
+  assert.throws(() => tiny.run('bad \uD800 surrogate'), { message: 'text is not valid Unicode: a lone surrogate at index 4' });
+  assert.throws(() => mod.englishTokenize('\uDC00'), { message: /lone surrogate at index 0/ });
+  assert.throws(() => new mod.EnglishModel('not bytes'), { message: /Uint8Array or ArrayBuffer/ });
+  assert.throws(() => new mod.EnglishModel(new Uint8Array(3)), { message: /truncated file/ });
+  const broken = bytesOf(TINY);
+  broken[broken.length - 2] ^= 0x20;
+  assert.throws(() => new mod.EnglishModel(broken),
+    { message: /^checksum mismatch: the metadata says xxh64 [0-9a-f]{16}, the data section hashes to [0-9a-f]{16}$/ });
+  assert.throws(() => new mod.EnglishModel(bytesOf('web/date_model.safetensors')),
+    { message: 'wrong format "mha-lab-date-model": expected "mha-lab-english-lm"' });
+  // Still working.
+  assert.deepEqual(tiny.run('the cat').ids, [1, 2, 5]);
+});
