@@ -269,8 +269,7 @@ int cmd_patterns(const std::vector<std::string>& args) {
   const Options o = parse_options(
       args,
       {"--tokens", "--query-tokens", "--tensor", "--date-model", "--input", "--heldout", "--limit"},
-      {},
-      "patterns");
+      {}, "patterns");
   std::vector<std::string> inputs;
   for (const auto& [key, value] : o.values) {
     if (key == "--input") inputs.push_back(value);
@@ -336,9 +335,8 @@ int cmd_patterns(const std::vector<std::string>& args) {
   }
   nlohmann::json layers = nlohmann::json::array();
   for (std::size_t l = 0; l < in.layers.size(); ++l) {
-    nlohmann::json j =
-        mha::layer_patterns_to_json(in.layers[l], "layer " + std::to_string(l),
-                                    mha::HeadTokens{in.tokens, in.query_tokens});
+    nlohmann::json j = mha::layer_patterns_to_json(in.layers[l], "layer " + std::to_string(l),
+                                                   mha::HeadTokens{in.tokens, in.query_tokens});
     j["layer"] = l;
     layers.push_back(std::move(j));
   }

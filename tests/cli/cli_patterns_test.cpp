@@ -160,8 +160,8 @@ void expect_token_scores(const json& layer, const json& golden) {
 TEST(CliPatterns, TokenScoresFromJsonAndFromTokenFiles) {
   // Self-attention: tokens in the JSON input.
   const json self = token_case("<bos> + 7 random tokens repeated twice, causal h=3");
-  const std::string text = json{{"tokens", self.at("tokens")},
-                                {"attn_weights", nested(self.at("attn_weights"))}}.dump();
+  const std::string text =
+      json{{"tokens", self.at("tokens")}, {"attn_weights", nested(self.at("attn_weights"))}}.dump();
   const json out = parse_stdout(run_mha({"patterns"}, &text));
   expect_token_scores(out.at("layers")[0], self);
   EXPECT_EQ(out.at("layers")[0].at("heads")[0].at("labels"), json({"induction"}));

@@ -489,11 +489,13 @@ TEST(PatternsTokens, CrossAttentionNeedsQueryTokensForDuplicateAndInduction) {
   const auto both = mha::score_heads(s, mha::HeadTokens{keys, {"q", "x"}});
   EXPECT_DOUBLE_EQ(*both[0].scores.duplicate_token, 1.0);
   EXPECT_FALSE(both[0].scores.induction.has_value());
-  EXPECT_EQ(message_of<mha::shape_error>(
-                [&] { mha::score_heads(s, mha::HeadTokens{{"a", "b"}, {}}); }),
+  EXPECT_EQ(message_of<mha::shape_error>([&] {
+              mha::score_heads(s, mha::HeadTokens{{"a", "b"}, {}});
+            }),
             "tokens has 2 entries, attn_weights has 3 keys");
-  EXPECT_EQ(message_of<mha::shape_error>(
-                [&] { mha::score_heads(s, mha::HeadTokens{keys, {"q"}}); }),
+  EXPECT_EQ(message_of<mha::shape_error>([&] {
+              mha::score_heads(s, mha::HeadTokens{keys, {"q"}});
+            }),
             "query tokens has 1 entries, attn_weights has 2 queries");
 }
 
@@ -502,10 +504,10 @@ TEST(PatternsTokens, PunctuationClass) {
                         "\xE2\x80\x94" /* — */, "\xC2\xAB" /* « */, "\xE2\x82\xAC" /* € */}) {
     EXPECT_TRUE(mha::is_punctuation_token(t)) << t;
   }
-  for (const char* t : {"", " ", " ,", "a,", "a", "1", "\xF0\x9F\x98\x80" /* emoji, So */,
-                        "\xC2\xA9" /* (c), So */, "\xC3\xA9" /* e acute */,
-                        "\xE2\x80" /* truncated */, "\xC0\xAE" /* overlong '.' */,
-                        "\xED\xA0\x80" /* surrogate */, "\xFF"}) {
+  for (const char* t :
+       {"", " ", " ,", "a,", "a", "1", "\xF0\x9F\x98\x80" /* emoji, So */, "\xC2\xA9" /* (c), So */,
+        "\xC3\xA9" /* e acute */, "\xE2\x80" /* truncated */, "\xC0\xAE" /* overlong '.' */,
+        "\xED\xA0\x80" /* surrogate */, "\xFF"}) {
     EXPECT_FALSE(mha::is_punctuation_token(t)) << t;
   }
   // Every sample of the golden file, classified there with Python's unicodedata.

@@ -80,9 +80,9 @@ bool is_punctuation_code_point(std::uint32_t cp) {
 
 /// The tokens of a head as small integers (equal strings, equal ids), for the token scores.
 struct TokenIds {
-  std::vector<int> keys;           ///< (m), empty when no tokens are given
-  std::vector<int> queries;        ///< (n), empty when the query tokens are unknown
-  std::vector<bool> punctuation;   ///< (m) is_punctuation_token of each key
+  std::vector<int> keys;          ///< (m), empty when no tokens are given
+  std::vector<int> queries;       ///< (n), empty when the query tokens are unknown
+  std::vector<bool> punctuation;  ///< (m) is_punctuation_token of each key
 };
 
 TokenIds token_ids(const HeadTokens& t, Index n, Index m) {

@@ -129,7 +129,6 @@ std::vector<std::optional<double> HeadScoreValues::*> score_fields() {
           &HeadScoreValues::punctuation};
 }
 
-
 std::string sniff_attention_format(std::string_view b) {
   if (b.size() >= 6 && std::memcmp(b.data(), "\x93NUMPY", 6) == 0) return ".npy";
   if (b.size() >= 9) {
@@ -214,14 +213,10 @@ void check_tokens(const PatternsInput& in, const std::string& what) {
 }
 
 json thresholds_to_json(const HeadScoreThresholds& t) {
-  return {{"previous_token", t.previous_token},
-          {"local_band", t.local_band},
-          {"vertical_stripe", t.vertical_stripe},
-          {"long_range", t.long_range},
-          {"duplicate_token", t.duplicate_token},
-          {"induction", t.induction},
-          {"punctuation", t.punctuation},
-          {"margin", t.margin}};
+  return {{"previous_token", t.previous_token},   {"local_band", t.local_band},
+          {"vertical_stripe", t.vertical_stripe}, {"long_range", t.long_range},
+          {"duplicate_token", t.duplicate_token}, {"induction", t.induction},
+          {"punctuation", t.punctuation},         {"margin", t.margin}};
 }
 
 json layer_patterns_to_json(const HeadStack& layer, const std::string& name,

@@ -73,8 +73,8 @@ mha::HeadScoreThresholds read_thresholds(const val& req) {
   if (!has(req, "thresholds")) return t;
   const val o = req["thresholds"];
   static const std::vector<std::string> keys = {
-      "previous_token", "local_band", "vertical_stripe", "long_range", "duplicate_token",
-      "induction",      "punctuation", "margin"};
+      "previous_token",  "local_band", "vertical_stripe", "long_range",
+      "duplicate_token", "induction",  "punctuation",     "margin"};
   expect_request(o, "thresholds", {&keys});
   for (const auto& [key, field] :
        {std::pair{"previous_token", &t.previous_token}, std::pair{"local_band", &t.local_band},
@@ -96,7 +96,8 @@ mha::HeadScoreThresholds read_thresholds(const val& req) {
 std::vector<std::string> token_list(const val& req, const char* key, Index count,
                                     const char* dimension) {
   if (!has(req, key) || req[key].isNull()) return {};
-  if (!req[key].isArray()) throw mha::parse_error(std::string(key) + " must be an array of strings");
+  if (!req[key].isArray())
+    throw mha::parse_error(std::string(key) + " must be an array of strings");
   const val a = req[key];
   const std::size_t length = a["length"].as<std::size_t>();
   if (static_cast<Index>(length) != count) {
@@ -107,8 +108,8 @@ std::vector<std::string> token_list(const val& req, const char* key, Index count
   out.reserve(length);
   for (std::size_t i = 0; i < length; ++i) {
     if (a[i].typeOf().as<std::string>() != "string") {
-      throw mha::parse_error(std::string(key) + "[" + std::to_string(i) + "] must be a string, got " +
-                             js_repr(a[i]));
+      throw mha::parse_error(std::string(key) + "[" + std::to_string(i) +
+                             "] must be a string, got " + js_repr(a[i]));
     }
     out.push_back(a[i].as<std::string>());
   }

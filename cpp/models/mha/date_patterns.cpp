@@ -27,10 +27,10 @@ const char* const kCrossNote =
     "compare indices of two different sequences, and duplicate_token and induction compare "
     "decoder tokens with input characters at earlier indices";
 
-/// `tokens` when they name every one of `count` positions, else none (the token scores are then
-/// null rather than an error).
-std::vector<std::string> if_fits(const std::vector<std::string>& tokens, const
-                                 std::vector<HeadStack>& layers, bool rows) {
+/// `tokens` when they name every query (`rows`) or every key of `layers`, else none (the token
+/// scores are then null rather than an error).
+std::vector<std::string> if_fits(const std::vector<std::string>& tokens,
+                                 const std::vector<HeadStack>& layers, bool rows) {
   if (layers.empty()) return {};
   const Index count = rows ? layers[0].rows() : layers[0].cols();
   return static_cast<Index>(tokens.size()) == count ? tokens : std::vector<std::string>{};
@@ -38,11 +38,12 @@ std::vector<std::string> if_fits(const std::vector<std::string>& tokens, const
 
 std::vector<Stacks> stacks_of(const DateTranslation& t, const std::vector<std::string>& decoder) {
   const auto& tr = t.trace;
-  return {{"encoder_self", &tr.encoder_self, {if_fits(t.source_tokens, tr.encoder_self, false), {}}},
-          {"decoder_self", &tr.decoder_self, {if_fits(decoder, tr.decoder_self, false), {}}},
-          {"cross",
-           &tr.cross,
-           {if_fits(t.source_tokens, tr.cross, false), if_fits(decoder, tr.cross, true)}}};
+  return {
+      {"encoder_self", &tr.encoder_self, {if_fits(t.source_tokens, tr.encoder_self, false), {}}},
+      {"decoder_self", &tr.decoder_self, {if_fits(decoder, tr.decoder_self, false), {}}},
+      {"cross",
+       &tr.cross,
+       {if_fits(t.source_tokens, tr.cross, false), if_fits(decoder, tr.cross, true)}}};
 }
 
 std::vector<std::string> decoder_tokens(const DateTranslation& t) {
