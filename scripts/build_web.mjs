@@ -30,10 +30,21 @@
 //                     web/date_model_heads.json, or null>}. The page adds it (<script src>) only
 //                     when the Date translator is opened: first load stays small, and file:// works
 //                     (a page opened from disk may not fetch() the .safetensors file itself).
+//   dist/english.js   the English mode (web/src/modes/english/english_entry.js and its imports), one
+//                     classic script the page adds when the mode is first shown (app.js holds only
+//                     its stand-in, english_lazy.js), and dist/english.css (web/english.css, minified)
+//                     with it. Its MHA_ENGLISH_BUILD (esbuild's define) says what this build has:
+//                     null without a model, else {file, script, bytes, heads: the JSON of
+//                     web/english_lm_heads.json, or null}.
+//   dist/english_lm.safetensors  web/english_lm.safetensors, fetched by the English mode when served
+//   dist/english_lm.js  the same bytes as base64 in a classic script (global MHA_ENGLISH_MODEL =
+//                     {bytes, safetensors}), for file://, where the page may not fetch() them.
+//                     Both only when web/english_lm.safetensors exists (stale copies are removed).
 //
 // Usage: node scripts/build_web.mjs --wasm build/wasm/mha_wasm.js --out dist
 //        [--core build/wasm/mha_wasm_core.js (default: next to --wasm)]
 //        [--date-model web/date_model.safetensors] [--date-heads web/date_model_heads.json]
+//        [--english-model web/english_lm.safetensors] [--english-heads web/english_lm_heads.json]
 import { build, transform } from 'esbuild';
 import { gzipSync } from 'node:zlib';
 import { gzipAsync as zopfliGzip } from '@gfx/zopfli';
@@ -49,7 +60,8 @@ const PLACEHOLDER = /%MHA_LAB_VERSION%/g;
 function usage(message) {
   if (message) console.error(`build_web: ${message}`);
   console.error('usage: node scripts/build_web.mjs --wasm build/wasm/mha_wasm.js --out dist ' +
-    '[--core build/wasm/mha_wasm_core.js] [--date-model web/date_model.safetensors] [--date-heads web/date_model_heads.json]');
+    '[--core build/wasm/mha_wasm_core.js] [--date-model web/date_model.safetensors] [--date-heads web/date_model_heads.json] ' +
+    '[--english-model web/english_lm.safetensors] [--english-heads web/english_lm_heads.json]');
   process.exit(2);
 }
 
@@ -95,6 +107,39 @@ export async function writeDateModel({ model, heads, outDir, warn = console.warn
 }
 
 /**
+ * The English model for the page: dist/english_lm.safetensors (fetched when served) and
+ * dist/english_lm.js (the same bytes as base64, for file://), or neither when there is no model
+ * (stale ones are removed). A heads file that is not JSON is left out with a warning.
+ * @returns {Promise<{file: string, script: string, bytes: number, heads: object|null} | null>}
+ *   what the English mode's bundle is told (MHA_ENGLISH_BUILD)
+ */
+export async function writeEnglishModel({ model, heads, outDir, warn = console.warn }) {
+  const file = 'english_lm.safetensors', script = 'english_lm.js';
+  const bytes = await readIfExists(model);
+  if (!bytes) {
+    await Promise.all([file, script].map((f) => rm(path.join(outDir, f), { force: true })));
+    return null;
+  }
+  let headsJson = null;
+  const headsText = await readIfExists(heads);
+  if (headsText) {
+    try {
+      headsJson = JSON.parse(headsText.toString('utf8'));
+    } catch (e) {
+      warn(`build_web: ${heads} is not valid JSON (${e.message}); the page will show no typical head roles`);
+    }
+  }
+  await writeFile(path.join(outDir, file), bytes);
+  await writeFile(
+    path.join(outDir, script),
+    `/* mha-lab English model: ${path.basename(model)} (${bytes.length} bytes) as base64. Written by ` +
+      'scripts/build_web.mjs; added to the page only when the English mode is opened from file://. */\n' +
+      `var MHA_ENGLISH_MODEL = ${JSON.stringify({ bytes: bytes.length, safetensors: bytes.toString('base64') })};\n`,
+  );
+  return { file, script, bytes: bytes.length, heads: headsJson };
+}
+
+/**
  * The page uses one function of d3-scale-chromatic, interpolateViridis, but its single-file ESM
  * build keeps every scheme (top-level calls esbuild cannot drop): 32 KB of the bundle with
  * d3-color and d3-interpolate. In the bundles the import resolves to this module instead: d3's
@@ -136,8 +181,9 @@ const TARGET = ['es2022', 'chrome98', 'firefox94', 'safari16.4'];
  * One entry of web/src and its imports (d3-scale-chromatic, CSS files as text) as ONE classic IIFE
  * script: Chrome refuses module scripts on file://.
  */
-function bundle(entry, outfile, what) {
+function bundle(entry, outfile, what, define = {}) {
   return build({
+    define,
     absWorkingDir: ROOT,
     entryPoints: [path.join(WEB, 'src', entry)],
     bundle: true,
@@ -213,6 +259,8 @@ export async function buildWeb({
   out,
   dateModel = path.join(WEB, 'date_model.safetensors'),
   dateHeads = path.join(WEB, 'date_model_heads.json'),
+  englishModel = path.join(WEB, 'english_lm.safetensors'),
+  englishHeads = path.join(WEB, 'english_lm_heads.json'),
 }) {
   const wasmPath = path.resolve(wasm);
   const corePath = path.resolve(core ?? path.join(path.dirname(wasmPath), 'mha_wasm_core.js'));
@@ -255,7 +303,26 @@ export async function buildWeb({
     await writeFile(path.join(outDir, to), code);
   }
   const date = await writeDateModel({ model: path.resolve(dateModel), heads: path.resolve(dateHeads), outDir });
-  return { outDir, version, date };
+  const english = await buildEnglish({ outDir, version, englishModel, englishHeads });
+  return { outDir, version, date, english };
+}
+
+/**
+ * The English mode's files in `outDir`: its script (told which model files this build has), its
+ * stylesheet and the model's two copies (writeEnglishModel). Also used alone by
+ * tests/browser/english.test.mjs, on a copy of dist/, with a test model.
+ */
+export async function buildEnglish({
+  outDir,
+  version,
+  englishModel = path.join(WEB, 'english_lm.safetensors'),
+  englishHeads = path.join(WEB, 'english_lm_heads.json'),
+}) {
+  const english = await writeEnglishModel({ model: path.resolve(englishModel), heads: path.resolve(englishHeads), outDir });
+  await bundle('modes/english/english_entry.js', path.join(outDir, 'english.js'), `mha-lab English mode v${version}`,
+    { MHA_ENGLISH_BUILD: JSON.stringify(english) });
+  await minifyCss('english.css', outDir);
+  return english;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
@@ -268,6 +335,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
         out: { type: 'string' },
         'date-model': { type: 'string' },
         'date-heads': { type: 'string' },
+        'english-model': { type: 'string' },
+        'english-heads': { type: 'string' },
         help: { type: 'boolean' },
       },
     }));
@@ -277,12 +346,14 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   if (values.help) usage();
   if (!values.wasm || !values.out) usage('--wasm and --out are required');
   try {
-    const { outDir, version, date } = await buildWeb({
+    const { outDir, version, date, english } = await buildWeb({
       wasm: values.wasm,
       core: values.core,
       out: values.out,
       ...(values['date-model'] ? { dateModel: values['date-model'] } : {}),
       ...(values['date-heads'] ? { dateHeads: values['date-heads'] } : {}),
+      ...(values['english-model'] ? { englishModel: values['english-model'] } : {}),
+      ...(values['english-heads'] ? { englishHeads: values['english-heads'] } : {}),
     });
     const where = path.relative(process.cwd(), outDir) || '.';
     console.log(`build_web: page v${version} written to ${where}/`);
@@ -290,6 +361,11 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       ? `build_web: date model (${date.bytes} bytes${date.heads ? ', with head roles' : ', no head roles'}) in ${where}/date_model.js`
       : `build_web: no ${values['date-model'] ?? 'web/date_model.safetensors'}: ` +
         'the Date translator will say the model is missing');
+    console.log(english
+      ? `build_web: English model (${english.bytes} bytes${english.heads ? ', with head roles' : ', no head roles'}) ` +
+        `in ${where}/english_lm.safetensors and ${where}/english_lm.js`
+      : `build_web: no ${values['english-model'] ?? 'web/english_lm.safetensors'}: ` +
+        'the English mode will say the model is missing');
   } catch (e) {
     console.error(`build_web: ${e.message}`);
     process.exit(1);

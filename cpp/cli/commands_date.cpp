@@ -267,8 +267,9 @@ int cmd_date_eval(const std::vector<std::string>& args) {
 
 int cmd_patterns(const std::vector<std::string>& args) {
   const Options o = parse_options(
-      args, {"--tokens", "--tensor", "--date-model", "--input", "--heldout", "--limit"}, {},
-      "patterns");
+      args,
+      {"--tokens", "--query-tokens", "--tensor", "--date-model", "--input", "--heldout", "--limit"},
+      {}, "patterns");
   std::vector<std::string> inputs;
   for (const auto& [key, value] : o.values) {
     if (key == "--input") inputs.push_back(value);
@@ -277,10 +278,11 @@ int cmd_patterns(const std::vector<std::string>& args) {
   const auto limit = single(o, "--limit");
   const auto date_model = single(o, "--date-model");
   if (!inputs.empty() || heldout || date_model) {
-    if (!o.positional.empty() || single(o, "--tokens") || single(o, "--tensor")) {
+    if (!o.positional.empty() || single(o, "--tokens") || single(o, "--query-tokens") ||
+        single(o, "--tensor")) {
       throw usage_error{
           "patterns of the date model (--input, --heldout, --date-model) take no "
-          "FILE, --tokens or --tensor"};
+          "FILE, --tokens, --query-tokens or --tensor"};
     }
     if (inputs.empty() == !heldout) {
       throw usage_error{
@@ -319,14 +321,22 @@ int cmd_patterns(const std::vector<std::string>& args) {
       throw usage_error{"the JSON input has \"tokens\" already; drop --tokens"};
     }
     in.tokens = mha::parse_tokens_text(read_input(*tokens_file));
+  }
+  if (const auto query_file = single(o, "--query-tokens")) {
+    if (!in.query_tokens.empty()) {
+      throw usage_error{"the JSON input has \"query_tokens\" already; drop --query-tokens"};
+    }
+    in.query_tokens = mha::parse_tokens_text(read_input(*query_file));
+  }
+  if (const auto tokens_file = single(o, "--tokens")) {
     mha::check_tokens(in, "--tokens " + in_quotes(*tokens_file));
   } else {
     mha::check_tokens(in, "tokens");
   }
   nlohmann::json layers = nlohmann::json::array();
   for (std::size_t l = 0; l < in.layers.size(); ++l) {
-    nlohmann::json j =
-        mha::layer_patterns_to_json(in.layers[l], "layer " + std::to_string(l), in.tokens);
+    nlohmann::json j = mha::layer_patterns_to_json(in.layers[l], "layer " + std::to_string(l),
+                                                   mha::HeadTokens{in.tokens, in.query_tokens});
     j["layer"] = l;
     layers.push_back(std::move(j));
   }

@@ -33,7 +33,7 @@ import { scaling } from './scaling.mjs';
 import { finish } from './report.mjs';
 
 export { flops } from './common.mjs';
-export { PAGE_TARGETS, collectKeystrokeTimings } from './page_timings.mjs';
+export { PAGE_TARGETS, collectEnglishTimings, collectKeystrokeTimings } from './page_timings.mjs';
 export { SCALING_D, SCALING_N, logSlope } from './scaling.mjs';
 export { TOLERANCE, pairedRatio } from './report.mjs';
 

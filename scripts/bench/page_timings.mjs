@@ -8,7 +8,10 @@ import { log } from './common.mjs';
 
 export const PAGE_TARGETS = {
   update_small_ms: 16, update_large_ms: 100, first_grid_ms: 300, download_kb: 150, date_keystroke_ms: 50,
+  english_keystroke_ms: 30,
 };
+/** The English mode's keystroke timing: the text's tokens (with <bos>), and the keys typed. */
+const ENGLISH_TOKENS = 64, ENGLISH_KEYS = 24;
 /** The date typed into the Date translator, one key at a time, for its per-keystroke timing. */
 const KEYSTROKE_DATE = 'Nov 30, 2026';
 const PAGE_CASES = [
@@ -225,6 +228,8 @@ export async function collectPageTimings(browser, { dist, updates = 10, loads = 
     }
     log('page timings: Date translator keystrokes');
     rows.push(await collectKeystrokeTimings(browser, { serverUrl: server.url }));
+    log('page timings: English mode keystrokes');
+    rows.push(await collectEnglishTimings(browser, { serverUrl: server.url, dist }));
   } finally {
     await server.close();
   }
@@ -263,6 +268,56 @@ export async function collectKeystrokeTimings(browser, { serverUrl, loads = 3 })
       row.update.push(...(await page.evaluate(() => window.__ms)));
       const out = await page.textContent('#date-output');
       if (out !== '2026-11-30') row.note = `the page translated "${KEYSTROKE_DATE}" to "${out}"`;
+    } catch (e) {
+      row.note = `not measured: ${String(e.message ?? e).split('\n')[0]}`;
+      break;
+    } finally {
+      await close();
+    }
+    if (problems.length) row.note += ` problems: ${problems.join('; ')}`;
+  }
+  return row;
+}
+
+/**
+ * The English mode's time per keystroke at ENGLISH_TOKENS tokens (measured here, not asserted by
+ * tests/browser/english.test.mjs): a text of ENGLISH_TOKENS - 1 words opened at `#mode=english`,
+ * then ENGLISH_KEYS keys typed at its end, each waited for; the page's own mha:update of each
+ * (chrome/timing.js: from the input event to every grid painted, the model's run, the head-pattern
+ * scores, the small multiples and the enlarged head included). A key that adds a letter to the
+ * last word keeps the count; the row says how many tokens the model read. Not measured when dist/
+ * was built without web/english_lm.safetensors.
+ */
+export async function collectEnglishTimings(browser, { serverUrl, dist, loads = 3 }) {
+  const origin = new URL(serverUrl).origin;
+  const row = {
+    label: `English mode: one keystroke at ${ENGLISH_TOKENS} tokens (mha:update: run, scores, every head painted)`,
+    first_grid: [], update: [], note: '', target: PAGE_TARGETS.english_keystroke_ms, keystroke: true,
+  };
+  if (!existsSync(path.join(dist, 'english_lm.safetensors'))) {
+    row.note = 'not measured: dist/ has no English model (web/english_lm.safetensors when the page was built)';
+    return row;
+  }
+  const words = ['the', 'cat', 'sat', 'on', 'a', 'mat', 'and', 'it', 'was', 'happy'];
+  const text = Array.from({ length: ENGLISH_TOKENS - 1 }, (_, i) => words[i % words.length]).join(' ');
+  const hash = `#mode=english&sel=0.0&text=${encodeURIComponent(text)}`;
+  for (let i = 0; i < loads; i++) {
+    const problems = [];
+    const { page, close } = await openIsolated(browser, `${serverUrl}index.html${hash}`, origin, problems);
+    try {
+      await page.waitForSelector('#english-panel[data-state="ready"]', { timeout: 60000 });
+      await page.focus('#english-text');
+      await page.keyboard.press('End');
+      for (let k = 0; k < ENGLISH_KEYS; k++) {
+        const before = (await measures(page, 'mha:update')).length;
+        // Letters onto the last word, then back: the count stays at ENGLISH_TOKENS.
+        await page.keyboard.press(k < ENGLISH_KEYS / 2 ? 's' : 'Backspace');
+        await page.waitForFunction((b) => performance.getEntriesByName('mha:update', 'measure').length > b, before, { timeout: 15000 });
+        const all = await measures(page, 'mha:update');
+        row.update.push(all[all.length - 1]);
+      }
+      const n = await page.$$eval('#english-tokens li:not(.en-cut)', (l) => l.length);
+      if (n !== ENGLISH_TOKENS) row.note = `the model read ${n} tokens (its context)`;
     } catch (e) {
       row.note = `not measured: ${String(e.message ?? e).split('\n')[0]}`;
       break;

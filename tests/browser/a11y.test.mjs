@@ -1,5 +1,5 @@
 // Accessibility and devices: axe-core (npm devDependency, evaluated into the page by the
-// test; the pages themselves never load it) on the page in random mode, in date mode, with
+// test; the pages themselves never load it) on the page in random mode, in date mode, in English mode, with
 // embed=1 and in dark mode, and on dist/embed-example.html (three <mha-attention> elements): no
 // serious or critical violation, WCAG AA colour contrast checked. The layout at 360 px wide (a phone)
 // and at 200 % zoom (1280 px window = 640 CSS px at devicePixelRatio 2): no sideways page scroll.
@@ -21,6 +21,9 @@ const env = useBrowserAndTargets();
 const VIEWS = [
   ['random mode', '#preset=module-08&cell=0.0.2', {}],
   ['date mode', '#mode=date', {}, '#date-panel[data-state="ready"]'],
+  // Ready with the model dist/ was built with, or its message that there is none
+  // (tests/browser/english.test.mjs audits it with a model in any case).
+  ['English mode', '#mode=english&sel=0.0', {}, '#english-panel[data-state="ready"], #english-panel[data-state="error"]'],
   ['embed=1', '#text=The+cat+sat+on+the+mat&d_model=8&num_heads=2&seed=7&causal=1&positional=0&embed=1', {}],
   ['dark colour scheme', '#preset=causal-positions', { contextOptions: { colorScheme: 'dark' } }],
   ['embed-example.html (elements)', '', EXAMPLE],
@@ -63,7 +66,7 @@ for (const which of [0, 1]) {
             if (wait) await page.waitForSelector(wait, { timeout: 30_000 });
             const w = await pageWidth(page);
             assert.ok(w.scroll <= w.inner, `${name}: page is ${w.scroll} px wide in a ${w.inner} px window`);
-            if (!options.path && name !== 'date mode') {
+            if (!options.path && name !== 'date mode' && name !== 'English mode') {
               // Every head's frame fits the window; a grid wider than it scrolls inside .grid-scroll.
               const frames = await page.$$eval('#heads .head', (fs) => fs.map((f) => f.getBoundingClientRect().right));
               assert.ok(frames.length > 0 && frames.every((r) => r <= w.inner + 0.5), `${name}: ${frames}`);

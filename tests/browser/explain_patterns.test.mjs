@@ -70,7 +70,15 @@ describe('head patterns, combined views, files', { timeout: TIMEOUT }, () => {
         await page.click('#explain-patterns > summary');
         await page.waitForSelector('#explain-patterns table.js-matrix');
         const r = mod.numpyExperiment({ seed: 7, tokens: 5, d_model: 8, num_heads: heads });
-        const want = mod.headPatterns({ attn_weights: r.attn_weights, num_heads: heads, n: 5, m: 5 });
+        const tokens = ['Heads', 'look', 'at', 'different', 'things'];
+        const want = mod.headPatterns({ attn_weights: r.attn_weights, num_heads: heads, n: 5, m: 5, tokens });
+        // The sentence has no repeat (duplicate token and induction: no row, "—") and no punctuation.
+        assert.equal(want.heads[0].scores.induction, null);
+        assert.equal(want.heads[0].scores.punctuation, 0);
+        const columns = await page.$$eval('#explain-patterns table.patterns-table thead th', (ths) => ths.map((th) => th.textContent));
+        for (const name of ['duplicate token', 'induction', 'punctuation']) {
+          assert.ok(columns.some((c) => c.startsWith(name)), `column ${name}: ${columns}`);
+        }
         const rows = await page.$$eval('#explain-patterns table.patterns-table tbody tr', (trs) =>
           trs.map((tr) => ({ scores: JSON.parse(tr.dataset.scores), labels: tr.dataset.labels, text: tr.textContent })));
         assert.equal(rows.length, heads);
@@ -79,6 +87,7 @@ describe('head patterns, combined views, files', { timeout: TIMEOUT }, () => {
           assert.equal(row.labels, want.heads[k].labels.join(','), `head ${k} labels`);
           // The scores are shown, not only the label.
           assert.ok(row.text.includes(want.heads[k].scores.entropy_bits.toFixed(2)), `head ${k} entropy shown`);
+          assert.ok(row.text.includes('0.000 (uniform 0.000)'), `head ${k} punctuation and its baseline shown`);
         });
         const dist = await page.$$eval('#explain-patterns table.js-matrix tbody tr', (trs) => trs.map((tr) => JSON.parse(tr.dataset.distances)));
         assert.deepEqual(dist.flat(), Array.from(want.js_distance));

@@ -48,14 +48,15 @@ export function launchBrowser() {
 }
 
 /**
- * The two ways the page is opened: served over http by scripts/serve.mjs, and from disk.
+ * The two ways the page is opened: served over http by scripts/serve.mjs, and from disk; `dir`:
+ * the built page (default dist/).
  * @returns {Promise<{targets: {name: string, url: string, isOwn: (u: string) => boolean}[],
  *                    close: () => Promise<void>}>}
  */
-export async function startTargets() {
-  const server = await startServer({ dir: DIST, port: 0 });
+export async function startTargets(dir = DIST) {
+  const server = await startServer({ dir, port: 0 });
   const origin = new URL(server.url).origin;
-  const fileBase = pathToFileURL(DIST).href + '/';
+  const fileBase = pathToFileURL(dir).href + '/';
   return {
     targets: [
       { name: 'served over http', url: server.url, isOwn: (u) => new URL(u).origin === origin },
@@ -207,16 +208,17 @@ export async function screenPixel(page, x, y) {
 
 /**
  * Registers the suite's lifecycle: before all tests, check the prerequisites (then run `setup`,
- * if given), launch Chromium and start the targets (served and file://); after all, close both.
+ * if given: it may return {dir}, another built page to open than dist/), launch Chromium and
+ * start the targets (served and file://); after all, close both.
  * Returns the live handles: `env.browser`, `env.servers` (set once `before` has run).
  */
 export function useBrowserAndTargets(setup) {
   const env = { browser: null, servers: null };
   before(async () => {
     assertPrerequisites();
-    if (setup) await setup();
+    const given = setup ? await setup() : null;
     env.browser = await launchBrowser();
-    env.servers = await startTargets();
+    env.servers = await startTargets(given?.dir ?? DIST);
   });
   after(async () => {
     await env.browser?.close();

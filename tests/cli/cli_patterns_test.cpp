@@ -1,6 +1,8 @@
 // `mha patterns` (docs/cli.md "patterns"): the same scores from JSON, .npy + tokens and
-// safetensors input, stdin, the date model; and bad input (exit 2, one line naming the problem).
-// Scores are compared with the golden values of tests/fixtures/patterns.json (numpy, 1e-9).
+// safetensors input, stdin, the date model; the token scores (duplicate_token, induction,
+// punctuation) with tokens from the JSON or from --tokens / --query-tokens; and bad input (exit 2,
+// one line naming the problem). Scores are compared with the golden values of
+// tests/fixtures/patterns.json (numpy, 1e-9; the printed JSON rounds nothing, so 1e-9 is loose).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -127,6 +129,70 @@ TEST(CliPatterns, NpyWithTokensFileAndLayers) {
   std::remove(tokens.c_str());
 }
 
+/// The golden token case named `name` in patterns.json.
+json token_case(const std::string& name) {
+  const json doc = fixture("patterns.json");
+  for (const auto& c : doc.at("token_cases")) {
+    if (c.at("name").get<std::string>() == name) return c;
+  }
+  throw std::runtime_error("no token case \"" + name + "\" in patterns.json");
+}
+
+void expect_token_scores(const json& layer, const json& golden) {
+  for (std::size_t k = 0; k < golden.at("heads").size(); ++k) {
+    const json& a = layer.at("heads")[k];
+    const json& e = golden.at("heads")[k];
+    EXPECT_EQ(a.at("labels"), e.at("labels")) << k;
+    for (const char* group : {"scores", "uniform_baseline"}) {
+      for (const char* key : {"duplicate_token", "induction", "punctuation"}) {
+        const json& want = e.at(group).at(key);
+        if (want.is_null()) {
+          EXPECT_TRUE(a.at(group).at(key).is_null()) << k << " " << group << " " << key;
+        } else {
+          EXPECT_NEAR(a.at(group).at(key).get<double>(), want.get<double>(), 1e-9)
+              << k << " " << group << " " << key;
+        }
+      }
+    }
+  }
+}
+
+TEST(CliPatterns, TokenScoresFromJsonAndFromTokenFiles) {
+  // Self-attention: tokens in the JSON input.
+  const json self = token_case("<bos> + 7 random tokens repeated twice, causal h=3");
+  const std::string text =
+      json{{"tokens", self.at("tokens")}, {"attn_weights", nested(self.at("attn_weights"))}}.dump();
+  const json out = parse_stdout(run_mha({"patterns"}, &text));
+  expect_token_scores(out.at("layers")[0], self);
+  EXPECT_EQ(out.at("layers")[0].at("heads")[0].at("labels"), json({"induction"}));
+  EXPECT_EQ(out.at("thresholds").at("induction"), 0.5);
+  // Cross-attention from .npy: key tokens alone leave duplicate_token and induction null;
+  // --query-tokens adds them.
+  const json keys_only = token_case("cross h=2 n=4 m=6, key tokens only");
+  const json both = token_case("cross h=2 n=4 m=6, key and query tokens");
+  const auto shape = both.at("attn_weights").at("shape").get<std::vector<std::size_t>>();
+  const std::string path = temp_path("cross.npy"), keys = temp_path("keys.json"),
+                    queries = temp_path("queries.txt");
+  write_file(path, npy(shape, both.at("attn_weights").at("data").get<std::vector<float>>()));
+  write_file(keys, both.at("tokens").dump());
+  std::string lines;
+  for (const auto& q : both.at("query_tokens")) lines += q.get<std::string>() + "\n";
+  write_file(queries, lines);
+  expect_token_scores(parse_stdout(run_mha({"patterns", path, "--tokens", keys})).at("layers")[0],
+                      keys_only);
+  const json out2 =
+      parse_stdout(run_mha({"patterns", path, "--tokens", keys, "--query-tokens", queries}));
+  expect_token_scores(out2.at("layers")[0], both);
+  EXPECT_EQ(out2.at("query_tokens"), both.at("query_tokens"));
+  // Without tokens every token score is null.
+  const json none = parse_stdout(run_mha({"patterns", path}));
+  EXPECT_TRUE(none.at("layers")[0].at("heads")[0].at("scores").at("punctuation").is_null());
+  write_file(queries, "a\nb\n");
+  EXPECT_TRUE(fails_with(run_mha({"patterns", path, "--tokens", keys, "--query-tokens", queries}),
+                         {"query_tokens has 2 tokens, the attention has 4 queries"}));
+  for (const auto& f : {path, keys, queries}) std::remove(f.c_str());
+}
+
 TEST(CliPatterns, SafetensorsNamedTensor) {
   // Two tensors: "attn" (1, 2, 2) F32 and "other".
   const std::vector<float> attn = {1, 0, 0.5f, 0.5f};
@@ -160,11 +226,19 @@ TEST(CliPatterns, DateModel) {
   EXPECT_EQ(out.at("layers")[5].at("n"), 11);
   EXPECT_EQ(out.at("layers")[5].at("m"), 12);
   EXPECT_TRUE(out.at("layers")[2].at("heads")[0].at("causal").get<bool>());
+  // The date model's tokens give the token scores: ", " is punctuation for the encoder; the
+  // decoder's queries name the cross layers' rows.
+  for (const json& layer : out.at("layers")) {
+    const json& scores = layer.at("heads")[0].at("scores");
+    EXPECT_TRUE(scores.at("punctuation").is_number()) << layer.at("name");
+    EXPECT_TRUE(scores.at("duplicate_token").is_number()) << layer.at("name");
+  }
   const json mean = parse_stdout(
       run_mha({"patterns", "--heldout", std::string(MHA_FIXTURES_DIR) + "/date_heldout.json",
                "--limit", "20"}));
   EXPECT_EQ(mean.at("inputs"), 20);
   EXPECT_EQ(mean.at("heads").size(), 24u);
+  EXPECT_TRUE(mean.at("heads")[0].at("mean_scores").at("punctuation").is_number());
 }
 
 TEST(CliPatterns, BadInputIsOneLine) {
@@ -191,7 +265,10 @@ TEST(CliPatterns, BadInputIsOneLine) {
                          {"cannot open \"/nonexistent/attn.npy\""}));
   EXPECT_TRUE(fails_with(run_mha({"patterns", "a", "b"}), {"at most one FILE"}));
   EXPECT_TRUE(fails_with(run_mha({"patterns", "--input", "x", "--tokens", "t"}),
-                         {"take no FILE, --tokens or --tensor"}));
+                         {"take no FILE, --tokens, --query-tokens or --tensor"}));
+  EXPECT_TRUE(fails_with(run_text(R"({"attn_weights": [[[1, 0], [0, 1]]], "tokens": ["a", "b"],
+                                      "query_tokens": ["a"]})"),
+                         {"query_tokens has 1 tokens, the attention has 2 queries"}));
   EXPECT_TRUE(fails_with(run_mha({"patterns", "--limit", "3"}), {"--limit needs --heldout"}));
   EXPECT_EQ(parse_stdout(run_text(R"({"attn_weights": [[[1]]]})")).at("layers").size(), 1u);
 }

@@ -2,9 +2,11 @@
 // Jensen–Shannon distance at its ends, combinations, rollout, masks, cell explanations, ablation,
 // validation errors, and golden values from scripts/fixtures/make_pattern_fixtures.py (numpy, an
 // independent implementation of the documented formulas) for a random stack and module 08's
-// seed-7 preset.
+// seed-7 preset; the token scores (duplicate_token, induction, punctuation) on synthetic heads,
+// against TransformerLens's induction stripe, and against the golden token cases.
 //
-// Tolerances: synthetic cases are exact up to double rounding (1e-12); golden scores 1e-9 for
+// Tolerances: synthetic cases are exact up to double rounding (1e-12); golden token scores 1e-12
+// (the same float32 weights, normalised in double in both); golden scores 1e-9 for
 // the random stack (the same float32 weights in both), 1e-6 for module 08 (our float64 forward
 // rounded to float32 against numpy's float64 weights rounded to float32).
 #include <gtest/gtest.h>
@@ -357,6 +359,166 @@ TEST(Patterns, AblationRelativeChange) {
 }
 
 // ------------------------------------------------------------------------------------------------
+// Token scores
+
+TEST(PatternsTokens, WithoutTokensTheyAreNullopt) {
+  for (const auto& hs : {mha::score_heads(previous_token_head(5)),
+                         mha::score_heads(previous_token_head(5), mha::HeadTokens{})}) {
+    EXPECT_FALSE(hs[0].scores.duplicate_token.has_value());
+    EXPECT_FALSE(hs[0].scores.induction.has_value());
+    EXPECT_FALSE(hs[0].scores.punctuation.has_value());
+    EXPECT_FALSE(hs[0].uniform_baseline.punctuation.has_value());
+  }
+}
+
+TEST(PatternsTokens, DuplicateTokenHeadLooksAtEveryEarlierCopy) {
+  // a b a c a: rows 2 and 4 have earlier copies (row 4 two: keys 0 and 2).
+  const std::vector<std::string> t = {"a", "b", "a", "c", "a"};
+  // Row 4 splits 0.25 / 0.25 over its copies and 0.5 on itself; row 2 all on key 0; others self.
+  const auto s = one_head(5, 5, [](Index i, Index j) {
+    if (i == 2) return j == 0 ? 1.f : 0.f;
+    if (i == 4) return j == 4 ? 0.5f : (j == 0 || j == 2) ? 0.25f : 0.f;
+    return i == j ? 1.f : 0.f;
+  });
+  const auto hs = mha::score_heads(s, mha::HeadTokens{t, {}});
+  EXPECT_NEAR(*hs[0].scores.duplicate_token, (1.0 + 0.5) / 2.0, 1e-12);
+  // Nothing above the diagonal: causal, so the uniform head sees keys j <= i: row 2 has 1 copy
+  // among 3 keys, row 4 2 among 5.
+  EXPECT_TRUE(hs[0].causal);
+  EXPECT_NEAR(*hs[0].uniform_baseline.duplicate_token, (1.0 / 3.0 + 2.0 / 5.0) / 2.0, 1e-12);
+  // Induction keys: row 2 ("a" at 0) -> key 1; row 4 ("a" at 0, 2) -> keys 1, 3.
+  EXPECT_NEAR(*hs[0].scores.induction, 0.0, 1e-12);
+  EXPECT_NEAR(*hs[0].uniform_baseline.induction, (1.0 / 3.0 + 2.0 / 5.0) / 2.0, 1e-12);
+  EXPECT_NEAR(*hs[0].scores.punctuation, 0.0, 1e-12);
+  // duplicate_token 0.75 >= 0.5 and >= 0.367 + 0.15; local_band 0.7 does not beat the causal
+  // uniform head's 0.713 by the margin.
+  EXPECT_EQ(hs[0].labels, (std::vector<std::string>{"duplicate-token"}));
+}
+
+TEST(PatternsTokens, NoRepeatsAndOneTokenGiveNullopt) {
+  const auto hs = mha::score_heads(uniform_head(4), mha::HeadTokens{{"w", "x", ",", "z"}, {}});
+  EXPECT_FALSE(hs[0].scores.duplicate_token.has_value());
+  EXPECT_FALSE(hs[0].scores.induction.has_value());
+  EXPECT_NEAR(*hs[0].scores.punctuation, 0.25, 1e-7);  // float32 1/4 rows, exact
+  const auto one = mha::score_heads(uniform_head(1), mha::HeadTokens{{"."}, {}});
+  EXPECT_FALSE(one[0].scores.duplicate_token.has_value());
+  EXPECT_FALSE(one[0].scores.induction.has_value());
+  EXPECT_DOUBLE_EQ(*one[0].scores.punctuation, 1.0);
+  EXPECT_DOUBLE_EQ(*one[0].uniform_baseline.punctuation, 1.0);
+  EXPECT_TRUE(one[0].labels.empty());  // 1.0 does not beat the baseline 1.0 by the margin
+}
+
+TEST(PatternsTokens, PunctuationHeadIsLabelled) {
+  // Every row on the last key, a period: punctuation 1 against a uniform 2/6.
+  const std::vector<std::string> t = {"It", "rains", ",", "we", "stay", "."};
+  const auto s = one_head(6, 6, [](Index, Index j) { return j == 5 ? 1.f : 0.f; });
+  const auto hs = mha::score_heads(s, mha::HeadTokens{t, {}});
+  EXPECT_DOUBLE_EQ(*hs[0].scores.punctuation, 1.0);
+  EXPECT_NEAR(*hs[0].uniform_baseline.punctuation, 2.0 / 6.0, 1e-12);
+  EXPECT_EQ(hs[0].labels, (std::vector<std::string>{"vertical-stripe", "punctuation"}));
+}
+
+TEST(PatternsTokens, CausalBaselineCountsOnlyAllowedKeys) {
+  // Causal uniform head over ", a , b": punctuation keys 0 and 2.
+  const auto s =
+      one_head(4, 4, [](Index i, Index j) { return j <= i ? 1.0f / float(i + 1) : 0.f; });
+  const auto hs = mha::score_heads(s, mha::HeadTokens{{",", "a", ",", "b"}, {}});
+  ASSERT_TRUE(hs[0].causal);
+  const double want = (1.0 + 1.0 / 2.0 + 2.0 / 3.0 + 2.0 / 4.0) / 4.0;
+  EXPECT_NEAR(*hs[0].uniform_baseline.punctuation, want, 1e-12);
+  EXPECT_NEAR(*hs[0].scores.punctuation, want, 1e-7);  // float32 weights 1/3
+  // Row 2 (",") has an earlier copy at key 0 (weight 1/3) and an induction key 1 (1/3).
+  EXPECT_NEAR(*hs[0].uniform_baseline.duplicate_token, 1.0 / 3.0, 1e-12);
+  EXPECT_NEAR(*hs[0].uniform_baseline.induction, 1.0 / 3.0, 1e-12);
+}
+
+TEST(PatternsTokens, InductionEqualsTransformerLensOnARepeatedRandomSequence) {
+  // <bos> + R distinct tokens, repeated: TransformerLens's induction score is the mean over the
+  // second copy's rows i = R+1 .. 2R of a[i, i - (R - 1)] (the token after the first
+  // occurrence). A causal head with random weights, the induction keys made heavier.
+  const Index R = 9, n = 2 * R + 1;
+  std::vector<std::string> tokens = {"<bos>"};
+  for (Index t = 0; t < R; ++t) tokens.push_back("tok" + std::to_string(37 * t % 101));
+  for (Index t = 0; t < R; ++t) tokens.push_back(tokens[static_cast<std::size_t>(t + 1)]);
+  std::uint32_t state = 12345;
+  const auto next = [&] {
+    state = state * 1664525u + 1013904223u;
+    return float(state >> 8) / float(1u << 24);
+  };
+  HeadStack w(2, n, n);
+  for (Index k = 0; k < 2; ++k) {
+    for (Index i = 0; i < n; ++i) {
+      double sum = 0.0;
+      std::vector<double> row(static_cast<std::size_t>(n), 0.0);
+      for (Index j = 0; j <= i; ++j) {
+        double x = 0.1 + next();
+        if (k == 0 && i > R && j == i - (R - 1)) x += 20.0;
+        row[static_cast<std::size_t>(j)] = x;
+        sum += x;
+      }
+      for (Index j = 0; j < n; ++j) w(k, i, j) = float(row[static_cast<std::size_t>(j)] / sum);
+    }
+  }
+  const auto hs = mha::score_heads(w, mha::HeadTokens{tokens, {}});
+  for (Index k = 0; k < 2; ++k) {
+    double tl = 0.0, row_sum = 0.0;
+    for (Index i = R + 1; i <= 2 * R; ++i) {
+      row_sum = 0.0;
+      for (Index j = 0; j < n; ++j) row_sum += double(w(k, i, j));
+      tl += double(w(k, i, i - (R - 1))) / row_sum;
+    }
+    tl /= double(R);
+    ASSERT_TRUE(hs[static_cast<std::size_t>(k)].scores.induction.has_value());
+    EXPECT_NEAR(*hs[static_cast<std::size_t>(k)].scores.induction, tl, 1e-12) << k;
+  }
+  EXPECT_EQ(hs[0].labels, (std::vector<std::string>{"induction"}));
+  // The duplicate-token rows are the same second-copy rows, one earlier copy each at i - R.
+  EXPECT_TRUE(hs[1].scores.duplicate_token.has_value());
+}
+
+TEST(PatternsTokens, CrossAttentionNeedsQueryTokensForDuplicateAndInduction) {
+  const auto s = one_head(2, 3, [](Index, Index j) { return j == 0 ? 1.f : 0.f; });
+  const std::vector<std::string> keys = {"x", "!", "y"};
+  const auto keys_only = mha::score_heads(s, mha::HeadTokens{keys, {}});
+  EXPECT_FALSE(keys_only[0].scores.duplicate_token.has_value());
+  EXPECT_FALSE(keys_only[0].scores.induction.has_value());
+  EXPECT_DOUBLE_EQ(*keys_only[0].scores.punctuation, 0.0);
+  EXPECT_NEAR(*keys_only[0].uniform_baseline.punctuation, 1.0 / 3.0, 1e-12);
+  // Query 1 is "x": key 0 is an earlier copy (j < i), key 1 follows it (1 <= k <= i - 1 fails:
+  // i - 1 = 0), so induction has no row.
+  const auto both = mha::score_heads(s, mha::HeadTokens{keys, {"q", "x"}});
+  EXPECT_DOUBLE_EQ(*both[0].scores.duplicate_token, 1.0);
+  EXPECT_FALSE(both[0].scores.induction.has_value());
+  EXPECT_EQ(message_of<mha::shape_error>([&] {
+              mha::score_heads(s, mha::HeadTokens{{"a", "b"}, {}});
+            }),
+            "tokens has 2 entries, attn_weights has 3 keys");
+  EXPECT_EQ(message_of<mha::shape_error>([&] {
+              mha::score_heads(s, mha::HeadTokens{keys, {"q"}});
+            }),
+            "query tokens has 1 entries, attn_weights has 2 queries");
+}
+
+TEST(PatternsTokens, PunctuationClass) {
+  for (const char* t : {",", ".", "!", "?", ";", ":", "\"", "(", "$", "+", "^", "~", "?!",
+                        "\xE2\x80\x94" /* — */, "\xC2\xAB" /* « */, "\xE2\x82\xAC" /* € */}) {
+    EXPECT_TRUE(mha::is_punctuation_token(t)) << t;
+  }
+  for (const char* t :
+       {"", " ", " ,", "a,", "a", "1", "\xF0\x9F\x98\x80" /* emoji, So */, "\xC2\xA9" /* (c), So */,
+        "\xC3\xA9" /* e acute */, "\xE2\x80" /* truncated */, "\xC0\xAE" /* overlong '.' */,
+        "\xED\xA0\x80" /* surrogate */, "\xFF"}) {
+    EXPECT_FALSE(mha::is_punctuation_token(t)) << t;
+  }
+  // Every sample of the golden file, classified there with Python's unicodedata.
+  const auto doc = mha_test::load_fixture("patterns.json");
+  for (const auto& sample : doc.at("punctuation_samples")) {
+    const std::string t = sample.at("token").get<std::string>();
+    EXPECT_EQ(mha::is_punctuation_token(t), sample.at("punctuation").get<bool>()) << t;
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
 // Golden values (scripts/fixtures/make_pattern_fixtures.py -> tests/fixtures/patterns.json)
 
 void expect_scores(const mha::HeadScoreValues& s, const mha_test::json& g, double tol,
@@ -379,12 +541,24 @@ void expect_scores(const mha::HeadScoreValues& s, const mha_test::json& g, doubl
   opt("entropy_bits", s.entropy_bits);
   opt("entropy_normalized", s.entropy_normalized);
   opt("max_weight", s.max_weight);
+  if (g.contains("punctuation")) {
+    opt("duplicate_token", s.duplicate_token);
+    opt("induction", s.induction);
+    opt("punctuation", s.punctuation);
+  }
   EXPECT_EQ(s.stripe_key, g.at("stripe_key").get<Index>()) << where;
+}
+
+/// tokens / query_tokens of a golden case (null: none).
+std::vector<std::string> golden_tokens(const mha_test::json& c, const char* key) {
+  if (!c.contains(key) || c.at(key).is_null()) return {};
+  return c.at(key).get<std::vector<std::string>>();
 }
 
 void expect_golden(const HeadStack& w, const mha_test::json& c, double tol) {
   const std::string name = c.at("name").get<std::string>();
-  const auto hs = mha::score_heads(w);
+  const auto hs = mha::score_heads(
+      w, mha::HeadTokens{golden_tokens(c, "tokens"), golden_tokens(c, "query_tokens")});
   const auto& heads = c.at("heads");
   ASSERT_EQ(hs.size(), heads.size()) << name;
   for (std::size_t k = 0; k < hs.size(); ++k) {
@@ -396,6 +570,7 @@ void expect_golden(const HeadStack& w, const mha_test::json& c, double tol) {
     EXPECT_EQ(hs[k].labels, heads[k].at("labels").get<std::vector<std::string>>()) << where;
   }
   const mha::RowMatrixXd d = mha::js_distance_matrix(w);
+  if (!c.contains("js_distance")) return;
   const auto& gd = c.at("js_distance");
   for (Index a = 0; a < d.rows(); ++a) {
     for (Index b = 0; b < d.cols(); ++b) {
@@ -412,6 +587,22 @@ TEST(PatternsGolden, RandomStacks) {
   for (const auto& c : doc.at("cases")) {
     if (c.contains("preset")) continue;
     expect_golden(mha_test::stack_f(c.at("attn_weights")), c, 1e-9);
+  }
+}
+
+TEST(PatternsGolden, TokenCases) {
+  const auto doc = mha_test::load_fixture("patterns.json");
+  ASSERT_GE(doc.at("token_cases").size(), 8u);
+  for (const auto& c : doc.at("token_cases")) {
+    const HeadStack w = mha_test::stack_f(c.at("attn_weights"));
+    expect_golden(w, c, 1e-12);
+    if (c.contains("tl_induction")) {
+      // TransformerLens's stripe, as numpy computed it, equals the induction score.
+      const auto hs = mha::score_heads(w, mha::HeadTokens{golden_tokens(c, "tokens"), {}});
+      for (std::size_t k = 0; k < hs.size(); ++k) {
+        EXPECT_NEAR(*hs[k].scores.induction, c.at("tl_induction")[k].get<double>(), 1e-12) << k;
+      }
+    }
   }
 }
 

@@ -56,6 +56,58 @@ test('headPatterns reproduces the numpy golden scores, labels and JS distances',
   }
 });
 
+const TOKEN_KEYS = ['duplicate_token', 'induction', 'punctuation'];
+
+function expectTokenScores(actual, expected, tol, where) {
+  for (const key of TOKEN_KEYS) {
+    if (expected[key] === null) assert.equal(actual[key], null, `${where} ${key}`);
+    else assert.ok(Math.abs(actual[key] - expected[key]) <= tol, `${where} ${key}: ${actual[key]} vs ${expected[key]}`);
+  }
+}
+
+test('headPatterns with tokens: the golden token scores, baselines and labels (1e-12, as natively)', () => {
+  const doc = fixture('patterns.json');
+  assert.ok(doc.token_cases.length >= 8);
+  for (const c of doc.token_cases) {
+    const [h, n, m] = c.attn_weights.shape;
+    const req = { attn_weights: Float32Array.from(c.attn_weights.data), num_heads: h, n, m, tokens: c.tokens };
+    if (c.query_tokens) req.query_tokens = c.query_tokens;
+    const out = mod.headPatterns(req);
+    out.heads.forEach((hs, k) => {
+      const g = c.heads[k];
+      expectScores(hs.scores, g.scores, 1e-12, `${c.name} head ${k}`);
+      expectTokenScores(hs.scores, g.scores, 1e-12, `${c.name} head ${k}`);
+      expectTokenScores(hs.uniform_baseline, g.uniform_baseline, 1e-12, `${c.name} head ${k} baseline`);
+      assert.deepEqual(hs.labels, g.labels, `${c.name} head ${k} labels`);
+      if (c.tl_induction) assert.ok(Math.abs(hs.scores.induction - c.tl_induction[k]) <= 1e-12, `${c.name} TransformerLens ${k}`);
+    });
+    assert.equal(out.thresholds.induction, 0.5);
+  }
+  // Without tokens the token scores are null, never NaN.
+  const c = doc.token_cases[0];
+  const [h, n, m] = c.attn_weights.shape;
+  const bare = mod.headPatterns({ attn_weights: Float32Array.from(c.attn_weights.data), num_heads: h, n, m });
+  for (const key of TOKEN_KEYS) assert.equal(bare.heads[0].scores[key], null, key);
+});
+
+test('the punctuation class in wasm is the one of Python\'s unicodedata (every golden sample)', () => {
+  // One key per sample under a head that looks only at it: punctuation is 1 or 0.
+  for (const { token, punctuation } of fixture('patterns.json').punctuation_samples) {
+    const out = mod.headPatterns({ attn_weights: [1], num_heads: 1, n: 1, tokens: [token] });
+    assert.equal(out.heads[0].scores.punctuation, punctuation ? 1 : 0, JSON.stringify(token));
+  }
+});
+
+test('headPatterns token errors name the key and the entry', () => {
+  const req = { attn_weights: [1, 0, 0.5, 0.5], num_heads: 1, n: 2 };
+  assert.throws(() => mod.headPatterns({ ...req, tokens: ['a'] }), /tokens has 1 entries, attn_weights has 2 keys/);
+  assert.throws(() => mod.headPatterns({ ...req, tokens: ['a', 3] }), /tokens\[1\] must be a string, got 3/);
+  assert.throws(() => mod.headPatterns({ ...req, tokens: 'ab' }), /tokens must be an array of strings/);
+  assert.throws(() => mod.headPatterns({ ...req, tokens: ['a', 'b'], query_tokens: ['a'] }), /query_tokens has 1 entries, attn_weights has 2 queries/);
+  assert.throws(() => mod.headPatterns({ ...req, thresholds: { induction: 'x' } }), /thresholds.induction must be a finite number/);
+  assert.equal(mod.headPatterns({ ...req, tokens: ['a', 'a'] }).heads[0].scores.duplicate_token, 0.5);
+});
+
 test('a pure previous-token head scores 1 and is labelled; thresholds can be changed', () => {
   const n = 6;
   const w = new Float32Array(n * n);

@@ -28,17 +28,17 @@ before(async () => {
       '  return Promise.reject(new Error("stub " + wasmBinaryFile.length));\n};\n');
   }
   out = path.join(tmp, 'dist');
-  // No date model here (whatever web/ holds): the page's own files only.
+  // No date model and no English model here (whatever web/ holds): the page's own files only.
   await run(process.execPath, ['scripts/build_web.mjs', '--wasm', glue, '--out', out,
-    '--date-model', path.join(tmp, 'none.safetensors')], { cwd: ROOT });
+    '--date-model', path.join(tmp, 'none.safetensors'), '--english-model', path.join(tmp, 'none.safetensors')], { cwd: ROOT });
 });
 
 after(() => rm(tmp, { recursive: true, force: true }));
 
 test('dist holds the page, the stylesheet, one bundled script and both wasm modules, repacked', async () => {
   assert.deepEqual((await readdir(out)).sort(),
-    ['app.js', 'common.css', 'compute_worker.js', 'embed-example.html', 'favicon.svg', 'file_panel.js', 'index.html',
-      'mha-attention.css', 'mha-attention.js', 'mha_wasm.js', 'mha_wasm_core.js', 'style.css']);
+    ['app.js', 'common.css', 'compute_worker.js', 'embed-example.html', 'english.css', 'english.js', 'favicon.svg',
+      'file_panel.js', 'index.html', 'mha-attention.css', 'mha-attention.js', 'mha_wasm.js', 'mha_wasm_core.js', 'style.css']);
   for (const [file, factory] of [['mha_wasm.js', 'createMhaModule'], ['mha_wasm_core.js', 'createMhaCore']]) {
     const js = await readFile(path.join(out, file), 'utf8');
     assert.match(js, new RegExp(`var ${factory}\\s*=`), `${file}: the global factory keeps its name`);
@@ -167,6 +167,53 @@ async function loadDateModelScript(dir) {
   return { src, model: sandbox.MHA_DATE_MODEL };
 }
 
+/** dist's english.js: its text, and what it was told at bundling (MHA_ENGLISH_BUILD), run in a sandbox. */
+async function englishBuildOf(dir) {
+  const src = await readFile(path.join(dir, 'english.js'), 'utf8');
+  const sandbox = {};
+  vm.runInNewContext(src, sandbox);
+  return { src, build: JSON.parse(JSON.stringify(sandbox.mhaEnglishMode.build)) }; // (plain objects of this realm)
+}
+
+test('english.js, english.css and the English model: the mode apart from app.js, the model fetched or as a script', async () => {
+  const model = path.join(tmp, 'en.safetensors');
+  const heads = path.join(tmp, 'en_heads.json');
+  const bytes = Buffer.from(Array.from({ length: 2000 }, (_, i) => (i * 11) % 256));
+  await writeFile(model, bytes);
+  await writeFile(heads, JSON.stringify({ heads: [{ layer: 0, head: 1, role: 'previous token', score: 0.83, ablation_cost: 0.12 }] }));
+  const dir = path.join(tmp, 'with-english');
+  const { stdout } = await run(process.execPath, ['scripts/build_web.mjs', '--wasm', path.join(tmp, 'mha_wasm.js'),
+    '--out', dir, '--date-model', path.join(tmp, 'none.safetensors'), '--english-model', model, '--english-heads', heads], { cwd: ROOT });
+  assert.match(stdout, /English model \(2000 bytes, with head roles\)/);
+  const files = await readdir(dir);
+  for (const f of ['english.js', 'english.css', 'english_lm.safetensors', 'english_lm.js']) assert.ok(files.includes(f), f);
+  assert.deepEqual(await readFile(path.join(dir, 'english_lm.safetensors')), bytes);
+  const sandbox = {};
+  vm.runInNewContext(await readFile(path.join(dir, 'english_lm.js'), 'utf8'), sandbox);
+  assert.deepEqual(Buffer.from(sandbox.MHA_ENGLISH_MODEL.safetensors, 'base64'), bytes);
+  const { src, build } = await englishBuildOf(dir);
+  assert.deepEqual(build, { file: 'english_lm.safetensors', script: 'english_lm.js', bytes: 2000,
+    heads: { heads: [{ layer: 0, head: 1, role: 'previous token', score: 0.83, ablation_cost: 0.12 }] } });
+  assert.doesNotMatch(src, /^\s*(import|export)\s/m, 'a classic script');
+  // The mode's code is in english.js only: app.js names its script and nothing of its code.
+  const app = await readFile(path.join(dir, 'app.js'), 'utf8');
+  assert.match(app, /"english\.js"/);
+  for (const name of ['EnglishModel', 'Repeat this text', 'english_lm']) {
+    assert.ok(src.includes(name), `english.js: ${name}`);
+    assert.ok(!app.includes(name), `app.js: no ${name}`);
+  }
+  assert.doesNotMatch(await readFile(path.join(dir, 'index.html'), 'utf8'), /english\.(js|css)|english_lm/);
+  assert.match(await readFile(path.join(dir, 'english.css'), 'utf8'), /\.en-unknown\{/);
+
+  // No model any more: stale copies are removed, and the mode is told there is none.
+  const gone = await run(process.execPath, ['scripts/build_web.mjs', '--wasm', path.join(tmp, 'mha_wasm.js'),
+    '--out', dir, '--english-model', path.join(tmp, 'none.safetensors')], { cwd: ROOT });
+  assert.match(gone.stdout, /no .*none\.safetensors: the English mode will say the model is missing/);
+  const left = await readdir(dir);
+  assert.ok(!left.includes('english_lm.safetensors') && !left.includes('english_lm.js'));
+  assert.equal((await englishBuildOf(dir)).build, null);
+});
+
 test('date_model.js: the model as base64 and the heads\' roles, in a classic script', async () => {
   const model = path.join(tmp, 'm.safetensors');
   const heads = path.join(tmp, 'm_heads.json');
@@ -175,11 +222,11 @@ test('date_model.js: the model as base64 and the heads\' roles, in a classic scr
   await writeFile(heads, JSON.stringify({ heads: [{ kind: 'cross', layer: 0, head: 1, role: 'reads the year: 91%' }] }));
   const dir = path.join(tmp, 'with-model');
   const { stdout } = await run(process.execPath, ['scripts/build_web.mjs', '--wasm', path.join(tmp, 'mha_wasm.js'),
-    '--out', dir, '--date-model', model, '--date-heads', heads], { cwd: ROOT });
+    '--out', dir, '--date-model', model, '--date-heads', heads, '--english-model', path.join(tmp, 'none.safetensors')], { cwd: ROOT });
   assert.match(stdout, /date model \(3000 bytes, with head roles\)/);
   assert.deepEqual((await readdir(dir)).sort(),
-    ['app.js', 'common.css', 'compute_worker.js', 'date_model.js', 'embed-example.html', 'favicon.svg', 'file_panel.js', 'index.html', 'mha-attention.css',
-      'mha-attention.js', 'mha_wasm.js', 'mha_wasm_core.js', 'style.css']);
+    ['app.js', 'common.css', 'compute_worker.js', 'date_model.js', 'embed-example.html', 'english.css', 'english.js', 'favicon.svg',
+      'file_panel.js', 'index.html', 'mha-attention.css', 'mha-attention.js', 'mha_wasm.js', 'mha_wasm_core.js', 'style.css']);
   const { src, model: m } = await loadDateModelScript(dir);
   assert.match(src, /^\/\* mha-lab date model: m\.safetensors \(3000 bytes\)/);
   assert.doesNotMatch(src, /^\s*(import|export)\s/m, 'a classic script');

@@ -8,7 +8,7 @@ import {
 } from '../../web/src/explain/explain_state.js';
 import { formatPercent, ablatedList } from '../../web/src/explain/ablation.js';
 import { parseHash, stateToHash } from '../../web/src/chrome/state.js';
-import { formatScore, labelText, distanceExtremes, thresholdText, allclose } from '../../web/src/explain/patterns_panel.js';
+import { formatScore, labelText, distanceExtremes, thresholdText, allclose, hasTokenScores, TOKEN_COLUMNS } from '../../web/src/explain/patterns_panel.js';
 import { parseTokenText, labelsFor, readFileBytes, MAX_FILE_BYTES } from '../../web/src/explain/file_load.js';
 import { formatNumber, formatVector } from '../../web/src/explain/step.js';
 import { pipelineStages, drawnHeads } from '../../web/src/explain/pipeline.js';
@@ -157,6 +157,16 @@ test('pattern scores: "—" for a score with no row, labels or the content-based
   assert.equal(distanceExtremes(Float64Array.of(0), 1), null);
   assert.match(thresholdText({ previous_token: 0.5, local_band: 0.5, vertical_stripe: 0.5, long_range: 0.5, margin: 0.15 }),
     /beats a uniform head of the same shape by 0\.15: previous-token ≥ 0\.5/);
+});
+
+test('pattern scores with tokens: the token columns and their label rule only when the core scored tokens', () => {
+  const t = { previous_token: 0.5, local_band: 0.5, vertical_stripe: 0.5, long_range: 0.5, duplicate_token: 0.5, induction: 0.6, punctuation: 0.7, margin: 0.15 };
+  assert.match(thresholdText(t, true), /long-range \(mean distance ÷ \(n − 1\)\) ≥ 0\.5, duplicate-token ≥ 0\.5, induction ≥ 0\.6, punctuation ≥ 0\.7\.$/);
+  assert.doesNotMatch(thresholdText(t), /induction/);
+  assert.deepEqual(TOKEN_COLUMNS.map((c) => c[0]), ['duplicate_token', 'induction', 'punctuation']);
+  // Without repeats duplicate_token and induction are null; punctuation is a number whenever keys have tokens.
+  assert.equal(hasTokenScores([{ scores: { duplicate_token: null, induction: null, punctuation: 0 } }]), true);
+  assert.equal(hasTokenScores([{ scores: { duplicate_token: null, induction: null, punctuation: null } }]), false);
 });
 
 test('tokens for loaded attention: JSON, lines or spaces; the count must fit n (and m)', () => {

@@ -13,6 +13,7 @@ import { rampWords } from './draw/color.js';
 import { LabelCache } from './draw/labels.js';
 import { RandomMode } from './modes/random/random_mode.js';
 import { DateMode } from './modes/date/date_mode.js';
+import { LazyEnglishMode } from './modes/english/english_lazy.js';
 
 /** Idle periods the warm-up takes, and calls of each kind in each. */
 const WARM_SLICES = 6, WARM_CALLS = 2;
@@ -39,7 +40,7 @@ async function boot(doc) {
   };
   const random = new RandomMode(ctx);
   const date = new DateMode(ctx);
-  const page = new Page(doc, { modes: [random, date], address, onEmbed: (on) => ctx.compute?.setAhead(!on) });
+  const page = new Page(doc, { modes: [random, date, new LazyEnglishMode(ctx)], address, onEmbed: (on) => ctx.compute?.setAhead(!on) });
   random.prepare();
   if (!started) {
     random.unavailable(`The attention core (${CORE_SCRIPT}) did not load, so nothing can be computed. ` +

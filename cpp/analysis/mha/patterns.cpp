@@ -3,8 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <limits>
+#include <unordered_map>
 
 #include "mha/detail/format.hpp"
 
@@ -31,6 +34,115 @@ struct Mean {
     return count == 0 ? std::nullopt : std::optional<double>(sum / double(count));
   }
 };
+
+/// Inclusive code point ranges of the punctuation class (is_punctuation_token), sorted.
+struct CodeRange {
+  std::uint32_t first, last;
+};
+constexpr CodeRange kPunctuation[] = {
+#include "punctuation_table.inc"
+};
+
+/// The next code point of UTF-8 `s` at `pos` (advanced past it); nullopt for a malformed,
+/// overlong or surrogate sequence, or one beyond U+10FFFF.
+std::optional<std::uint32_t> next_code_point(std::string_view s, std::size_t& pos) {
+  const auto byte = [&](std::size_t k) { return static_cast<std::uint8_t>(s[k]); };
+  const std::uint8_t b0 = byte(pos);
+  std::size_t len = 0;
+  std::uint32_t cp = 0, min = 0;
+  if (b0 < 0x80) {
+    ++pos;
+    return b0;
+  } else if ((b0 & 0xE0) == 0xC0) {
+    len = 2, cp = b0 & 0x1Fu, min = 0x80;
+  } else if ((b0 & 0xF0) == 0xE0) {
+    len = 3, cp = b0 & 0x0Fu, min = 0x800;
+  } else if ((b0 & 0xF8) == 0xF0) {
+    len = 4, cp = b0 & 0x07u, min = 0x10000;
+  } else {
+    return std::nullopt;
+  }
+  if (pos + len > s.size()) return std::nullopt;
+  for (std::size_t k = 1; k < len; ++k) {
+    if ((byte(pos + k) & 0xC0) != 0x80) return std::nullopt;
+    cp = (cp << 6) | (byte(pos + k) & 0x3Fu);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return std::nullopt;
+  pos += len;
+  return cp;
+}
+
+bool is_punctuation_code_point(std::uint32_t cp) {
+  const auto it = std::upper_bound(std::begin(kPunctuation), std::end(kPunctuation), cp,
+                                   [](std::uint32_t c, const CodeRange& r) { return c < r.first; });
+  return it != std::begin(kPunctuation) && cp <= std::prev(it)->last;
+}
+
+/// The tokens of a head as small integers (equal strings, equal ids), for the token scores.
+struct TokenIds {
+  std::vector<int> keys;          ///< (m), empty when no tokens are given
+  std::vector<int> queries;       ///< (n), empty when the query tokens are unknown
+  std::vector<bool> punctuation;  ///< (m) is_punctuation_token of each key
+};
+
+TokenIds token_ids(const HeadTokens& t, Index n, Index m) {
+  TokenIds ids;
+  if (t.keys.empty()) return ids;
+  std::unordered_map<std::string, int> index;
+  const auto id = [&](const std::string& s) {
+    return index.emplace(s, static_cast<int>(index.size())).first->second;
+  };
+  for (const auto& k : t.keys) {
+    ids.keys.push_back(id(k));
+    ids.punctuation.push_back(is_punctuation_token(k));
+  }
+  if (!t.queries.empty()) {
+    for (const auto& q : t.queries) ids.queries.push_back(id(q));
+  } else if (n == m) {
+    ids.queries = ids.keys;
+  }
+  return ids;
+}
+
+/// The token scores of rows (n) of probabilities over m keys (see HeadScoreValues).
+void score_tokens(const RowMatrixXd& a, const std::vector<bool>& scored, const TokenIds& ids,
+                  HeadScoreValues& s) {
+  if (ids.keys.empty()) return;
+  const Index n = a.rows(), m = a.cols();
+  const bool queries = !ids.queries.empty();
+  Mean duplicate, induction, punctuation;
+  for (Index i = 0; i < n; ++i) {
+    if (!scored[static_cast<std::size_t>(i)]) continue;
+    double p = 0.0;
+    for (Index j = 0; j < m; ++j) {
+      if (ids.punctuation[static_cast<std::size_t>(j)]) p += a(i, j);
+    }
+    punctuation.add(p);
+    if (!queries) continue;
+    const int q = ids.queries[static_cast<std::size_t>(i)];
+    double d = 0.0, ind = 0.0;
+    bool has_d = false, has_ind = false;
+    for (Index j = 0; j < std::min(i, m); ++j) {
+      if (ids.keys[static_cast<std::size_t>(j)] == q) {
+        d += a(i, j);
+        has_d = true;
+      }
+    }
+    for (Index k = 1; k <= std::min(i - 1, m - 1); ++k) {
+      if (ids.keys[static_cast<std::size_t>(k - 1)] == q) {
+        ind += a(i, k);
+        has_ind = true;
+      }
+    }
+    if (has_d) duplicate.add(d);
+    if (has_ind) induction.add(ind);
+  }
+  s.punctuation = punctuation.get();
+  if (queries) {
+    s.duplicate_token = duplicate.get();
+    s.induction = induction.get();
+  }
+}
 
 /// Scores of one head given as a row accessor: rows (n) of probabilities over m keys, already
 /// normalised; `scored[i]` false for an all-zero row.
@@ -106,13 +218,42 @@ std::vector<std::string> head_labels(const HeadScoreValues& s, const HeadScoreVa
   if (positional) labels.emplace_back("positional");
   if (stripe) labels.emplace_back("vertical-stripe");
   if (long_range) labels.emplace_back("long-range");
+  if (passes(s.duplicate_token, b.duplicate_token, t.duplicate_token, t.margin))
+    labels.emplace_back("duplicate-token");
+  if (passes(s.induction, b.induction, t.induction, t.margin)) labels.emplace_back("induction");
+  if (passes(s.punctuation, b.punctuation, t.punctuation, t.margin))
+    labels.emplace_back("punctuation");
   return labels;
+}
+
+bool is_punctuation_token(std::string_view token) {
+  if (token.empty()) return false;
+  std::size_t pos = 0;
+  while (pos < token.size()) {
+    const auto cp = next_code_point(token, pos);
+    if (!cp || !is_punctuation_code_point(*cp)) return false;
+  }
+  return true;
 }
 
 std::vector<HeadScores> score_heads(const HeadStack& weights, const HeadScoreThresholds& t,
                                     const std::string& what) {
+  return score_heads(weights, HeadTokens{}, t, what);
+}
+
+std::vector<HeadScores> score_heads(const HeadStack& weights, const HeadTokens& tokens,
+                                    const HeadScoreThresholds& t, const std::string& what) {
   validate_attention_weights(weights, what);
   const Index h = weights.heads(), n = weights.rows(), m = weights.cols();
+  if (!tokens.keys.empty() && static_cast<Index>(tokens.keys.size()) != m) {
+    throw shape_error("tokens has " + std::to_string(tokens.keys.size()) + " entries, " + what +
+                      " has " + std::to_string(m) + " keys");
+  }
+  if (!tokens.queries.empty() && static_cast<Index>(tokens.queries.size()) != n) {
+    throw shape_error("query tokens has " + std::to_string(tokens.queries.size()) + " entries, " +
+                      what + " has " + std::to_string(n) + " queries");
+  }
+  const TokenIds ids = token_ids(tokens, n, m);
   std::vector<HeadScores> out;
   out.reserve(static_cast<std::size_t>(h));
   for (Index k = 0; k < h; ++k) {
@@ -133,6 +274,7 @@ std::vector<HeadScores> score_heads(const HeadStack& weights, const HeadScoreThr
     }
     hs.causal = causal;
     hs.scores = score_rows(a, scored);
+    score_tokens(a, scored, ids, hs.scores);
     // The baseline: uniform over each scored row's allowed keys (all m, or j <= i when causal).
     RowMatrixXd u = RowMatrixXd::Zero(n, m);
     for (Index i = 0; i < n; ++i) {
@@ -141,6 +283,7 @@ std::vector<HeadScores> score_heads(const HeadStack& weights, const HeadScoreThr
       for (Index j = 0; j < allowed; ++j) u(i, j) = 1.0 / double(allowed);
     }
     hs.uniform_baseline = score_rows(u, scored);
+    score_tokens(u, scored, ids, hs.uniform_baseline);
 
     hs.labels = head_labels(hs.scores, hs.uniform_baseline, t);
     out.push_back(std::move(hs));

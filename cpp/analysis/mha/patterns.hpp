@@ -22,6 +22,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mha/attention.hpp"
@@ -64,7 +65,42 @@ struct HeadScoreValues {
   std::optional<double> entropy_normalized;
   /// Mean of each row's largest weight: 1 for a head that always picks one key, 1/m if uniform.
   std::optional<double> max_weight;
+
+  // Token scores (docs/patterns.md "Token scores"): std::nullopt when no tokens are given, or
+  // when the score needs query tokens and there are none (HeadTokens). "Same token" means
+  // identical strings (byte for byte).
+  /// Duplicate token: mean, over scored rows i that have an earlier copy of their token (keys
+  /// j < i with key_j == query_i), of the weight on all those copies. Range [0, 1]; nullopt when
+  /// no row has an earlier copy. (TransformerLens's duplicate-token detection pattern.)
+  std::optional<double> duplicate_token;
+  /// Induction: mean, over scored rows i that have an induction key (a key k with
+  /// 1 <= k <= i - 1 and key_{k-1} == query_i: the token after an earlier occurrence of the
+  /// current token), of the weight on all those keys. Range [0, 1]; nullopt when no row has one.
+  /// On <bos> + R random tokens repeated twice it is TransformerLens's induction score: the mean
+  /// of a[i, i - (R - 1)] over the second copy's rows i = R + 1 .. 2R.
+  std::optional<double> induction;
+  /// Punctuation: mean over scored rows of the total weight on keys whose token is punctuation
+  /// (is_punctuation_token). Range [0, 1]; 0 when no key is punctuation. Needs key tokens only.
+  std::optional<double> punctuation;
 };
+
+/// The tokens naming a stack's rows and columns, for the token scores of HeadScoreValues.
+/// keys: (m) key tokens, or empty (then every token score is nullopt).
+/// queries: (n) query tokens; empty means "the keys" when n == m (self-attention) and "unknown"
+/// when n != m (cross-attention: duplicate_token and induction are then nullopt, punctuation,
+/// which reads key tokens only, is still scored).
+struct HeadTokens {
+  std::vector<std::string> keys;
+  std::vector<std::string> queries;
+};
+
+/// True when `token` is punctuation for the punctuation score: not empty, valid UTF-8, and every
+/// code point of Unicode general category P* (Pc Pd Ps Pe Pi Pf Po) or one of the symbol
+/// categories Sm, Sc, Sk (not So: emoji, pictographs and (c) are content). On ASCII this is C's
+/// ispunct: the 32 characters !"#$%&'()*+,-./:;<=>?@[\]^_`{|}~. Examples: "," "." "?!" "—" "«"
+/// "(" "€"; not "a,", " ,", "", "😀". The table (punctuation_table.inc, Unicode 14.0.0) is
+/// generated from Python's unicodedata by scripts/codegen/gen_punctuation_table.py.
+bool is_punctuation_token(std::string_view token);
 
 /// Thresholds of the labels (docs/patterns.md "Labels"). A head earns a label when its score is
 /// >= the threshold AND beats the same score of a uniform head of the same shape (uniform over
@@ -78,7 +114,10 @@ struct HeadScoreThresholds {
   /// label "long-range": mean_distance_normalized (unless vertical-stripe: a stripe on an early
   /// token is far from late queries, and the stripe is the narrower description)
   double long_range = 0.5;
-  double margin = 0.15;  ///< every label: score >= uniform head's score + margin
+  double duplicate_token = 0.5;  ///< label "duplicate-token"
+  double induction = 0.5;        ///< label "induction"
+  double punctuation = 0.5;      ///< label "punctuation"
+  double margin = 0.15;          ///< every label: score >= uniform head's score + margin
 };
 
 /// One head: its scores, the scores a uniform head of the same shape would get (the baseline
@@ -89,7 +128,8 @@ struct HeadScores {
   bool causal = false;    ///< every weight above the diagonal is exactly 0 (and n == m, n > 1)
   HeadScoreValues scores;
   HeadScoreValues uniform_baseline;
-  /// In this order when earned: "previous-token", "positional", "vertical-stripe", "long-range".
+  /// In this order when earned: "previous-token", "positional", "vertical-stripe", "long-range",
+  /// "duplicate-token", "induction", "punctuation".
   /// Empty: no simple rule fits (module 03's "content-based", or a mixture).
   std::vector<std::string> labels;
 };
@@ -97,14 +137,23 @@ struct HeadScores {
 /// The labels of docs/patterns.md for `scores` measured against `baseline` (the uniform head's
 /// scores): "previous-token" (previous_token), "positional" (local_band; not when previous-token),
 /// "vertical-stripe" (vertical_stripe), "long-range" (mean_distance_normalized; not when
-/// vertical-stripe), each when score >= threshold and score >= baseline + margin.
+/// vertical-stripe), "duplicate-token" (duplicate_token), "induction" (induction), "punctuation"
+/// (punctuation), each when score >= threshold and score >= baseline + margin.
 /// Used by score_heads, and on scores averaged over many inputs.
 std::vector<std::string> head_labels(const HeadScoreValues& scores, const HeadScoreValues& baseline,
                                      const HeadScoreThresholds& thresholds = {});
 
-/// Scores and labels of every head of `weights` (h, n, m).
+/// Scores and labels of every head of `weights` (h, n, m); the token scores are nullopt.
 /// Throws as validate_attention_weights (`what` names the stack).
 std::vector<HeadScores> score_heads(const HeadStack& weights,
+                                    const HeadScoreThresholds& thresholds = {},
+                                    const std::string& what = "attn_weights");
+
+/// The same with the token scores: `tokens.keys` (m strings or empty), `tokens.queries`
+/// (n strings or empty; see HeadTokens).
+/// Throws shape_error when keys are given and are not m, or queries are given and are not n
+/// ("tokens has 5 entries, attn_weights has 6 keys"); as validate_attention_weights.
+std::vector<HeadScores> score_heads(const HeadStack& weights, const HeadTokens& tokens,
                                     const HeadScoreThresholds& thresholds = {},
                                     const std::string& what = "attn_weights");
 

@@ -107,7 +107,10 @@ json scores_to_json(const HeadScoreValues& s) {
           {"mean_distance_normalized", optional_json(s.mean_distance_normalized)},
           {"entropy_bits", optional_json(s.entropy_bits)},
           {"entropy_normalized", optional_json(s.entropy_normalized)},
-          {"max_weight", optional_json(s.max_weight)}};
+          {"max_weight", optional_json(s.max_weight)},
+          {"duplicate_token", optional_json(s.duplicate_token)},
+          {"induction", optional_json(s.induction)},
+          {"punctuation", optional_json(s.punctuation)}};
 }
 
 std::vector<std::optional<double> HeadScoreValues::*> score_fields() {
@@ -120,9 +123,11 @@ std::vector<std::optional<double> HeadScoreValues::*> score_fields() {
           &HeadScoreValues::mean_distance_normalized,
           &HeadScoreValues::entropy_bits,
           &HeadScoreValues::entropy_normalized,
-          &HeadScoreValues::max_weight};
+          &HeadScoreValues::max_weight,
+          &HeadScoreValues::duplicate_token,
+          &HeadScoreValues::induction,
+          &HeadScoreValues::punctuation};
 }
-
 
 std::string sniff_attention_format(std::string_view b) {
   if (b.size() >= 6 && std::memcmp(b.data(), "\x93NUMPY", 6) == 0) return ".npy";
@@ -208,17 +213,17 @@ void check_tokens(const PatternsInput& in, const std::string& what) {
 }
 
 json thresholds_to_json(const HeadScoreThresholds& t) {
-  return {{"previous_token", t.previous_token},
-          {"local_band", t.local_band},
-          {"vertical_stripe", t.vertical_stripe},
-          {"long_range", t.long_range},
-          {"margin", t.margin}};
+  return {{"previous_token", t.previous_token},   {"local_band", t.local_band},
+          {"vertical_stripe", t.vertical_stripe}, {"long_range", t.long_range},
+          {"duplicate_token", t.duplicate_token}, {"induction", t.induction},
+          {"punctuation", t.punctuation},         {"margin", t.margin}};
 }
 
 json layer_patterns_to_json(const HeadStack& layer, const std::string& name,
-                            const std::vector<std::string>& keys, const HeadScoreThresholds& t) {
+                            const HeadTokens& tokens, const HeadScoreThresholds& t) {
+  const std::vector<std::string>& keys = tokens.keys;
   json heads = json::array();
-  for (const HeadScores& hs : score_heads(layer, t, name)) {
+  for (const HeadScores& hs : score_heads(layer, tokens, t, name)) {
     json h = {{"head", hs.head},
               {"labels", hs.labels},
               {"scores", scores_to_json(hs.scores)},

@@ -48,17 +48,21 @@ void check_tokens(const PatternsInput& input, const std::string& what = "tokens"
 
 /// The scores of one layer as JSON: {"name", "n", "m", "heads": [{"head", "labels", "scores",
 /// "uniform_baseline", "rows_scored", "causal", "stripe_token"?}], "js_distance": (h, h)}.
-/// Key tokens (m or empty) name the stripe key.
+/// tokens.keys (m or empty) name the stripe key and, with tokens.queries (n or empty: HeadTokens),
+/// give the token scores (duplicate_token, induction, punctuation; null without tokens).
+/// Throws as score_heads.
 nlohmann::json layer_patterns_to_json(const HeadStack& layer, const std::string& name,
-                                      const std::vector<std::string>& key_tokens,
+                                      const HeadTokens& tokens,
                                       const HeadScoreThresholds& thresholds = {});
 
-/// The thresholds as JSON, {"previous_token": 0.5, ...}.
+/// The thresholds as JSON, {"previous_token": 0.5, ..., "duplicate_token", "induction",
+/// "punctuation", "margin"}.
 nlohmann::json thresholds_to_json(const HeadScoreThresholds& thresholds);
 
 /// One head's scores as JSON: {"previous_token", "diagonal", "local_band", "vertical_stripe",
 /// "stripe_key", "first_token", "mean_distance", "mean_distance_normalized", "entropy_bits",
-/// "entropy_normalized", "max_weight"}; a score without a value is null.
+/// "entropy_normalized", "max_weight", "duplicate_token", "induction", "punctuation"}; a score
+/// without a value is null.
 nlohmann::json scores_to_json(const HeadScoreValues& scores);
 
 /// Every optional score of HeadScoreValues (as members), for averaging over inputs.

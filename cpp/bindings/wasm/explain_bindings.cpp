@@ -57,6 +57,9 @@ val score_values_to_js(const mha::HeadScoreValues& s) {
   o.set("entropy_bits", optional_number(s.entropy_bits));
   o.set("entropy_normalized", optional_number(s.entropy_normalized));
   o.set("max_weight", optional_number(s.max_weight));
+  o.set("duplicate_token", optional_number(s.duplicate_token));
+  o.set("induction", optional_number(s.induction));
+  o.set("punctuation", optional_number(s.punctuation));
   return o;
 }
 
@@ -69,13 +72,15 @@ mha::HeadScoreThresholds read_thresholds(const val& req) {
   mha::HeadScoreThresholds t;
   if (!has(req, "thresholds")) return t;
   const val o = req["thresholds"];
-  static const std::vector<std::string> keys = {"previous_token", "local_band", "vertical_stripe",
-                                                "long_range", "margin"};
+  static const std::vector<std::string> keys = {
+      "previous_token",  "local_band", "vertical_stripe", "long_range",
+      "duplicate_token", "induction",  "punctuation",     "margin"};
   expect_request(o, "thresholds", {&keys});
   for (const auto& [key, field] :
        {std::pair{"previous_token", &t.previous_token}, std::pair{"local_band", &t.local_band},
         std::pair{"vertical_stripe", &t.vertical_stripe}, std::pair{"long_range", &t.long_range},
-        std::pair{"margin", &t.margin}}) {
+        std::pair{"duplicate_token", &t.duplicate_token}, std::pair{"induction", &t.induction},
+        std::pair{"punctuation", &t.punctuation}, std::pair{"margin", &t.margin}}) {
     if (!has(o, key)) continue;
     if (o[key].typeOf().as<std::string>() != "number" || !std::isfinite(o[key].as<double>())) {
       throw mha::parse_error(std::string("thresholds.") + key + " must be a finite number");
@@ -85,15 +90,44 @@ mha::HeadScoreThresholds read_thresholds(const val& req) {
   return t;
 }
 
-/// mod.headPatterns({attn_weights, num_heads, n, m?, thresholds?}) -> {heads, js_distance,
-/// thresholds}.
+/// req[key]: an array of `count` strings, or {} when the key is absent or null.
+/// Throws parse_error naming the key and entry (not an array, not a string), shape_error when the
+/// length is not `count`.
+std::vector<std::string> token_list(const val& req, const char* key, Index count,
+                                    const char* dimension) {
+  if (!has(req, key) || req[key].isNull()) return {};
+  if (!req[key].isArray())
+    throw mha::parse_error(std::string(key) + " must be an array of strings");
+  const val a = req[key];
+  const std::size_t length = a["length"].as<std::size_t>();
+  if (static_cast<Index>(length) != count) {
+    throw mha::shape_error(std::string(key) + " has " + std::to_string(length) +
+                           " entries, attn_weights has " + std::to_string(count) + " " + dimension);
+  }
+  std::vector<std::string> out;
+  out.reserve(length);
+  for (std::size_t i = 0; i < length; ++i) {
+    if (a[i].typeOf().as<std::string>() != "string") {
+      throw mha::parse_error(std::string(key) + "[" + std::to_string(i) +
+                             "] must be a string, got " + js_repr(a[i]));
+    }
+    out.push_back(a[i].as<std::string>());
+  }
+  return out;
+}
+
+/// mod.headPatterns({attn_weights, num_heads, n, m?, tokens?, query_tokens?, thresholds?}) ->
+/// {heads, js_distance, thresholds}. tokens (m strings) and query_tokens (n strings) give the
+/// token scores (mha::HeadTokens); without them those scores are null.
 val head_patterns(val req) {
   return guarded([&] {
-    static const std::vector<std::string> extra = {"thresholds"};
+    static const std::vector<std::string> extra = {"thresholds", "tokens", "query_tokens"};
     expect_request(req, "the headPatterns request", {&kStackKeys, &extra});
     const mha::HeadStack s = read_stack(req);
     const mha::HeadScoreThresholds t = read_thresholds(req);
-    const std::vector<mha::HeadScores> scores = mha::score_heads(s, t);
+    const mha::HeadTokens tokens{token_list(req, "tokens", s.cols(), "keys"),
+                                 token_list(req, "query_tokens", s.rows(), "queries")};
+    const std::vector<mha::HeadScores> scores = mha::score_heads(s, tokens, t);
     val heads = val::array();
     for (std::size_t k = 0; k < scores.size(); ++k) {
       const mha::HeadScores& hs = scores[k];
@@ -112,6 +146,9 @@ val head_patterns(val req) {
     th.set("local_band", t.local_band);
     th.set("vertical_stripe", t.vertical_stripe);
     th.set("long_range", t.long_range);
+    th.set("duplicate_token", t.duplicate_token);
+    th.set("induction", t.induction);
+    th.set("punctuation", t.punctuation);
     th.set("margin", t.margin);
     val out = val::object();
     out.set("heads", heads);

@@ -17,19 +17,33 @@ using json = nlohmann::json;
 struct Stacks {
   std::string kind;
   const std::vector<HeadStack>* layers;
-  const std::vector<std::string>* keys;
+  HeadTokens tokens;  ///< key tokens, and query tokens for cross-attention
 };
 
 /// Why positional scores of cross-attention need care (docs/patterns.md).
 const char* const kCrossNote =
     "cross-attention: queries are decoder positions and keys are input characters, so the "
     "positional scores (previous_token, diagonal, local_band, mean_distance) and their labels "
-    "compare indices of two different sequences";
+    "compare indices of two different sequences, and duplicate_token and induction compare "
+    "decoder tokens with input characters at earlier indices";
+
+/// `tokens` when they name every query (`rows`) or every key of `layers`, else none (the token
+/// scores are then null rather than an error).
+std::vector<std::string> if_fits(const std::vector<std::string>& tokens,
+                                 const std::vector<HeadStack>& layers, bool rows) {
+  if (layers.empty()) return {};
+  const Index count = rows ? layers[0].rows() : layers[0].cols();
+  return static_cast<Index>(tokens.size()) == count ? tokens : std::vector<std::string>{};
+}
 
 std::vector<Stacks> stacks_of(const DateTranslation& t, const std::vector<std::string>& decoder) {
-  return {{"encoder_self", &t.trace.encoder_self, &t.source_tokens},
-          {"decoder_self", &t.trace.decoder_self, &decoder},
-          {"cross", &t.trace.cross, &t.source_tokens}};
+  const auto& tr = t.trace;
+  return {
+      {"encoder_self", &tr.encoder_self, {if_fits(t.source_tokens, tr.encoder_self, false), {}}},
+      {"decoder_self", &tr.decoder_self, {if_fits(decoder, tr.decoder_self, false), {}}},
+      {"cross",
+       &tr.cross,
+       {if_fits(t.source_tokens, tr.cross, false), if_fits(decoder, tr.cross, true)}}};
 }
 
 std::vector<std::string> decoder_tokens(const DateTranslation& t) {
@@ -50,7 +64,7 @@ json date_model_patterns(const DateModel& model, const std::string& text) {
   for (const Stacks& s : stacks_of(t, dec)) {
     for (std::size_t l = 0; l < s.layers->size(); ++l) {
       json j =
-          layer_patterns_to_json((*s.layers)[l], s.kind + " layer " + std::to_string(l), *s.keys);
+          layer_patterns_to_json((*s.layers)[l], s.kind + " layer " + std::to_string(l), s.tokens);
       j["kind"] = s.kind;
       j["layer"] = l;
       if (s.kind == "cross") j["note"] = kCrossNote;
@@ -87,7 +101,7 @@ json date_model_patterns_mean(const DateModel& model, const std::vector<std::str
     const auto stacks = stacks_of(t, dec);
     for (std::size_t k = 0; k < stacks.size(); ++k) {
       for (std::size_t l = 0; l < stacks[k].layers->size(); ++l) {
-        for (const HeadScores& hs : score_heads((*stacks[k].layers)[l])) {
+        for (const HeadScores& hs : score_heads((*stacks[k].layers)[l], stacks[k].tokens)) {
           Acc& a = acc[{static_cast<int>(k), l, hs.head}];
           a.sum.resize(fields.size());
           a.base.resize(fields.size());

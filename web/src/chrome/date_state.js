@@ -1,9 +1,10 @@
 // Which mode the page is in, and the Date translator's settings in the URL hash:
 //   #mode=date&date=Nov%2030%2C%202026&kind=cross&layer=0&off=cross/1/2
-// No "mode" (or mode=random) is the random-embeddings page of state.js, whose hashes are unchanged.
+// No "mode" (or mode=random) is the random-embeddings page of state.js, whose hashes are unchanged;
+// mode=english is the English model's (english_state.js).
 // Pure functions, no DOM: tested by tests/web/date_state.test.mjs.
 
-export const MODES = Object.freeze(['random', 'date']);
+export const MODES = Object.freeze(['random', 'date', 'english']);
 
 /** The Date translator's kinds of attention (modes/date/date_view.js KINDS labels them). */
 export const KIND_IDS = Object.freeze(['encoder_self', 'decoder_self', 'cross']);

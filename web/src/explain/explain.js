@@ -290,7 +290,7 @@ export class ExplainPanels {
           break;
         }
         const patterns = mod.headPatterns({
-          attn_weights: result.attn_weights, num_heads: result.num_heads, n: result.n, m: result.m,
+          attn_weights: result.attn_weights, num_heads: result.num_heads, n: result.n, m: result.m, tokens,
         });
         renderPatterns(body, { patterns, tokens, weights: result.attn_weights });
         break;

@@ -181,7 +181,9 @@ export function buildFilePanel(container, { getModule, labels: labelCache, onErr
       exports, grids, patternsBox, combineBox, rolloutBox);
     drawHeads(grids, labelCache, stack, numHeads, n, m, labels.rows, labels.cols, numLayers > 1 ? `layer ${layer}, ` : '');
     const req = { attn_weights: stack, num_heads: numHeads, n, m };
-    renderPatterns(patternsBox, { patterns: mod.headPatterns(req), tokens: labels.rows, keyTokens: labels.cols, weights: stack });
+    // The token scores only for tokens the user gave (not the numbers that label the grids).
+    const named = tok.tokens.length ? { tokens: labels.cols, query_tokens: labels.rows } : {};
+    renderPatterns(patternsBox, { patterns: mod.headPatterns({ ...req, ...named }), tokens: labels.rows, keyTokens: labels.cols, weights: stack });
     const combine = (kind) => renderCombined(combineBox, {
       labels: labelCache, kind, matrix: kind === 'max' ? mod.maxOverHeads(req) : mod.meanOverHeads(req),
       n, m, tokens: labels.rows, keyTokens: labels.cols, numHeads, onKind: combine,

@@ -1,5 +1,6 @@
 // Head patterns as scores (module 03's table: previous token, positional band, vertical stripe,
-// long range), the row entropy and mean attention distance, the labels the core gives when a
+// long range; with tokens also duplicate token, induction and punctuation), the row entropy and
+// mean attention distance, the labels the core gives when a
 // score passes its documented threshold, and the pairwise Jensen–Shannon distance of the heads
 // (module 08 exercise 1 for any h). Every number comes from the core's headPatterns
 // (docs/js-api.md); the pure formatting below is tested in tests/web/explain.test.mjs.
@@ -34,11 +35,24 @@ export function distanceExtremes(dist, numHeads) {
   return { closest, farthest };
 }
 
-/** The label rule, from the thresholds the core used. */
-export function thresholdText(t) {
+/** The token scores' columns (shown when the core had tokens): score key and heading. */
+export const TOKEN_COLUMNS = Object.freeze([
+  ['duplicate_token', 'duplicate token (mass on earlier copies)'],
+  ['induction', 'induction (mass on the token after an earlier copy)'],
+  ['punctuation', 'punctuation (mass on punctuation keys)'],
+]);
+
+/** True when the core scored tokens (punctuation is null only without key tokens). */
+export function hasTokenScores(heads) {
+  return heads.some((x) => x.scores.punctuation !== null);
+}
+
+/** The label rule, from the thresholds the core used; `tokens`: also the token scores' rule. */
+export function thresholdText(t, tokens = false) {
   return `A head gets a label when its score is at least the threshold and beats a uniform head of the same shape by ${t.margin}: ` +
     `previous-token ≥ ${t.previous_token}, positional (mass on |i − j| ≤ 1) ≥ ${t.local_band}, ` +
-    `vertical-stripe ≥ ${t.vertical_stripe}, long-range (mean distance ÷ (n − 1)) ≥ ${t.long_range}.`;
+    `vertical-stripe ≥ ${t.vertical_stripe}, long-range (mean distance ÷ (n − 1)) ≥ ${t.long_range}` +
+    (tokens ? `, duplicate-token ≥ ${t.duplicate_token}, induction ≥ ${t.induction}, punctuation ≥ ${t.punctuation}.` : '.');
 }
 
 /**
@@ -57,17 +71,20 @@ export function allclose(a, b, rtol = 1e-5, atol = 1e-8) {
 /**
  * @param {Element} container
  * @param {{patterns: object, tokens: string[], keyTokens?: string[], weights?: Float32Array}} p
- *   patterns: mod.headPatterns({attn_weights, num_heads, n, m})'s result;
+ *   patterns: mod.headPatterns({attn_weights, num_heads, n, m, tokens?, query_tokens?})'s result
+ *   (with tokens, the columns of TOKEN_COLUMNS are shown);
  *   weights: the (h, n, m) stack the patterns were scored on; when given, module 08's check
  *   `np.allclose(weights[0], weights[1])` is printed beside the distances
  */
 export function renderPatterns(container, { patterns, tokens, keyTokens = tokens, weights = null }) {
   const { heads, js_distance: dist, thresholds } = patterns;
   const cell = (s, base, key) => `${formatScore(s[key])} (uniform ${formatScore(base[key])})`;
+  const tokenColumns = hasTokenScores(heads) ? TOKEN_COLUMNS : [];
   const scores = simpleTable({
     caption: 'Per head: module 03’s detections as scores (mean over the rows that are not fully masked)',
     head: ['head', 'previous token (weight on i − 1)', 'positional band (mass on |i − j| ≤ 1)',
-      'vertical stripe (key)', 'mean distance (tokens)', 'row entropy (bits)', 'labels'],
+      'vertical stripe (key)', 'mean distance (tokens)', 'row entropy (bits)',
+      ...tokenColumns.map((c) => c[1]), 'labels'],
     rows: heads.map((x) => [
       `head ${x.head}`,
       cell(x.scores, x.uniform_baseline, 'previous_token'),
@@ -76,6 +93,7 @@ export function renderPatterns(container, { patterns, tokens, keyTokens = tokens
         : `${formatScore(x.scores.vertical_stripe)} on ‘${keyTokens[x.scores.stripe_key] ?? x.scores.stripe_key}’`,
       formatScore(x.scores.mean_distance, 2),
       `${formatScore(x.scores.entropy_bits, 2)} of ${formatScore(Math.log2(keyTokens.length), 2)}`,
+      ...tokenColumns.map(([key]) => cell(x.scores, x.uniform_baseline, key)),
       labelText(x.labels),
     ]),
     rowData: (i) => ({
@@ -108,7 +126,7 @@ export function renderPatterns(container, { patterns, tokens, keyTokens = tokens
   }
   const summary = h('p', { className: 'patterns-summary', text: line });
   container.replaceChildren(
-    h('p', { className: 'help', text: thresholdText(thresholds) }),
+    h('p', { className: 'help', text: thresholdText(thresholds, tokenColumns.length > 0) }),
     h('div', { className: 'table-scroll' }, scores),
     summary,
     h('div', { className: 'table-scroll' }, matrix),

@@ -1,0 +1,222 @@
+// The English mode in headless Chromium, served over http and opened from file://: the model
+// (mod.EnglishModel of mha_wasm.js) loaded by fetch() when served and from english_lm.js from
+// file://, its layers × heads small multiples, the next-token table, unknown words, the cut of a
+// long text, "Repeat this text", switching heads off, empty and emoji input, the address, and
+// axe-core. The model: the trained web/english_lm.safetensors when dist/ was built with it, else
+// (a copy of dist/ with) the trained file or a tiny test model of tests/fixtures; skipped, with a
+// message, only when there is no model file at all. Needs ./scripts/build.sh first.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { after } from 'node:test';
+import { DIST, ROOT, openPage, useBrowserAndTargets } from './helpers.mjs';
+import { buildEnglish } from '../../scripts/build_web.mjs';
+
+const TIMEOUT = 180_000;
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const TRAINED = path.join(ROOT, 'web', 'english_lm.safetensors');
+const FIXTURES = path.join(ROOT, 'tests', 'fixtures');
+
+/** The model file to test with: the trained one, else a tiny fixture; null when there is none. */
+function modelFile() {
+  if (existsSync(TRAINED)) return TRAINED;
+  const tiny = existsSync(FIXTURES) ? readdirSync(FIXTURES).filter((f) => /^english_lm_tiny_.*\.safetensors$/.test(f)).sort() : [];
+  return tiny.length ? path.join(FIXTURES, tiny[0]) : null;
+}
+
+/** The config in a model file's metadata, read here (not from the page). */
+function configOf(file) {
+  const bytes = readFileSync(file);
+  const n = Number(bytes.readBigUInt64LE(0));
+  return JSON.parse(JSON.parse(bytes.subarray(8, 8 + n).toString('utf8')).__metadata__.config);
+}
+
+const MODEL = modelFile();
+const SKIP = MODEL ? false : 'no English model file (web/english_lm.safetensors or tests/fixtures/english_lm_tiny_*.safetensors)';
+let config = null;
+let tmp = null;
+
+const env = useBrowserAndTargets(async () => {
+  if (SKIP) return null;
+  // dist/ built with a model: tested as it is. Otherwise a copy of it with this model.
+  if (existsSync(path.join(DIST, 'english_lm.safetensors'))) {
+    config = configOf(path.join(DIST, 'english_lm.safetensors'));
+    return null;
+  }
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'mha-english-'));
+  const dir = path.join(tmp, 'dist');
+  cpSync(DIST, dir, { recursive: true });
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  await buildEnglish({ outDir: dir, version: pkg.version, englishModel: MODEL });
+  config = configOf(MODEL);
+  return { dir };
+});
+after(() => tmp && rmSync(tmp, { recursive: true, force: true }));
+
+const panel = '#english-panel';
+const hashOf = (text, extra = '') => `#mode=english&text=${encodeURIComponent(text)}${extra}`;
+
+/** Opens the page at `hash`, waits for the model, runs `fn`, checks that nothing went wrong. */
+async function withEnglishPage(target, hash, fn, options) {
+  const p = await openPage(env.browser, target, hash, options);
+  try {
+    await p.page.waitForSelector(`${panel}[data-state="ready"], ${panel}[data-state="error"]`, { timeout: 60_000 });
+    assert.equal(await p.page.getAttribute(panel, 'data-state'), 'ready', await p.page.textContent('#english-alert'));
+    await fn(p);
+    assert.deepEqual(p.problems, [], 'no console errors, failed requests or foreign requests');
+    for (const u of p.requests) assert.ok(target.isOwn(u), `own files only: ${u}`);
+  } finally {
+    await p.close();
+  }
+}
+
+const chips = (page) => page.$$eval('#english-tokens li', (ls) => ls.map((l) => ({ text: l.textContent, cls: l.className })));
+const perplexity = (page) => page.textContent('#english-perplexity');
+/** Sets the text box as typing would (an input event), and waits for the tokens to follow. */
+async function typeText(page, text) {
+  const before = await page.getAttribute('html', 'data-updates');
+  await page.fill('#english-text', text);
+  await page.waitForFunction((b) => document.documentElement.dataset.updates !== b, before);
+}
+
+for (const which of [0, 1]) {
+  const target = () => env.servers.targets[which];
+  const how = which === 0 ? 'served over http' : 'opened from file://';
+  describe(`English mode, ${how}`, { timeout: TIMEOUT, skip: SKIP }, () => {
+    test('opens from the address: every layer × head drawn, the next-token table, the perplexity', () =>
+      withEnglishPage(target(), hashOf('the cat sat on the mat', '&sel=1.2'), async ({ page, requests }) => {
+        const { num_layers: L, num_heads: H } = config;
+        assert.equal(await page.$$eval('#english-layers figure.en-head', (f) => f.length), L * H);
+        assert.equal(await page.$$eval('#english-layers .en-layer', (f) => f.length), L);
+        // Every small multiple holds one pixel per cell: 7 tokens (<bos> and 6 words).
+        const sizes = await page.$$eval('#english-layers canvas', (cs) => cs.map((c) => `${c.width}x${c.height}`));
+        assert.deepEqual([...new Set(sizes)], ['7x7']);
+        const rows = await page.$$eval('#english-next tbody tr', (trs) => trs.map((tr) => tr.textContent));
+        assert.equal(rows.length, Math.min(5, config.vocab_size));
+        for (const r of rows) assert.match(r, /\d+\.\d %|<0\.1 %/);
+        assert.match(await perplexity(page), /^Perplexity: [\d.,]+ over 6 words/);
+        // Every head's caption: its role on this text (or "no clear pattern").
+        const roles = await page.$$eval('#english-layers .en-role', (rs) => rs.map((r) => r.textContent));
+        assert.equal(roles.length, L * H);
+        for (const r of roles) assert.match(r, /^this text: /);
+        // sel=1.2: that head enlarged, with its labels and its hidden table.
+        assert.equal(await page.getAttribute('#english-zoom', 'data-layer'), '1');
+        assert.equal(await page.getAttribute('#english-zoom', 'data-head'), '2');
+        await page.waitForSelector(`${panel}[data-tables="ready"]`, { state: 'attached' });
+        const cols = await page.$$eval('#english-zoom table th[scope="col"]', (t) => t.map((x) => x.dataset.token ?? x.textContent));
+        assert.deepEqual(cols.slice(0, 3), ['<bos>', 'the', 'cat']);
+        assert.equal(await page.getAttribute('#english-layers figure[data-layer="1"][data-head="2"] button', 'aria-pressed'), 'true');
+        // The model came by fetch() when served, by its script from file://.
+        const model = requests.filter((u) => /english_lm\.(safetensors|js)$/.test(u)).map((u) => u.split('/').pop());
+        assert.deepEqual(model, which === 0 ? ['english_lm.safetensors'] : ['english_lm.js']);
+      }));
+
+    test('unknown words are marked; a text beyond the context is cut with a note', () =>
+      withEnglishPage(target(), hashOf('the zorpish cat 😀 sat'), async ({ page }) => {
+        const c = await chips(page);
+        assert.deepEqual(c.map((x) => x.text), ['<bos>', 'the', 'zorpish', 'cat', '😀', 'sat']);
+        assert.deepEqual(c.filter((x) => x.cls.includes('en-unknown')).map((x) => x.text), ['zorpish', '😀']);
+        assert.match(await page.textContent('#english-tokens-note'), /2 not in the model’s vocabulary/);
+        assert.ok(await page.isVisible('.en-unknown-legend'));
+        // 10,000 characters: the model reads max_len tokens and says how many were cut.
+        const long = 'the cat sat on the mat . '.repeat(400);
+        await typeText(page, long);
+        const words = long.trim().split(/\s+/).length;
+        const note = await page.textContent('#english-tokens-note');
+        assert.match(note, new RegExp(`${words - (config.max_len - 1)} more tokens cut: the model reads at most ${config.max_len} tokens`));
+        assert.equal((await chips(page)).length, config.max_len + 1, 'max_len tokens and the "cut" chip');
+        assert.match(await page.textContent('#english-tokens li.en-cut'), /^\+\d+ cut$/);
+        const sizes = await page.$$eval('#english-layers canvas', (cs) => [...new Set(cs.map((c) => c.width))]);
+        assert.deepEqual(sizes, [config.max_len]);
+      }));
+
+    test('Repeat this text doubles the tokens and says what to look for', () =>
+      withEnglishPage(target(), hashOf('red blue cat tree'), async ({ page }) => {
+        assert.equal((await chips(page)).length, 5);
+        await page.click('#english-repeat');
+        await page.waitForFunction(() => document.querySelectorAll('#english-tokens li').length === 9);
+        assert.equal(await page.inputValue('#english-text'), 'red blue cat tree red blue cat tree');
+        assert.match(await page.textContent('#english-look'), /induction head attends to the token after the same token’s first occurrence/);
+        await page.waitForFunction(() => decodeURIComponent(location.hash).includes('text=red blue cat tree red blue cat tree'));
+      }));
+
+    test('switching a head off runs the model without it and compares the perplexity', () =>
+      withEnglishPage(target(), hashOf('the cat sat on the mat and the dog sat on the mat'), async ({ page }) => {
+        const on = await perplexity(page);
+        const onValue = /Perplexity: ([\d.,]+)/.exec(on)[1];
+        await page.check('#english-layers input[data-off-key="0.0"]');
+        await page.waitForFunction(() => document.getElementById('english-perplexity').textContent.includes('1 head off'));
+        const off = await perplexity(page);
+        assert.match(off, new RegExp(`with 1 head off \\([+−][\\d.,]+ against ${onValue.replace('.', '\\.')} with every head on\\)`));
+        assert.ok(await page.isVisible('#english-all-on'));
+        assert.ok(await page.$eval('figure[data-layer="0"][data-head="0"]', (f) => f.classList.contains('is-off')));
+        await page.waitForFunction(() => location.hash.includes('off=0.0'));
+        await page.click('#english-all-on');
+        await page.waitForFunction((t) => document.getElementById('english-perplexity').textContent === t, on);
+        // From the address: the head stays off after a reload of the link.
+        await page.goto(page.url().replace(/#.*$/, '') + hashOf('the cat sat', '&off=1.1,9.9'));
+        await page.waitForSelector(`${panel}[data-state="ready"]`);
+        assert.match(await perplexity(page), /with 1 head off/);
+        assert.match(await page.textContent('#english-notes'), /off=9\.9 in the address: the model has/);
+      }));
+
+    test('any input gets a visible answer: empty, emoji only, a lone surrogate', () =>
+      withEnglishPage(target(), hashOf(''), async ({ page }) => {
+        assert.match(await page.textContent('#english-tokens-note'), /No words yet: the model reads <bos>/);
+        assert.ok((await page.$$eval('#english-next tbody tr', (t) => t.length)) > 0, 'a prediction from <bos> alone');
+        assert.match(await perplexity(page), /no word to score yet/);
+        assert.equal(await page.$$eval('#english-layers canvas', (cs) => cs[0].width), 1);
+        await typeText(page, '😀🎉');
+        assert.deepEqual((await chips(page)).map((c) => c.cls.includes('en-unknown')), [false, true, true]);
+        // A lone surrogate: the core refuses it (the alert says why, the last view stays), or the
+        // browser's input already replaced it (an unknown token).
+        await page.evaluate(() => {
+          const t = document.getElementById('english-text');
+          t.value = 'a \ud800 b';
+          t.dispatchEvent(new Event('input', { bubbles: true }));
+        });
+        const alert = await page.textContent('#english-alert');
+        if (alert) assert.match(alert, /still show the last text the model read/);
+        else assert.ok((await chips(page)).some((c) => c.cls.includes('en-unknown')));
+      }));
+
+    test('Click and Enter on a small multiple enlarge it; the others stay; arrows read its cells', () =>
+      withEnglishPage(target(), hashOf('the cat sat'), async ({ page }) => {
+        assert.match(await page.textContent('#english-zoom'), /Select a small grid/);
+        await page.click('#english-layers figure[data-layer="0"][data-head="1"] button');
+        assert.equal(await page.getAttribute('#english-zoom', 'data-head'), '1');
+        await page.focus('#english-layers figure[data-layer="1"][data-head="0"] button');
+        await page.keyboard.press('Enter');
+        await page.waitForFunction(() => document.getElementById('english-zoom').dataset.layer === '1');
+        assert.equal(await page.$$eval('#english-layers figure.en-head', (f) => f.length), config.num_layers * config.num_heads);
+        await page.waitForFunction(() => location.hash.includes('sel=1.0'));
+        await page.focus('#english-zoom canvas.heatmap');
+        await page.keyboard.press('ArrowDown');
+        assert.match(await page.textContent('#english-readout'), /^layer 1 head 0 · query ‘/);
+      }));
+
+    test('the examples and the coreference note', () =>
+      withEnglishPage(target(), hashOf('the cat'), async ({ page }) => {
+        await page.click('button[data-example="coreference"]');
+        assert.equal(await page.inputValue('#english-text'), "The animal didn't cross the street because it was too tired.");
+        assert.match(await page.textContent('#english-look'), /not expected to resolve “it” unless a head measurably does/);
+        await page.click('button[data-example="induction"]');
+        await page.waitForFunction(() => document.querySelectorAll('#english-tokens li').length > 10);
+      }));
+
+    test('axe-core: no serious or critical violation (light and dark)', async () => {
+      for (const colorScheme of ['light', 'dark']) {
+        await withEnglishPage(target(), hashOf('the zorpish cat sat', '&off=0.1&sel=1.2'), async ({ page }) => {
+          await page.evaluate(AXE);
+          const r = await page.evaluate(() => window.axe.run(document, { iframes: false, preload: false }));
+          const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+            .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 5).join(' | ')}`);
+          assert.deepEqual(bad, [], `${colorScheme}: ${bad.join('\n')}`);
+        }, { contextOptions: { colorScheme } });
+      }
+    });
+  });
+}

@@ -1,0 +1,81 @@
+// The English mode's text helpers (web/src/modes/english/english_view.js): roles from the core's
+// head-pattern labels, the heads file, and the lines under the prediction and the tokens.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  base64ToBytes, formatPerplexity, formatProbability, measuredRole, perplexityComparison, perplexityText,
+  readTypicalRoles, rolesChecksum, tokenLabels, tokensNote, typicalText,
+} from '../../web/src/modes/english/english_view.js';
+
+const tokens = ['<bos>', 'the', 'cat', ',', 'sat'];
+
+test('a head with no label has no clear pattern', () => {
+  assert.deepEqual(measuredRole({ scores: { previous_token: 0.3 }, labels: [] }, tokens), { text: 'no clear pattern', labels: [] });
+});
+
+test('labels in plain words with their scores, highest first, at most two', () => {
+  const p = {
+    scores: { previous_token: 0.834, induction: 0.61, punctuation: 0.9, local_band: 0.95 },
+    labels: ['previous-token', 'induction', 'punctuation'],
+  };
+  assert.equal(measuredRole(p, tokens).text, 'punctuation 0.90 · previous token 0.83');
+  assert.equal(measuredRole({ scores: { duplicate_token: 0.7 }, labels: ['duplicate-token'] }, tokens).text, 'duplicate token 0.70');
+  assert.equal(measuredRole({ scores: { local_band: 0.7 }, labels: ['positional'] }, tokens).text, 'nearby tokens 0.70');
+});
+
+test('a stripe on the first token is "first token"; elsewhere it names the token', () => {
+  assert.equal(measuredRole({ scores: { vertical_stripe: 0.8, stripe_key: 0, first_token: 0.72 }, labels: ['vertical-stripe'] }, tokens).text,
+    'first token 0.72');
+  assert.equal(measuredRole({ scores: { vertical_stripe: 0.55, stripe_key: 3, first_token: 0.1 }, labels: ['vertical-stripe'] }, tokens).text,
+    'stripe on “,” 0.55');
+});
+
+test('a label the page does not know is written as the core names it', () => {
+  assert.equal(measuredRole({ scores: { new_kind: 0.5 }, labels: ['new-kind'] }, tokens).text, 'new kind 0.50');
+  assert.equal(measuredRole({ scores: {}, labels: ['induction'] }, tokens).text, 'induction —');
+});
+
+test('typical roles: the heads file, its bad entries left out, absence gives none', () => {
+  const roles = readTypicalRoles({
+    heads: [
+      { layer: 0, head: 1, role: 'previous token', score: 0.83, ablation_cost: 0.12 },
+      { layer: 1, head: 2, role: 'induction' },
+      { layer: -1, head: 0, role: 'x' },
+      { layer: 0, head: 2, role: '' },
+      null,
+    ],
+  });
+  assert.deepEqual([...roles.keys()], ['0.1', '1.2']);
+  assert.equal(typicalText(roles.get('0.1')), 'held-out: previous token 0.83 · off costs 0.12');
+  assert.equal(typicalText(roles.get('1.2')), 'held-out: induction');
+  assert.equal(typicalText(undefined), '');
+  for (const nothing of [null, {}, { heads: 'no' }, []]) assert.equal(readTypicalRoles(nothing).size, 0);
+  assert.equal(rolesChecksum({ model_xxh64: '817312C41723292B' }), '817312c41723292b');
+  assert.equal(rolesChecksum({ checksum: 'nope' }), null);
+});
+
+test('probabilities, perplexities and their comparison', () => {
+  assert.equal(formatProbability(0.2345), '23.4 %');
+  assert.equal(formatProbability(0.0004), '<0.1 %');
+  assert.equal(formatProbability(Number.NaN), '—');
+  assert.equal(formatPerplexity(7.4219), '7.42');
+  assert.equal(formatPerplexity(84.23), '84.2');
+  assert.equal(formatPerplexity(12345.6), '12,346');
+  assert.equal(formatPerplexity(null), '—');
+  assert.match(perplexityText(84.2, 14), /^Perplexity: 84\.2 over 14 words/);
+  assert.match(perplexityText(null, 0), /no word to score yet/);
+  assert.equal(perplexityComparison(84.2, 120.5, 2), 'Perplexity: 120.5 with 2 heads off (+36.3 against 84.2 with every head on).');
+  assert.equal(perplexityComparison(84.2, 80, 1), 'Perplexity: 80.0 with 1 head off (−4.20 against 84.2 with every head on).');
+});
+
+test('token labels mark unknown words; the tokens note counts unknown and cut tokens', () => {
+  const run = { n: 4, tokens: ['<bos>', 'the', '<unk>', '<unk>'], words: ['<bos>', 'The', 'Zorp', '😀'], unknown: [false, false, true, true], truncatedTokens: 0 };
+  assert.deepEqual(tokenLabels(run), ['<bos>', 'the', 'Zorp*', '😀*']);
+  assert.equal(tokensNote(run, 64), '4 tokens: <bos> and 3 of the text · 2 not in the model’s vocabulary (dashed: the model reads them as <unk>).');
+  const long = { n: 64, tokens: Array(64).fill('a'), words: Array(64).fill('a'), unknown: Array(64).fill(false), truncatedTokens: 37 };
+  assert.match(tokensNote(long, 64), /37 more tokens cut: the model reads at most 64 tokens \(<bos> and the first 63 of the text\)/);
+});
+
+test('base64 to bytes', () => {
+  assert.deepEqual([...base64ToBytes(Buffer.from([0, 1, 254, 255]).toString('base64'))], [0, 1, 254, 255]);
+});

@@ -1,0 +1,96 @@
+// The English model's settings in the URL hash:
+//   #mode=english&text=The%20cat%20sat.&off=0.1,1.3&sel=1.2
+// text: what the text box holds; off: the heads switched off, "layer.head"; sel: the head
+// enlarged, "layer.head". Pure functions, no DOM: tested by tests/web/english_state.test.mjs.
+// (parseMode, in date_state.js, says which mode an address is for.)
+
+/** Keys this module reads. */
+export const ENGLISH_HASH_KEYS = Object.freeze(['mode', 'text', 'off', 'sel']);
+
+export const ENGLISH_DEFAULTS = Object.freeze({
+  text: 'The cat sat on the mat. The dog sat on the log.',
+  off: Object.freeze([]),
+  sel: null,
+});
+
+/** Longest text the address may carry (the model reads its first max_len tokens; the page says so). */
+export const MAX_TEXT_CHARS = 20000;
+/** At most this many heads switched off from the address (a small model has far fewer). */
+const MAX_OFF = 256;
+
+const HEAD = /^(\d{1,3})\.(\d{1,3})$/;
+
+function params(hash) {
+  try {
+    return new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
+  } catch {
+    return new URLSearchParams();
+  }
+}
+
+function quote(v) {
+  const s = String(v);
+  return s.length > 40 ? `${s.slice(0, 39)}…` : s;
+}
+
+/** "1.2" → {layer: 1, head: 2}, or null. */
+export function parseHead(raw) {
+  const m = HEAD.exec(String(raw).trim());
+  return m ? { layer: Number(m[1]), head: Number(m[2]) } : null;
+}
+
+/** {layer, head} → "layer.head" (the address's and the page's key of a head). */
+export function headId({ layer, head }) {
+  return `${layer}.${head}`;
+}
+
+/**
+ * "0.1,1.3" → {off: ['0.1', '1.3'], bad: [...]}: duplicates dropped. The page drops heads the
+ * model does not have (it knows the model's size only once it is loaded).
+ */
+export function parseOffHeads(raw) {
+  const off = [];
+  const bad = [];
+  for (const item of String(raw).split(',').map((x) => x.trim()).filter(Boolean)) {
+    const h = parseHead(item);
+    if (!h) bad.push(item);
+    else if (!off.includes(headId(h)) && off.length < MAX_OFF) off.push(headId(h));
+  }
+  return { off, bad };
+}
+
+/**
+ * The English mode's settings from the hash; invalid values fall back to the defaults with a note.
+ * @returns {{state: {text: string, off: string[], sel: string|null}, notes: string[]}}
+ */
+export function parseEnglishHash(hash) {
+  const p = params(hash);
+  const state = { ...ENGLISH_DEFAULTS, off: [] };
+  const notes = [];
+  if (p.has('text')) {
+    const raw = p.get('text');
+    if (raw.length <= MAX_TEXT_CHARS) state.text = raw;
+    else notes.push(`The text in the address has ${raw.length} characters (at most ${MAX_TEXT_CHARS}); showing the default text.`);
+  }
+  if (p.has('off')) {
+    const { off, bad } = parseOffHeads(p.get('off'));
+    state.off = off;
+    if (bad.length) notes.push(`off=${quote(bad.join(','))} in the address: not layer.head (e.g. 0.1); ignored.`);
+  }
+  if (p.has('sel')) {
+    const raw = p.get('sel');
+    const h = parseHead(raw);
+    if (h) state.sel = headId(h);
+    else notes.push(`sel=${quote(raw)} in the address is not layer.head (e.g. 1.2); no head enlarged.`);
+  }
+  return { state, notes };
+}
+
+/** The hash (without "#") that parseMode / parseEnglishHash read back as English mode with `state`. */
+export function englishStateToHash(state) {
+  // encodeURIComponent keeps spaces as %20 (not "+"); commas and slashes are fine in a fragment.
+  const text = encodeURIComponent(state.text).replace(/%2C/g, ',').replace(/%2F/g, '/');
+  const off = state.off?.length ? `&off=${state.off.join(',')}` : '';
+  const sel = state.sel ? `&sel=${state.sel}` : '';
+  return `mode=english&text=${text}${off}${sel}`;
+}

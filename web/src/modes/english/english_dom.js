@@ -1,0 +1,142 @@
+// The English mode's panel, built into index.html's empty #english-panel when the mode is first
+// shown (the page's first load carries none of it). Text nodes only (textContent).
+import { EXAMPLES, HEADS_HELP } from './english_text.js';
+
+/** <tag class="className">text</tag> of the page's document. */
+export function el(tag, className, text) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function withId(e, id) {
+  e.id = id;
+  return e;
+}
+
+/**
+ * Fills `panel` and returns its parts by name. The share bar (#share), if the page already put
+ * it in the panel, moves to the share slot.
+ */
+export function buildPanel(panel) {
+  const els = { panel };
+  const intro = el('p', 'date-intro', 'A small English language model (a decoder-only, causal Transformer over words) ' +
+    'runs here in the same C++ attention core: as you type, it predicts the next word, and every head of every layer ' +
+    'shows where each word looked.');
+
+  const form = withId(el('form', 'controls en-controls'), 'english-controls');
+  form.noValidate = true;
+  const field = el('div', 'field field-text');
+  const label = el('label', '', 'Text');
+  label.htmlFor = 'english-text';
+  const text = withId(el('textarea', 'en-text'), 'english-text');
+  Object.assign(text, { rows: 2, spellcheck: false, maxLength: 20000 });
+  text.setAttribute('autocomplete', 'off');
+  text.setAttribute('aria-describedby', 'english-help english-tokens-note');
+  const help = withId(el('p', 'help', 'Each word (letters and digits, with an inner apostrophe as in don’t) is one token, ' +
+    'lower-cased; every other character that is not a space is a token by itself.'), 'english-help');
+  field.append(label, text, help);
+
+  const actions = el('div', 'en-actions');
+  const repeat = withId(el('button', 'en-button', 'Repeat this text'), 'english-repeat');
+  repeat.type = 'button';
+  const examples = el('div', 'en-examples');
+  examples.setAttribute('role', 'group');
+  examples.setAttribute('aria-labelledby', 'english-examples-label');
+  examples.append(withId(el('span', 'en-examples-label', 'Examples:'), 'english-examples-label'));
+  for (const x of EXAMPLES) {
+    const b = el('button', 'en-button en-example', x.label);
+    b.type = 'button';
+    b.dataset.example = x.id;
+    examples.append(b);
+  }
+  actions.append(repeat, examples);
+  const look = withId(el('p', 'help en-look'), 'english-look');
+  look.setAttribute('aria-live', 'polite');
+  form.append(field, actions, look);
+
+  const alert = withId(el('div', 'alert'), 'english-alert');
+  alert.setAttribute('role', 'alert');
+  const notes = withId(el('div', 'notes'), 'english-notes');
+  notes.setAttribute('role', 'status');
+
+  // The tokens as the model reads them, and its prediction.
+  const reading = el('section', 'en-reading');
+  reading.setAttribute('aria-labelledby', 'english-reading-title');
+  const tokensNote = withId(el('p', 'help en-tokens-note'), 'english-tokens-note');
+  const tokens = withId(el('ol', 'en-tokens'), 'english-tokens');
+  tokens.setAttribute('aria-label', 'Tokens as the model reads them');
+  const legend = el('p', 'help en-unknown-legend');
+  legend.append(el('span', 'en-token en-unknown', 'word'), ' a word not in the model’s vocabulary: it reads <unk> there (marked * in the grids).');
+
+  const predict = el('div', 'en-predict');
+  const nextTitle = withId(el('h2', '', 'The next word'), 'english-reading-title');
+  const next = withId(el('table', 'en-next'), 'english-next');
+  const caption = withId(el('caption', '', 'The model’s five most likely next tokens'), 'english-next-caption');
+  const head = el('thead');
+  const hr = el('tr');
+  for (const t of ['token', 'probability']) {
+    const th = el('th', '', t);
+    th.scope = 'col';
+    hr.append(th);
+  }
+  head.append(hr);
+  next.append(caption, head, el('tbody'));
+  const perplexity = withId(el('p', 'en-perplexity'), 'english-perplexity');
+  perplexity.setAttribute('aria-live', 'polite');
+  const allOn = withId(el('button', 'link-button', 'Switch every head back on'), 'english-all-on');
+  allOn.type = 'button';
+  allOn.hidden = true;
+  predict.append(nextTitle, next, perplexity, allOn);
+  const words = el('div', 'en-words');
+  words.append(tokensNote, tokens, legend);
+  // The text, what the model read and the notes on the left; the prediction on the right.
+  const left = el('div', 'en-left');
+  left.append(form, alert, notes, words);
+  reading.append(left, predict);
+
+  const legendFigure = el('figure', 'legend en-legend');
+  const legendCanvas = withId(el('canvas', 'legend-canvas'), 'english-legend');
+  legendCanvas.setAttribute('role', 'img');
+  legendCanvas.setAttribute('aria-label', 'Colour scale: viridis, from weight 0 (dark purple) through 0.5 (teal) to 1 (yellow)');
+  legendFigure.append(legendCanvas, el('figcaption', '', 'attention weight'));
+
+  const readout = withId(el('p', 'readout', 'Point at a cell of the enlarged head, or Tab to it and use the arrow keys, ' +
+    'to read its weight; click, tap or Enter locks it.'), 'english-readout');
+  readout.setAttribute('aria-live', 'polite');
+
+  const heads = withId(el('section', 'heads-section en-heads'), 'english-heads-section');
+  heads.tabIndex = -1;
+  heads.setAttribute('aria-labelledby', 'english-heads-title');
+  const layers = withId(el('div', 'en-layers'), 'english-layers');
+  const zoom = withId(el('figure', 'head zoom en-zoom'), 'english-zoom');
+  zoom.setAttribute('aria-live', 'polite');
+  const headsTop = el('div', 'en-heads-top');
+  const headsText = el('div');
+  headsText.append(withId(el('h2', '', 'Every head of every layer'), 'english-heads-title'), el('p', 'help', HEADS_HELP));
+  headsTop.append(headsText, legendFigure);
+  heads.append(headsTop, layers, readout, zoom);
+
+  const status = el('section', 'en-status');
+  status.setAttribute('aria-label', 'Model');
+  const summary = withId(el('p', 'summary', 'The English model loads when this tab is opened.'), 'english-summary');
+  const modelInfo = withId(el('p', 'params'), 'english-model-info');
+  status.append(summary, modelInfo);
+
+  const shareSlot = withId(el('div', 'share-slot'), 'english-share-slot');
+  const share = panel.querySelector('#share');
+  if (share) shareSlot.append(share);
+
+  const explain = el('section', 'explain');
+  explain.setAttribute('aria-labelledby', 'english-explain-title');
+  const list = el('ul');
+  explain.append(withId(el('h2', '', 'What to look for'), 'english-explain-title'), list);
+
+  panel.replaceChildren(intro, reading, heads, status, shareSlot, explain);
+  Object.assign(els, {
+    form, text, repeat, examples, look, alert, notes, tokensNote, tokens, next, nextBody: next.tBodies[0], perplexity,
+    allOn, summary, modelInfo, legend: legendCanvas, readout, heads, layers, zoom, shareSlot, explainList: list,
+  });
+  return els;
+}

@@ -1,0 +1,173 @@
+// Pure helpers of the English mode: what a run of the model (mod.EnglishModel.run, docs/js-api.md)
+// and the core's head-pattern scores (mod.headPatterns) look like on the page, as text. No DOM,
+// no arithmetic on attention: every number shown comes from the core (tests/web/english_view.test.mjs).
+
+/**
+ * The core's labels (mod.headPatterns, docs/patterns.md) in plain words, with the score each label
+ * is earned on. `vertical-stripe` is written by stripeRole (which token the stripe is on).
+ */
+const LABEL_WORDS = Object.freeze({
+  'previous-token': ['previous token', 'previous_token'],
+  induction: ['induction', 'induction'],
+  'duplicate-token': ['duplicate token', 'duplicate_token'],
+  punctuation: ['punctuation', 'punctuation'],
+  positional: ['nearby tokens', 'local_band'],
+  'long-range': ['long range', 'mean_distance_normalized'],
+});
+
+/** A score as the captions write it: two decimals. */
+export function formatScore(x) {
+  return typeof x === 'number' && Number.isFinite(x) ? x.toFixed(2) : '—';
+}
+
+/** The stripe of a `vertical-stripe` head: on the first token (<bos>), or on a named one. */
+function stripeRole(pattern, tokens) {
+  const key = pattern.scores?.stripe_key;
+  if (key === 0 && typeof pattern.scores.first_token === 'number') {
+    return { words: 'first token', score: pattern.scores.first_token };
+  }
+  const token = Number.isInteger(key) && tokens?.[key] !== undefined ? `“${tokens[key]}”` : 'one token';
+  return { words: `stripe on ${token}`, score: pattern.scores?.vertical_stripe };
+}
+
+/**
+ * A head's measured role on this text, from its entry of headPatterns' `heads`: the core's labels
+ * in plain words with their scores, the highest first (at most two), or "no clear pattern".
+ * Labels the page has no words for are written as the core names them.
+ * @param {{scores: object, labels: string[]}} pattern
+ * @param {string[]} tokens the labels of the key tokens (for a stripe's token)
+ * @returns {{text: string, labels: string[]}}
+ */
+export function measuredRole(pattern, tokens) {
+  const roles = [];
+  for (const label of pattern?.labels ?? []) {
+    if (label === 'vertical-stripe') roles.push(stripeRole(pattern, tokens));
+    else {
+      const [words, key] = LABEL_WORDS[label] ?? [label.replace(/[-_]/g, ' '), label.replace(/-/g, '_')];
+      roles.push({ words, score: pattern.scores?.[key] });
+    }
+  }
+  if (!roles.length) return { text: 'no clear pattern', labels: [] };
+  roles.sort((a, b) => (b.score ?? -1) - (a.score ?? -1));
+  return {
+    text: roles.slice(0, 2).map((r) => `${r.words} ${formatScore(r.score)}`).join(' · '),
+    labels: [...(pattern.labels ?? [])],
+  };
+}
+
+/**
+ * The heads' typical roles from web/english_lm_heads.json ({"heads": [{layer, head, role, score,
+ * ablation_cost}, ...]}): a Map "layer.head" → {role, score, ablation_cost}. Entries that are not
+ * of that form are left out; anything else (null, no "heads" list) gives an empty Map.
+ */
+export function readTypicalRoles(json) {
+  const roles = new Map();
+  const heads = json && Array.isArray(json.heads) ? json.heads : [];
+  for (const h of heads) {
+    if (!h || !Number.isInteger(h.layer) || !Number.isInteger(h.head) || h.layer < 0 || h.head < 0) continue;
+    if (typeof h.role !== 'string' || !h.role.trim()) continue;
+    roles.set(`${h.layer}.${h.head}`, {
+      role: h.role.trim().slice(0, 80),
+      score: typeof h.score === 'number' && Number.isFinite(h.score) ? h.score : null,
+      ablation_cost: typeof h.ablation_cost === 'number' && Number.isFinite(h.ablation_cost) ? h.ablation_cost : null,
+    });
+  }
+  return roles;
+}
+
+/** The model file the roles were measured on (xxh64 hex), when the heads file names it. */
+export function rolesChecksum(json) {
+  const c = json?.model_xxh64 ?? json?.xxh64 ?? json?.checksum ?? null;
+  return typeof c === 'string' && /^[0-9a-f]{16}$/i.test(c) ? c.toLowerCase() : null;
+}
+
+/** A typical role as its caption line: "held-out: previous token 0.83 · off costs 0.12". */
+export function typicalText(t) {
+  if (!t) return '';
+  const score = t.score === null ? '' : ` ${formatScore(t.score)}`;
+  const cost = t.ablation_cost === null ? '' : ` · off costs ${formatScore(t.ablation_cost)}`;
+  return `held-out: ${t.role}${score}${cost}`;
+}
+
+/** A probability as a percentage: "23.4 %", "<0.1 %". */
+export function formatProbability(p) {
+  if (typeof p !== 'number' || !Number.isFinite(p)) return '—';
+  if (p > 0 && p < 0.001) return '<0.1 %';
+  return `${(p * 100).toFixed(1)} %`;
+}
+
+/** A perplexity: 3 significant digits or more ("7.42", "84.2", "1,234"); "—" for none (null). */
+export function formatPerplexity(x) {
+  if (typeof x !== 'number' || !Number.isFinite(x)) return '—';
+  if (x < 10) return x.toFixed(2);
+  if (x < 1000) return x.toFixed(1);
+  return Math.round(x).toLocaleString('en-US');
+}
+
+/**
+ * The perplexity line with heads switched off: "84.2 with every head on; 120.5 with 2 heads off
+ * (+36.3)". `on`, `off`: the two runs' perplexities (null: no prediction to score).
+ */
+export function perplexityComparison(on, off, count) {
+  const heads = `${count} head${count === 1 ? '' : 's'} off`;
+  if (typeof on !== 'number' || typeof off !== 'number') {
+    return `Perplexity: ${formatPerplexity(off)} with ${heads}, ${formatPerplexity(on)} with every head on.`;
+  }
+  const d = off - on;
+  const sign = d >= 0 ? '+' : '−';
+  return `Perplexity: ${formatPerplexity(off)} with ${heads} (${sign}${formatPerplexity(Math.abs(d))} against ` +
+    `${formatPerplexity(on)} with every head on).`;
+}
+
+/** The perplexity line with every head on. `predictions`: the words scored (n − 1). */
+export function perplexityText(ppl, predictions) {
+  if (typeof ppl !== 'number' || predictions < 1) {
+    return 'Perplexity: — (no word to score yet: the model scores each word of the text from the ones before it).';
+  }
+  return `Perplexity: ${formatPerplexity(ppl)} over ${predictions} word${predictions === 1 ? '' : 's'} ` +
+    '(how surprised the model is by this text; lower is better).';
+}
+
+/**
+ * The grids' labels of a run's tokens: the model's tokens ("<bos>", lower-cased words), and for a
+ * word the vocabulary lacks, the word as written with a "*" (the model reads it as "<unk>").
+ */
+export function tokenLabels(run) {
+  return run.tokens.map((t, i) => (run.unknown[i] ? `${run.words[i]}*` : t));
+}
+
+/**
+ * The line above the token chips: how many tokens, how many unknown, how many cut.
+ * @param {object} run  @param {number} maxLen the model's context (tokens, <bos> included)
+ */
+export function tokensNote(run, maxLen) {
+  const words = run.n - 1;
+  const parts = [`${run.n} token${run.n === 1 ? '' : 's'}: <bos> and ${words} of the text`];
+  const unknown = run.unknown.filter(Boolean).length;
+  if (unknown) parts.push(`${unknown} not in the model’s vocabulary (dashed: the model reads them as <unk>)`);
+  if (run.truncatedTokens > 0) {
+    parts.push(`${run.truncatedTokens} more token${run.truncatedTokens === 1 ? '' : 's'} cut: the model reads ` +
+      `at most ${maxLen} tokens (<bos> and the first ${maxLen - 1} of the text)`);
+  }
+  return `${parts.join(' · ')}.`;
+}
+
+/** The note when the text has no token: the model still predicts the first word, from <bos>. */
+export const EMPTY_NOTE = 'No words yet: the model reads <bos> (the start of a text) alone, and the table shows what it ' +
+  'expects the first word to be. Type some English.';
+
+/** base64 → bytes (the file:// script's copy of the model). */
+export function base64ToBytes(b64) {
+  const bin = atob(b64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+/** "d_model 128, 4 heads × 2 layers, 5,000 words, context 128 tokens, 1.2 MB". */
+export function modelSummary(config, bytes) {
+  const c = config ?? {};
+  const mb = bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.round(bytes / 1e3)} KB`;
+  return `a decoder-only Transformer: ${c.num_layers} layers × ${c.num_heads} heads, d_model ${c.d_model}, ` +
+    `vocabulary of ${Number(c.vocab_size).toLocaleString('en-US')} words, context ${c.max_len} tokens, ${mb} of weights`;
+}
