@@ -4,6 +4,8 @@
 // mode=english is the English model's (english_state.js).
 // Pure functions, no DOM: tested by tests/web/date_state.test.mjs.
 
+import { hashParams, quoteValue } from './values.js';
+
 export const MODES = Object.freeze(['random', 'date', 'english']);
 
 /** The Date translator's kinds of attention (modes/date/date_view.js KINDS labels them). */
@@ -41,26 +43,14 @@ export function parseOff(raw) {
 /** Longest date text the address may carry (the model's own limit is smaller; the page says so). */
 export const MAX_DATE_CHARS = 2000;
 
-function params(hash) {
-  try {
-    return new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
-  } catch {
-    return new URLSearchParams();
-  }
-}
-
-function quote(v) {
-  const s = String(v);
-  return s.length > 40 ? `${s.slice(0, 39)}…` : s;
-}
 
 /** @returns {{mode: 'random'|'date', notes: string[]}} */
 export function parseMode(hash) {
-  const p = params(hash);
+  const p = hashParams(hash);
   if (!p.has('mode')) return { mode: 'random', notes: [] };
   const raw = p.get('mode');
   if (MODES.includes(raw)) return { mode: raw, notes: [] };
-  return { mode: 'random', notes: [`Unknown mode "${quote(raw)}" in the address; showing random embeddings.`] };
+  return { mode: 'random', notes: [`Unknown mode "${quoteValue(raw)}" in the address; showing random embeddings.`] };
 }
 
 /**
@@ -70,7 +60,7 @@ export function parseMode(hash) {
  * @returns {{state: {date: string, kind: string, layer: number}, notes: string[]}}
  */
 export function parseDateHash(hash) {
-  const p = params(hash);
+  const p = hashParams(hash);
   const state = { ...DATE_DEFAULTS };
   const notes = [];
   if (p.has('date')) {
@@ -81,18 +71,18 @@ export function parseDateHash(hash) {
   if (p.has('kind')) {
     const raw = p.get('kind');
     if (KIND_IDS.includes(raw)) state.kind = raw;
-    else notes.push(`kind=${quote(raw)} in the address is not one of ${KIND_IDS.join(', ')}; using kind=${state.kind}.`);
+    else notes.push(`kind=${quoteValue(raw)} in the address is not one of ${KIND_IDS.join(', ')}; using kind=${state.kind}.`);
   }
   if (p.has('layer')) {
     const raw = p.get('layer');
     if (/^\d{1,2}$/.test(raw.trim())) state.layer = Number(raw.trim());
-    else notes.push(`layer=${quote(raw)} in the address is not a layer number; using the last layer.`);
+    else notes.push(`layer=${quoteValue(raw)} in the address is not a layer number; using the last layer.`);
   }
   if (p.has('off')) {
     const { off, bad } = parseOff(p.get('off'));
     state.off = off;
     if (bad.length) {
-      notes.push(`off=${quote(bad.join(','))} in the address: not kind/layer/head (e.g. cross/1/2); ignored.`);
+      notes.push(`off=${quoteValue(bad.join(','))} in the address: not kind/layer/head (e.g. cross/1/2); ignored.`);
     }
   }
   return { state, notes };

@@ -5,6 +5,8 @@
 // (parseMode, in date_state.js, says which mode an address is for.)
 
 /** Keys this module reads. */
+import { hashParams, quoteValue } from './values.js';
+
 export const ENGLISH_HASH_KEYS = Object.freeze(['mode', 'text', 'off', 'sel']);
 
 export const ENGLISH_DEFAULTS = Object.freeze({
@@ -20,18 +22,6 @@ const MAX_OFF = 256;
 
 const HEAD = /^(\d{1,3})\.(\d{1,3})$/;
 
-function params(hash) {
-  try {
-    return new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
-  } catch {
-    return new URLSearchParams();
-  }
-}
-
-function quote(v) {
-  const s = String(v);
-  return s.length > 40 ? `${s.slice(0, 39)}…` : s;
-}
 
 /** "1.2" → {layer: 1, head: 2}, or null. */
 export function parseHead(raw) {
@@ -64,7 +54,7 @@ export function parseOffHeads(raw) {
  * @returns {{state: {text: string, off: string[], sel: string|null}, notes: string[]}}
  */
 export function parseEnglishHash(hash) {
-  const p = params(hash);
+  const p = hashParams(hash);
   const state = { ...ENGLISH_DEFAULTS, off: [] };
   const notes = [];
   if (p.has('text')) {
@@ -75,13 +65,13 @@ export function parseEnglishHash(hash) {
   if (p.has('off')) {
     const { off, bad } = parseOffHeads(p.get('off'));
     state.off = off;
-    if (bad.length) notes.push(`off=${quote(bad.join(','))} in the address: not layer.head (e.g. 0.1); ignored.`);
+    if (bad.length) notes.push(`off=${quoteValue(bad.join(','))} in the address: not layer.head (e.g. 0.1); ignored.`);
   }
   if (p.has('sel')) {
     const raw = p.get('sel');
     const h = parseHead(raw);
     if (h) state.sel = headId(h);
-    else notes.push(`sel=${quote(raw)} in the address is not layer.head (e.g. 1.2); no head enlarged.`);
+    else notes.push(`sel=${quoteValue(raw)} in the address is not layer.head (e.g. 1.2); no head enlarged.`);
   }
   return { state, notes };
 }

@@ -7,7 +7,7 @@
 import { tokenize, tokenizeChecked, MAX_TOKENS } from './tokenize.js';
 import { DATE_HASH_KEYS } from './date_state.js';
 import { EXPLAIN_KEYS } from '../explain/explain_state.js';
-import { parseBoolean, parseInteger, quoteValue } from './values.js';
+import { hashParams, parseBoolean, parseInteger, quoteValue } from './values.js';
 
 export { parseBoolean, parseInteger, quoteValue };
 
@@ -110,14 +110,6 @@ export function parseView(hash, state) {
     else notes.push(r.note);
   }
   return { view, notes };
-}
-
-function hashParams(hash) {
-  try {
-    return new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
-  } catch {
-    return new URLSearchParams();
-  }
 }
 
 /** Whether some key or value of the hash does not decode (URLSearchParams then substitutes U+FFFD). */

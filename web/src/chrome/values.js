@@ -1,5 +1,5 @@
-// Values read from the address and the controls: whole numbers, booleans, and a value quoted
-// back in a message. Pure functions, no imports (the address keys of every part use them).
+// Values read from the address and the controls: the hash's parameters, whole numbers, booleans,
+// and a value quoted back in a message. Pure functions, no imports (the address keys of every part use them).
 
 /** "42", " 42 ", "+42" → 42; "", "4.0", "4e1", "0x10", "abc" → null. */
 export function parseInteger(raw) {
@@ -23,4 +23,13 @@ export function parseBoolean(raw) {
 export function quoteValue(raw) {
   const chars = Array.from(String(raw));
   return chars.length > 40 ? chars.slice(0, 39).join('') + '…' : chars.join('');
+}
+
+/** The URL hash ("#a=1&b=2", with or without "#") as URLSearchParams; empty when it cannot be read. */
+export function hashParams(hash) {
+  try {
+    return new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
+  } catch {
+    return new URLSearchParams();
+  }
 }
