@@ -74,6 +74,18 @@ async function readIfExists(file) {
   }
 }
 
+/** A model's heads file as JSON, or null when it is absent or not JSON (with a warning). */
+async function readHeads(heads, warn) {
+  const text = await readIfExists(heads);
+  if (!text) return null;
+  try {
+    return JSON.parse(text.toString('utf8'));
+  } catch (e) {
+    warn(`build_web: ${heads} is not valid JSON (${e.message}); the page will show no head roles`);
+    return null;
+  }
+}
+
 /**
  * dist/date_model.js from the model file and the heads' roles, or no file when there is no model
  * (a stale one is removed). A heads file that is not JSON is left out with a warning: the page
@@ -86,15 +98,7 @@ export async function writeDateModel({ model, heads, outDir, warn = console.warn
     await rm(target, { force: true });
     return null;
   }
-  let headsJson = null;
-  const headsText = await readIfExists(heads);
-  if (headsText) {
-    try {
-      headsJson = JSON.parse(headsText.toString('utf8'));
-    } catch (e) {
-      warn(`build_web: ${heads} is not valid JSON (${e.message}); the page will show no head roles`);
-    }
-  }
+  const headsJson = await readHeads(heads, warn);
   const data = { bytes: bytes.length, safetensors: bytes.toString('base64'), heads: headsJson };
   await writeFile(
     target,
@@ -120,15 +124,7 @@ export async function writeEnglishModel({ model, heads, outDir, warn = console.w
     await Promise.all([file, script].map((f) => rm(path.join(outDir, f), { force: true })));
     return null;
   }
-  let headsJson = null;
-  const headsText = await readIfExists(heads);
-  if (headsText) {
-    try {
-      headsJson = JSON.parse(headsText.toString('utf8'));
-    } catch (e) {
-      warn(`build_web: ${heads} is not valid JSON (${e.message}); the page will show no typical head roles`);
-    }
-  }
+  const headsJson = await readHeads(heads, warn);
   await writeFile(path.join(outDir, file), bytes);
   await writeFile(
     path.join(outDir, script),
