@@ -1,0 +1,180 @@
+"""Measure the English model: language quality, in-context copying, and what every head does.
+
+    /usr/bin/python3 scripts/evaluate_english_lm.py [--model web/english_lm.safetensors]
+        [--cache build/corpus] [--heads-out web/english_lm_heads.json] [--sentences 1000]
+
+Prints a Markdown report (docs/english-lm.md holds the committed one) and writes the heads' roles
+for the page (web/english_lm_heads.json). Everything is measured on held-out Brown sentences
+(scripts/training/brown_corpus.py: sample files never trained on) and on sequences of random
+common words repeated twice. Fixed seeds: the same model gives the same report.
+
+Per head (averaged over all query rows of all held-out sentences, rows of the <bos> excluded where
+the score needs an earlier key; definitions as docs/patterns.md):
+  previous token   weight on key i-1
+  band             mass on keys |i-j| <= 1
+  first token      weight on key 0 (<bos>), rows i >= 1
+  punctuation      mass on punctuation keys (every character Unicode P*, Sm, Sc or Sk)
+  duplicate        mass on earlier copies of the query's token, rows that have one
+  induction        on <bos> + R random common words + the same R words: mean weight from a
+                   second-copy token to the token after its first occurrence (TransformerLens)
+  off costs        held-out perplexity with the head switched off minus with all heads on
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import unicodedata
+from collections import Counter
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "training"))
+import brown_corpus  # noqa: E402
+import english_lm_model as M  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def is_punctuation(tok):
+    return bool(tok) and all(unicodedata.category(c)[0] == "P" or unicodedata.category(c) in ("Sm", "Sc", "Sk")
+                             for c in tok)
+
+
+def bigram_logprobs(train, vocab, held_ids, lam):
+    """Interpolated bigram P(w|v) = lam * c(v,w)/c(v) + (1-lam) * (c(w)+1)/(N+V) on the same ids."""
+    index = {w: i for i, w in enumerate(vocab)}
+    V = len(vocab)
+    uni = np.ones(V)
+    big = Counter()
+    ctx = Counter()
+    for s in train:
+        ids = [1] + [index.get(t, 0) for t in s]
+        for v, w in zip(ids[:-1], ids[1:]):
+            big[(v, w)] += 1
+            ctx[v] += 1
+            uni[w] += 1
+    uni /= uni.sum()
+    out = []
+    for ids in held_ids:
+        for v, w in zip(ids[:-1], ids[1:]):
+            p = (1 - lam) * uni[w] + (lam * big[(v, w)] / ctx[v] if ctx[v] else 0.0)
+            out.append(math.log(p))
+    return np.array(out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", default=os.path.join(ROOT, "web", "english_lm.safetensors"))
+    ap.add_argument("--cache", default=os.path.join(ROOT, "build", "corpus"))
+    ap.add_argument("--heads-out", default=os.path.join(ROOT, "web", "english_lm_heads.json"))
+    ap.add_argument("--sentences", type=int, default=1000)
+    a = ap.parse_args()
+    torch.set_num_threads(2)
+    model, vocab, meta = M.read_file(a.model)
+    cfg = model.cfg
+    L, H, n_max = cfg["num_layers"], cfg["num_heads"], cfg["max_len"]
+    train, held = brown_corpus.split(a.cache)
+    index = {w: i for i, w in enumerate(vocab)}
+    held = [s for s in held if 4 <= len(s) <= n_max - 1][:a.sentences]
+    held_ids = [[1] + [index.get(t, 0) for t in s] for s in held]
+    punct_id = torch.tensor([is_punctuation(w) and i > 1 for i, w in enumerate(vocab)])
+
+    def run(ids, ablate=None):
+        with torch.no_grad():
+            logits, ws = model(torch.tensor([ids]), need_weights=True, ablate=ablate)
+        return F.log_softmax(logits[0], -1), [w[0] for w in ws]
+
+    # Language quality and per-head scores on held-out sentences.
+    lps, top1, top5 = [], 0, 0
+    prev = np.zeros((L, H)); band = np.zeros((L, H)); first = np.zeros((L, H)); punct = np.zeros((L, H))
+    dup = np.zeros((L, H)); rows = 0; dup_rows = 0
+    for ids in held_ids:
+        lp, ws = run(ids)
+        t = torch.tensor(ids)
+        n = len(ids)
+        lps.extend(lp[:-1].gather(1, t[1:, None])[:, 0].tolist())
+        best = lp[:-1].topk(5, -1).indices
+        top1 += (best[:, 0] == t[1:]).sum().item()
+        top5 += (best == t[1:, None]).any(-1).sum().item()
+        i = torch.arange(1, n)
+        near = (torch.arange(n)[:, None] - torch.arange(n)[None, :]).abs() <= 1
+        same = (t[:, None] == t[None, :]) & (torch.arange(n)[None, :] < torch.arange(n)[:, None])
+        has = same.any(-1)
+        isp = punct_id[t].float()
+        for l, w in enumerate(ws):
+            prev[l] += w[:, i, i - 1].sum(-1).numpy()
+            band[l] += (w * near)[:, 1:].sum((-1, -2)).numpy()
+            first[l] += w[:, 1:, 0].sum(-1).numpy()
+            punct[l] += (w[:, 1:] * isp).sum((-1, -2)).numpy()
+            dup[l] += (w * same)[:, has].sum((-1, -2)).numpy()
+        rows += n - 1
+        dup_rows += int(has.sum())
+    lps = np.array(lps)
+    ppl = math.exp(-lps.mean())
+    lam_best = max((0.5, 0.6, 0.7, 0.8, 0.9), key=lambda lam: bigram_logprobs(train, vocab, held_ids, lam).mean())
+    big = bigram_logprobs(train, vocab, held_ids, lam_best)
+    ppl_big = math.exp(-big.mean())
+
+    # Copying and induction on random common words repeated twice.
+    rng = np.random.default_rng(2024)
+    common = np.array([i for i in range(2, 1002) if vocab[i][0].isalpha()])
+    R, trials = 25, 200
+    ind = np.zeros((L, H)); first_copy = second_copy = 0.0
+    for _ in range(trials):
+        seq = list(rng.choice(common, R))
+        ids = [1] + seq + seq
+        lp, ws = run(ids)
+        t = torch.tensor(ids)
+        got = lp[:-1].gather(1, t[1:, None])[:, 0]
+        first_copy += got[1:R].mean().item()       # tokens 2..R (the first is unpredictable)
+        second_copy += got[R:2 * R - 1].mean().item()  # tokens R+2..2R, the same words again
+        q = torch.arange(R + 1, 2 * R + 1)
+        for l, w in enumerate(ws):
+            ind[l] += w[:, q, q - R + 1].mean(-1).numpy()
+    first_copy /= trials; second_copy /= trials; ind /= trials
+
+    # Cost of switching each head off.
+    cost = np.zeros((L, H))
+    for l in range(L):
+        for h in range(H):
+            tot = []
+            for ids in held_ids:
+                lp, _ = run(ids, ablate={l: [h]})
+                tot.extend(lp[:-1].gather(1, torch.tensor(ids)[1:, None])[:, 0].tolist())
+            cost[l, h] = math.exp(-np.mean(tot)) - ppl
+
+    scores = {"previous token": prev / rows, "nearby tokens": band / rows, "first token": first / rows,
+              "punctuation": punct / rows, "duplicate token": dup / max(dup_rows, 1), "induction": ind}
+    heads = []
+    for l in range(L):
+        for h in range(H):
+            # The role: the highest score among the kinds, band only when previous-token is not higher.
+            kinds = {k: float(v[l, h]) for k, v in scores.items()}
+            role = max(kinds, key=kinds.get)
+            heads.append({"layer": l, "head": h, "role": role if kinds[role] >= 0.5 else "no clear pattern",
+                          "score": round(kinds[role], 3), "ablation_cost": round(float(cost[l, h]), 3),
+                          "scores": {k: round(v, 3) for k, v in kinds.items()}})
+    with open(a.heads_out, "w") as f:
+        json.dump({"model_xxh64": meta["xxh64"], "heads": heads}, f, indent=1)
+        f.write("\n")
+
+    print(f"## Measured (scripts/evaluate_english_lm.py, {len(held)} held-out sentences, {len(lps)} tokens)\n")
+    print("| measure | value |\n|---|---|")
+    print(f"| perplexity, this model | {ppl:.1f} |")
+    print(f"| perplexity, interpolated bigram (λ = {lam_best}) on the same tokens | {ppl_big:.1f} |")
+    print(f"| top-1 / top-5 next-token accuracy | {top1 / len(lps):.3f} / {top5 / len(lps):.3f} |")
+    print(f"| copying: mean log-probability, second copy − first ({trials} × {R} random common words) | "
+          f"{second_copy - first_copy:+.2f} nats ({first_copy:.2f} → {second_copy:.2f}) |")
+    print("\n| layer.head | previous token | band | first token | punctuation | duplicate | induction | off costs (ppl) | role |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for e in heads:
+        s = e["scores"]
+        print(f"| {e['layer']}.{e['head']} | {s['previous token']:.2f} | {s['nearby tokens']:.2f} | {s['first token']:.2f} | "
+              f"{s['punctuation']:.2f} | {s['duplicate token']:.2f} | {s['induction']:.2f} | {e['ablation_cost']:+.2f} | {e['role']} |")
+
+
+if __name__ == "__main__":
+    main()
