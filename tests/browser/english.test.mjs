@@ -87,7 +87,7 @@ for (const which of [0, 1]) {
   const how = which === 0 ? 'served over http' : 'opened from file://';
   describe(`English mode, ${how}`, { timeout: TIMEOUT, skip: SKIP }, () => {
     test('opens from the address: every layer × head drawn, the next-token table, the perplexity', () =>
-      withEnglishPage(target(), hashOf('the cat sat on the mat', '&sel=1.2'), async ({ page, requests }) => {
+      withEnglishPage(target(), hashOf('the dog sat on the mat', '&sel=1.2'), async ({ page, requests }) => {
         const { num_layers: L, num_heads: H } = config;
         assert.equal(await page.$$eval('#english-layers figure.en-head', (f) => f.length), L * H);
         assert.equal(await page.$$eval('#english-layers .en-layer', (f) => f.length), L);
@@ -107,7 +107,7 @@ for (const which of [0, 1]) {
         assert.equal(await page.getAttribute('#english-zoom', 'data-head'), '2');
         await page.waitForSelector(`${panel}[data-tables="ready"]`, { state: 'attached' });
         const cols = await page.$$eval('#english-zoom table th[scope="col"]', (t) => t.map((x) => x.dataset.token ?? x.textContent));
-        assert.deepEqual(cols.slice(0, 3), ['<bos>', 'the', 'cat']);
+        assert.deepEqual(cols.slice(0, 3), ['<bos>', 'the', 'dog']);
         assert.equal(await page.getAttribute('#english-layers figure[data-layer="1"][data-head="2"] button', 'aria-pressed'), 'true');
         // The model came by fetch() when served, by its script from file://.
         const model = requests.filter((u) => /english_lm\.(safetensors|js)$/.test(u)).map((u) => u.split('/').pop());
@@ -115,9 +115,9 @@ for (const which of [0, 1]) {
       }));
 
     test('unknown words are marked; a text beyond the context is cut with a note', () =>
-      withEnglishPage(target(), hashOf('the zorpish cat 😀 sat'), async ({ page }) => {
+      withEnglishPage(target(), hashOf('the zorpish dog 😀 sat'), async ({ page }) => {
         const c = await chips(page);
-        assert.deepEqual(c.map((x) => x.text), ['<bos>', 'the', 'zorpish', 'cat', '😀', 'sat']);
+        assert.deepEqual(c.map((x) => x.text), ['<bos>', 'the', 'zorpish', 'dog', '😀', 'sat']);
         assert.deepEqual(c.filter((x) => x.cls.includes('en-unknown')).map((x) => x.text), ['zorpish', '😀']);
         assert.match(await page.textContent('#english-tokens-note'), /2 not in the model’s vocabulary/);
         assert.ok(await page.isVisible('.en-unknown-legend'));
