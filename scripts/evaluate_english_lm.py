@@ -43,26 +43,26 @@ def is_punctuation(tok):
                              for c in tok)
 
 
-def bigram_logprobs(train, vocab, held_ids, lam):
-    """Interpolated bigram P(w|v) = lam * c(v,w)/c(v) + (1-lam) * (c(w)+1)/(N+V) on the same ids."""
+def bigram_model(train, vocab):
+    """Counts of an interpolated bigram on the model's ids: (unigram probabilities with add-one,
+    bigram counts, context counts)."""
     index = {w: i for i, w in enumerate(vocab)}
-    V = len(vocab)
-    uni = np.ones(V)
-    big = Counter()
-    ctx = Counter()
+    uni = np.ones(len(vocab))
+    big, ctx = Counter(), Counter()
     for s in train:
         ids = [1] + [index.get(t, 0) for t in s]
         for v, w in zip(ids[:-1], ids[1:]):
             big[(v, w)] += 1
             ctx[v] += 1
             uni[w] += 1
-    uni /= uni.sum()
-    out = []
-    for ids in held_ids:
-        for v, w in zip(ids[:-1], ids[1:]):
-            p = (1 - lam) * uni[w] + (lam * big[(v, w)] / ctx[v] if ctx[v] else 0.0)
-            out.append(math.log(p))
-    return np.array(out)
+    return uni / uni.sum(), big, ctx
+
+
+def bigram_logprobs(counts, held_ids, lam):
+    """log P(w|v) for every held-out pair, P(w|v) = lam * c(v,w)/c(v) + (1-lam) * (c(w)+1)/(N+V)."""
+    uni, big, ctx = counts
+    return np.array([math.log((1 - lam) * uni[w] + (lam * big[(v, w)] / ctx[v] if ctx[v] else 0.0))
+                     for ids in held_ids for v, w in zip(ids[:-1], ids[1:])])
 
 
 def main():
@@ -114,8 +114,11 @@ def main():
         dup_rows += int(has.sum())
     lps = np.array(lps)
     ppl = math.exp(-lps.mean())
-    lam_best = max((0.5, 0.6, 0.7, 0.8, 0.9), key=lambda lam: bigram_logprobs(train, vocab, held_ids, lam).mean())
-    big = bigram_logprobs(train, vocab, held_ids, lam_best)
+    counts = bigram_model(train, vocab)
+    # The baseline's interpolation weight is the best of these on the held-out text itself (in
+    # the bigram's favour).
+    lam_best, big = max(((lam, bigram_logprobs(counts, held_ids, lam)) for lam in (0.5, 0.6, 0.7, 0.8, 0.9)),
+                        key=lambda x: x[1].mean())
     ppl_big = math.exp(-big.mean())
 
     # Copying and induction on random common words repeated twice.
