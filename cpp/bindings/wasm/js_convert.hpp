@@ -370,9 +370,19 @@ inline mha::AttentionMasks read_masks(const val& req, Index h, Index n, Index m)
       throw mha::shape_error("key_padding_mask has " + std::to_string(length) +
                              " values, expected one per key token, m = " + std::to_string(m));
     }
+    // As attn_mask: a Uint8Array, an Int8Array or an array of booleans is boolean (non-zero =
+    // ignore the key); any other array of numbers is added to the scores (a float
+    // key_padding_mask, as nn.MultiheadAttention adds one).
+    bool is_bool = v.instanceof (val::global("Uint8Array")) || v.instanceof
+        (val::global("Int8Array"));
+    if (v.isArray() && length > 0) is_bool = v[0].typeOf().as<std::string>() == "boolean";
     const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(v);
-    masks.key_padding_mask.resize(length);
-    for (std::size_t j = 0; j < length; ++j) masks.key_padding_mask[j] = data[j] != 0.0f ? 1 : 0;
+    if (is_bool) {
+      masks.key_padding_mask.resize(length);
+      for (std::size_t j = 0; j < length; ++j) masks.key_padding_mask[j] = data[j] != 0.0f ? 1 : 0;
+    } else {
+      masks.float_key_padding_mask = data;
+    }
   }
   return masks;
 }
