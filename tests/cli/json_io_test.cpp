@@ -189,7 +189,8 @@ TEST(ParseForwardRequest, MasksOfEveryKind) {
   EXPECT_EQ(req.masks.attn_mask.heads(), 1);
   EXPECT_EQ(req.masks.attn_mask(0, 0, 1), 1.0f);
   EXPECT_EQ(req.masks.attn_mask(0, 1, 1), 0.0f);
-  EXPECT_EQ(req.masks.key_padding_mask, (std::vector<std::uint8_t>{0, 0, 1}));
+  EXPECT_EQ(req.masks.key_padding_mask_kind, mha::AttentionMasks::Kind::boolean);
+  EXPECT_EQ(req.masks.key_padding_mask, (std::vector<float>{0, 0, 1}));
   EXPECT_TRUE(req.masks.is_causal);
   // Row 2 is fully masked by the boolean mask: reported for both heads.
   const json res = mha::response_to_json(mha::run_forward(req), req.config, req.parameter_count());
@@ -229,8 +230,8 @@ TEST(ParseForwardRequest, FloatKeyPaddingMaskIsAddedToTheScores) {
   json j = valid4();
   j["key_padding_mask"] = {0.5, "-inf", -1.25};
   mha::ForwardRequest req = mha::parse_forward_request(j);
-  EXPECT_TRUE(req.masks.key_padding_mask.empty());
-  EXPECT_EQ(req.masks.float_key_padding_mask,
+  EXPECT_EQ(req.masks.key_padding_mask_kind, mha::AttentionMasks::Kind::additive);
+  EXPECT_EQ(req.masks.key_padding_mask,
             (std::vector<float>{0.5f, -std::numeric_limits<float>::infinity(), -1.25f}));
   const mha::AttentionResult masked = mha::run_forward(req, {true});
   j.erase("key_padding_mask");

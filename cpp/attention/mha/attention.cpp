@@ -107,14 +107,11 @@ void linear_into(const MatrixRef& x, const Eigen::Ref<const RowMatrixXf>& W,
 }
 
 /// The head-independent part of the additive mask (n, m), or an empty matrix when there is none:
-/// key_padding_mask (either form), is_causal and a 2-D attn_mask.
+/// key_padding_mask, is_causal and a 2-D attn_mask.
 RowMatrixXf shared_mask(const AttentionMasks& masks, Index n, Index m) {
   const bool has_2d =
       masks.attn_mask_kind != AttentionMasks::Kind::none && masks.attn_mask.heads() == 1;
-  if (!has_2d && masks.key_padding_mask.empty() && masks.float_key_padding_mask.empty() &&
-      !masks.is_causal) {
-    return {};
-  }
+  if (!has_2d && masks.key_padding_mask.empty() && !masks.is_causal) return {};
   RowMatrixXf M(n, m);
   for (Index i = 0; i < n; ++i) {
     for (Index j = 0; j < m; ++j) M(i, j) = masks.term(0, i, j);

@@ -153,7 +153,8 @@ mha::AttentionMasks masks_from(const std::optional<py::array>& attn_mask,
       const auto* b = static_cast<const bool*>(a.data());
       masks.key_padding_mask.assign(b, b + a.size());
     } else {
-      masks.float_key_padding_mask = float_values(a, "key_padding_mask", 1, false);
+      masks.key_padding_mask_kind = mha::AttentionMasks::Kind::additive;
+      masks.key_padding_mask = float_values(a, "key_padding_mask", 1, false);
     }
   }
   return masks;

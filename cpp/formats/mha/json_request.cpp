@@ -342,9 +342,10 @@ void parse_key_padding_mask(const json& v, Index m, AttentionMasks& masks) {
       masks.key_padding_mask[j] = v[j].get<bool>() ? 1 : 0;
     }
   } else {
-    masks.float_key_padding_mask.resize(count);
+    masks.key_padding_mask_kind = AttentionMasks::Kind::additive;
+    masks.key_padding_mask.resize(count);
     for (std::size_t j = 0; j < count; ++j) {
-      masks.float_key_padding_mask[j] = additive_mask_entry(
+      masks.key_padding_mask[j] = additive_mask_entry(
           v[j], [&] { return index_path("key_padding_mask", {j}); }, "key_padding_mask");
     }
   }
