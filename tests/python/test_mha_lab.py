@@ -337,6 +337,18 @@ class Show(unittest.TestCase):
         self.assertTrue(text.startswith("<!doctype html>"))
         self.assertIn(page, text)
 
+    @unittest.skipIf(torch is None, "python3-torch is not installed")
+    def test_hugging_face_output_attentions_of_torch_tensors(self):
+        # output_attentions: one (batch 1, h, n, n) tensor per layer.
+        a = torch.from_numpy(mha_lab.numpy_experiment(seed=1)["attn_weights"])
+        b = torch.from_numpy(mha_lab.numpy_experiment(seed=2)["attn_weights"])
+        page = mha_lab.show((a[None], b[None]), self.TOKENS)._repr_html_()
+        self.assertEqual(without_scripts(page).count("<mha-attention"), 2)
+        p = mha_lab.head_patterns((a[None], b[None]), self.TOKENS)
+        self.assertEqual(p["shape"], [2, 2, 5, 5])
+        with self.assertRaisesRegex(ValueError, "a batch of 2"):
+            mha_lab.show((torch.stack([a, a]),), self.TOKENS)
+
     def test_layers_and_bad_weights(self):
         a = mha_lab.numpy_experiment(seed=1)["attn_weights"]
         b = mha_lab.numpy_experiment(seed=2)["attn_weights"]
