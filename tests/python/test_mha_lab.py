@@ -349,6 +349,21 @@ class Show(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "a batch of 2"):
             mha_lab.show((torch.stack([a, a]),), self.TOKENS)
 
+    def test_text_is_split_as_the_element_splits_it(self):
+        page = mha_lab.show_experiment(text="Heads look at the cat's toy.")._repr_html_()
+        # Heads, look, at, the, cat's, toy and "." (the element's rule: docs/embedding.md).
+        self.assertIn("seed 7, 7 tokens", page)
+        self.assertIn('tokens="Heads look at the cat&#x27;s toy."', page)
+        self.assertIn("cat&#x27;s → toy", page)
+        self.assertIn("toy → .", page)
+
+    def test_large_weights_leave_the_svg_grids_out(self):
+        w = np.full((2, 120, 120), 1 / 120, np.float32)
+        page = mha_lab.show(w)._repr_html_()
+        self.assertNotIn("<rect ", without_scripts(page))
+        self.assertIn("28,800 weights", page)
+        self.assertIn("Head patterns", page)
+
     def test_layers_and_bad_weights(self):
         a = mha_lab.numpy_experiment(seed=1)["attn_weights"]
         b = mha_lab.numpy_experiment(seed=2)["attn_weights"]

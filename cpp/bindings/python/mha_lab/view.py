@@ -7,11 +7,19 @@ Shape legend: n query tokens, m key tokens, h heads, L layers.
 import html
 import json
 import os
+import re
 import uuid
 
 import numpy as np
 
 from . import _core
+
+# The page's token rule (web/src/chrome/tokenize.js): a word (letters and digits, with inner
+# apostrophes) or any other non-space character.
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\S")
+# Above this many cells in all, the picture without JavaScript leaves the grids out (the table
+# stays): an SVG rectangle per cell would outweigh the rest of the output.
+_STATIC_MAX_CELLS = 20_000
 
 _ELEMENT_SCRIPT = "mha-attention.js"
 _CORE_SCRIPT = "mha_wasm_core.js"
@@ -151,6 +159,10 @@ def _fragment(elements, scripts, static, title):
 
 
 def _static(stack, query_tokens, key_tokens, layer_names, patterns):
+    table = _pattern_table(patterns, layer_names)
+    if stack.size > _STATIC_MAX_CELLS:
+        return (f"<p>{stack.size:,} weights: the grids are drawn by the element (JavaScript); "
+                f"the head patterns:</p>{table}")
     grids = []
     for l, layer in enumerate(stack):
         for h, w in enumerate(layer):
@@ -158,7 +170,7 @@ def _static(stack, query_tokens, key_tokens, layer_names, patterns):
             grids.append(f'<figure style="display:inline-block;margin:4px">'
                          f"{_svg_grid(w, query_tokens, key_tokens, name)}"
                          f"<figcaption>{html.escape(name)}</figcaption></figure>")
-    return f'<div class="mha-lab-grids">{"".join(grids)}</div>{_pattern_table(patterns, layer_names)}'
+    return f'<div class="mha-lab-grids">{"".join(grids)}</div>{table}'
 
 
 def show(attn, tokens=None, *, query_tokens=None, title="Attention weights"):
@@ -199,20 +211,23 @@ def show_experiment(seed=7, tokens=5, d_model=8, num_heads=2, *, text=None, is_c
     """Module 08's seeded experiment drawn by the <mha-attention> element, which computes it with
     the wasm core (both scripts inline: no request), as the page does.
 
-    ``text``: the sentence whose words are the tokens (the element's ``tokens`` attribute); else
-    ``tokens`` words "t0", "t1", ... . The picture without JavaScript is computed here by
-    ``numpy_experiment`` (the same numbers).
+    ``text``: the sentence whose tokens the grids are labelled with (the element's ``tokens``
+    attribute: each word is a token, every other non-space character one), its token count
+    replacing ``tokens``; else ``tokens`` words "t0", "t1", ... . The picture without JavaScript
+    is computed here by ``numpy_experiment`` (the same numbers), its tokens split by the same rule
+    (letters and digits as Python's ``re`` knows them, so beyond ASCII a token may differ from
+    the element's).
 
     Returns an AttentionView (``_repr_html_``, ``save_html(path)``)."""
     from . import head_patterns, numpy_experiment
-    words = text.split() if text is not None else [f"t{i}" for i in range(int(tokens))]
+    words = (_TOKEN.findall(text) if text is not None else [f"t{i}" for i in range(int(tokens))])
     r = numpy_experiment(seed, len(words), d_model, num_heads, is_causal=is_causal,
                          positional=positional)
     patterns = head_patterns(r["attn_weights"], words)
     title = (f"numpy experiment: seed {seed}, {len(words)} tokens, d_model {d_model}, "
              f"{num_heads} heads" + (", causal" if is_causal else "") +
              (", positions" if positional else ""))
-    attrs = {"tokens": " ".join(words), "seed": str(seed), "d-model": str(d_model),
+    attrs = {"tokens": text if text is not None else " ".join(words), "seed": str(seed), "d-model": str(d_model),
              "num-heads": str(num_heads), "label": title}
     if is_causal:
         attrs["causal"] = ""
