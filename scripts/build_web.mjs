@@ -25,6 +25,9 @@
 //                     here: the inlined wasm gzipped (pre.js inflates it) and the glue minified.
 //                     The page's first load (index.html, app.js, style.css, mha_wasm_core.js) must
 //                     stay within 150 KB gzipped: tests/web/size_budget.test.mjs.
+//   dist/date.js      the Date translator (web/src/modes/date/date_entry.js and its imports), one
+//                     classic script the page adds when the mode is first shown (app.js holds only
+//                     its stand-in, modes/lazy_mode.js)
 //   dist/date_model.js  only when web/date_model.safetensors exists: a classic script setting
 //                     the global MHA_DATE_MODEL = {bytes, safetensors: <base64>, heads: <the JSON of
 //                     web/date_model_heads.json, or null>}. The page adds it (<script src>) only
@@ -32,7 +35,7 @@
 //                     (a page opened from disk may not fetch() the .safetensors file itself).
 //   dist/english.js   the English mode (web/src/modes/english/english_entry.js and its imports), one
 //                     classic script the page adds when the mode is first shown (app.js holds only
-//                     its stand-in, english_lazy.js), and dist/english.css (web/english.css, minified)
+//                     its stand-in, modes/lazy_mode.js), and dist/english.css (web/english.css, minified)
 //                     with it. Its MHA_ENGLISH_BUILD (esbuild's define) says what this build has:
 //                     null without a model, else {file, script, bytes, heads: the JSON of
 //                     web/english_lm_heads.json, or null}.
@@ -278,6 +281,8 @@ export async function buildWeb({
   await bundle('compute/compute_worker.js', path.join(outDir, 'compute_worker.js'), `mha-lab compute worker v${version}`);
   // The Files panel, loaded when first opened (not part of the first load).
   await bundle('explain/file_panel.js', path.join(outDir, 'file_panel.js'), `mha-lab Files panel v${version}`);
+  // The Date translator, loaded when its tab is first shown (modes/lazy_mode.js).
+  await bundle('modes/date/date_entry.js', path.join(outDir, 'date.js'), `mha-lab Date translator v${version}`);
 
   // The <mha-attention> element: its own classic script (it adds mha_wasm_core.js itself, and
   // mha_wasm.js only for the Date translator), its shadow-root CSS bundled in as text (a

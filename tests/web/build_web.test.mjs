@@ -37,7 +37,7 @@ after(() => rm(tmp, { recursive: true, force: true }));
 
 test('dist holds the page, the stylesheet, one bundled script and both wasm modules, repacked', async () => {
   assert.deepEqual((await readdir(out)).sort(),
-    ['app.js', 'common.css', 'compute_worker.js', 'embed-example.html', 'english.css', 'english.js', 'favicon.svg',
+    ['app.js', 'common.css', 'compute_worker.js', 'date.js', 'embed-example.html', 'english.css', 'english.js', 'favicon.svg',
       'file_panel.js', 'index.html', 'mha-attention.css', 'mha-attention.js', 'mha_wasm.js', 'mha_wasm_core.js', 'style.css']);
   for (const [file, factory] of [['mha_wasm.js', 'createMhaModule'], ['mha_wasm_core.js', 'createMhaCore']]) {
     const js = await readFile(path.join(out, file), 'utf8');
@@ -225,7 +225,7 @@ test('date_model.js: the model as base64 and the heads\' roles, in a classic scr
     '--out', dir, '--date-model', model, '--date-heads', heads, '--english-model', path.join(tmp, 'none.safetensors')], { cwd: ROOT });
   assert.match(stdout, /date model \(3000 bytes, with head roles\)/);
   assert.deepEqual((await readdir(dir)).sort(),
-    ['app.js', 'common.css', 'compute_worker.js', 'date_model.js', 'embed-example.html', 'english.css', 'english.js', 'favicon.svg',
+    ['app.js', 'common.css', 'compute_worker.js', 'date.js', 'date_model.js', 'embed-example.html', 'english.css', 'english.js', 'favicon.svg',
       'file_panel.js', 'index.html', 'mha-attention.css', 'mha-attention.js', 'mha_wasm.js', 'mha_wasm_core.js', 'style.css']);
   const { src, model: m } = await loadDateModelScript(dir);
   assert.match(src, /^\/\* mha-lab date model: m\.safetensors \(3000 bytes\)/);
@@ -233,9 +233,12 @@ test('date_model.js: the model as base64 and the heads\' roles, in a classic scr
   assert.equal(m.bytes, 3000);
   assert.deepEqual(Buffer.from(m.safetensors, 'base64'), bytes);
   assert.equal(m.heads.heads[0].role, 'reads the year: 91%');
-  // The page's first load does not include it: index.html never names it, app.js adds it on demand.
+  // The page's first load does not include it: index.html and app.js never name it; the Date
+  // translator's own script (date.js, added when the mode is first shown) adds it on demand.
   assert.doesNotMatch(await readFile(path.join(dir, 'index.html'), 'utf8'), /date_model/);
-  assert.match(await readFile(path.join(dir, 'app.js'), 'utf8'), /"date_model\.js"/);
+  assert.doesNotMatch(await readFile(path.join(dir, 'app.js'), 'utf8'), /date_model/);
+  assert.match(await readFile(path.join(dir, 'app.js'), 'utf8'), /"date\.js"/);
+  assert.match(await readFile(path.join(dir, 'date.js'), 'utf8'), /"date_model\.js"/);
 
   // A heads file that is not JSON: a warning, and no roles (the model is still there).
   await writeFile(heads, '{not json');

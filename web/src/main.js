@@ -12,8 +12,7 @@ import { CORE_SCRIPT, WasmModules } from './compute/wasm_modules.js';
 import { rampWords } from './draw/color.js';
 import { LabelCache } from './draw/labels.js';
 import { RandomMode } from './modes/random/random_mode.js';
-import { DateMode } from './modes/date/date_mode.js';
-import { LazyEnglishMode } from './modes/english/english_lazy.js';
+import { LazyMode } from './modes/lazy_mode.js';
 
 /** Idle periods the warm-up takes, and calls of each kind in each. */
 const WARM_SLICES = 6, WARM_CALLS = 2;
@@ -39,8 +38,17 @@ async function boot(doc) {
     embedded: () => page.embed,
   };
   const random = new RandomMode(ctx);
-  const date = new DateMode(ctx);
-  const page = new Page(doc, { modes: [random, date, new LazyEnglishMode(ctx)], address, onEmbed: (on) => ctx.compute?.setAhead(!on) });
+  // The Date translator and the English mode are bundled apart (dist/date.js, dist/english.js),
+  // added when first shown.
+  const date = new LazyMode(ctx, {
+    id: 'date', script: 'date.js', global: 'mhaDateMode', panel: 'date-panel', shareSlot: 'date-share-slot',
+    skipTarget: '#date-heads-section', name: 'Date translator',
+  });
+  const english = new LazyMode(ctx, {
+    id: 'english', script: 'english.js', global: 'mhaEnglishMode', panel: 'english-panel',
+    skipTarget: '#english-panel', name: 'English mode',
+  });
+  const page = new Page(doc, { modes: [random, date, english], address, onEmbed: (on) => ctx.compute?.setAhead(!on) });
   random.prepare();
   if (!started) {
     random.unavailable(`The attention core (${CORE_SCRIPT}) did not load, so nothing can be computed. ` +

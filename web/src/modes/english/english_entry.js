@@ -1,4 +1,4 @@
-// The English mode's code as a classic script of its own, dist/english.js: english_lazy.js (in
+// The English mode's code as a classic script of its own, dist/english.js: modes/lazy_mode.js (in
 // app.js) adds it when the mode is first shown, and makes the mode with
 // globalThis.mhaEnglishMode.make. MHA_ENGLISH_BUILD is replaced at bundling (esbuild's define) by
 // what scripts/build_web.mjs found: the model's file names, its size and the heads' typical roles,
