@@ -243,6 +243,10 @@ class Errors(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, r"in_proj_weight is \(24, 7\)"):
             kw = dict(self.kw, in_proj_weight=np.zeros((24, 7), np.float32))
             mha_lab.forward(self.query, **kw)
+        # A wrong out-projection is named, not the (correct) query.
+        with self.assertRaisesRegex(ValueError, r"out_proj_weight is \(4, 8\)"):
+            kw = dict(self.kw, out_proj_weight=np.ascontiguousarray(self.kw["out_proj_weight"][:4]))
+            mha_lab.forward(self.query, **kw)
         with self.assertRaisesRegex(ValueError, r"tokens"):
             mha_lab.numpy_experiment(tokens=0)
         with self.assertRaisesRegex(ValueError, r"seed must be an integer"):

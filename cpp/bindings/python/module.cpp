@@ -180,7 +180,9 @@ py::dict forward(const py::array& query, const std::optional<py::array>& key,
   const mha::RowMatrixXf v = value ? matrix(*value, "value") : mha::RowMatrixXf();
   const mha::RowMatrixXf W_out = matrix(out_proj_weight, "out_proj_weight");
   mha::AttentionConfig config;
-  config.d_model = W_out.rows();
+  // d_model is the query's width, as nn.MultiheadAttention's embed_dim: every weight's shape is
+  // then checked against it, so a wrong weight is the one the message names.
+  config.d_model = q.cols();
   config.num_heads = num_heads;
   config.kdim = key ? k.cols() : 0;
   config.vdim = value ? v.cols() : 0;

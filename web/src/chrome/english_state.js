@@ -10,7 +10,7 @@ import { hashParams, quoteValue } from './values.js';
 export const ENGLISH_HASH_KEYS = Object.freeze(['mode', 'text', 'off', 'sel']);
 
 export const ENGLISH_DEFAULTS = Object.freeze({
-  text: 'The cat sat on the mat. The dog sat on the log.',
+  text: 'The dog sat by the door. The man sat by the fire.',
   off: Object.freeze([]),
   sel: null,
 });

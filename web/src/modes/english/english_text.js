@@ -16,13 +16,13 @@ export const EXAMPLES = Object.freeze([
   Object.freeze({
     id: 'punctuation',
     label: 'Commas and periods',
-    text: 'Yes, we can. No, we will not. Red, green and blue, then black, white and grey. It is late, and it is cold.',
+    text: 'Yes, we can. No, we will not. Red, green and blue, then black, white and gray. It is late, and it is cold.',
     look: 'Punctuation heads: bright columns on the commas and periods, read by the words that follow them.',
   }),
   Object.freeze({
     id: 'induction',
     label: 'A repeated list',
-    text: 'river candle seven orange window basket table music green paper river candle seven orange window basket table music green paper',
+    text: 'river horse seven glass window chair table music green paper river horse seven glass window chair table music green paper',
     look: 'Induction heads: in the second copy each word reads the word that followed its first occurrence, a stripe parallel to the diagonal, one list-length to the left.',
   }),
   Object.freeze({
