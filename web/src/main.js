@@ -40,7 +40,7 @@ async function boot(doc) {
   };
   const random = new RandomMode(ctx);
   const date = new DateMode(ctx);
-  const page = new Page(doc, { modes: [random, date, new LazyEnglishMode(ctx)], address, onEmbed: (on) => ctx.compute?.setAhead(!on) });
+  const page = new Page(doc, { modes: [random, date, new LazyEnglishMode(ctx)], address, onEmbed: (on) => ctx.compute?.setAhead(!on), loadScript: (name) => modules.loadScript(name) });
   random.prepare();
   if (!started) {
     random.unavailable(`The attention core (${CORE_SCRIPT}) did not load, so nothing can be computed. ` +
