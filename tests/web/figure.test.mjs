@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { figureCaption, figureLayout, figureSvg, MAX_SVG_RECTS, xmlEscape } from '../../web/src/chrome/figure.js';
+import { checkPngSize, figureCaption, figureLayout, figureSvg, MAX_SVG_RECTS, xmlEscape } from '../../web/src/chrome/figure.js';
 import { weightToRgb } from '../../web/src/draw/color.js';
 
 const XMLLINT = '/usr/bin/xmllint';
@@ -95,4 +95,12 @@ test('xmlEscape escapes markup and drops characters XML forbids', () => {
   assert.equal(xmlEscape('<a href="x">&\'</a>'), '&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;');
   assert.equal(xmlEscape('a\u0000b\u0007c\ud800d'), 'abcd');
   assert.equal(xmlEscape('😀'), '😀');
+});
+
+test('a PNG larger than a browser canvas draws is refused with a message before drawing', () => {
+  const n = 512;
+  const tokens = Array.from({ length: n }, (_, i) => `t${i}`);
+  const fig = figureLayout({ title: 't', weights: new Float32Array(12 * n * n).fill(1 / n), heads: [...Array(12).keys()], queryTokens: tokens, keyTokens: tokens });
+  assert.doesNotThrow(() => checkPngSize(fig, 1));
+  assert.throws(() => checkPngSize(fig, 4), new RegExp(`the figure would be ${4 * fig.width} × ${4 * fig.height} pixels at 4×.*save an SVG`));
 });

@@ -11,6 +11,23 @@ import { headPixels, weightToRgb } from '../draw/color.js';
 export const MAX_SVG_RECTS = 20000;
 /** The PNG scales offered next to Save PNG. */
 export const FIGURE_SCALES = [1, 2, 4];
+/** The largest canvas side and area Chromium and Firefox draw (larger ones stay blank). */
+export const MAX_PNG_SIDE = 32767;
+export const MAX_PNG_PIXELS = 16384 * 16384;
+
+/**
+ * Throws when the figure at `scale` is larger than a browser canvas draws, naming the size and
+ * what to do instead (a smaller scale, or the SVG).
+ * @param {{width: number, height: number}} fig @param {number} scale
+ */
+export function checkPngSize(fig, scale) {
+  const w = fig.width * scale;
+  const h = fig.height * scale;
+  if (w > MAX_PNG_SIDE || h > MAX_PNG_SIDE || w * h > MAX_PNG_PIXELS) {
+    throw new Error(`the figure would be ${w} × ${h} pixels at ${scale}×, more than a browser can draw ` +
+      `(at most ${MAX_PNG_SIDE} a side and ${MAX_PNG_PIXELS} pixels): choose a smaller scale, save an SVG, or show fewer tokens or heads`);
+  }
+}
 const PAD = 16;
 const GAP = 20;
 const FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
@@ -245,6 +262,7 @@ export function figureSvg(fig, { imageFor } = {}) {
  */
 export function drawFigure(canvas, fig, scale, makeCanvas) {
   if (!Number.isInteger(scale) || scale < 1 || scale > 8) throw new Error(`scale ${scale} is not a whole number from 1 to 8`);
+  checkPngSize(fig, scale);
   canvas.width = fig.width * scale;
   canvas.height = fig.height * scale;
   const ctx = canvas.getContext('2d');
