@@ -18,6 +18,8 @@
 //                     for large views off the main thread, when served over http(s)
 //   dist/file_panel.js  the Files panel (web/src/explain/file_panel.js, one classic script), added to the
 //                     page when the panel is first opened
+//   dist/figure.js    the figure export (web/src/chrome/figure_entry.js: Save SVG, Save PNG at
+//                     1×/2×/4×), added to the page on the first such export
 //   dist/mha_wasm_core.js  the page's attention core (createMhaCore), loaded by index.html
 //   dist/mha_wasm.js  the full module (createMhaModule: the core plus the date model), added to
 //                     the page only when the Date translator is opened
@@ -283,6 +285,8 @@ export async function buildWeb({
   await bundle('explain/file_panel.js', path.join(outDir, 'file_panel.js'), `mha-lab Files panel v${version}`);
   // The Date translator, loaded when its tab is first shown (modes/lazy_mode.js).
   await bundle('modes/date/date_entry.js', path.join(outDir, 'date.js'), `mha-lab Date translator v${version}`);
+  // The figure export (Save SVG, Save PNG at 1×/2×/4×), loaded on the first export.
+  await bundle('chrome/figure_entry.js', path.join(outDir, 'figure.js'), `mha-lab figure export v${version}`);
 
   // The <mha-attention> element: its own classic script (it adds mha_wasm_core.js itself, and
   // mha_wasm.js only for the Date translator), its shadow-root CSS bundled in as text (a

@@ -5,8 +5,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { interpolateViridis } from 'd3-scale-chromatic';
-import { parseColor } from '../../web/src/draw/color.js';
 import { withCheckedPage, tableRow, cellCentre, useBrowserAndTargets } from './helpers.mjs';
 
 const TIMEOUT = 90_000;
@@ -181,49 +179,17 @@ for (const which of [0, 1]) {
         assert.match(await page.textContent('#share-status'), /Saved mha-attention-d8-h2-seed7\.json/);
       }));
 
-    test('Save PNG: both heads with labels and the legend, at devicePixelRatio 2', () =>
+    test('Save PNG and Save SVG load the figure export (dist/figure.js) and save at the layout size, at devicePixelRatio 2', () =>
       withPage(target(), '#preset=module-08', async ({ page }) => {
+        // The figure's content, scales and colours: tests/browser/export.test.mjs.
         const png = await download(page, () => page.click('#export-png'));
         assert.equal(png.name, 'mha-attention-d8-h2-seed7.png');
         assert.equal(png.bytes.subarray(1, 4).toString('latin1'), 'PNG');
-        // Decode it in the page and read it back where the snapshot's layout puts things.
-        const probe = await page.evaluate(async (b64) => {
-          const bytes = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
-          const img = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
-          const c = document.createElement('canvas');
-          c.width = img.width;
-          c.height = img.height;
-          const ctx = c.getContext('2d', { willReadFrequently: true });
-          ctx.drawImage(img, 0, 0);
-          const at = (x, y) => Array.from(ctx.getImageData(Math.floor(x * 2), Math.floor(y * 2), 1, 1).data);
-          // The snapshot draws each grid as laid out on the page: its cells at their place in
-          // the grid's box (labels left of and above them).
-          const hm = document.querySelector('canvas[data-head="0"]');
-          const box = hm.parentElement.getBoundingClientRect(), cells = hm.getBoundingClientRect();
-          const g = { x: cells.left - box.left, y: cells.top - box.top, cell: Number(hm.dataset.cell) };
-          const hmWidth = box.width;
-          const hmHeight = box.height;
-          // snapshotLayout: pad 16, title 38, gap 16, caption 20 → the first grid at (16, 90).
-          const cell = at(16 + g.x + 2.5 * g.cell, 90 + g.y + 0.5 * g.cell);
-          const head1 = at(16 + hmWidth + 16 + g.x + 4.5 * g.cell, 90 + g.y + 0.5 * g.cell);
-          const legendY = 90 + hmHeight + 16;
-          const legend = document.getElementById('legend');
-          const strip = Number(legend.dataset.stripX);
-          const legend1 = at(16 + strip + Number(legend.dataset.stripWidth) - 1, legendY + 5);
-          // Text was drawn: ink pixels in the title band and the caption band.
-          let ink = 0;
-          const band = ctx.getImageData(0, 0, c.width, 180 * 2).data;
-          for (let k = 0; k < band.length; k += 4) if (band[k] < 100 && band[k + 1] < 100 && band[k + 2] < 100) ink++;
-          return { width: img.width, height: img.height, cell, head1, legend1, ink, hmWidth, dpr: devicePixelRatio };
-        }, png.bytes.toString('base64'));
-        assert.equal(probe.dpr, 2);
-        assert.ok(probe.width >= 2 * (16 + 2 * probe.hmWidth + 16 + 16), `width ${probe.width}`);
-        const want = parseColor(interpolateViridis(0.424));
-        for (let k = 0; k < 3; k++) assert.ok(Math.abs(probe.cell[k] - want[k]) <= 3, `cell ${probe.cell} want ${want}`);
-        const one = parseColor(interpolateViridis(1));
-        for (let k = 0; k < 3; k++) assert.ok(Math.abs(probe.head1[k] - one[k]) <= 3, `head 1 ${probe.head1} want ${one}`);
-        for (let k = 0; k < 3; k++) assert.ok(Math.abs(probe.legend1[k] - one[k]) <= 6, `legend ${probe.legend1} want ${one}`);
-        assert.ok(probe.ink > 500, `ink pixels for titles and labels: ${probe.ink}`);
+        const size = [png.bytes.readUInt32BE(16), png.bytes.readUInt32BE(20)];
+        assert.match(await page.textContent('#share-status'), new RegExp(`Saved mha-attention-d8-h2-seed7\\.png \\(${size[0]} × ${size[1]} pixels`));
+        const svg = await download(page, () => page.click('#export-svg'));
+        assert.equal(svg.name, 'mha-attention-d8-h2-seed7.svg');
+        assert.match(svg.bytes.toString('utf8'), new RegExp(`<svg xmlns="http://www.w3.org/2000/svg"[^>]* width="${size[0]}" height="${size[1]}"`));
       }, { dpr: 2 }));
   });
 }

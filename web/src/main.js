@@ -48,7 +48,8 @@ async function boot(doc) {
     id: 'english', script: 'english.js', global: 'mhaEnglishMode', panel: 'english-panel',
     skipTarget: '#english-panel', name: 'English mode',
   });
-  const page = new Page(doc, { modes: [random, date, english], address, onEmbed: (on) => ctx.compute?.setAhead(!on) });
+  const page = new Page(doc, { modes: [random, date, english], address, onEmbed: (on) => ctx.compute?.setAhead(!on),
+    loadScript: (name) => modules.loadScript(name) });
   random.prepare();
   if (!started) {
     random.unavailable(`The attention core (${CORE_SCRIPT}) did not load, so nothing can be computed. ` +

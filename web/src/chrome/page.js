@@ -15,7 +15,10 @@ import { parseMode } from './date_state.js';
 import { DEFAULTS, parseView } from './state.js';
 import { copyText, iframeSnippet, linkWithHash } from './share.js';
 import { exportFileName, weightsCsv, weightsJson } from './export.js';
-import { canvasToPng, composeSnapshot, downloadBlob } from './snapshot.js';
+import { downloadBlob } from './snapshot.js';
+
+/** The figure export's script (figure_entry.js), added on the first Save PNG / Save SVG. */
+const FIGURE_SCRIPT = 'figure.js';
 import { errorMessage } from './alerts.js';
 
 export class Page {
@@ -25,14 +28,17 @@ export class Page {
    * @param {object[]} p.modes the modes, the first one the default (no mode in the address)
    * @param {object} p.address the page's address (address.js)
    * @param {(on: boolean) => void} [p.onEmbed] the page switched to or from the minimal chrome
+   * @param {(name: string) => Promise<void>} [p.loadScript] adds a classic script of dist/ once
+   *   (wasm_modules.js loadScript): the figure export's
    */
-  constructor(doc, { modes, address, onEmbed = () => {} }) {
+  constructor(doc, { modes, address, onEmbed = () => {}, loadScript }) {
     const $ = (id) => doc.getElementById(id);
     this.doc = doc;
     this.modes = new Map(modes.map((m) => [m.id, m]));
     this.defaultMode = modes[0];
     this.address = address;
     this.onEmbed = onEmbed;
+    this.loadScript = loadScript;
     this.els = {
       tabs: [...doc.querySelectorAll('.mode-tab')],
       skipLink: doc.querySelector('.skip-link'),
@@ -41,6 +47,8 @@ export class Page {
       copyEmbed: $('copy-embed'),
       exportBar: $('export'),
       exportPng: $('export-png'),
+      exportSvg: $('export-svg'),
+      exportScale: $('export-scale'),
       exportCsv: $('export-csv'),
       exportJson: $('export-json'),
       shareStatus: $('share-status'),
@@ -151,7 +159,10 @@ export class Page {
       : `${label} selected in the field below: the browser refused the clipboard here, press Ctrl+C (⌘C) to copy.`);
   }
 
-  /** Saves the mode's grids as a PNG, CSV or JSON file. */
+  /**
+   * Saves the mode's grids as a CSV or JSON file, or as a figure (figure.js: SVG, or PNG at the
+   * scale chosen) whose caption holds the settings and this view's link.
+   */
   async exportView(kind) {
     const data = this.mode.exports ? this.mode.exportData() : null;
     if (!data) return;
@@ -162,12 +173,24 @@ export class Page {
       } else if (kind === 'json') {
         downloadBlob(new Blob([`${JSON.stringify(weightsJson(data), null, 1)}\n`], { type: 'application/json' }), name);
       } else {
+        if (!this.loadScript) throw new Error('this page has no figure export');
+        await this.loadScript(FIGURE_SCRIPT);
+        const fig = globalThis.mhaFigure;
+        if (typeof fig?.saveFigure !== 'function') throw new Error(`${FIGURE_SCRIPT} loaded but defines no figure export: rebuild the page`);
         const style = getComputedStyle(this.doc.body);
-        const canvas = composeSnapshot({
-          ...this.mode.snapshotParts(),
+        const scale = kind === 'png' ? Number(this.els.exportScale?.value || 1) : 1;
+        const text = data.config.text;
+        const saved = await fig.saveFigure({
+          data,
+          kind,
+          scale,
+          title: text ? `Multi-head attention: "${text}"` : 'Multi-head attention weights',
+          link: this.currentLink({ embed: false }),
+          ink: style.color || '#1a1a1a',
           background: style.backgroundColor === 'rgba(0, 0, 0, 0)' ? '#ffffff' : style.backgroundColor,
-        });
-        downloadBlob(await canvasToPng(canvas), name);
+        }, kind === 'png' && scale !== 1 ? name.replace(/\.png$/, `-${scale}x.png`) : name);
+        this.shareStatus(`Saved ${kind === 'png' && scale !== 1 ? name.replace(/\.png$/, `-${scale}x.png`) : name} (${saved.width} × ${saved.height}${kind === 'svg' ? ' px' : ' pixels'}, ${saved.bytes} bytes).`);
+        return;
       }
       this.shareStatus(`Saved ${name}.`);
     } catch (e) {
@@ -187,6 +210,7 @@ export class Page {
     els.fullPage.addEventListener('pointerenter', toFullPage);
     els.copyEmbed.addEventListener('click', () => this.share('embed'));
     els.exportPng.addEventListener('click', () => this.exportView('png'));
+    els.exportSvg?.addEventListener('click', () => this.exportView('svg'));
     els.exportCsv.addEventListener('click', () => this.exportView('csv'));
     els.exportJson.addEventListener('click', () => this.exportView('json'));
   }

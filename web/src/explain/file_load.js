@@ -11,6 +11,9 @@ import { renderPatterns } from './patterns_panel.js';
 import { renderCombined, ROLLOUT_FORMULA } from './combine.js';
 import { weightsCsv, weightsJson } from '../chrome/export.js';
 import { downloadBlob } from '../chrome/snapshot.js';
+import { saveFigure } from '../chrome/figure_save.js';
+import { FIGURE_SCALES } from '../chrome/figure.js';
+import { isViewFile, parseViewFile, viewFileText } from './view_file.js';
 
 /** The largest file the page reads (the core's own limits are checked after). */
 export const MAX_FILE_BYTES = 256 * 1024 * 1024;
@@ -169,9 +172,14 @@ export function buildFilePanel(container, { getModule, labels: labelCache, onErr
     if (!labels.ok) return fail(labels.message);
     const layer = Math.min(Number(layerSelect.value) || 0, numLayers - 1);
     const stack = loaded.layers[layer];
+    const heads = (loaded.heads ?? [...Array(numHeads).keys()]);
     const exports = exportButtons(stack, numHeads, labels, {
       source: loaded.source, layer, num_layers: numLayers, num_heads: numHeads, n, m,
-    }, (message) => { status.textContent = message; });
+    }, (message) => { status.textContent = message; }, {
+      heads,
+      viewText: () => viewFileText({ ...loaded, rows: labels.rows, cols: labels.cols, layer, heads }),
+      ink: readTheme(container).ink,
+    });
     const grids = h('div', { className: 'file-heads' });
     const patternsBox = h('div', { className: 'file-patterns' });
     const combineBox = h('div', { className: 'file-combine', data: { panel: `file-${uid}` } });
@@ -251,7 +259,7 @@ export function buildFilePanel(container, { getModule, labels: labelCache, onErr
       }
       layerSelect.replaceChildren(...Array.from({ length: loaded?.num_layers ?? 0 }, (_, l) => h('option', { text: `layer ${l}`, attrs: { value: l } })));
       layerField.hidden = !loaded || loaded.num_layers < 2;
-      if (loaded) layerSelect.value = String(loaded.num_layers - 1);
+      if (loaded) layerSelect.value = String(loaded.viewLayer ?? loaded.num_layers - 1);
       await show();
     } catch (e) {
       fail(e instanceof Error ? e.message : String(e));
@@ -262,6 +270,19 @@ export function buildFilePanel(container, { getModule, labels: labelCache, onErr
   async function takeOne(file, role) {
     const lower = file.name.toLowerCase();
     const bytes = await readFileBytes(file);
+    if (lower.endsWith('.json')) {
+      const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+      if (isViewFile(text)) {
+        // A saved view: the tensor, its labels and the layer and heads it showed.
+        const v = parseViewFile(text);
+        tokensInput.value = JSON.stringify(v.n === v.m && v.rows.every((t, i) => t === v.cols[i]) ? v.rows : [...v.rows, ...v.cols]);
+        loaded = {
+          layers: v.layers, num_layers: v.num_layers, num_heads: v.num_heads, n: v.n, m: v.m,
+          heads: v.heads, viewLayer: v.layer, source: v.source,
+        };
+        return;
+      }
+    }
     let kind = role ?? (lower.endsWith('.txt') || lower.endsWith('.json') ? 'tokens'
       : lower.endsWith('.npy') && given.weights ? 'embeddings' : 'attention');
     if (kind === 'tokens') {
@@ -316,27 +337,52 @@ export function buildFilePanel(container, { getModule, labels: labelCache, onErr
 
 /**
  * "Save CSV" / "Save JSON" of one layer's weights as loaded (every head), in the page's export
- * formats (export.js: weightsCsv, weightsJson; float32-exact). `say` reports what was saved.
+ * formats (export.js: weightsCsv, weightsJson; float32-exact); "Save PNG" (at 1×/2×/4×) and "Save
+ * SVG" of the heads shown (figure.js, captioned with the file's name and shape); "Save view": the
+ * whole tensor, its labels and the view's layer and heads in one file (view_file.js) that the panel
+ * opens again. `say` reports what was saved.
  */
-function exportButtons(stack, numHeads, labels, config, say) {
+function exportButtons(stack, numHeads, labels, config, say, { heads, viewText, ink }) {
   const data = {
     weights: stack, heads: [...Array(numHeads).keys()], queryTokens: labels.rows, keyTokens: labels.cols,
     maskedRows: fullyMaskedRows(stack, numHeads, config.n, config.m), config,
   };
   const stem = `loaded-attention-layer${config.layer}-h${numHeads}`;
-  const button = (kind, text) => {
-    const b = h('button', { className: 'link-button', text, attrs: { type: 'button' }, data: { fileExport: kind } });
-    b.addEventListener('click', () => {
+  const scale = h('select', { attrs: { 'aria-label': 'PNG scale' }, data: { fileExport: 'scale' } },
+    ...FIGURE_SCALES.map((k) => h('option', { text: `${k}×`, attrs: { value: String(k) } })));
+  const save = async (kind) => {
+    if (kind === 'csv' || kind === 'json') {
       const name = `${stem}.${kind}`;
       const blob = kind === 'csv'
         ? new Blob([weightsCsv(data)], { type: 'text/csv' })
         : new Blob([`${JSON.stringify(weightsJson(data), null, 1)}\n`], { type: 'application/json' });
       downloadBlob(blob, name);
-      say(`Saved ${name}.`);
+      return `Saved ${name}.`;
+    }
+    if (kind === 'view') {
+      const name = `loaded-attention-view.json`;
+      downloadBlob(new Blob([viewText()], { type: 'application/json' }), name);
+      return `Saved ${name}: open it here again (Files panel, tokens file or drop) to get this view back.`;
+    }
+    const k = kind === 'png' ? Number(scale.value) : 1;
+    const name = `${stem}${kind === 'png' && k !== 1 ? `-${k}x` : ''}.${kind}`;
+    const link = `${config.source}, layer ${config.layer} of ${config.num_layers}, ${numHeads} heads × ${config.n} × ${config.m}`;
+    const r = await saveFigure({
+      data: { ...data, heads, config: { ...config, source: undefined } }, kind, scale: k, ink, link,
+      title: `Attention from ${config.source.replace(/ \(.*$/, '')}, layer ${config.layer}`,
+      headNames: heads.map((hd) => (config.num_layers > 1 ? `layer ${config.layer}, head ${hd}` : `head ${hd}`)),
+    }, name);
+    return `Saved ${name} (${r.width} × ${r.height}, ${r.bytes} bytes).`;
+  };
+  const button = (kind, text) => {
+    const b = h('button', { className: 'link-button', text, attrs: { type: 'button' }, data: { fileExport: kind } });
+    b.addEventListener('click', () => {
+      save(kind).then(say, (e) => say(`Could not save: ${e instanceof Error ? e.message : String(e)}`));
     });
     return b;
   };
-  return h('p', { className: 'file-exports' }, 'This layer’s weights: ', button('csv', 'Save CSV'), ' · ', button('json', 'Save JSON'));
+  return h('p', { className: 'file-exports' }, 'This layer’s weights: ', button('csv', 'Save CSV'), ' · ', button('json', 'Save JSON'),
+    ' · ', button('png', 'Save PNG'), ' at ', scale, ' · ', button('svg', 'Save SVG'), ' · ', button('view', 'Save view (reopen later)'));
 }
 
 /** The rollout across layers as one grid (rows sum to 1). */
