@@ -38,7 +38,7 @@ after(() => rm(tmp, { recursive: true, force: true }));
 test('dist holds the page, the stylesheet, one bundled script and both wasm modules, repacked', async () => {
   assert.deepEqual((await readdir(out)).sort(),
     ['app.js', 'common.css', 'compute_worker.js', 'embed-example.html', 'english.css', 'english.js', 'favicon.svg',
-      'file_panel.js', 'index.html', 'mha-attention.css', 'mha-attention.js', 'mha_wasm.js', 'mha_wasm_core.js', 'style.css']);
+      'file_panel.js', 'index.html', 'mha-attention.css', 'mha-attention.js', 'mha-embed.js', 'mha_wasm.js', 'mha_wasm_core.js', 'style.css']);
   for (const [file, factory] of [['mha_wasm.js', 'createMhaModule'], ['mha_wasm_core.js', 'createMhaCore']]) {
     const js = await readFile(path.join(out, file), 'utf8');
     assert.match(js, new RegExp(`var ${factory}\\s*=`), `${file}: the global factory keeps its name`);
@@ -226,7 +226,7 @@ test('date_model.js: the model as base64 and the heads\' roles, in a classic scr
   assert.match(stdout, /date model \(3000 bytes, with head roles\)/);
   assert.deepEqual((await readdir(dir)).sort(),
     ['app.js', 'common.css', 'compute_worker.js', 'date_model.js', 'embed-example.html', 'english.css', 'english.js', 'favicon.svg',
-      'file_panel.js', 'index.html', 'mha-attention.css', 'mha-attention.js', 'mha_wasm.js', 'mha_wasm_core.js', 'style.css']);
+      'file_panel.js', 'index.html', 'mha-attention.css', 'mha-attention.js', 'mha-embed.js', 'mha_wasm.js', 'mha_wasm_core.js', 'style.css']);
   const { src, model: m } = await loadDateModelScript(dir);
   assert.match(src, /^\/\* mha-lab date model: m\.safetensors \(3000 bytes\)/);
   assert.doesNotMatch(src, /^\s*(import|export)\s/m, 'a classic script');
