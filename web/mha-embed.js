@@ -1,4 +1,5 @@
-// mha-embed.js: sizes the mha-lab iframes of a course page to their content. Copy it beside the
+// mha-embed.js: sizes the mha-lab iframes of a course page to their content; the mha-lab page,
+// opened with embed=1 inside an iframe, loads the same file to report its height. Copy it beside the
 // course page and load it with <script src="mha-embed.js"></script> (a file of the page's own
 // origin: it runs under a strict CSP, script-src 'self'). Every <iframe data-mha-embed> whose
 // page was opened with embed=1 reports its content's height as a message
@@ -9,6 +10,15 @@
 // "null"; the source check alone ties each message to its iframe. See docs/embedding.md.
 (function () {
   'use strict';
+  var html = document.documentElement;
+  if (html.classList.contains('embed') && window.parent !== window) {
+    // Loaded by the mha-lab page itself, opened with embed=1 in an iframe: report the content's
+    // height (CSS px) whenever it changes. Any origin may read it (a file:// parent's is "null").
+    new ResizeObserver(function () {
+      window.parent.postMessage({ type: 'mha-lab:height', height: Math.ceil(html.getBoundingClientRect().height) }, '*');
+    }).observe(html);
+    return;
+  }
   var MAX_HEIGHT = 100000;
   window.addEventListener('message', function (event) {
     var data = event.data;

@@ -91,7 +91,10 @@ test('mha-attention.js: the element as one classic script, its CSS inside, nothi
   assert.equal(await readFile(path.join(out, 'mha-attention.css'), 'utf8'), await readFile(path.join(ROOT, 'web', 'element.css'), 'utf8'));
   const example = await readFile(path.join(out, 'embed-example.html'), 'utf8');
   const scripts = [...example.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)];
-  assert.deepEqual(scripts.map((m) => [m[1].trim(), m[2].trim()]), [['src="mha-attention.js"', '']]);
+  assert.deepEqual(scripts.map((m) => [m[1].trim(), m[2].trim()]), [['src="mha-attention.js"', ''], ['src="mha-embed.js"', '']]);
+  const embed = await readFile(path.join(out, 'mha-embed.js'), 'utf8');
+  assert.equal(embed, await readFile(path.join(ROOT, 'web', 'mha-embed.js'), 'utf8'));
+  assert.match(embed, /event\.source/, 'mha-embed.js ties each height message to its iframe');
   assert.doesNotMatch(example, /<style\b|\sstyle\s*=|\son[a-z]+\s*=|%MHA_LAB_VERSION%/i);
   assert.match(example, /Content-Security-Policy" content="default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'"/);
 });

@@ -40,7 +40,11 @@ async function boot(doc) {
   };
   const random = new RandomMode(ctx);
   const date = new DateMode(ctx);
-  const page = new Page(doc, { modes: [random, date, new LazyEnglishMode(ctx)], address, onEmbed: (on) => ctx.compute?.setAhead(!on) });
+  const page = new Page(doc, { modes: [random, date, new LazyEnglishMode(ctx)], address, onEmbed: (on) => {
+    ctx.compute?.setAhead(!on);
+    // In an iframe, mha-embed.js reports the content's height to the parent page (docs/embedding.md).
+    if (on) modules.loadScript('mha-embed.js');
+  } });
   random.prepare();
   if (!started) {
     random.unavailable(`The attention core (${CORE_SCRIPT}) did not load, so nothing can be computed. ` +

@@ -127,17 +127,6 @@ export class Page {
     this.doc.querySelector('h1').classList.toggle('visually-hidden', on);
     if (on) this.els.fullPage.href = linkWithHash(this.doc.defaultView.location.href, '');
     this.onEmbed(on);
-    const win = this.doc.defaultView;
-    if (on && win.parent !== win && !this.heightObserver) {
-      // In an iframe: the content's height to the parent page, whenever it changes, as
-      // {type: 'mha-lab:height', height} (CSS px); dist/mha-embed.js sizes the iframe to it
-      // (docs/embedding.md). Any origin may read it: a file:// parent's origin is "null".
-      const html = this.doc.documentElement;
-      this.heightObserver = new ResizeObserver(() => {
-        win.parent.postMessage({ type: 'mha-lab:height', height: Math.ceil(html.getBoundingClientRect().height) }, '*');
-      });
-      this.heightObserver.observe(html);
-    }
   }
 
   /** The address of the view on screen, with or without the minimal chrome. */
