@@ -1,16 +1,27 @@
 // <mha-attention>'s display attributes and the iframe sized to its content, in
 // dist/embed-example.html (served and from file://): the dark colour scheme (panel, text and the
-// labels drawn on the canvases), theme="light" / theme="dark" overriding it, layout="grid" (heads
+// labels drawn on the canvases), theme="light" / theme="dark" overriding it (axe-core clean), layout="grid" (heads
 // side by side) against layout="stack", cell-size, and mha-embed.js setting the iframe's height to
 // the height its embed=1 page reports, ignoring messages from other windows.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { withCheckedPage, useBrowserAndTargets } from './helpers.mjs';
 
 const TIMEOUT = 120_000;
 const EXAMPLE = { path: 'embed-example.html', ready: 'mha-attention#m03-four[data-state="ready"]' };
 const DARK = { ...EXAMPLE, contextOptions: { colorScheme: 'dark' } };
 const env = useBrowserAndTargets();
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious or critical violations on the page (as tests/browser/a11y.test.mjs runs it). */
+async function axeViolations(page) {
+  await page.evaluate(AXE);
+  const r = await page.evaluate(() => window.axe.run(document, { iframes: false, preload: false }));
+  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 5).join(' | ')}`);
+}
 
 /** Relative luminance (WCAG) of a computed colour "rgb(r, g, b)". */
 function luminance(css) {
@@ -100,6 +111,7 @@ for (const which of [0, 1]) {
         assert.ok(luminance(dark.background) < 0.02, dark.background);
         assert.ok(dark.labelGrey > 180, `labels in light ink: ${dark.labelGrey}`);
         assert.equal((await colours(page, 'm03-one')).background, 'rgb(255, 255, 255)', 'the others stay light');
+        assert.deepEqual(await axeViolations(page), [], 'AA contrast with one dark element on a light page');
       }, EXAMPLE));
 
     test('layout: four heads two by two in a 900 px column, one per row with layout="stack"; cell-size', () =>

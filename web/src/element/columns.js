@@ -4,10 +4,10 @@
 import { LABELLED_MAX_TOKENS, MAX_CELL, MIN_CELL, OUTLINE_PAD } from '../draw/layout.js';
 
 /**
- * Side by side, a grid's cells are at least this large when the element picks the size: large
- * enough to point at on a touch screen and to read the row's highlight.
+ * Side by side, a grid's cells are at least this large when the element picks the size: a cell
+ * to point at, with its row and column labels (FONT_PX 12) written beside it.
  */
-export const COMFORT_CELL = 20;
+export const COMFORT_CELL = 16;
 /** A compact grid (more than LABELLED_MAX_TOKENS tokens a side) is at least this wide side by side. */
 export const COMPACT_MIN_SIDE = 200;
 
