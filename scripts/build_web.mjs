@@ -11,6 +11,7 @@
 //   dist/mha-attention.js  the <mha-attention> custom element (web/src/element/element.js and its imports,
 //                     web/element.css inlined as text): one classic script for course pages
 //   dist/mha-attention.css  web/element.css (used only where constructed stylesheets are missing)
+//   dist/mha-embed.js  web/mha-embed.js: sizes an iframe of the page (embed=1) to its content
 //   dist/common.css   web/common.css: rules shared by the page and the element (bundled in the
 //                     element), minified
 //   dist/embed-example.html  web/embed-example.html: the element and an iframe, as course pages use them
@@ -293,6 +294,7 @@ export async function buildWeb({
   // constructed stylesheet) and also beside it as a file.
   await bundle('element/element.js', path.join(outDir, 'mha-attention.js'), `<mha-attention> v${version}`);
   await copyFile(path.join(WEB, 'element.css'), path.join(outDir, 'mha-attention.css'));
+  await copyFile(path.join(WEB, 'mha-embed.js'), path.join(outDir, 'mha-embed.js'));
   await minifyCss('common.css', outDir);
   const example = await readFile(path.join(WEB, 'embed-example.html'), 'utf8');
   await writeFile(path.join(outDir, 'embed-example.html'), example.replace(PLACEHOLDER, version));

@@ -27,6 +27,7 @@ const VIEWS = [
   ['embed=1', '#text=The+cat+sat+on+the+mat&d_model=8&num_heads=2&seed=7&causal=1&positional=0&embed=1', {}],
   ['dark colour scheme', '#preset=causal-positions', { contextOptions: { colorScheme: 'dark' } }],
   ['embed-example.html (elements)', '', EXAMPLE],
+  ['embed-example.html (elements), dark colour scheme', '', { ...EXAMPLE, contextOptions: { colorScheme: 'dark' } }],
 ];
 
 /** axe-core's violations of impact serious or critical, and whether colour contrast was checked. */

@@ -128,10 +128,10 @@ for (const which of [0, 1]) {
           for (const s of sums) assert.ok(Math.abs(s - 1) < 1e-5, `${id} row sum ${s}`);
         }
         // Styles came from the constructed stylesheet: the frame is drawn, no inline style exists
-        // (but the sizes and places of a grid's parts, set by CSSOM, which the CSP allows).
+        // (but the sizes and places of a grid's parts and the heads' columns, set by CSSOM, which the CSP allows).
         assert.equal(await inElement(page, 'm08', (root) => getComputedStyle(root.querySelector('.mha')).borderTopStyle), 'solid');
         assert.equal(await inElement(page, 'm08', (root) => root.adoptedStyleSheets.length), 1);
-        assert.equal(await inElement(page, 'm08', (root) => root.querySelectorAll('style, [style*=":"]:not(canvas, .heatmap-grid, .heatmap-grid > *)').length), 0);
+        assert.equal(await inElement(page, 'm08', (root) => root.querySelectorAll('style, [style*=":"]:not(canvas, .heads, .heatmap-grid, .heatmap-grid > *)').length), 0);
         // The iframe (embed=1) shows the page with its locked cell.
         const frame = page.frames().find((f) => /index\.html/.test(f.url()));
         assert.ok(frame, 'the iframe loaded');

@@ -68,7 +68,7 @@ const env = useBrowserAndTargets();
 test('the server sends the strict Content-Security-Policy with every file', async () => {
   assert.equal(CSP, POLICY);
   for (const file of ['', 'index.html', 'app.js', 'mha_wasm_core.js', 'mha_wasm.js', 'style.css', 'favicon.svg',
-    'common.css', 'embed-example.html', 'mha-attention.js', 'mha-attention.css']) {
+    'common.css', 'embed-example.html', 'mha-attention.js', 'mha-attention.css', 'mha-embed.js']) {
     const res = await fetch(env.servers.targets[0].url + file);
     assert.equal(res.status, 200, file);
     assert.equal(res.headers.get('content-security-policy'), POLICY, `${file || '/'}: CSP header`);

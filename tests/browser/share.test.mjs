@@ -99,7 +99,7 @@ for (const which of [0, 1]) {
         await page.click('#copy-embed');
         await page.waitForFunction(() => /Embed snippet copied/.test(document.getElementById('share-status').textContent));
         const snippet = await page.evaluate(() => window.__clip ?? navigator.clipboard.readText());
-        const src = /^<iframe src="([^"]+)" title="[^"]+" width="100%" height="\d+" loading="lazy" allow="clipboard-write"><\/iframe>$/.exec(snippet);
+        const src = /^<iframe src="([^"]+)" title="[^"]+" width="100%" height="\d+" loading="lazy" allow="clipboard-write" data-mha-embed><\/iframe><script src="mha-embed\.js"><\/script>$/.exec(snippet);
         assert.ok(src, snippet);
         const url = src[1].replace(/&amp;/g, '&');
         assert.ok(url.endsWith('#preset=module-08&cell=1.0.4&embed=1'), url);

@@ -38,7 +38,7 @@ after(() => rm(tmp, { recursive: true, force: true }));
 test('dist holds the page, the stylesheet, one bundled script and both wasm modules, repacked', async () => {
   assert.deepEqual((await readdir(out)).sort(),
     ['app.js', 'common.css', 'compute_worker.js', 'date.js', 'embed-example.html', 'english.css', 'english.js', 'favicon.svg',
-      'figure.js', 'file_panel.js', 'index.html', 'mha-attention.css', 'mha-attention.js', 'mha_wasm.js', 'mha_wasm_core.js', 'style.css']);
+      'figure.js', 'file_panel.js', 'index.html', 'mha-attention.css', 'mha-attention.js', 'mha-embed.js', 'mha_wasm.js', 'mha_wasm_core.js', 'style.css']);
   for (const [file, factory] of [['mha_wasm.js', 'createMhaModule'], ['mha_wasm_core.js', 'createMhaCore']]) {
     const js = await readFile(path.join(out, file), 'utf8');
     assert.match(js, new RegExp(`var ${factory}\\s*=`), `${file}: the global factory keeps its name`);
@@ -91,7 +91,10 @@ test('mha-attention.js: the element as one classic script, its CSS inside, nothi
   assert.equal(await readFile(path.join(out, 'mha-attention.css'), 'utf8'), await readFile(path.join(ROOT, 'web', 'element.css'), 'utf8'));
   const example = await readFile(path.join(out, 'embed-example.html'), 'utf8');
   const scripts = [...example.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)];
-  assert.deepEqual(scripts.map((m) => [m[1].trim(), m[2].trim()]), [['src="mha-attention.js"', '']]);
+  assert.deepEqual(scripts.map((m) => [m[1].trim(), m[2].trim()]), [['src="mha-attention.js"', ''], ['src="mha-embed.js"', '']]);
+  const embed = await readFile(path.join(out, 'mha-embed.js'), 'utf8');
+  assert.equal(embed, await readFile(path.join(ROOT, 'web', 'mha-embed.js'), 'utf8'));
+  assert.match(embed, /event\.source/, 'mha-embed.js ties each height message to its iframe');
   assert.doesNotMatch(example, /<style\b|\sstyle\s*=|\son[a-z]+\s*=|%MHA_LAB_VERSION%/i);
   assert.match(example, /Content-Security-Policy" content="default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'"/);
 });
@@ -226,7 +229,7 @@ test('date_model.js: the model as base64 and the heads\' roles, in a classic scr
   assert.match(stdout, /date model \(3000 bytes, with head roles\)/);
   assert.deepEqual((await readdir(dir)).sort(),
     ['app.js', 'common.css', 'compute_worker.js', 'date.js', 'date_model.js', 'embed-example.html', 'english.css', 'english.js', 'favicon.svg',
-      'figure.js', 'file_panel.js', 'index.html', 'mha-attention.css', 'mha-attention.js', 'mha_wasm.js', 'mha_wasm_core.js', 'style.css']);
+      'figure.js', 'file_panel.js', 'index.html', 'mha-attention.css', 'mha-attention.js', 'mha-embed.js', 'mha_wasm.js', 'mha_wasm_core.js', 'style.css']);
   const { src, model: m } = await loadDateModelScript(dir);
   assert.match(src, /^\/\* mha-lab date model: m\.safetensors \(3000 bytes\)/);
   assert.doesNotMatch(src, /^\s*(import|export)\s/m, 'a classic script');

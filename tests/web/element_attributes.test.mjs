@@ -28,7 +28,8 @@ test('no attributes: module 08; a preset; attributes override it', () => {
 
 test('date-translator preset: text, kind and layer', () => {
   const d = read({ preset: DATE_PRESET, tokens: '30.11.26', kind: 'encoder_self', layer: '0' });
-  assert.deepEqual(d, { ok: true, kind: 'date', text: '30.11.26', attention: 'encoder_self', layer: 0, heads: null, cell: null });
+  assert.deepEqual(d, { ok: true, kind: 'date', text: '30.11.26', attention: 'encoder_self', layer: 0, heads: null, cell: null,
+    display: { theme: 'auto', layout: 'grid', cellSize: null } });
   assert.deepEqual([read({ preset: DATE_PRESET }).text, read({ preset: DATE_PRESET }).attention, read({ preset: DATE_PRESET }).layer],
     ['Nov 30, 2026', 'cross', null]);
 });
@@ -58,4 +59,26 @@ test('every invalid attribute gives a message that names it and its value', () =
   // Values the module judges (a head count that does not divide d_model) pass here: the element
   // shows the module's own message.
   assert.equal(read({ 'num-heads': '3' }).ok, true);
+});
+
+test('theme, layout and cell-size: defaults, valid values, and a message naming each bad value', () => {
+  assert.deepEqual(read({}).display, { theme: 'auto', layout: 'grid', cellSize: null });
+  const set = read({ theme: 'dark', layout: 'stack', 'cell-size': '24' });
+  assert.deepEqual(set.display, { theme: 'dark', layout: 'stack', cellSize: 24 });
+  assert.equal(read({ theme: 'light' }).display.theme, 'light');
+  assert.equal(read({ preset: DATE_PRESET, theme: 'dark' }).display.theme, 'dark', 'the date preset too');
+  assert.equal(read({ 'cell-size': '14' }).display.cellSize, 14);
+  assert.equal(read({ 'cell-size': ' 44 ' }).display.cellSize, 44);
+  for (const n of ['theme', 'layout', 'cell-size']) assert.ok(ATTRIBUTES.includes(n), n);
+  const bad = (attrs, text) => {
+    const r = read(attrs);
+    assert.equal(r.ok, false, JSON.stringify(attrs));
+    assert.equal(r.message, text);
+  };
+  bad({ theme: 'blue' }, 'theme="blue" is not one of auto, light, dark.');
+  bad({ theme: '' }, 'theme="" is not one of auto, light, dark.');
+  bad({ layout: 'rows' }, 'layout="rows" is not one of grid, stack.');
+  for (const v of ['13', '45', '20.5', '-20', 'big', '', '1e1']) {
+    bad({ 'cell-size': v }, `cell-size="${v}" is not a whole number of CSS pixels from 14 to 44.`);
+  }
 });

@@ -17,7 +17,8 @@ test('snippets escape what goes into attributes', () => {
   assert.equal(
     iframeSnippet('https://x.org/index.html#text=a&embed=1'),
     '<iframe src="https://x.org/index.html#text=a&amp;embed=1" title="Multi-head attention weights (mha-lab)" ' +
-      'width="100%" height="560" loading="lazy" allow="clipboard-write"></iframe>',
+      'width="100%" height="560" loading="lazy" allow="clipboard-write" data-mha-embed></iframe>' +
+      '<script src="mha-embed.js"></script>',
   );
   assert.match(iframeSnippet('x', { title: '"><script>', height: 300.4 }), /title="&quot;&gt;&lt;script&gt;" width="100%" height="300"/);
 });

@@ -48,7 +48,11 @@ async function boot(doc) {
     id: 'english', script: 'english.js', global: 'mhaEnglishMode', panel: 'english-panel',
     skipTarget: '#english-panel', name: 'English mode',
   });
-  const page = new Page(doc, { modes: [random, date, english], address, onEmbed: (on) => ctx.compute?.setAhead(!on),
+  const page = new Page(doc, { modes: [random, date, english], address, onEmbed: (on) => {
+      ctx.compute?.setAhead(!on);
+      // In an iframe, mha-embed.js reports the content's height to the parent page (docs/embedding.md).
+      if (on) modules.loadScript('mha-embed.js');
+    },
     loadScript: (name) => modules.loadScript(name) });
   random.prepare();
   if (!started) {

@@ -21,11 +21,14 @@ export function linkWithHash(href, hash) {
 /**
  * An iframe snippet showing `src` (a link whose hash has embed=1); allow="clipboard-write" lets
  * its Copy link button reach the clipboard (without it, the link is shown to copy by hand).
+ * mha-embed.js (dist/, copied beside the course page: its own origin, for a strict CSP) sizes the
+ * iframe (data-mha-embed) to its content; `height` is the height until then, or without it.
  * @param {string} src @param {{title?: string, height?: number}} [options]
  */
 export function iframeSnippet(src, { title = 'Multi-head attention weights (mha-lab)', height = 560 } = {}) {
   return `<iframe src="${escapeAttribute(src)}" title="${escapeAttribute(title)}" ` +
-    `width="100%" height="${Math.round(height)}" loading="lazy" allow="clipboard-write"></iframe>`;
+    `width="100%" height="${Math.round(height)}" loading="lazy" allow="clipboard-write" data-mha-embed></iframe>` +
+    '<script src="mha-embed.js"></script>';
 }
 
 /** Attribute names of <mha-attention> for the page's settings (see docs/embedding.md). */

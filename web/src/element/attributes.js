@@ -3,6 +3,7 @@
 import { PRESETS, checkPageLimits, parseBoolean, parseInteger, quoteValue, readControls } from '../chrome/state.js';
 import { KIND_IDS } from '../modes/date/date_view.js';
 import { DATE_DEFAULTS } from '../chrome/date_state.js';
+import { CELL_SIZE_RANGE } from './columns.js';
 
 /** The preset that shows the trained date translator instead of module 08's experiment. */
 export const DATE_PRESET = 'date-translator';
@@ -10,8 +11,13 @@ export const DATE_PRESET = 'date-translator';
 /** Every attribute the element reads (observedAttributes: a change re-renders). */
 export const ATTRIBUTES = Object.freeze([
   'tokens', 'text', 'd-model', 'num-heads', 'seed', 'causal', 'positional', 'preset', 'heads', 'cell',
-  'kind', 'layer', 'label',
+  'kind', 'layer', 'label', 'theme', 'layout', 'cell-size',
 ]);
+
+/** theme: the element's colours; "auto" follows the reader's prefers-color-scheme. */
+export const THEMES = Object.freeze(['auto', 'light', 'dark']);
+/** layout: "grid" puts the heads side by side (as many as fit), "stack" one per row. */
+export const LAYOUTS = Object.freeze(['grid', 'stack']);
 
 /** `name="value"` as a message quotes it. */
 export const attr = (name, value) => `${name}="${quoteValue(value)}"`;
@@ -20,11 +26,41 @@ export const attr = (name, value) => `${name}="${quoteValue(value)}"`;
  * The element's settings from its attributes (pure; exported for tests).
  * @param {(name: string) => string|null} get the attribute getter
  * @returns {{ok: true, kind: 'random', state: object, tokens: string[], heads: number[]|null,
- *            cell: object|null, preset: string|null}
- *         | {ok: true, kind: 'date', text: string, attention: string, layer: number|null, heads, cell}
- *         | {ok: false, message: string}}
+ *            cell: object|null, preset: string|null, display}
+ *         | {ok: true, kind: 'date', text: string, attention: string, layer: number|null, heads, cell, display}
+ *         | {ok: false, message: string}}  display: see readDisplay
  */
 export function readAttributes(get) {
+  const display = readDisplay(get);
+  if (!display.ok) return display;
+  const read = readView(get);
+  return read.ok ? { ...read, display: display.display } : read;
+}
+
+/**
+ * How the element is drawn, from theme, layout and cell-size (pure; exported for tests).
+ * @returns {{ok: true, display: {theme: 'auto'|'light'|'dark', layout: 'grid'|'stack', cellSize: number|null}}
+ *         | {ok: false, message: string}}
+ */
+export function readDisplay(get) {
+  const theme = get('theme') ?? 'auto';
+  if (!THEMES.includes(theme)) return { ok: false, message: `${attr('theme', theme)} is not one of ${THEMES.join(', ')}.` };
+  const layout = get('layout') ?? 'grid';
+  if (!LAYOUTS.includes(layout)) return { ok: false, message: `${attr('layout', layout)} is not one of ${LAYOUTS.join(', ')}.` };
+  let cellSize = null;
+  const raw = get('cell-size');
+  if (raw !== null) {
+    cellSize = /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
+    const { min, max } = CELL_SIZE_RANGE;
+    if (!(cellSize >= min && cellSize <= max)) {
+      return { ok: false, message: `${attr('cell-size', raw)} is not a whole number of CSS pixels from ${min} to ${max}.` };
+    }
+  }
+  return { ok: true, display: { theme, layout, cellSize } };
+}
+
+/** The view's settings (everything but the display attributes). */
+function readView(get) {
   const preset = get('preset');
   const has = (n) => get(n) !== null;
   let base = PRESETS['module-08'].state;

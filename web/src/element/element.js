@@ -14,6 +14,11 @@
 //   cell              a cell locked at start, "head.query.key" (e.g. "0.0.2")
 //   kind, layer       date-translator only: encoder_self | decoder_self | cross, and the layer
 //   label             the accessible name of the element's figure
+//   theme             auto (default: follows the reader's prefers-color-scheme), light or dark
+//   layout            grid (default: the heads side by side, as many columns as fit the width)
+//                     or stack (one head per row, each as wide as the element allows)
+//   cell-size         a fixed cell size in CSS px, a whole number from 14 to 44 (default: the
+//                     element picks it from its width)
 //
 // Weights computed elsewhere (a notebook's mha_lab.show, docs/python.md): a child
 // <script type="application/json"> holding {"attn_weights": h × n × m nested arrays, "tokens": [m
@@ -33,6 +38,11 @@ import { canvasToPng, composeSnapshot, downloadBlob } from '../chrome/snapshot.j
 import { kindInfo, layerCount, layerView } from '../modes/date/date_view.js';
 import { ATTRIBUTES, attr, attributeNames, readAttributes } from './attributes.js';
 import { ElementShared } from './shared.js';
+import { headColumns } from './columns.js';
+
+/** CSS px between two heads' frames and of one frame (element.css: .heads gap, .head padding + border). */
+const HEAD_GAP = 12;
+const HEAD_FRAME = 14;
 
 // Where this script was loaded from (read while it runs: document.currentScript): mha_wasm_core.js,
 // mha_wasm.js, date_model.js and mha-attention.css are beside it (shared.js loads them from there).
@@ -165,6 +175,7 @@ export class MhaAttention extends HTMLElement {
     this.pending = 0;
     this.renderCount = 0;
     this.lastWidth = 0;
+    this.display = { theme: 'auto', layout: 'grid', cellSize: null };
     this.resizer = new ResizeObserver(() => {
       const w = this.heads.clientWidth;
       if (w !== this.lastWidth) {
@@ -172,15 +183,20 @@ export class MhaAttention extends HTMLElement {
         this.layout();
       }
     });
+    // theme="auto": the labels and the legend are drawn on canvases in the scheme's ink.
+    this.scheme = typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
+    this.onScheme = () => this.layout();
   }
 
   connectedCallback() {
     this.resizer.observe(this.heads);
+    this.scheme?.addEventListener('change', this.onScheme);
     this.schedule();
   }
 
   disconnectedCallback() {
     this.resizer.disconnect();
+    this.scheme?.removeEventListener('change', this.onScheme);
   }
 
   attributeChangedCallback(name, before, after) {
@@ -237,6 +253,7 @@ export class MhaAttention extends HTMLElement {
       return;
     }
     this.message.textContent = '';
+    this.display = read.display;
     this.show(built, read.heads ?? [...Array(built.result.num_heads).keys()]);
     const c = read.cell;
     if (c && (c.head >= built.result.num_heads || !this.view.heads.includes(c.head) ||
@@ -355,19 +372,39 @@ export class MhaAttention extends HTMLElement {
     this.tools.hidden = false;
     this.summary.textContent = built.summary;
     this.updateLabel();
-    drawLegend(this.legend);
     this.layout();
     const c = this.cells.cell;
     if (c && (!heads.includes(c.head) || c.row >= result.n || c.col >= result.m)) this.cells.clear();
     else this.drawSelection(c);
   }
 
+  /**
+   * Sizes the grids to the element's width (columns.js: side by side or one per row, at the
+   * cell-size given or picked) in the theme's label ink, and redraws the legend.
+   */
   layout() {
     if (!this.view) return;
     const theme = readTheme(this.heads);
-    // Each grid gets the element's width (less its frame); grids wrap when several fit.
-    const available = Math.max(200, this.heads.clientWidth - 18);
-    for (const hm of this.view.heatmaps) hm.resize(available, theme);
+    drawLegend(this.legend);
+    const { heatmaps } = this.view;
+    if (!heatmaps.length) return;
+    const width = this.heads.clientWidth;
+    // The label band (row labels, gaps, outline) does not depend on the width: read it from a
+    // layout of the first grid at the whole width.
+    if (!heatmaps[0].layout) heatmaps[0].resize(Math.max(200, width - HEAD_FRAME), theme);
+    const { columns, availableWidth } = headColumns({
+      width,
+      count: heatmaps.length,
+      m: this.view.result.m,
+      labelBand: Math.max(...heatmaps.map((hm) => (hm.layout ?? heatmaps[0].layout).originX)),
+      layout: this.display.layout,
+      cellSize: this.display.cellSize,
+      gap: HEAD_GAP,
+      frame: HEAD_FRAME,
+    });
+    this.heads.dataset.columns = String(columns);
+    this.heads.style.gridTemplateColumns = `repeat(${columns}, minmax(0, max-content))`;
+    for (const hm of heatmaps) hm.resize(Math.max(120, availableWidth), theme);
   }
 
   pointOrMove(sel) {
