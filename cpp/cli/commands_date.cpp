@@ -184,6 +184,7 @@ int cmd_date_eval(const std::vector<std::string>& args) {
                         {"layer", h.id.layer},
                         {"head", h.id.head},
                         {"label", h.label}};
+    if (!h.type.empty()) j["type"] = h.type;
     if (h.id.kind == mha::AttentionKind::cross) {
       nlohmann::json mass = nlohmann::json::object();
       for (std::size_t g = 0; g < 3; ++g) {
@@ -193,6 +194,12 @@ int cmd_date_eval(const std::vector<std::string>& args) {
       j["year_share"] = rounded(h.role_mass[0][0]);
       j["month_share"] = rounded(h.role_mass[1][1]);
       j["day_share"] = rounded(h.role_mass[2][2]);
+      nlohmann::json tracking = nlohmann::json::object();
+      static const char* fields[] = {"year", "month", "day", "all"};
+      for (std::size_t g = 0; g < 4; ++g) {
+        tracking[fields[g]] = h.tracking[g] ? nlohmann::json(rounded(*h.tracking[g])) : nlohmann::json();
+      }
+      j["tracking"] = tracking;
       if (year_head == nullptr || h.role_mass[0][0] > year_head->role_mass[0][0]) year_head = &h;
     } else {
       nlohmann::json mass = nlohmann::json::object();
@@ -234,7 +241,43 @@ int cmd_date_eval(const std::vector<std::string>& args) {
         {"layer", least_useful->id.layer},
         {"index", least_useful->id.head},
         {"ablated_accuracy", rounded(least_useful->ablated_accuracy)},
-        {"accuracy_drop", rounded(ev.accuracy() - least_useful->ablated_accuracy)}};
+        {"accuracy_drop", rounded(ev.accuracy() - least_useful->ablated_accuracy)},
+        {"prunable", ev.accuracy() - least_useful->ablated_accuracy <= mha::kPrunableDrop},
+        {"prunable_max_drop", mha::kPrunableDrop}};
+  }
+  nlohmann::json claims = nlohmann::json::array();
+  const auto id_name = [](const mha::HeadId& id) {
+    return std::string(mha::attention_kind_name(id.kind)) + " layer " + std::to_string(id.layer) +
+           " head " + std::to_string(id.head);
+  };
+  const std::vector<mha::DateClaim> measured = mha::date_head_claims(ev);
+  for (std::size_t k = 0; k < measured.size(); ++k) {
+    const mha::DateClaim& c = measured[k];
+    nlohmann::json j = {{"claim", c.claim},
+                        {"measure", c.measure},
+                        {"measured", c.measured},
+                        {"holds", c.holds},
+                        {"threshold", c.threshold}};
+    std::string verdict = !c.measured ? "not measured (run without --no-ablation)"
+                          : c.holds   ? "true"
+                                      : "false";
+    if (c.head) {
+      j["head"] = id_name(*c.head);
+      j["kind"] = mha::attention_kind_name(c.head->kind);
+      j["layer"] = c.head->layer;
+      j["index"] = c.head->head;
+      j["value"] = rounded(c.value);
+      char numbers[96];
+      std::snprintf(numbers, sizeof numbers, k == 2 ? "exact match drop %.4f, threshold <= %.2f"
+                                            : k == 0 ? "tracking %.3f, threshold < %.1f"
+                                                     : "tracking %.3f, threshold >= %.1f",
+                    c.value, c.threshold);
+      verdict += " (" + id_name(*c.head) + ": " + numbers + ")";
+    } else if (c.measured) {
+      verdict += " (no head qualifies)";
+    }
+    j["statement"] = "Claim " + std::to_string(k + 1) + ", " + c.claim + ": " + verdict;
+    claims.push_back(std::move(j));
   }
   nlohmann::json failures = nlohmann::json::array();
   for (const auto& f : ev.failures) {
@@ -260,6 +303,7 @@ int cmd_date_eval(const std::vector<std::string>& args) {
                               {"failures", failures},
                               {"heads", heads},
                               {"checks", checks},
+                              {"claims", claims},
                               {"seconds",
                                {{"translate_all", rounded(ev.seconds, 3)},
                                 {"ablation_all_heads", rounded(ev.ablation_seconds, 3)}}}};
