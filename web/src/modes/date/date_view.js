@@ -209,12 +209,65 @@ export function readRoles(json) {
     // Accuracies with 2 decimals: switching off one head often moves them by a tenth of a percent.
     const ablated = ablatedRaw === undefined || typeof ablatedRaw === 'object' ? null : formatPercent(ablatedRaw, 2);
     const base = baseline === undefined ? null : formatPercent(baseline, 2);
-    roles.set(headKey(kind, layer, head), {
+    const entry = {
       role: typeof role === 'string' && role.trim() ? role.trim() : null,
       ablated: ablated ? `without this head: ${ablated} exact match${base ? ` (with all: ${base})` : ''}` : null,
-    });
+    };
+    const type = headTypeText(kind, e);
+    if (type) entry.type = type;
+    const least = Array.isArray(json) ? null : json?.checks?.least_useful_head;
+    if (least?.prunable === true && normalizeKind(least.kind) === kind && Number(least.layer) === layer &&
+      Number(least.index) === head) {
+      const drop = Number(least.accuracy_drop);
+      entry.prunable = `prunable: the least useful head; switching it off costs ${pointsText(drop)} of exact match`;
+    }
+    roles.set(headKey(kind, layer, head), entry);
   }
   return roles;
+}
+
+/** A drop in exact match (a fraction) in points, e.g. 0.001 → "0.1 points". */
+export function pointsText(drop) {
+  if (!Number.isFinite(drop)) return 'an unknown amount';
+  const p = Math.round(drop * 1000) / 10;
+  return `${p} point${p === 1 ? '' : 's'}`;
+}
+
+/**
+ * A cross head's measured type (entry.type, "content" or "positional", from the C++ side) in
+ * words, with the tracking slope that decided it (docs/date-model.md). Null when absent.
+ */
+export function headTypeText(kind, entry) {
+  const type = entry?.type;
+  if (kind !== 'cross' || (type !== 'content' && type !== 'positional')) return null;
+  const t = entry.tracking?.all;
+  const slope = typeof t === 'number' && Number.isFinite(t) ? ` (tracking ${t.toFixed(2)})` : '';
+  return type === 'content'
+    ? `content head: its attention moves with the field when the format puts it elsewhere${slope}`
+    : `positional head: its attention stays on the same input positions whatever field is there${slope}`;
+}
+
+/**
+ * Module 03's three claims as measured (json.claims, from mha date-eval): one line each,
+ * "Claim 1, a positional head that reads the day: false (cross layer 1 head 3: tracking 0.91,
+ * needs < 0.5)". [] when absent.
+ */
+export function claimLines(json) {
+  const claims = json && typeof json === 'object' && !Array.isArray(json) ? json.claims : null;
+  if (!Array.isArray(claims)) return [];
+  return claims.filter((c) => c && typeof c.claim === 'string').map((c, i) => {
+    const verdict = c.measured === false ? 'not measured' : c.holds ? 'true' : 'false';
+    const v = Number(c.value), th = Number(c.threshold);
+    let detail = '';
+    if (typeof c.head === 'string' && Number.isFinite(v) && Number.isFinite(th)) {
+      detail = i === 2 || /prun/.test(c.claim)
+        ? `switching off ${c.head} costs ${pointsText(v)} of exact match, at most ${pointsText(th)} allowed`
+        : `${c.head}: tracking ${v.toFixed(2)}, ${/positional/.test(c.claim) ? 'below' : 'at least'} ${th} needed`;
+    } else if (c.measured !== false) {
+      detail = 'no head reads that field';
+    }
+    return `Claim ${i + 1}, ${c.claim}: ${verdict}${detail ? ` (${detail})` : ''}. Measured: ${c.measure}.`;
+  });
 }
 
 /** The XXH64 of the model file the roles were measured on (json.model.xxh64), or null. */
@@ -228,6 +281,8 @@ export function rolesChecksum(json) {
  * head by ablation. Sentences for the page; [] when absent.
  */
 export function roleFindings(json) {
+  const claims = claimLines(json);
+  if (claims.length) return claims;
   const checks = json && typeof json === 'object' && !Array.isArray(json) ? json.checks : null;
   if (!checks || typeof checks !== 'object') return [];
   const out = [];
