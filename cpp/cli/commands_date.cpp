@@ -137,6 +137,17 @@ std::vector<mha::DateExample> read_heldout(const std::string& file) {
   return out;
 }
 
+/// The prunable head's mark, e.g. "prunable: the least useful head; switching it off costs 0.1
+/// points of exact match" (`drop` a fraction).
+std::string points_label(double drop) {
+  char buf[128];
+  const double points = std::round(drop * 1000.0) / 10.0;
+  std::snprintf(buf, sizeof buf,
+                "prunable: the least useful head; switching it off costs %g point%s of exact match",
+                points, points == 1.0 ? "" : "s");
+  return buf;
+}
+
 nlohmann::json rounded(double x, int digits = 6) {
   const double scale = std::pow(10.0, digits);
   return std::round(x * scale) / scale;
@@ -184,7 +195,10 @@ int cmd_date_eval(const std::vector<std::string>& args) {
                         {"layer", h.id.layer},
                         {"head", h.id.head},
                         {"label", h.label}};
-    if (!h.type.empty()) j["type"] = h.type;
+    if (!h.type.empty()) {
+      j["type"] = h.type;
+      j["type_label"] = h.type_label;
+    }
     if (h.id.kind == mha::AttentionKind::cross) {
       nlohmann::json mass = nlohmann::json::object();
       for (std::size_t g = 0; g < 3; ++g) {
@@ -243,6 +257,7 @@ int cmd_date_eval(const std::vector<std::string>& args) {
         {"ablated_accuracy", rounded(least_useful->ablated_accuracy)},
         {"accuracy_drop", rounded(ev.accuracy() - least_useful->ablated_accuracy)},
         {"prunable", ev.accuracy() - least_useful->ablated_accuracy <= mha::kPrunableDrop},
+        {"prunable_label", points_label(ev.accuracy() - least_useful->ablated_accuracy)},
         {"prunable_max_drop", mha::kPrunableDrop}};
   }
   nlohmann::json claims = nlohmann::json::array();
@@ -268,15 +283,20 @@ int cmd_date_eval(const std::vector<std::string>& args) {
       j["index"] = c.head->head;
       j["value"] = rounded(c.value);
       char numbers[96];
-      std::snprintf(numbers, sizeof numbers, k == 2 ? "exact match drop %.4f, threshold <= %.2f"
-                                            : k == 0 ? "tracking %.3f, threshold < %.1f"
-                                                     : "tracking %.3f, threshold >= %.1f",
-                    c.value, c.threshold);
+      if (k == 2) {
+        std::snprintf(numbers, sizeof numbers, "switching it off costs %g points, at most %g allowed",
+                      std::round(c.value * 1000.0) / 10.0, 100.0 * c.threshold);
+      } else {
+        std::snprintf(numbers, sizeof numbers, k == 0 ? "tracking %.2f, below %.1f needed"
+                                                      : "tracking %.2f, at least %.1f needed",
+                      c.value, c.threshold);
+      }
       verdict += " (" + id_name(*c.head) + ": " + numbers + ")";
     } else if (c.measured) {
       verdict += " (no head qualifies)";
     }
-    j["statement"] = "Claim " + std::to_string(k + 1) + ", " + c.claim + ": " + verdict;
+    j["statement"] = "Claim " + std::to_string(k + 1) + ", " + c.claim + ": " + verdict +
+                     ". Measured: " + c.measure + ".";
     claims.push_back(std::move(j));
   }
   nlohmann::json failures = nlohmann::json::array();

@@ -628,6 +628,7 @@ TEST(DateModel, TrackingAndHeadTypesMatchTheCommittedFiguresAndAreComputedNotCop
       continue;
     }
     EXPECT_EQ(heads[k].at("type").get<std::string>(), r.type);
+    EXPECT_EQ(heads[k].at("type_label").get<std::string>(), r.type_label);
     content += r.type == "content" ? 1 : 0;
     positional += r.type == "positional" ? 1 : 0;
     for (std::size_t g = 0; g < 4; ++g) {

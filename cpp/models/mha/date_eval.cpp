@@ -5,6 +5,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -249,6 +250,16 @@ DateEvaluation evaluate_date_model(const DateModel& model, const std::vector<Dat
       report.label = cross_label(report.role_mass);
       for (std::size_t g = 0; g < 4; ++g) report.tracking[g] = s.tracking[g].slope();
       report.type = report.tracking[3].value_or(0.0) >= kContentTracking ? "content" : "positional";
+      report.type_label =
+          report.type == "content"
+              ? "content head: its attention moves with the field when the format puts it elsewhere"
+              : "positional head: its attention stays on the same input positions whatever field "
+                "is there";
+      if (report.tracking[3]) {
+        char slope[40];
+        std::snprintf(slope, sizeof slope, " (tracking %.2f)", *report.tracking[3]);
+        report.type_label += slope;
+      }
     } else {
       for (std::size_t r = 0; r < 6; ++r) {
         report.offset_mass[r] = s.offset_rows > 0 ? s.offset_mass[r] / s.offset_rows : 0.0;

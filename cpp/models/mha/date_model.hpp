@@ -131,6 +131,9 @@ struct HeadReport {
   /// (docs/date-model.md, "Positional and content heads"). Self heads: empty (their labels name
   /// the relative offset or the field their mass lands on).
   std::string type;
+  /// Cross heads: the type in words with its tracking, e.g. "content head: its attention moves
+  /// with the field when the format puts it elsewhere (tracking 0.97)". Self heads: empty.
+  std::string type_label;
 };
 
 /// The tracking slope at and above which a cross head is a content head.

@@ -213,92 +213,32 @@ export function readRoles(json) {
       role: typeof role === 'string' && role.trim() ? role.trim() : null,
       ablated: ablated ? `without this head: ${ablated} exact match${base ? ` (with all: ${base})` : ''}` : null,
     };
-    const type = headTypeText(kind, e);
-    if (type) entry.type = type;
+    // The type (cross heads) and the prunable mark are worded by the C++ side (date-eval).
+    if (typeof e.type_label === 'string' && e.type_label) entry.type = e.type_label;
     const least = Array.isArray(json) ? null : json?.checks?.least_useful_head;
-    if (least?.prunable === true && normalizeKind(least.kind) === kind && Number(least.layer) === layer &&
-      Number(least.index) === head) {
-      const drop = Number(least.accuracy_drop);
-      entry.prunable = `prunable: the least useful head; switching it off costs ${pointsText(drop)} of exact match`;
+    if (least?.prunable === true && typeof least.prunable_label === 'string' &&
+      normalizeKind(least.kind) === kind && Number(least.layer) === layer && Number(least.index) === head) {
+      entry.prunable = least.prunable_label;
     }
     roles.set(headKey(kind, layer, head), entry);
   }
   return roles;
 }
 
-/** A drop in exact match (a fraction) in points, e.g. 0.001 → "0.1 points". */
-export function pointsText(drop) {
-  if (!Number.isFinite(drop)) return 'an unknown amount';
-  const p = Math.round(drop * 1000) / 10;
-  return `${p} point${p === 1 ? '' : 's'}`;
-}
-
 /**
- * A cross head's measured type (entry.type, "content" or "positional", from the C++ side) in
- * words, with the tracking slope that decided it (docs/date-model.md). Null when absent.
+ * The page's findings: module 03's three claims as date-eval measured and worded them
+ * (json.claims[].statement, e.g. "Claim 2, a content head that copies the year: true (...).
+ * Measured: ..."). [] when absent.
  */
-export function headTypeText(kind, entry) {
-  const type = entry?.type;
-  if (kind !== 'cross' || (type !== 'content' && type !== 'positional')) return null;
-  const t = entry.tracking?.all;
-  const slope = typeof t === 'number' && Number.isFinite(t) ? ` (tracking ${t.toFixed(2)})` : '';
-  return type === 'content'
-    ? `content head: its attention moves with the field when the format puts it elsewhere${slope}`
-    : `positional head: its attention stays on the same input positions whatever field is there${slope}`;
-}
-
-/**
- * Module 03's three claims as measured (json.claims, from mha date-eval): one line each,
- * "Claim 1, a positional head that reads the day: false (cross layer 1 head 3: tracking 0.91,
- * needs < 0.5)". [] when absent.
- */
-export function claimLines(json) {
+export function roleFindings(json) {
   const claims = json && typeof json === 'object' && !Array.isArray(json) ? json.claims : null;
-  if (!Array.isArray(claims)) return [];
-  return claims.filter((c) => c && typeof c.claim === 'string').map((c, i) => {
-    const verdict = c.measured === false ? 'not measured' : c.holds ? 'true' : 'false';
-    const v = Number(c.value), th = Number(c.threshold);
-    let detail = '';
-    if (typeof c.head === 'string' && Number.isFinite(v) && Number.isFinite(th)) {
-      detail = i === 2 || /prun/.test(c.claim)
-        ? `switching off ${c.head} costs ${pointsText(v)} of exact match, at most ${pointsText(th)} allowed`
-        : `${c.head}: tracking ${v.toFixed(2)}, ${/positional/.test(c.claim) ? 'below' : 'at least'} ${th} needed`;
-    } else if (c.measured !== false) {
-      detail = 'no head reads that field';
-    }
-    return `Claim ${i + 1}, ${c.claim}: ${verdict}${detail ? ` (${detail})` : ''}. Measured: ${c.measure}.`;
-  });
+  return Array.isArray(claims) ? claims.map((c) => c?.statement).filter((t) => typeof t === 'string' && t) : [];
 }
 
 /** The XXH64 of the model file the roles were measured on (json.model.xxh64), or null. */
 export function rolesChecksum(json) {
   const x = json && !Array.isArray(json) ? json.model?.xxh64 : undefined;
   return typeof x === 'string' && /^[0-9a-f]{16}$/i.test(x) ? x.toLowerCase() : null;
-}
-
-/**
- * Module 03's claims as measured (json.checks): the head that reads the year, the least useful
- * head by ablation. Sentences for the page; [] when absent.
- */
-export function roleFindings(json) {
-  const claims = claimLines(json);
-  if (claims.length) return claims;
-  const checks = json && typeof json === 'object' && !Array.isArray(json) ? json.checks : null;
-  if (!checks || typeof checks !== 'object') return [];
-  const out = [];
-  const y = checks.year_head;
-  if (y && typeof y.head === 'string') {
-    const share = formatPercent(y.year_share);
-    out.push(`The head that reads the year: ${y.head}${share ? ` (${share} of its attention mass on the input's year)` : ''}.`);
-  }
-  const l = checks.least_useful_head;
-  if (l && typeof l.head === 'string') {
-    const acc = formatPercent(l.ablated_accuracy, 2);
-    const base = formatPercent(json.accuracy, 2);
-    out.push(`The least useful head, by switching each off: ${l.head}` +
-      `${acc ? ` (exact match ${acc} without it${base ? `, ${base} with all heads` : ''})` : ''}.`);
-  }
-  return out;
 }
 
 /** The head named by json.checks[name] ({kind, layer, index}) as {kind, layer, head}, or null. */
