@@ -137,6 +137,17 @@ std::vector<mha::DateExample> read_heldout(const std::string& file) {
   return out;
 }
 
+/// The prunable head's mark, e.g. "prunable: the least useful head; switching it off costs 0.1
+/// points of exact match" (`drop` a fraction).
+std::string points_label(double drop) {
+  char buf[128];
+  const double points = std::round(drop * 1000.0) / 10.0;
+  std::snprintf(buf, sizeof buf,
+                "prunable: the least useful head; switching it off costs %g point%s of exact match",
+                points, points == 1.0 ? "" : "s");
+  return buf;
+}
+
 nlohmann::json rounded(double x, int digits = 6) {
   const double scale = std::pow(10.0, digits);
   return std::round(x * scale) / scale;
@@ -184,6 +195,10 @@ int cmd_date_eval(const std::vector<std::string>& args) {
                         {"layer", h.id.layer},
                         {"head", h.id.head},
                         {"label", h.label}};
+    if (!h.type.empty()) {
+      j["type"] = h.type;
+      j["type_label"] = h.type_label;
+    }
     if (h.id.kind == mha::AttentionKind::cross) {
       nlohmann::json mass = nlohmann::json::object();
       for (std::size_t g = 0; g < 3; ++g) {
@@ -193,6 +208,12 @@ int cmd_date_eval(const std::vector<std::string>& args) {
       j["year_share"] = rounded(h.role_mass[0][0]);
       j["month_share"] = rounded(h.role_mass[1][1]);
       j["day_share"] = rounded(h.role_mass[2][2]);
+      nlohmann::json tracking = nlohmann::json::object();
+      static const char* fields[] = {"year", "month", "day", "all"};
+      for (std::size_t g = 0; g < 4; ++g) {
+        tracking[fields[g]] = h.tracking[g] ? nlohmann::json(rounded(*h.tracking[g])) : nlohmann::json();
+      }
+      j["tracking"] = tracking;
       if (year_head == nullptr || h.role_mass[0][0] > year_head->role_mass[0][0]) year_head = &h;
     } else {
       nlohmann::json mass = nlohmann::json::object();
@@ -234,7 +255,49 @@ int cmd_date_eval(const std::vector<std::string>& args) {
         {"layer", least_useful->id.layer},
         {"index", least_useful->id.head},
         {"ablated_accuracy", rounded(least_useful->ablated_accuracy)},
-        {"accuracy_drop", rounded(ev.accuracy() - least_useful->ablated_accuracy)}};
+        {"accuracy_drop", rounded(ev.accuracy() - least_useful->ablated_accuracy)},
+        {"prunable", ev.accuracy() - least_useful->ablated_accuracy <= mha::kPrunableDrop},
+        {"prunable_label", points_label(ev.accuracy() - least_useful->ablated_accuracy)},
+        {"prunable_max_drop", mha::kPrunableDrop}};
+  }
+  nlohmann::json claims = nlohmann::json::array();
+  const auto id_name = [](const mha::HeadId& id) {
+    return std::string(mha::attention_kind_name(id.kind)) + " layer " + std::to_string(id.layer) +
+           " head " + std::to_string(id.head);
+  };
+  const std::vector<mha::DateClaim> measured = mha::date_head_claims(ev);
+  for (std::size_t k = 0; k < measured.size(); ++k) {
+    const mha::DateClaim& c = measured[k];
+    nlohmann::json j = {{"claim", c.claim},
+                        {"measure", c.measure},
+                        {"measured", c.measured},
+                        {"holds", c.holds},
+                        {"threshold", c.threshold}};
+    std::string verdict = !c.measured ? "not measured (run without --no-ablation)"
+                          : c.holds   ? "true"
+                                      : "false";
+    if (c.head) {
+      j["head"] = id_name(*c.head);
+      j["kind"] = mha::attention_kind_name(c.head->kind);
+      j["layer"] = c.head->layer;
+      j["index"] = c.head->head;
+      j["value"] = rounded(c.value);
+      char numbers[96];
+      if (k == 2) {
+        std::snprintf(numbers, sizeof numbers, "switching it off costs %g points, at most %g allowed",
+                      std::round(c.value * 1000.0) / 10.0, 100.0 * c.threshold);
+      } else {
+        std::snprintf(numbers, sizeof numbers, k == 0 ? "tracking %.2f, below %.1f needed"
+                                                      : "tracking %.2f, at least %.1f needed",
+                      c.value, c.threshold);
+      }
+      verdict += " (" + id_name(*c.head) + ": " + numbers + ")";
+    } else if (c.measured) {
+      verdict += " (no head qualifies)";
+    }
+    j["statement"] = "Claim " + std::to_string(k + 1) + ", " + c.claim + ": " + verdict +
+                     ". Measured: " + c.measure + ".";
+    claims.push_back(std::move(j));
   }
   nlohmann::json failures = nlohmann::json::array();
   for (const auto& f : ev.failures) {
@@ -260,6 +323,7 @@ int cmd_date_eval(const std::vector<std::string>& args) {
                               {"failures", failures},
                               {"heads", heads},
                               {"checks", checks},
+                              {"claims", claims},
                               {"seconds",
                                {{"translate_all", rounded(ev.seconds, 3)},
                                 {"ablation_all_heads", rounded(ev.ablation_seconds, 3)}}}};

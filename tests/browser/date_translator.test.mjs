@@ -343,8 +343,29 @@ for (const which of [0, 1]) {
         const thumb = await page.getAttribute(`#date-overview .thumb[data-kind="cross"][data-layer="0"][data-head="0"]`, 'aria-label');
         const label0 = heads.heads.find((e) => e.kind === 'cross' && e.layer === 0 && e.head === 0)?.label;
         if (label0) assert.ok(thumb.endsWith(`: ${label0}`), thumb);
-        if (heads.checks?.year_head?.head) {
-          assert.match(await page.textContent('#date-findings'), new RegExp(`reads the year: ${heads.checks.year_head.head}`));
+        // Each cross head's type (positional or content) with its tracking slope, from the file.
+        const types = await page.$$eval('#date-heads figure.head', (fs) => fs.map((f) => f.querySelector('.head-type')?.textContent ?? null));
+        const wantTypes = Array.from({ length: config.num_heads }, (_, h) => heads.heads.find((x) =>
+          x.kind === 'cross' && x.layer === config.num_decoder_layers - 1 && x.head === h)?.type_label ?? null);
+        assert.deepEqual(types, wantTypes);
+        // The role is not in the accent colour: it reads as text.
+        const colors = await page.$eval('#date-heads figure.head .head-role', (r) =>
+          [getComputedStyle(r).color, getComputedStyle(document.body).color]);
+        assert.equal(colors[0], colors[1]);
+        // Module 03's three claims, each true or false as date-eval measured it.
+        if (Array.isArray(heads.claims)) {
+          const lines = await page.$$eval('#date-findings li', (ls) => ls.map((l) => l.textContent));
+          assert.deepEqual(lines, heads.claims.map((c) => c.statement));
+          heads.claims.forEach((c, i) => assert.ok(lines[i].startsWith(`Claim ${i + 1}, ${c.claim}: ${c.holds ? 'true' : 'false'} (`), lines[i]));
+        }
+        // The prunable head says so, with its cost, next to its grid.
+        const least = heads.checks?.least_useful_head;
+        if (least?.prunable) {
+          await page.goto(page.url().replace(/#.*/, `#mode=date&date=${encodeURIComponent(DATE)}&kind=${least.kind}&layer=${least.layer}`));
+          await page.waitForSelector(`#date-heads figure[data-head="${least.index}"] .head-prunable`);
+          const mark = await page.textContent(`#date-heads figure[data-head="${least.index}"] .head-prunable`);
+          assert.equal(mark, least.prunable_label);
+          assert.match(mark, /^prunable: .* costs [0-9.]+ points? of exact match$/);
         }
       }));
 

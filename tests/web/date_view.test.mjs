@@ -154,16 +154,35 @@ test('roles as the C++ side writes them (date_model_heads.json): label, ablated_
   assert.equal(rolesChecksum(json), 'ddc8dc5eae1d5285');
   assert.equal(rolesChecksum({ model: { xxh64: 'nope' } }), null);
   assert.equal(rolesChecksum([]), null);
-  assert.deepEqual(roleFindings(json), [
-    "The head that reads the year: cross layer 1 head 2 (82.2% of its attention mass on the input's year).",
-    'The least useful head, by switching each off: cross layer 0 head 0 (exact match 99.75% without it, 99.8% with all heads).',
-  ]);
+  assert.deepEqual(roleFindings(json), [], 'no claims: no findings');
   json.checks.year_head = { ...json.checks.year_head, kind: 'cross', layer: 1, index: 2 };
   assert.deepEqual(checkedHead(json, 'year_head'), { kind: 'cross', layer: 1, head: 2 });
   assert.equal(checkedHead(json, 'least_useful_head'), null, 'no kind/layer/index');
   assert.equal(checkedHead(null, 'year_head'), null);
   assert.deepEqual(roleFindings({}), []);
   assert.deepEqual(roleFindings(null), []);
+});
+
+test('head types, the prunable mark and module 03\'s claims: the C++ side\'s words, shown as they are', () => {
+  const json = {
+    accuracy: 0.998,
+    heads: [
+      { kind: 'cross', layer: 1, head: 2, label: 'reads the year', type: 'content', type_label: 'content head: t', ablated_accuracy: 0.9 },
+      { kind: 'cross', layer: 0, head: 1, label: 'x', type: 'positional', type_label: '' },
+      { kind: 'encoder_self', layer: 0, head: 2, label: 'y', ablated_accuracy: 0.997 },
+    ],
+    checks: { least_useful_head: { kind: 'encoder_self', layer: 0, index: 2, prunable: true, prunable_label: 'prunable: p' } },
+    claims: [{ statement: 'Claim 1, a: false (x). Measured: m.' }, null, { statement: 42 }, { statement: 'Claim 3, c: true (z). Measured: n.' }],
+  };
+  const roles = readRoles(json);
+  assert.deepEqual(roles.get('cross/1/2'), { role: 'reads the year', type: 'content head: t', ablated: 'without this head: 90% exact match (with all: 99.8%)' });
+  assert.equal(roles.get('cross/0/1').type, undefined, 'an empty label is not shown');
+  assert.equal(roles.get('encoder_self/0/2').prunable, 'prunable: p');
+  assert.equal(roles.get('cross/1/2').prunable, undefined, 'only the head the check names');
+  json.checks.least_useful_head.prunable = false;
+  assert.equal(readRoles(json).get('encoder_self/0/2').prunable, undefined, 'not prunable: no mark');
+  assert.deepEqual(roleFindings(json), ['Claim 1, a: false (x). Measured: m.', 'Claim 3, c: true (z). Measured: n.']);
+  assert.deepEqual(roleFindings([]), []);
 });
 
 test('percentages', () => {

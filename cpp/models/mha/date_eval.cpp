@@ -5,6 +5,8 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +55,25 @@ struct HeadSums {
   std::array<double, 6> offset_mass{};
   double offset_rows = 0;
   std::array<double, 5> key_role_mass{};
+  /// Regression sums of attention centre (y) on field centre (x), per group and [3] all groups.
+  struct Fit {
+    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    void add(double x, double y) {
+      n += 1;
+      sx += x;
+      sy += y;
+      sxx += x * x;
+      sxy += x * y;
+    }
+    /// The least-squares slope, or empty when x has (almost) no variance.
+    std::optional<double> slope() const {
+      if (n < 2) return std::nullopt;
+      const double var = sxx - sx * sx / n;
+      if (var <= 1e-9 * n) return std::nullopt;
+      return (sxy - sx * sy / n) / var;
+    }
+  };
+  std::array<Fit, 4> tracking{};
 };
 
 void add_key_roles(HeadSums& s, const HeadStack& w, Index head, const std::string& roles) {
@@ -76,13 +97,33 @@ void add_self(HeadSums& s, const HeadStack& w, Index head, bool decoder) {
 }
 
 void add_cross(HeadSums& s, const HeadStack& w, Index head, const std::string& roles) {
+  // Centre (mean character index) of each field's input characters; -1 when absent.
+  std::array<double, 3> centre{-1, -1, -1};
+  for (std::size_t g = 0; g < 3; ++g) {
+    double sum = 0, count = 0;
+    for (std::size_t j = 0; j < roles.size(); ++j) {
+      if (role_index(roles[j]) == static_cast<int>(g)) {
+        sum += double(j);
+        count += 1;
+      }
+    }
+    if (count > 0) centre[g] = sum / count;
+  }
   for (Index t = 0; t < w.rows(); ++t) {
     const int g = output_group(t);
     if (g < 0) continue;
     std::array<double, 5> mass{};
+    double at = 0, total = 0;  // attention centre of row t
     for (Index j = 0; j < w.cols(); ++j) {
       mass[static_cast<std::size_t>(role_index(roles[static_cast<std::size_t>(j)]))] +=
           w(head, t, j);
+      at += double(j) * w(head, t, j);
+      total += w(head, t, j);
+    }
+    const auto gi = static_cast<std::size_t>(g);
+    if (centre[gi] >= 0 && total > 0) {
+      s.tracking[gi].add(centre[gi], at / total);
+      s.tracking[3].add(centre[gi], at / total);
     }
     for (std::size_t r = 0; r < 5; ++r) s.role_mass[static_cast<std::size_t>(g)][r] += mass[r];
     s.role_rows[static_cast<std::size_t>(g)] += 1;
@@ -102,27 +143,31 @@ std::string self_label(const std::array<double, 6>& m, bool decoder) {
 }
 
 std::string cross_label(const RoleMass& m) {
-  // The groups (year, month, day) whose output positions put at least half their mass on their
-  // own field; a head strong in all three reads whichever field is being written.
+  // The fields (year, month, day) whose writing rows put at least kReadsField of their attention
+  // on that field's input characters; the label says what the percentage is a share of.
   static const char* groups[] = {"year", "month", "day"};
   std::vector<std::size_t> strong;
   std::size_t best = 0;
   for (std::size_t g = 0; g < 3; ++g) {
-    if (m[g][g] >= 0.5) strong.push_back(g);
+    if (m[g][g] >= kReadsField) strong.push_back(g);
     if (m[g][g] > m[best][best]) best = g;
   }
-  if (strong.empty()) {
-    return std::string("spread out; most on the ") + groups[best] + ": " + percent(m[best][best]);
+  const auto share = [&](std::size_t g) {
+    return percent(m[g][g]) + " of the attention of the rows writing the " + groups[g] +
+           " falls on the input's " + groups[g];
+  };
+  if (strong.empty()) return std::string("spread out; at most ") + share(best);
+  if (strong.size() == 1) return std::string("reads the ") + groups[strong[0]] + ": " + share(strong[0]);
+  std::string label = "reads the field being written: of the attention of the rows writing each ";
+  if (strong.size() == 2) {
+    label = std::string("reads the ") + groups[strong[0]] + " and the " + groups[strong[1]] +
+            ": of the attention of the rows writing each ";
   }
-  if (strong.size() == 1) {
-    return std::string("reads the ") + groups[strong[0]] + ": " + percent(m[strong[0]][strong[0]]);
-  }
-  std::string label = strong.size() == 3 ? "reads the field being written: " : "reads the ";
+  label += "field, ";
   for (std::size_t k = 0; k < strong.size(); ++k) {
-    if (strong.size() == 2 && k == 1) label += " and the ";
-    if (strong.size() == 3 && k > 0) label += ", ";
-    label += std::string(groups[strong[k]]) + (strong.size() == 3 ? " " : ": ") +
-             percent(m[strong[k]][strong[k]]);
+    const std::string g = groups[strong[k]];
+    label += k == 0 ? percent(m[strong[k]][strong[k]]) + " falls on the input's " + g
+                    : ", " + percent(m[strong[k]][strong[k]]) + " on its " + g;
   }
   return label;
 }
@@ -203,6 +248,18 @@ DateEvaluation evaluate_date_model(const DateModel& model, const std::vector<Dat
         }
       }
       report.label = cross_label(report.role_mass);
+      for (std::size_t g = 0; g < 4; ++g) report.tracking[g] = s.tracking[g].slope();
+      report.type = report.tracking[3].value_or(0.0) >= kContentTracking ? "content" : "positional";
+      report.type_label =
+          report.type == "content"
+              ? "content head: its attention moves with the field when the format puts it elsewhere"
+              : "positional head: its attention stays on the same input positions whatever field "
+                "is there";
+      if (report.tracking[3]) {
+        char slope[40];
+        std::snprintf(slope, sizeof slope, " (tracking %.2f)", *report.tracking[3]);
+        report.type_label += slope;
+      }
     } else {
       for (std::size_t r = 0; r < 6; ++r) {
         report.offset_mass[r] = s.offset_rows > 0 ? s.offset_mass[r] / s.offset_rows : 0.0;
@@ -245,6 +302,59 @@ DateEvaluation evaluate_date_model(const DateModel& model, const std::vector<Dat
   }
   ev.ablation_seconds = since(ablation_start);
   return ev;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Module 03's claims
+
+std::vector<DateClaim> date_head_claims(const DateEvaluation& ev) {
+  std::vector<DateClaim> out(3);
+  DateClaim& day = out[0];
+  day.claim = "a positional head that reads the day";
+  day.threshold = kContentTracking;
+  day.measure =
+      "a cross head whose rows writing the day put at least 50% of their attention on the "
+      "input's day, with a day tracking slope below 0.5 (its attention stays at the same input "
+      "positions when the day moves)";
+  DateClaim& year = out[1];
+  year.claim = "a content head that copies the year";
+  year.threshold = kContentTracking;
+  year.measure =
+      "a cross head whose rows writing the year put at least 50% of their attention on the "
+      "input's year, with a year tracking slope of at least 0.5 (its attention moves with the "
+      "year)";
+  DateClaim& prune = out[2];
+  prune.claim = "a mostly redundant head that could be pruned";
+  prune.threshold = kPrunableDrop;
+  prune.measure =
+      "a head whose switching off lowers exact match on the held-out dates by at most 1 point";
+  for (const HeadReport& h : ev.heads) {
+    if (h.id.kind == AttentionKind::cross) {
+      if (h.role_mass[2][2] >= kReadsField && h.tracking[2] &&
+          (!day.head || *h.tracking[2] < day.value)) {
+        day.head = h.id;
+        day.value = *h.tracking[2];
+      }
+      if (h.role_mass[0][0] >= kReadsField && h.tracking[0] &&
+          (!year.head || *h.tracking[0] > year.value)) {
+        year.head = h.id;
+        year.value = *h.tracking[0];
+      }
+    }
+    if (h.ablated_accuracy >= 0.0) {
+      const double drop = ev.accuracy() - h.ablated_accuracy;
+      if (!prune.head || drop < prune.value) {
+        prune.head = h.id;
+        prune.value = drop;
+      }
+    }
+  }
+  day.measured = year.measured = true;
+  day.holds = day.head && day.value < kContentTracking;
+  year.holds = year.head && year.value >= kContentTracking;
+  prune.measured = prune.head.has_value();
+  prune.holds = prune.measured && prune.value <= kPrunableDrop;
+  return out;
 }
 
 }  // namespace mha

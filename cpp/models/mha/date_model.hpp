@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -117,8 +118,31 @@ struct HeadReport {
   std::array<double, 6> offset_mass{};
   /// Encoder self heads: mean mass on keys of role Y, M, D, W, '.' (over every query). Else zeros.
   std::array<double, 5> key_role_mass{};
-  std::string label;  ///< e.g. "reads the year: 91%", "attends to the previous character: 80%"
+  std::string label;  ///< e.g. "reads the year: 91% of ...", "attends to the previous character: 80%"
+  /// Cross heads: how far the head's attention follows the field being written when that field
+  /// sits elsewhere in the input (the formats put it at different character positions): the
+  /// least-squares slope of the attention's centre (weighted mean input index of a row) on the
+  /// centre of the field's input characters, over the rows writing [0] the year, [1] the month,
+  /// [2] the day and [3] all three. 1: the attention moves with the field (content); 0: it stays
+  /// at the same input positions whatever is there (positional). Empty when the field never
+  /// moves (no variance) or never occurs. Self heads: empty.
+  std::array<std::optional<double>, 4> tracking{};
+  /// Cross heads: "content" when tracking[3] >= kContentTracking, else "positional"
+  /// (docs/date-model.md, "Positional and content heads"). Self heads: empty (their labels name
+  /// the relative offset or the field their mass lands on).
+  std::string type;
+  /// Cross heads: the type in words with its tracking, e.g. "content head: its attention moves
+  /// with the field when the format puts it elsewhere (tracking 0.97)". Self heads: empty.
+  std::string type_label;
 };
+
+/// The tracking slope at and above which a cross head is a content head.
+inline constexpr double kContentTracking = 0.5;
+/// The share of a field's rows' attention on that field at and above which a head "reads" it.
+inline constexpr double kReadsField = 0.5;
+/// The largest drop in exact match (a fraction: 0.01 = one point) for which a head counts as
+/// prunable (module 03: removing heads "costs less than one point").
+inline constexpr double kPrunableDrop = 0.01;
 
 struct DateEvaluation {
   Index examples = 0, correct = 0;
@@ -129,6 +153,27 @@ struct DateEvaluation {
   double ablation_seconds = 0.0;  ///< wall time of every ablated pass together
   double accuracy() const { return examples == 0 ? 0.0 : double(correct) / double(examples); }
 };
+
+/// One of module 03's claims about what heads learn, checked on a DateEvaluation.
+struct DateClaim {
+  std::string claim;      ///< the claim as module 03 states it
+  std::string measure;    ///< what was measured and against which threshold, in words
+  bool measured = false;  ///< false when the evaluation lacks what the check needs (ablation)
+  bool holds = false;     ///< the verdict (false when not measured)
+  std::optional<HeadId> head;  ///< the head that decides it (the best candidate)
+  double value = 0.0;          ///< its measured value
+  double threshold = 0.0;      ///< the threshold the value is compared with
+};
+
+/// Module 03's three claims ("a positional head that reads the day, a content head that copies
+/// the year, and a mostly redundant head that could probably be pruned") checked on `ev`:
+/// 1. some cross head reads the day (day share >= kReadsField) and is positional (day tracking
+///    < kContentTracking); the candidate is the day reader with the lowest day tracking;
+/// 2. some cross head reads the year (year share >= kReadsField) and is content (year tracking
+///    >= kContentTracking); the candidate is the year reader with the highest year tracking;
+/// 3. switching off some head costs at most kPrunableDrop of exact match (needs ablation); the
+///    candidate is the head with the smallest drop.
+std::vector<DateClaim> date_head_claims(const DateEvaluation& ev);
 
 /// Runs every example (exact match of the greedy output against target), measures each head's
 /// attention (role mass for cross heads, offsets for self heads) and, when `ablate`, the exact

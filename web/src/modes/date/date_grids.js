@@ -97,6 +97,8 @@ export class DateGrids {
     const key = headKey(kind, layer, h);
     const role = this.roles().get(key);
     if (role?.role) caption.append(el('span', 'head-role', role.role));
+    if (role?.type) caption.append(el('span', 'head-detail head-type', role.type));
+    if (role?.prunable) caption.append(el('span', 'head-detail head-prunable', role.prunable));
     if (role?.ablated) caption.append(el('span', 'head-detail head-ablated', role.ablated));
     // Switch the head off (its output zeroed before out_proj) and see what the model writes then.
     const toggle = el('label', 'head-off');

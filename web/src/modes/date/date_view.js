@@ -209,41 +209,36 @@ export function readRoles(json) {
     // Accuracies with 2 decimals: switching off one head often moves them by a tenth of a percent.
     const ablated = ablatedRaw === undefined || typeof ablatedRaw === 'object' ? null : formatPercent(ablatedRaw, 2);
     const base = baseline === undefined ? null : formatPercent(baseline, 2);
-    roles.set(headKey(kind, layer, head), {
+    const entry = {
       role: typeof role === 'string' && role.trim() ? role.trim() : null,
       ablated: ablated ? `without this head: ${ablated} exact match${base ? ` (with all: ${base})` : ''}` : null,
-    });
+    };
+    // The type (cross heads) and the prunable mark are worded by the C++ side (date-eval).
+    if (typeof e.type_label === 'string' && e.type_label) entry.type = e.type_label;
+    const least = Array.isArray(json) ? null : json?.checks?.least_useful_head;
+    if (least?.prunable === true && typeof least.prunable_label === 'string' &&
+      normalizeKind(least.kind) === kind && Number(least.layer) === layer && Number(least.index) === head) {
+      entry.prunable = least.prunable_label;
+    }
+    roles.set(headKey(kind, layer, head), entry);
   }
   return roles;
+}
+
+/**
+ * The page's findings: module 03's three claims as date-eval measured and worded them
+ * (json.claims[].statement, e.g. "Claim 2, a content head that copies the year: true (...).
+ * Measured: ..."). [] when absent.
+ */
+export function roleFindings(json) {
+  const claims = json && typeof json === 'object' && !Array.isArray(json) ? json.claims : null;
+  return Array.isArray(claims) ? claims.map((c) => c?.statement).filter((t) => typeof t === 'string' && t) : [];
 }
 
 /** The XXH64 of the model file the roles were measured on (json.model.xxh64), or null. */
 export function rolesChecksum(json) {
   const x = json && !Array.isArray(json) ? json.model?.xxh64 : undefined;
   return typeof x === 'string' && /^[0-9a-f]{16}$/i.test(x) ? x.toLowerCase() : null;
-}
-
-/**
- * Module 03's claims as measured (json.checks): the head that reads the year, the least useful
- * head by ablation. Sentences for the page; [] when absent.
- */
-export function roleFindings(json) {
-  const checks = json && typeof json === 'object' && !Array.isArray(json) ? json.checks : null;
-  if (!checks || typeof checks !== 'object') return [];
-  const out = [];
-  const y = checks.year_head;
-  if (y && typeof y.head === 'string') {
-    const share = formatPercent(y.year_share);
-    out.push(`The head that reads the year: ${y.head}${share ? ` (${share} of its attention mass on the input's year)` : ''}.`);
-  }
-  const l = checks.least_useful_head;
-  if (l && typeof l.head === 'string') {
-    const acc = formatPercent(l.ablated_accuracy, 2);
-    const base = formatPercent(json.accuracy, 2);
-    out.push(`The least useful head, by switching each off: ${l.head}` +
-      `${acc ? ` (exact match ${acc} without it${base ? `, ${base} with all heads` : ''})` : ''}.`);
-  }
-  return out;
 }
 
 /** The head named by json.checks[name] ({kind, layer, index}) as {kind, layer, head}, or null. */
