@@ -61,3 +61,13 @@ test("query row line reads as module 08's verified output once whitespace collap
   // "[0. 0. 0. 0. 1.]" (no fraction digits, so no right padding); that is what the page shows.
   assert.equal(queryRowText(1, 0, [0, 0, 1e-12, 4e-5, 0.99995]), 'head 1 weights, token 0: [0. 0. 0. 0. 1.]');
 });
+
+test("the core's module 08 weights (mha numpy-experiment, seed 7) print as the module's head 0 line", async (t) => {
+  const { execFileSync } = await import('node:child_process');
+  const { existsSync } = await import('node:fs');
+  const mha = new URL('../../build/native/mha', import.meta.url).pathname;
+  if (!existsSync(mha)) return t.skip('build/native/mha not built (./scripts/build.sh)');
+  const r = JSON.parse(execFileSync(mha, ['numpy-experiment', '--seed', '7', '--tokens', '5', '--d-model', '8', '--num-heads', '2'], { encoding: 'utf8' }));
+  assert.equal(queryRowText(0, 0, r.attn_weights[0][0]), 'head 0 weights, token 0: [0.    0.    0.424 0.576 0.   ]');
+  assert.equal(queryRowText(1, 0, r.attn_weights[1][0]), 'head 1 weights, token 0: [0. 0. 0. 0. 1.]');
+});
