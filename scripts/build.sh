@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, then builds everything:
-#   build/native/  the core, the `mha` CLI and the GoogleTest suite (g++)
+#   build/native/  the core, the `mha` CLI, the GoogleTest suite (g++) and the Python package
+#                  in build/native/python/mha_lab (docs/python.md)
 #   build/wasm/    mha_wasm.js, the same core as WebAssembly (Embind, single file)
 #   dist/          the page: open dist/index.html from disk, or serve the folder
 set -euo pipefail
@@ -21,4 +22,4 @@ cmake --build build/wasm -j "$jobs"
 
 echo "== page (dist)"
 node scripts/build_web.mjs --wasm build/wasm/mha_wasm.js --out dist
-echo "built: build/native/mha, build/wasm/mha_wasm.js, dist/index.html"
+echo "built: build/native/mha, build/native/python/mha_lab, build/wasm/mha_wasm.js, dist/index.html"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test:
-#   1. native GoogleTest suite (ctest), then the same suite and the fuzz corpus replay built with
+#   1. native GoogleTest suite and the Python package's unittest suite (ctest), then the same suite and the fuzz corpus replay built with
 #      ASan+UBSan in build/asan (-DMHA_SANITIZE=address,undefined)
 #   2. the libFuzzer targets built with clang (build/fuzz), each run for FUZZ_SMOKE_SECONDS (15)
 #   3. the wasm module under node (tests/js) and the page's pure JS modules (tests/web)

@@ -1,6 +1,7 @@
 // `mha translate`, `mha date-eval` and `mha patterns` (docs/cli.md, docs/date-model.md,
 // docs/patterns.md): read the arguments and files, call the models and analysis layers, print
 // the JSON report.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -265,11 +266,79 @@ int cmd_date_eval(const std::vector<std::string>& args) {
   return write_response(out) ? exit_ok : exit_internal;
 }
 
+namespace {
+
+/// A score as the table prints it: 3 decimals, "-" when the score has no value (null).
+std::string table_score(const nlohmann::json& v) {
+  if (!v.is_number()) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", v.get<double>());
+  return buf;
+}
+
+/// `mha patterns --format table`: per layer, one line per head with its labels and scores (the
+/// JSON's layers, same numbers, 3 decimals), then the heads' Jensen-Shannon distances.
+std::string patterns_table(const nlohmann::json& out) {
+  static const std::vector<std::pair<const char*, const char*>> columns = {
+      {"previous_token", "prev"},       {"diagonal", "diag"},
+      {"local_band", "band"},           {"vertical_stripe", "stripe"},
+      {"first_token", "first"},         {"mean_distance", "dist"},
+      {"entropy_bits", "entropy"},      {"max_weight", "max"},
+      {"duplicate_token", "dup"},       {"induction", "induct"},
+      {"punctuation", "punct"}};
+  std::string text;
+  auto pad = [](std::string s, std::size_t width) {
+    if (s.size() < width) s.append(width - s.size(), ' ');
+    return s + " ";
+  };
+  for (const auto& layer : out.at("layers")) {
+    const auto& heads = layer.at("heads");
+    text += layer.at("name").get<std::string>() + ": " + std::to_string(heads.size()) +
+            " heads, n = " + std::to_string(layer.at("n").get<long long>()) +
+            ", m = " + std::to_string(layer.at("m").get<long long>()) + "\n";
+    std::size_t label_width = 6;
+    std::vector<std::string> labels;
+    for (const auto& h : heads) {
+      std::string l;
+      for (const auto& x : h.at("labels")) l += (l.empty() ? "" : ",") + x.get<std::string>();
+      if (l.empty()) l = "-";
+      label_width = std::max(label_width, l.size());
+      labels.push_back(l);
+    }
+    text += pad("head", 4) + pad("labels", label_width);
+    for (const auto& [key, name] : columns) text += pad(name, 7);
+    text += "stripe key\n";
+    for (std::size_t i = 0; i < heads.size(); ++i) {
+      const auto& h = heads[i];
+      text += pad(std::to_string(h.at("head").get<long long>()), 4) + pad(labels[i], label_width);
+      for (const auto& [key, name] : columns) text += pad(table_score(h.at("scores").at(key)), 7);
+      const auto& sk = h.at("scores").at("stripe_key");
+      std::string stripe = sk.is_number() && sk.get<long long>() >= 0 ? std::to_string(sk.get<long long>()) : "-";
+      if (h.contains("stripe_token")) stripe += " \"" + h.at("stripe_token").get<std::string>() + "\"";
+      text += stripe + "\n";
+    }
+    text += "Jensen-Shannon distance between heads:\n";
+    for (const auto& row : layer.at("js_distance")) {
+      text += "    ";
+      for (const auto& v : row) text += pad(table_score(v), 6);
+      text += "\n";
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
 int cmd_patterns(const std::vector<std::string>& args) {
   const Options o = parse_options(
       args,
-      {"--tokens", "--query-tokens", "--tensor", "--date-model", "--input", "--heldout", "--limit"},
+      {"--tokens", "--query-tokens", "--tensor", "--date-model", "--input", "--heldout", "--limit",
+       "--format"},
       {}, "patterns");
+  const std::string format_option = single(o, "--format").value_or("json");
+  if (format_option != "json" && format_option != "table") {
+    throw usage_error{"--format must be json or table, got " + in_quotes(format_option)};
+  }
   std::vector<std::string> inputs;
   for (const auto& [key, value] : o.values) {
     if (key == "--input") inputs.push_back(value);
@@ -290,6 +359,10 @@ int cmd_patterns(const std::vector<std::string>& args) {
           "FILE"};
     }
     if (limit && !heldout) throw usage_error{"--limit needs --heldout"};
+    if (format_option == "table") {
+      throw usage_error{"--format table is for exported weights (FILE); the date model's "
+                        "patterns are JSON"};
+    }
     const mha::DateModel model = load_date_model(date_model_path(date_model));
     if (heldout) {
       for (const auto& ex : read_heldout(*heldout)) inputs.push_back(ex.input);
@@ -347,6 +420,13 @@ int cmd_patterns(const std::vector<std::string>& args) {
                         {"thresholds", mha::thresholds_to_json({})},
                         {"layers", layers}};
   if (!in.query_tokens.empty()) out["query_tokens"] = in.query_tokens;
+  if (format_option == "table") {
+    const std::string table = patterns_table(out);
+    return std::fwrite(table.data(), 1, table.size(), stdout) == table.size() &&
+                   std::fflush(stdout) == 0
+               ? exit_ok
+               : exit_internal;
+  }
   return write_response(out) ? exit_ok : exit_internal;
 }
 

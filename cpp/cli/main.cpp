@@ -4,7 +4,7 @@
 //   mha numpy-experiment --seed S --tokens N --d-model D --num-heads H [--causal] [--positional]
 //   mha translate TEXT [--model FILE] [--json] [--logits] [--ablate KIND:LAYER:HEAD]...
 //   mha date-eval [--model FILE] [--heldout FILE] [--no-ablation] [--limit N]
-//   mha patterns [FILE|-] [--tokens FILE] [--query-tokens FILE] [--tensor NAME]
+//   mha patterns [FILE|-] [--tokens FILE] [--query-tokens FILE] [--tensor NAME] [--format json|table]
 //   mha patterns --input TEXT [--input TEXT]... | --heldout FILE [--limit N]  [--date-model FILE]
 //   mha lm [--json] [--top K] [--ablate L.H[,L.H...]] [--model FILE] TEXT|-
 //   mha --help | mha help
@@ -55,6 +55,7 @@ const char* const help_text =
     "      overall and per format, and what every head does: role mass of cross-attention\n"
     "      heads, offsets of self-attention heads, accuracy with each head ablated. JSON.\n"
     "  mha patterns [FILE|-] [--tokens FILE] [--query-tokens FILE] [--tensor NAME]\n"
+    "               [--format json|table]\n"
     "      Score every head of exported attention weights (docs/patterns.md): FILE (or stdin)\n"
     "      is JSON {\"tokens\": [...], \"attn_weights\": h x n x n or L x h x n x n}, a .npy of\n"
     "      shape (h, n, m), (L, h, n, m) or (L, 1, h, n, m) (tokens from --tokens FILE: a JSON\n"
@@ -62,7 +63,8 @@ const char* const help_text =
     "      --query-tokens FILE), or a safetensors file (--tensor NAME, or its only tensor).\n"
     "      Prints per layer and head every score (with tokens also duplicate_token, induction\n"
     "      and punctuation), its uniform baseline and the labels it earns, and the\n"
-    "      Jensen-Shannon distance matrix of the heads.\n"
+    "      Jensen-Shannon distance matrix of the heads. --format table: the same scores as a\n"
+    "      readable table per layer (one line per head, 3 decimals).\n"
     "  mha patterns --input TEXT [--input TEXT]... | --heldout FILE [--limit N]\n"
     "               [--date-model FILE]\n"
     "      The same for every head of the date model (encoder self, decoder self, cross): one\n"

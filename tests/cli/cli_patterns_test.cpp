@@ -129,6 +129,33 @@ TEST(CliPatterns, NpyWithTokensFileAndLayers) {
   std::remove(tokens.c_str());
 }
 
+TEST(CliPatterns, FormatTable) {
+  // (L=2, h=1, n=3): a previous-token head, then a uniform one; the table prints the JSON's
+  // scores with 3 decimals, a line per head.
+  std::vector<float> data = {1, 0, 0, 1, 0, 0, 0, 1, 0};
+  for (int i = 0; i < 9; ++i) data.push_back(1.0f / 3.0f);
+  const std::string path = temp_path("table.npy"), tokens = temp_path("table_tokens.txt");
+  write_file(path, npy({2, 1, 3, 3}, data));
+  write_file(tokens, "a\nb\nc\n");
+  const CliRun run = run_mha({"patterns", path, "--tokens", tokens, "--format", "table"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.out.rfind("layer 0: 1 heads, n = 3, m = 3\n", 0), 0u) << run.out;
+  // head 0: previous_token 1, diagonal 0, local band 1 (rows 1 and 2 look at i-1; row 0 at 0).
+  EXPECT_NE(run.out.find("0    previous-token 1.000   0.333   1.000   "), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("layer 1: 1 heads, n = 3, m = 3\n"), std::string::npos) << run.out;
+  // The uniform head: no label, entropy log2(3) = 1.585 bits, max weight 1/3.
+  EXPECT_NE(run.out.find("0    -      0.333   0.333   0.778   "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("1.585   0.333"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("Jensen-Shannon distance between heads:\n    0.000"), std::string::npos);
+  EXPECT_TRUE(fails_with(run_mha({"patterns", path, "--format", "csv"}),
+                         {"--format must be json or table, got \"csv\""}));
+  EXPECT_TRUE(fails_with(run_mha({"patterns", "--input", "x", "--format", "table"}),
+                         {"--format table is for exported weights"}));
+  std::remove(path.c_str());
+  std::remove(tokens.c_str());
+}
+
 /// The golden token case named `name` in patterns.json.
 json token_case(const std::string& name) {
   const json doc = fixture("patterns.json");

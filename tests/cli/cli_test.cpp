@@ -96,7 +96,9 @@ json torch_request(const json& c) {
   const json& am = c.at("attn_mask");
   if (!am.is_null()) r["attn_mask"] = nested(am, am.at("kind") == "bool");
   const json& kpm = c.at("key_padding_mask");
-  if (!kpm.is_null()) {
+  if (kpm.is_object()) {  // float: numbers and "-inf", as the request takes them
+    r["key_padding_mask"] = kpm.at("data");
+  } else if (!kpm.is_null()) {
     r["key_padding_mask"] = json::array();
     for (const auto& v : kpm) r["key_padding_mask"].push_back(v.get<int>() != 0);
   }

@@ -189,7 +189,8 @@ TEST(ParseForwardRequest, MasksOfEveryKind) {
   EXPECT_EQ(req.masks.attn_mask.heads(), 1);
   EXPECT_EQ(req.masks.attn_mask(0, 0, 1), 1.0f);
   EXPECT_EQ(req.masks.attn_mask(0, 1, 1), 0.0f);
-  EXPECT_EQ(req.masks.key_padding_mask, (std::vector<std::uint8_t>{0, 0, 1}));
+  EXPECT_EQ(req.masks.key_padding_mask_kind, mha::AttentionMasks::Kind::boolean);
+  EXPECT_EQ(req.masks.key_padding_mask, (std::vector<float>{0, 0, 1}));
   EXPECT_TRUE(req.masks.is_causal);
   // Row 2 is fully masked by the boolean mask: reported for both heads.
   const json res = mha::response_to_json(mha::run_forward(req), req.config, req.parameter_count());
@@ -221,6 +222,33 @@ TEST(ParseForwardRequest, MasksOfEveryKind) {
   const json r1 = mha::response_to_json(mha::run_forward(req), req.config, req.parameter_count());
   EXPECT_EQ(r1["attn_weights"][1][0][1], 0.0);  // both heads masked
   EXPECT_EQ(r1["attn_weights"][0][0][1], 0.0);
+}
+
+TEST(ParseForwardRequest, FloatKeyPaddingMaskIsAddedToTheScores) {
+  // Numbers (nn.MultiheadAttention's float key_padding_mask): added to every head's scores of
+  // that key; "-inf" masks it. Booleans keep their meaning (true = ignore the key).
+  json j = valid4();
+  j["key_padding_mask"] = {0.5, "-inf", -1.25};
+  mha::ForwardRequest req = mha::parse_forward_request(j);
+  EXPECT_EQ(req.masks.key_padding_mask_kind, mha::AttentionMasks::Kind::additive);
+  EXPECT_EQ(req.masks.key_padding_mask,
+            (std::vector<float>{0.5f, -std::numeric_limits<float>::infinity(), -1.25f}));
+  const mha::AttentionResult masked = mha::run_forward(req, {true});
+  j.erase("key_padding_mask");
+  const mha::AttentionResult plain = mha::run_forward(mha::parse_forward_request(j), {true});
+  for (mha::Index h = 0; h < 2; ++h) {
+    for (mha::Index i = 0; i < 3; ++i) {
+      EXPECT_FLOAT_EQ(masked.scores(h, i, 0), plain.scores(h, i, 0) + 0.5f);
+      EXPECT_EQ(masked.attn_weights(h, i, 1), 0.0f);
+      EXPECT_FLOAT_EQ(masked.scores(h, i, 2), plain.scores(h, i, 2) - 1.25f);
+    }
+  }
+  j["key_padding_mask"] = {0.5, true, 0};
+  EXPECT_TRUE(request_throws<mha::parse_error>(
+      j, {"key_padding_mask[1] is", "the first entry is a number"}));
+  j["key_padding_mask"] = {0.5, "nan", 0};
+  EXPECT_TRUE(request_throws<mha::value_error>(
+      j, {"key_padding_mask[1]", "a float key_padding_mask may hold finite numbers or \"-inf\""}));
 }
 
 TEST(ParseForwardRequest, NullOptionalKeysAreAbsent) {
@@ -463,7 +491,8 @@ TEST(RequestErrors, AttnMask) {
 TEST(RequestErrors, KeyPaddingMaskAndCausal) {
   json j = valid4();
   j["key_padding_mask"] = {false, 1, false};
-  EXPECT_TRUE(request_throws<mha::parse_error>(j, {"key_padding_mask[1] must be true or false", "1"}));
+  EXPECT_TRUE(request_throws<mha::parse_error>(
+      j, {"key_padding_mask[1] is", "the first entry is a boolean"}));
   j["key_padding_mask"] = {false, false};
   EXPECT_TRUE(request_throws<mha::shape_error>(j, {"key_padding_mask has 2 values", "m = 3"}));
   j = valid4();

@@ -151,10 +151,18 @@ inline mha::AttentionMasks torch_masks(const json& c) {
                                : mha::AttentionMasks::Kind::additive;
     masks.attn_mask = stack_f(am);
   }
+  // key_padding_mask: a list of 0/1 (boolean), or {"kind": "float", "data": [...]} (added).
   const json& kpm = c.at("key_padding_mask");
-  if (!kpm.is_null())
+  if (kpm.is_object()) {
+    masks.key_padding_mask_kind = mha::AttentionMasks::Kind::additive;
+    for (const auto& v : kpm.at("data")) {
+      masks.key_padding_mask.push_back(
+          v.is_string() ? -std::numeric_limits<float>::infinity() : v.get<float>());
+    }
+  } else if (!kpm.is_null()) {
     for (const auto& v : kpm)
-      masks.key_padding_mask.push_back(static_cast<std::uint8_t>(v.get<int>()));
+      masks.key_padding_mask.push_back(static_cast<float>(v.get<int>()));
+  }
   masks.is_causal = c.at("is_causal").get<bool>();
   return masks;
 }

@@ -97,7 +97,8 @@ TEST(TorchGolden, FixtureCoversTheRequiredCases) {
   for (const char* required :
        {"bias", "no_bias", "bool_mask_2d", "bool_mask_per_head", "float_mask", "key_padding_mask",
         "causal", "fully_masked_row", "fully_masked_row_one_head", "cross_kdim_vdim",
-        "large_logits", "d_head_1", "one_head"})
+        "large_logits", "d_head_1", "one_head", "float_key_padding_mask",
+        "float_key_padding_mask_float_attn_mask"})
     EXPECT_NE(std::find(names.begin(), names.end(), required), names.end()) << required;
 }
 

@@ -8,10 +8,11 @@
 // Decoding: header bytes choose d_head (1..4), h (1..4), an off-by-one d (config_error),
 // kdim/vdim (d, or 1..7 with separate weights), n and m (1..6), self-attention, biases, the mask
 // kind (none; boolean or additive, shared (n, m), (1, n, m) or per head (h, n, m)),
-// key_padding_mask, is_causal. Every float after that is one byte picking a class: a small
-// value (k / 16), a special (NaN, +-inf, denormals, FLT_MIN, FLT_MAX, 1e19, ...) or four raw
-// bytes. Mask entries have their own table (-inf, NaN, +inf, +-1e38, +-3e38, ...). When the
-// bytes run out, every further byte reads as 0 (a value of -6.25, a mask entry of 0).
+// key_padding_mask (boolean, or additive with the mask entries' classes), is_causal. Every float
+// after that is one byte picking a class: a small value (k / 16), a special (NaN, +-inf,
+// denormals, FLT_MIN, FLT_MAX, 1e19, ...) or four raw bytes. Mask entries have their own table
+// (-inf, NaN, +inf, +-1e38, +-3e38, ...). When the bytes run out, every further byte reads as 0
+// (a value of -6.25, a mask entry of 0).
 //
 // Expected outcomes: a typed mha::error thrown by both paths (validation is shared, so config,
 // shape, limit and value errors of the inputs must agree; a float32 overflow inside the
@@ -258,8 +259,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   if (key_padding) {
+    // Boolean, or (one time in four) additive with the float mask's value classes.
+    const bool additive = in.byte() % 4 == 0;
+    masks.key_padding_mask_kind =
+        additive ? mha::AttentionMasks::Kind::additive : mha::AttentionMasks::Kind::boolean;
     masks.key_padding_mask.resize(static_cast<std::size_t>(m));
-    for (auto& k : masks.key_padding_mask) k = static_cast<std::uint8_t>(in.byte() % 3 == 0);
+    for (auto& k : masks.key_padding_mask) {
+      k = additive ? in.mask_value() : static_cast<float>(in.byte() % 3 == 0);
+    }
   }
   masks.is_causal = causal;
 

@@ -62,7 +62,8 @@ def torch_requests():
             r["attn_mask"] = nested(am, boolean=am.get("kind") == "bool")
         if c["key_padding_mask"] is not None:
             kpm = c["key_padding_mask"]
-            r["key_padding_mask"] = [bool(x) for x in (kpm["data"] if isinstance(kpm, dict) else kpm)]
+            r["key_padding_mask"] = (kpm["data"] if isinstance(kpm, dict) and kpm.get("kind") == "float"
+                                     else [bool(x) for x in kpm])
         if c["is_causal"]:
             r["is_causal"] = True
         write("fuzz_json_request", "torch-" + c["name"] + ".json", json.dumps(r, separators=(",", ":")))

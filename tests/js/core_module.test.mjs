@@ -63,7 +63,9 @@ test('PyTorch golden cases: forward and MultiheadAttention give the same bits in
     if (!c.self_attention) Object.assign(req, { m: c.m, key: f32(c.key), value: f32(c.value) });
     for (const [name, t] of Object.entries(c.weights)) req[name] = f32(t);
     if (c.attn_mask) req.attn_mask = c.attn_mask.kind === 'bool' ? Uint8Array.from(c.attn_mask.data) : f32(c.attn_mask);
-    if (c.key_padding_mask) req.key_padding_mask = Uint8Array.from(c.key_padding_mask);
+    if (c.key_padding_mask) {
+      req.key_padding_mask = c.key_padding_mask.kind === 'float' ? f32(c.key_padding_mask) : Uint8Array.from(c.key_padding_mask);
+    }
     const a = outcome(() => core.forward(req));
     assert.ok(a.ok, `${c.name}: ${a.error}`);
     assert.deepEqual(a, outcome(() => full.forward(req)), c.name);

@@ -46,7 +46,9 @@ function torchRequest(c) {
   if (c.attn_mask) {
     req.attn_mask = c.attn_mask.kind === 'bool' ? Uint8Array.from(c.attn_mask.data) : f32(c.attn_mask);
   }
-  if (c.key_padding_mask) req.key_padding_mask = Uint8Array.from(c.key_padding_mask);
+  if (c.key_padding_mask) {
+    req.key_padding_mask = c.key_padding_mask.kind === 'float' ? f32(c.key_padding_mask) : Uint8Array.from(c.key_padding_mask);
+  }
   return req;
 }
 
@@ -65,6 +67,24 @@ test('PyTorch nn.MultiheadAttention golden cases', () => {
     assert.deepEqual(Array.from(r.fully_masked_rows), c.expected.fully_masked_rows.data, c.name);
     assert.ok(r.output.every(Number.isFinite) && r.attn_weights.every(Number.isFinite), c.name);
   }
+});
+
+test('a float key_padding_mask is added to the scores, as nn.MultiheadAttention adds it', () => {
+  const c = fixture('torch_mha.json').cases.find((x) => x.name === 'float_key_padding_mask');
+  const req = torchRequest(c);
+  assert.ok(req.key_padding_mask instanceof Float32Array);
+  const r = mod.forward(req);
+  assert.ok(maxAbsDiff(r.attn_weights, c.expected.attn_weights.data) < 1e-5);
+  // An array of numbers is the same float mask; masked key 1 (-inf) gets weight 0 in every row.
+  const again = mod.forward({ ...req, key_padding_mask: Array.from(req.key_padding_mask) });
+  assert.deepEqual(Array.from(again.attn_weights), Array.from(r.attn_weights));
+  for (let row = 0; row < c.num_heads * c.n; row++) assert.equal(r.attn_weights[row * c.m + 1], 0);
+  // Booleans keep their meaning: true = ignore that key.
+  const bool = mod.forward({ ...req, key_padding_mask: [false, true, false, false, false] });
+  for (let row = 0; row < c.num_heads * c.n; row++) assert.equal(bool.attn_weights[row * c.m + 1], 0);
+  assert.throws(() => mod.forward({ ...req, key_padding_mask: Float32Array.of(0, NaN, 0, 0, 0) }),
+    /key_padding_mask holds NaN at 1; a float mask may hold finite values, or -inf to mask/);
+  assert.throws(() => mod.forward({ ...req, key_padding_mask: [0, Infinity, 0, 0, 0] }), /key_padding_mask holds \+inf at 1/);
 });
 
 test('numpy course code (module 08) golden cases through numpyExperiment', () => {

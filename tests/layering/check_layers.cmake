@@ -39,9 +39,11 @@ set(_layers_cli attention numpy formats analysis models)
 set(_third_cli "Eigen/" "nlohmann/")
 set(_layers_bindings/wasm attention numpy formats analysis models)
 set(_third_bindings/wasm "Eigen/" "emscripten/" "malloc.h")
+set(_layers_bindings/python attention numpy formats analysis models)
+set(_third_bindings/python "Eigen/" "nlohmann/" "pybind11/")
 set(_layers_bench attention)
 set(_third_bench "Eigen/" "nlohmann/" "sys/resource.h")
-set(MHA_FOLDERS ${MHA_LAYERS} cli bindings/wasm bench)
+set(MHA_FOLDERS ${MHA_LAYERS} cli bindings/wasm bindings/python bench)
 
 # Every C++ source or header, whatever its extension.
 set(MHA_CXX_EXTENSIONS hpp cpp h hh hxx cc cxx c inc ipp tpp)

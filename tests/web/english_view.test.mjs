@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   base64ToBytes, formatPerplexity, formatProbability, measuredRole, perplexityComparison, perplexityText,
-  readTypicalRoles, rolesChecksum, tokenLabels, tokensNote, typicalText,
+  coreferenceNote, readTypicalRoles, rolesChecksum, tokenLabels, tokensNote, typicalText,
 } from '../../web/src/modes/english/english_view.js';
 
 const tokens = ['<bos>', 'the', 'cat', ',', 'sat'];
@@ -46,7 +46,7 @@ test('typical roles: the heads file, its bad entries left out, absence gives non
     ],
   });
   assert.deepEqual([...roles.keys()], ['0.1', '1.2']);
-  assert.equal(typicalText(roles.get('0.1')), 'held-out: previous token 0.83 · off costs 0.12');
+  assert.equal(typicalText(roles.get('0.1')), 'held-out: previous token 0.83 · off: perplexity +0.12');
   assert.equal(typicalText(roles.get('1.2')), 'held-out: induction');
   assert.equal(typicalText(undefined), '');
   for (const nothing of [null, {}, { heads: 'no' }, []]) assert.equal(readTypicalRoles(nothing).size, 0);
@@ -78,4 +78,22 @@ test('token labels mark unknown words; the tokens note counts unknown and cut to
 
 test('base64 to bytes', () => {
   assert.deepEqual([...base64ToBytes(Buffer.from([0, 1, 254, 255]).toString('base64'))], [0, 1, 254, 255]);
+});
+
+test('coreferenceNote: the measured head and shares in words, resolved or not; null without a measurement', () => {
+  const c = {
+    sentences: ['The man saw the girl and he smiled .', 'x'],
+    best: { layer: 1, head: 2, antecedent: 0.314, other: 0.12 },
+    resolved: false,
+  };
+  const no = coreferenceNote({ coreference: c });
+  assert.match(no, /measured on 2 sentences/);
+  assert.match(no, /“The man saw the girl and he smiled\.”/);
+  assert.match(no, /1\.2, puts 31 % of the pronoun’s attention on it and 12 % on the other noun\./);
+  assert.match(no, /No head reaches half: this model is too small to resolve pronouns\./);
+  const yes = coreferenceNote({ coreference: { ...c, best: { ...c.best, antecedent: 0.61 }, resolved: true } });
+  assert.match(yes, /puts 61 % .* That head resolves such pronouns: look at the row of “it” in head 1\.2\./);
+  for (const bad of [null, {}, { coreference: {} }, { coreference: { ...c, sentences: [] } },
+    { coreference: { ...c, best: { ...c.best, antecedent: 1.5 } } },
+    { coreference: { ...c, best: { ...c.best, layer: 'a' } } }]) assert.equal(coreferenceNote(bad), null);
 });

@@ -216,8 +216,13 @@ struct AttentionMasks {
   ///   additive: added to the scaled scores; -inf masks, NaN and +inf are rejected (value_error).
   Kind attn_mask_kind = Kind::none;
   HeadStack attn_mask;
-  /// key_padding_mask (m): nonzero = ignore that key for every query and head. Empty = none.
-  std::vector<std::uint8_t> key_padding_mask;
+  /// key_padding_mask (m), or empty: none. As key_padding_mask_kind says:
+  ///   boolean (the default): nonzero = ignore that key for every query and head;
+  ///   additive: entry j is added to the scaled score of key j for every query and head, as
+  ///             nn.MultiheadAttention adds a float key_padding_mask; -inf masks, NaN and +inf
+  ///             are rejected (value_error).
+  Kind key_padding_mask_kind = Kind::boolean;
+  std::vector<float> key_padding_mask;
   /// Causal mask: query i may not attend to keys j > i, i.e. torch.triu(ones(n, m), 1) as a
   /// boolean mask (also when n != m). Applied on top of attn_mask when both are given (PyTorch
   /// 2.x treats is_causal only as a hint that attn_mask is causal; here it is the mask itself).

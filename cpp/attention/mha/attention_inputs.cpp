@@ -243,8 +243,14 @@ float AttentionMasks::term(Index head, Index i, Index j) const {
       t += a;
     }
   }
-  if (!key_padding_mask.empty() && key_padding_mask[static_cast<std::size_t>(j)] != 0)
-    return neg_inf;
+  if (!key_padding_mask.empty()) {
+    const float p = key_padding_mask[static_cast<std::size_t>(j)];
+    if (key_padding_mask_kind == Kind::additive) {
+      t += p;
+    } else if (p != 0.0f) {
+      return neg_inf;
+    }
+  }
   if (is_causal && j > i) return neg_inf;
   return t;
 }
@@ -280,6 +286,15 @@ void AttentionMasks::validate(Index num_heads, Index n, Index m) const {
   if (!key_padding_mask.empty() && static_cast<Index>(key_padding_mask.size()) != m) {
     throw shape_error("key_padding_mask has " + std::to_string(key_padding_mask.size()) +
                       " values, expected one per key token, m = " + std::to_string(m));
+  }
+  for (std::size_t j = 0; key_padding_mask_kind == Kind::additive && j < key_padding_mask.size();
+       ++j) {
+    const float a = key_padding_mask[j];
+    if (std::isnan(a) || a == std::numeric_limits<float>::infinity()) {
+      throw value_error(std::string("key_padding_mask holds ") + (std::isnan(a) ? "NaN" : "+inf") +
+                        " at " + std::to_string(j) +
+                        "; a float mask may hold finite values, or -inf to mask");
+    }
   }
 }
 

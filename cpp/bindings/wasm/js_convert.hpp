@@ -338,15 +338,20 @@ inline mha::AttentionWeights read_weights(const val& req, const mha::AttentionCo
       std::move(out_w), std::move(out_bias));
 }
 
+/// Whether mask `v` (of `length` values) is boolean: a Uint8Array, an Int8Array or an array whose
+/// first entry is a boolean; any other array of numbers is an additive (float) mask.
+inline bool is_boolean_mask(const val& v, std::size_t length) {
+  if (v.isArray() && length > 0) return v[0].typeOf().as<std::string>() == "boolean";
+  return v.instanceof (val::global("Uint8Array")) || v.instanceof (val::global("Int8Array"));
+}
+
 inline mha::AttentionMasks read_masks(const val& req, Index h, Index n, Index m) {
   mha::AttentionMasks masks;
   masks.is_causal = boolean_or(req, "is_causal", false);
   if (has(req, "attn_mask")) {
     const val v = req["attn_mask"];
     const std::size_t length = array_length(v, "attn_mask");
-    bool is_bool = v.instanceof (val::global("Uint8Array")) || v.instanceof
-        (val::global("Int8Array"));
-    if (v.isArray() && length > 0) is_bool = v[0].typeOf().as<std::string>() == "boolean";
+    const bool is_bool = is_boolean_mask(v, length);
     // 64-bit: h * n * m reaches 2^32 within the limits and Index is 32-bit under wasm32.
     const std::int64_t per_head = std::int64_t{n} * m;
     const std::int64_t all_heads = per_head * h;
@@ -370,9 +375,11 @@ inline mha::AttentionMasks read_masks(const val& req, Index h, Index n, Index m)
       throw mha::shape_error("key_padding_mask has " + std::to_string(length) +
                              " values, expected one per key token, m = " + std::to_string(m));
     }
-    const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(v);
-    masks.key_padding_mask.resize(length);
-    for (std::size_t j = 0; j < length; ++j) masks.key_padding_mask[j] = data[j] != 0.0f ? 1 : 0;
+    // Boolean as attn_mask (non-zero = ignore the key), else added to the scores (a float
+    // key_padding_mask, as nn.MultiheadAttention adds one).
+    masks.key_padding_mask_kind = is_boolean_mask(v, length) ? mha::AttentionMasks::Kind::boolean
+                                                             : mha::AttentionMasks::Kind::additive;
+    masks.key_padding_mask = emscripten::convertJSArrayToNumberVector<float>(v);
   }
   return masks;
 }

@@ -228,17 +228,18 @@ bool equals_ignore_case(const std::string& a, const char* b) {
   return i == a.size() && b[i] == '\0';
 }
 
-/// One entry of an additive (float) attn_mask: a finite number, -inf as a number (only possible
-/// for JSON built in-process), or the string "-inf" / "-Infinity".
+/// One entry of an additive (float) mask named `mask` (attn_mask, key_padding_mask): a finite
+/// number, -inf as a number (only possible for JSON built in-process), or the string "-inf" /
+/// "-Infinity".
 template <class PathFn>
-float additive_mask_entry(const json& v, PathFn path) {
+float additive_mask_entry(const json& v, PathFn path, const std::string& mask) {
   constexpr float neg_inf = -std::numeric_limits<float>::infinity();
   if (v.is_number()) {
     const double x = v.get<double>();
     if (x == -std::numeric_limits<double>::infinity()) return neg_inf;
     if (std::isnan(x) || std::isinf(x)) {
       throw value_error(path() + " is " + number_text(x) +
-                        "; a float attn_mask may hold finite numbers or -inf, never +inf or NaN");
+                        "; a float " + mask + " may hold finite numbers or -inf, never +inf or NaN");
     }
     const float f = static_cast<float>(x);
     if (!std::isfinite(f)) {
@@ -253,16 +254,16 @@ float additive_mask_entry(const json& v, PathFn path) {
     for (const char* bad : {"inf", "+inf", "infinity", "+infinity", "nan", "+nan", "-nan"}) {
       if (equals_ignore_case(s, bad)) {
         throw value_error(path() + " is \"" + s +
-                          "\"; a float attn_mask may hold finite numbers or \"-inf\", never "
+                          "\"; a float " + mask + " may hold finite numbers or \"-inf\", never "
                           "+inf or NaN");
       }
     }
     throw parse_error(path() + " is " + describe(v) +
-                      "; the only string allowed in a float attn_mask is \"-inf\"");
+                      "; the only string allowed in a float " + mask + " is \"-inf\"");
   }
   if (v.is_boolean()) {
     throw parse_error(path() + " is " + describe(v) +
-                      " but the first entry is a number: attn_mask holds only booleans or only "
+                      " but the first entry is a number: " + mask + " holds only booleans or only "
                       "numbers");
   }
   throw parse_error(path() + " must be a number or \"-inf\", got " + describe(v));
@@ -313,7 +314,7 @@ void parse_attn_mask(const json& v, Index h, Index n, Index m, AttentionMasks& m
           }
           masks.attn_mask(hh, i, j) = e.get<bool>() ? 1.0f : 0.0f;
         } else {
-          masks.attn_mask(hh, i, j) = additive_mask_entry(e, path);
+          masks.attn_mask(hh, i, j) = additive_mask_entry(e, path, "attn_mask");
         }
       }
     }
@@ -321,15 +322,32 @@ void parse_attn_mask(const json& v, Index h, Index n, Index m, AttentionMasks& m
 }
 
 void parse_key_padding_mask(const json& v, Index m, AttentionMasks& masks) {
-  const auto shape =
-      array_shape(v, "key_padding_mask", "(m,) booleans", {limits::max_tokens}, {"max_tokens"});
+  const auto shape = array_shape(v, "key_padding_mask", "(m,) booleans or numbers",
+                                 {limits::max_tokens}, {"max_tokens"});
   if (shape[0] != m) {
     throw shape_error("key_padding_mask has " + std::to_string(shape[0]) +
                       " values, expected one per key token, m = " + std::to_string(m));
   }
-  masks.key_padding_mask.resize(static_cast<std::size_t>(m));
-  for (std::size_t j = 0; j < static_cast<std::size_t>(m); ++j) {
-    masks.key_padding_mask[j] = to_bool(v[j], index_path("key_padding_mask", {j})) ? 1 : 0;
+  // The first entry decides the form, as for attn_mask: booleans (true = ignore the key) or
+  // numbers (added to the scores, as nn.MultiheadAttention adds a float key_padding_mask).
+  const auto count = static_cast<std::size_t>(m);
+  if (v[0].is_boolean()) {
+    masks.key_padding_mask.resize(count);
+    for (std::size_t j = 0; j < count; ++j) {
+      if (!v[j].is_boolean()) {
+        throw parse_error(index_path("key_padding_mask", {j}) + " is " + describe(v[j]) +
+                          " but the first entry is a boolean: key_padding_mask holds only "
+                          "booleans or only numbers");
+      }
+      masks.key_padding_mask[j] = v[j].get<bool>() ? 1 : 0;
+    }
+  } else {
+    masks.key_padding_mask_kind = AttentionMasks::Kind::additive;
+    masks.key_padding_mask.resize(count);
+    for (std::size_t j = 0; j < count; ++j) {
+      masks.key_padding_mask[j] = additive_mask_entry(
+          v[j], [&] { return index_path("key_padding_mask", {j}); }, "key_padding_mask");
+    }
   }
 }
 

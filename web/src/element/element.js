@@ -15,6 +15,11 @@
 //   kind, layer       date-translator only: encoder_self | decoder_self | cross, and the layer
 //   label             the accessible name of the element's figure
 //
+// Weights computed elsewhere (a notebook's mha_lab.show, docs/python.md): a child
+// <script type="application/json"> holding {"attn_weights": h × n × m nested arrays, "tokens": [m
+// strings], "query_tokens"?: [n strings], "title"?: text, "summary"?: text} is drawn as given,
+// without the wasm core (no request at all); the attributes heads, cell and label still apply.
+//
 // Invalid attributes show a message inside the element naming the value; the element keeps
 // working and re-renders when an attribute changes.
 import { drawLegend } from '../draw/legend.js';
@@ -40,6 +45,60 @@ function el(tag, className, text) {
   if (className) e.className = className;
   if (text !== undefined) e.textContent = text;
   return e;
+}
+
+/**
+ * The view of weights given as JSON text (the element's <script type="application/json"> child):
+ * {attn_weights: (h, n, m) nested arrays of weights in [0, 1], tokens: m strings, query_tokens?: n
+ * strings (default: tokens), title?, summary?}. A row of zeros is a fully masked row.
+ * @returns {{ok: true, result, queryTokens, keyTokens, title, summary, config} | {ok: false, message: string}}
+ */
+export function givenWeights(text) {
+  let d;
+  try {
+    d = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, message: `the weights' JSON does not parse: ${e instanceof Error ? e.message : e}` };
+  }
+  const w = d && d.attn_weights;
+  if (!Array.isArray(w) || !w.length || !Array.isArray(w[0]) || !w[0].length || !Array.isArray(w[0][0])) {
+    return { ok: false, message: 'the weights\' JSON needs attn_weights as (num_heads, n, m) nested arrays.' };
+  }
+  const h = w.length;
+  const n = w[0].length;
+  const m = w[0][0].length;
+  const keyTokens = Array.isArray(d.tokens) ? d.tokens.map(String) : Array.from({ length: m }, (_, j) => String(j));
+  const queryTokens = Array.isArray(d.query_tokens) ? d.query_tokens.map(String) : n === m ? keyTokens : Array.from({ length: n }, (_, i) => String(i));
+  if (keyTokens.length !== m || queryTokens.length !== n) {
+    return { ok: false, message: `the weights are (${h}, ${n}, ${m}) but there are ${queryTokens.length} query and ${keyTokens.length} key tokens.` };
+  }
+  const attn = new Float32Array(h * n * m);
+  const fully = new Uint8Array(h * n);
+  for (let k = 0; k < h; k++) {
+    if (!Array.isArray(w[k]) || w[k].length !== n) return { ok: false, message: `attn_weights[${k}] is not ${n} rows.` };
+    for (let i = 0; i < n; i++) {
+      const row = w[k][i];
+      if (!Array.isArray(row) || row.length !== m) return { ok: false, message: `attn_weights[${k}][${i}] is not ${m} weights.` };
+      let sum = 0;
+      for (let j = 0; j < m; j++) {
+        const x = row[j];
+        if (typeof x !== 'number' || !(x >= 0 && x <= 1)) return { ok: false, message: `attn_weights[${k}][${i}][${j}] = ${x} is not a weight in [0, 1].` };
+        attn[(k * n + i) * m + j] = x;
+        sum += x;
+      }
+      if (sum === 0) fully[k * n + i] = 1;
+    }
+  }
+  const title = typeof d.title === 'string' ? d.title : 'Attention weights';
+  return {
+    ok: true,
+    result: { attn_weights: attn, fully_masked_rows: fully, num_heads: h, n, m },
+    queryTokens,
+    keyTokens,
+    title,
+    summary: typeof d.summary === 'string' ? d.summary : `${title} · ${h} head${h === 1 ? '' : 's'} · ${n} × ${m}`,
+    config: { num_heads: h, n, m, source: 'weights given to the element' },
+  };
 }
 
 /**
@@ -160,8 +219,13 @@ export class MhaAttention extends HTMLElement {
       return;
     }
     const ticket = ++this.renderCount;
-    const mod = await this.shared.moduleFor(read);
-    const built = read.kind === 'date' ? await this.computeDate(mod, read) : this.computeRandom(mod, read);
+    const data = this.querySelector(':scope > script[type="application/json"]');
+    let built;
+    if (data) built = givenWeights(data.textContent);
+    else {
+      const mod = await this.shared.moduleFor(read);
+      built = read.kind === 'date' ? await this.computeDate(mod, read) : this.computeRandom(mod, read);
+    }
     if (ticket !== this.renderCount) return; // attributes changed meanwhile: a newer render runs
     if (!built.ok) {
       this.fail(built.message);

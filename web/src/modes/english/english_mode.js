@@ -15,7 +15,7 @@ import { ENGLISH_DEFAULTS, englishStateToHash, parseEnglishHash, parseHead } fro
 import { viewToHash } from '../../chrome/state.js';
 import {
   EMPTY_NOTE, base64ToBytes, formatProbability, measuredRole, modelSummary, perplexityComparison,
-  perplexityText, readTypicalRoles, rolesChecksum, tokenLabels, tokensNote,
+  coreferenceNote, perplexityText, readTypicalRoles, rolesChecksum, tokenLabels, tokensNote,
 } from './english_view.js';
 import { COREFERENCE_NOTE, EXAMPLES, REPEAT_NOTE } from './english_text.js';
 import { buildPanel, el } from './english_dom.js';
@@ -184,7 +184,11 @@ export class EnglishMode {
     if (!heads) info += ' No held-out head roles with this build (web/english_lm_heads.json).';
     else if (measuredOn && checksum && measuredOn !== checksum) {
       info += ` Held-out head roles not shown: they were measured on another model file (xxh64 ${measuredOn}, this one is ${checksum}).`;
-    } else this.typical = readTypicalRoles(heads);
+    } else {
+      this.typical = readTypicalRoles(heads);
+      this.coreference = coreferenceNote(heads);
+      if (this.coreference) this.fillExplain();
+    }
     this.els.modelInfo.textContent = info;
     this.tokenAware = this.probePatterns();
   }
@@ -235,7 +239,7 @@ export class EnglishMode {
       if (!x) return;
       this.ctx.clock.inputChanged();
       text.value = x.text;
-      this.els.look.textContent = x.look ?? COREFERENCE_NOTE;
+      this.els.look.textContent = x.look ?? this.coreference ?? COREFERENCE_NOTE;
       this.onInput();
     });
     allOn.addEventListener('click', () => {
@@ -411,7 +415,7 @@ export class EnglishMode {
   fillExplain() {
     const items = [
       ...EXAMPLES.filter((x) => x.look).map((x) => x.look),
-      COREFERENCE_NOTE,
+      this.coreference ?? COREFERENCE_NOTE,
       'Perplexity is exp of the mean negative log-probability the model gave each word of the text, read from the ' +
         'words before it: 1 means it was sure of every word; a model guessing uniformly among its vocabulary scores ' +
         'the vocabulary size.',

@@ -75,17 +75,44 @@ export function readTypicalRoles(json) {
   return roles;
 }
 
+/**
+ * The coreference note from the measurement in web/english_lm_heads.json ({"coreference":
+ * {"sentences": [...], "best": {layer, head, antecedent, other}, "resolved"}}, written by
+ * scripts/evaluate_english_lm.py), or null when the file has none or it is malformed.
+ */
+export function coreferenceNote(json) {
+  const c = json?.coreference;
+  const b = c?.best;
+  const share = (x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1;
+  if (!c || !Array.isArray(c.sentences) || !c.sentences.length || typeof c.sentences[0] !== 'string') return null;
+  if (!b || !Number.isInteger(b.layer) || !Number.isInteger(b.head) || !share(b.antecedent) || !share(b.other)) return null;
+  const pct = (x) => `${Math.round(x * 100)} %`;
+  const head = `${b.layer}.${b.head}`;
+  const measured =
+    `Coreference, measured on ${c.sentences.length} sentences where a pronoun refers to one of two earlier nouns ` +
+    `(such as “${c.sentences[0].replace(/ ([.,])/g, '$1')}”): the head that favours the antecedent most, ${head}, ` +
+    `puts ${pct(b.antecedent)} of the pronoun’s attention on it and ${pct(b.other)} on the other noun.`;
+  return c.resolved === true
+    ? `${measured} That head resolves such pronouns: look at the row of “it” in head ${head}.`
+    : `${measured} No head reaches half: this model is too small to resolve pronouns. In the example, the row of ` +
+        `“it” (meaning the animal, not the street) shows where its heads look instead.`;
+}
+
 /** The model file the roles were measured on (xxh64 hex), when the heads file names it. */
 export function rolesChecksum(json) {
   const c = json?.model_xxh64 ?? json?.xxh64 ?? json?.checksum ?? null;
   return typeof c === 'string' && /^[0-9a-f]{16}$/i.test(c) ? c.toLowerCase() : null;
 }
 
-/** A typical role as its caption line: "held-out: previous token 0.83 · off costs 0.12". */
+/**
+ * A typical role as its caption line: "held-out: previous token 0.83 · off: perplexity +0.12"
+ * (the held-out perplexity with the head switched off minus with every head on).
+ */
 export function typicalText(t) {
   if (!t) return '';
   const score = t.score === null ? '' : ` ${formatScore(t.score)}`;
-  const cost = t.ablation_cost === null ? '' : ` · off costs ${formatScore(t.ablation_cost)}`;
+  const sign = t.ablation_cost !== null && t.ablation_cost >= 0 ? '+' : '';
+  const cost = t.ablation_cost === null ? '' : ` · off: perplexity ${sign}${formatScore(t.ablation_cost)}`;
   return `held-out: ${t.role}${score}${cost}`;
 }
 

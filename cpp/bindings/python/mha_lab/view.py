@@ -1,0 +1,240 @@
+"""show() and show_experiment(): the <mha-attention> element in a notebook, with its script (and
+for the seeded experiment the wasm core) inline, so that nothing is requested from anywhere; and
+a picture without JavaScript (SVG grids and the head-pattern table) for where scripts do not run.
+
+Shape legend: n query tokens, m key tokens, h heads, L layers.
+"""
+import html
+import json
+import os
+import re
+import uuid
+
+import numpy as np
+
+from . import _core
+
+# The page's token rule (web/src/chrome/tokenize.js): a word (letters and digits, with inner
+# apostrophes) or any other non-space character.
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\S")
+# Above this many cells in all, the picture without JavaScript leaves the grids out (the table
+# stays): an SVG rectangle per cell would outweigh the rest of the output.
+_STATIC_MAX_CELLS = 20_000
+
+_ELEMENT_SCRIPT = "mha-attention.js"
+_CORE_SCRIPT = "mha_wasm_core.js"
+
+# Viridis (matplotlib's colour map, as d3-scale-chromatic's interpolateViridis the page uses),
+# sampled at 0, 1/8, ..., 1 and interpolated linearly between the samples.
+_VIRIDIS = [(68, 1, 84), (71, 44, 122), (59, 81, 139), (44, 113, 142), (33, 144, 141),
+            (39, 173, 129), (92, 200, 99), (170, 220, 50), (253, 231, 37)]
+
+
+def _asset_dirs():
+    """Folders searched for the element's script and the wasm core, in order: $MHA_LAB_DIST, the
+    package's own web/ folder (an installed copy), the repository's dist/ (a build tree)."""
+    dirs = []
+    if os.environ.get("MHA_LAB_DIST"):
+        dirs.append(os.environ["MHA_LAB_DIST"])
+    dirs.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "web"))
+    try:
+        from ._build_info import DIST_DIR
+        dirs.append(DIST_DIR)
+    except ImportError:
+        pass
+    return dirs
+
+
+def _asset(name):
+    """The text of a built script (dist/<name>), ready to sit inside a <script> element."""
+    for d in _asset_dirs():
+        path = os.path.join(d, name)
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            if "</script" in text.lower():
+                raise ValueError(f"{path} holds '</script' and cannot be inlined")
+            return text
+    raise ValueError(f"{name} not found in {', '.join(_asset_dirs())}: run ./scripts/build.sh, "
+                     "or set MHA_LAB_DIST to a folder holding mha-attention.js and "
+                     "mha_wasm_core.js")
+
+
+def _colour(w):
+    x = min(max(float(w), 0.0), 1.0) * (len(_VIRIDIS) - 1)
+    i = min(int(x), len(_VIRIDIS) - 2)
+    t = x - i
+    a, b = _VIRIDIS[i], _VIRIDIS[i + 1]
+    return "#%02x%02x%02x" % tuple(round(a[k] + (b[k] - a[k]) * t) for k in range(3))
+
+
+def _svg_grid(weights, query_tokens, key_tokens, title):
+    """One head's (n, m) weights as an SVG grid: query tokens down, key tokens across."""
+    n, m = weights.shape
+    cell = 22 if max(n, m) <= 16 else max(4, 352 // max(n, m))
+    label_w = 8 + 7 * min(12, max((len(t) for t in query_tokens), default=1))
+    label_h = 8 + 7 * min(12, max((len(t) for t in key_tokens), default=1))
+    width, height = label_w + m * cell + 2, label_h + n * cell + 2
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'role="img" aria-label="{html.escape(title)}" style="font:11px sans-serif">',
+             f"<title>{html.escape(title)}</title>"]
+    if cell >= 10:
+        for i, t in enumerate(query_tokens):
+            parts.append(f'<text x="{label_w - 4}" y="{label_h + i * cell + cell * 0.7:.1f}" '
+                         f'text-anchor="end">{html.escape(t[:12])}</text>')
+        for j, t in enumerate(key_tokens):
+            x, y = label_w + j * cell + cell * 0.7, label_h - 4
+            parts.append(f'<text x="{x:.1f}" y="{y}" transform="rotate(-90 {x:.1f} {y})">'
+                         f"{html.escape(t[:12])}</text>")
+    for i in range(n):
+        for j in range(m):
+            w = weights[i, j]
+            parts.append(f'<rect x="{label_w + j * cell}" y="{label_h + i * cell}" width="{cell}" '
+                         f'height="{cell}" fill="{_colour(w)}"><title>{html.escape(query_tokens[i])}'
+                         f" → {html.escape(key_tokens[j])}: {w:.3f}</title></rect>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _pattern_table(patterns, layer_names):
+    """The head-pattern labels and main scores of every head, as an HTML table."""
+    columns = [("previous_token", "previous token"), ("local_band", "local band"),
+               ("vertical_stripe", "vertical stripe"), ("mean_distance", "mean distance"),
+               ("entropy_bits", "entropy (bits)"), ("max_weight", "max weight")]
+    head = "".join(f"<th>{c[1]}</th>" for c in columns)
+    rows = []
+    for layer, name in zip(patterns["layers"], layer_names):
+        for h in layer["heads"]:
+            labels = ", ".join(h["labels"]) or "no clear pattern"
+            cells = "".join("<td>%s</td>" % ("–" if h["scores"][c[0]] is None
+                                             else f"{h['scores'][c[0]]:.3f}") for c in columns)
+            rows.append(f"<tr><th>{html.escape(name)}head {h['head']}</th>"
+                        f"<td>{html.escape(labels)}</td>{cells}</tr>")
+    return ('<table class="mha-lab-patterns"><caption>Head patterns (docs/patterns.md)</caption>'
+            f"<thead><tr><th>head</th><th>labels</th>{head}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def _json_for_script(value):
+    """JSON text safe inside <script type="application/json">: '</' written as '<\\/'."""
+    return json.dumps(value, separators=(",", ":")).replace("</", "<\\/")
+
+
+class AttentionView:
+    """What show() and show_experiment() return: displayed by Jupyter through _repr_html_.
+
+    ``html`` is the fragment (inline scripts, element, picture without JavaScript);
+    ``save_html(path)`` writes it as a standalone page."""
+
+    def __init__(self, fragment, title):
+        self.html = fragment
+        self.title = title
+
+    def _repr_html_(self):
+        return self.html
+
+    def save_html(self, path):
+        """Writes a standalone HTML file that works opened from disk, offline."""
+        page = ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                f"<title>{html.escape(self.title)}</title></head><body>\n{self.html}\n</body></html>\n")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(page)
+        return path
+
+
+def _fragment(elements, scripts, static, title):
+    uid = "mha-lab-" + uuid.uuid4().hex[:12]
+    # A notebook that loaded require.js (classic Jupyter) would take the wasm glue's
+    # define(...) for an anonymous AMD module and fail; the scripts run with define hidden.
+    inline = ("<script>window.__mhaLabDefine=window.define;window.define=undefined;</script>" +
+              "".join(f"<script>{_asset(name)}</script>" for name in scripts) +
+              "<script>window.define=window.__mhaLabDefine;delete window.__mhaLabDefine;</script>")
+    # Once an element has drawn, the picture without JavaScript is hidden (the table stays).
+    hide = ("<script>(function(){var r=document.getElementById('%s');if(!r)return;"
+            "r.addEventListener('mha-ready',function(){var g=r.querySelector('.mha-lab-grids');"
+            "if(g)g.hidden=true;});})();</script>" % uid)
+    return (f'<div class="mha-lab" id="{uid}">'
+            f'<div class="mha-lab-static"><p><strong>{html.escape(title)}</strong></p>{static}</div>'
+            f"{hide}{inline}{''.join(elements)}</div>")
+
+
+def _static(stack, query_tokens, key_tokens, layer_names, patterns):
+    table = _pattern_table(patterns, layer_names)
+    if stack.size > _STATIC_MAX_CELLS:
+        return (f"<p>{stack.size:,} weights: the grids are drawn by the element (JavaScript); "
+                f"the head patterns:</p>{table}")
+    grids = []
+    for l, layer in enumerate(stack):
+        for h, w in enumerate(layer):
+            name = f"{layer_names[l]}head {h}"
+            grids.append(f'<figure style="display:inline-block;margin:4px">'
+                         f"{_svg_grid(w, query_tokens, key_tokens, name)}"
+                         f"<figcaption>{html.escape(name)}</figcaption></figure>")
+    return f'<div class="mha-lab-grids">{"".join(grids)}</div>{table}'
+
+
+def show(attn, tokens=None, *, query_tokens=None, title="Attention weights"):
+    """Draws attention weights with the <mha-attention> element, its script inline.
+
+    ``attn``: (h, n, m) or (L, h, n, m) weights, a numpy array or torch tensor, or a Hugging Face
+    ``output_attentions`` tuple (L tensors of (batch 1, h, n, m)); ``tokens``: m key tokens (and
+    the queries when n == m); ``query_tokens``: n tokens when n != m. One element per layer.
+    The weights are checked by the core (rows summing to 1 or all 0: ValueError otherwise) and
+    scored (``head_patterns``); the output also holds SVG grids and the head-pattern table for
+    where scripts do not run (an untrusted notebook, a repository's preview).
+
+    Returns an AttentionView (``_repr_html_``, ``save_html(path)``)."""
+    from . import attention_stack, head_patterns
+    a = attention_stack(attn)
+    patterns = head_patterns(a, tokens, query_tokens)
+    stack = a[None] if a.ndim == 3 else a
+    L, h, n, m = stack.shape
+    keys = [str(t) for t in tokens] if tokens is not None else [str(j) for j in range(m)]
+    queries = ([str(t) for t in query_tokens] if query_tokens is not None
+               else keys if n == m else [str(i) for i in range(n)])
+    names = [f"layer {l}, " if L > 1 else "" for l in range(L)]
+    elements = []
+    for l in range(L):
+        data = {"attn_weights": np.asarray(stack[l], np.float64).round(7).tolist(), "tokens": keys,
+                "title": title + (f", layer {l}" if L > 1 else "")}
+        if query_tokens is not None:
+            data["query_tokens"] = queries
+        elements.append(f'<mha-attention label="{html.escape(data["title"])}">'
+                        f'<script type="application/json">{_json_for_script(data)}</script>'
+                        "</mha-attention>")
+    return AttentionView(_fragment(elements, [_ELEMENT_SCRIPT],
+                                   _static(stack, queries, keys, names, patterns), title), title)
+
+
+def show_experiment(seed=7, tokens=5, d_model=8, num_heads=2, *, text=None, is_causal=False,
+                    positional=False):
+    """Module 08's seeded experiment drawn by the <mha-attention> element, which computes it with
+    the wasm core (both scripts inline: no request), as the page does.
+
+    ``text``: the sentence whose tokens the grids are labelled with (the element's ``tokens``
+    attribute: each word is a token, every other non-space character one), its token count
+    replacing ``tokens``; else ``tokens`` words "t0", "t1", ... . The picture without JavaScript
+    is computed here by ``numpy_experiment`` (the same numbers), its tokens split by the same rule
+    (letters and digits as Python's ``re`` knows them, so beyond ASCII a token may differ from
+    the element's).
+
+    Returns an AttentionView (``_repr_html_``, ``save_html(path)``)."""
+    from . import head_patterns, numpy_experiment
+    words = (_TOKEN.findall(text) if text is not None else [f"t{i}" for i in range(int(tokens))])
+    r = numpy_experiment(seed, len(words), d_model, num_heads, is_causal=is_causal,
+                         positional=positional)
+    patterns = head_patterns(r["attn_weights"], words)
+    title = (f"numpy experiment: seed {seed}, {len(words)} tokens, d_model {d_model}, "
+             f"{num_heads} heads" + (", causal" if is_causal else "") +
+             (", positions" if positional else ""))
+    attrs = {"tokens": text if text is not None else " ".join(words), "seed": str(seed), "d-model": str(d_model),
+             "num-heads": str(num_heads), "label": title}
+    if is_causal:
+        attrs["causal"] = ""
+    if positional:
+        attrs["positional"] = ""
+    attr_text = " ".join(f'{k}="{html.escape(v)}"' for k, v in attrs.items())
+    element = f"<mha-attention {attr_text}></mha-attention>"
+    return AttentionView(_fragment([element], [_CORE_SCRIPT, _ELEMENT_SCRIPT],
+                                   _static(r["attn_weights"][None], words, words, [""], patterns),
+                                   title), title)
