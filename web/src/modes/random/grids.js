@@ -136,6 +136,8 @@ export class HeadGrids {
     title.className = 'head-title head-toggle';
     title.textContent = `Head ${h}`;
     title.setAttribute('aria-pressed', 'false');
+    // Out of the Tab order (Tab goes from grid to grid, as before): in a grid, Z does the same.
+    title.tabIndex = -1;
     title.title = 'Enlarge this head (or press Z in its grid)';
     const detail = doc.createElement('span');
     detail.className = 'head-detail';
@@ -143,6 +145,7 @@ export class HeadGrids {
     // The callbacks are the mode's, not closures made here: a closure would keep this call's
     // scope, the first view's result included, alive in heatmaps that outlive that view.
     const hm = new HeadHeatmap({ head: h, result, tokens, ...this.callbacks });
+    hm.canvas.setAttribute('aria-keyshortcuts', 'z');
     const scroller = doc.createElement('div');
     scroller.className = 'grid-scroll';
     scroller.append(hm.element);
