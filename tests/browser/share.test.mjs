@@ -204,8 +204,9 @@ for (const which of [0, 1]) {
           const hmWidth = box.width;
           const hmHeight = box.height;
           // snapshotLayout: pad 16, title 38, gap 16, caption 20 → the first grid at (16, 90).
-          const cell = at(16 + g.x + 2.5 * g.cell, 90 + g.y + 0.5 * g.cell);
-          const head1 = at(16 + hmWidth + 16 + g.x + 4.5 * g.cell, 90 + g.y + 0.5 * g.cell);
+          // (Probed near the cells' top-left corners, beside the numbers printed at their centres.)
+          const cell = at(16 + g.x + 2.15 * g.cell, 90 + g.y + 0.15 * g.cell);
+          const head1 = at(16 + hmWidth + 16 + g.x + 4.15 * g.cell, 90 + g.y + 0.15 * g.cell);
           const legendY = 90 + hmHeight + 16;
           const legend = document.getElementById('legend');
           const strip = Number(legend.dataset.stripX);
