@@ -107,3 +107,21 @@ test('resultPixels pools beyond 1024 tokens as the grid does (lod.js pooledPixel
   assert.deepEqual(Array.from(pixels[1].slice(3 * 550 * 4, 3 * 550 * 4 + 4)), [154, 154, 154, 255]);
   assert.notDeepEqual(Array.from(pixels[1].slice(4 * 550 * 4, 4 * 550 * 4 + 3)), [154, 154, 154]);
 });
+
+test('the ink of the numbers in cells has WCAG contrast >= 4.5 on every colour of the scale', async () => {
+  const { cellInk, rampColor, contrastRatio } = await import('../../web/src/draw/color.js');
+  const inks = new Set();
+  for (let i = 0; i < 256; i++) {
+    const w = (i + 0.5) / 256;
+    // The cell's colour is ramp colour i (headPixels' lookup) and weightToRgb's.
+    assert.deepEqual(rampColor(i), weightToRgb(w));
+    const ink = parseColor(cellInk(w));
+    inks.add(cellInk(w));
+    const ratio = contrastRatio(rampColor(i), ink);
+    assert.ok(ratio >= 4.5, `ramp colour ${i} (${rampColor(i)}): ink ${cellInk(w)} contrast ${ratio.toFixed(2)}`);
+  }
+  assert.deepEqual([...inks].sort(), ['#000000', '#ffffff'], 'dark cells get white ink, bright cells black');
+  assert.equal(cellInk(0), '#ffffff');
+  assert.equal(cellInk(1), '#000000');
+  assert.equal(contrastRatio([0, 0, 0], [255, 255, 255]), 21);
+});

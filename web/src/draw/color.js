@@ -44,6 +44,36 @@ const RAMP_WORDS = (() => {
   return new Uint32Array(bytes.buffer);
 })();
 
+/** WCAG relative luminance of an sRGB colour [r, g, b] (0..255). */
+export function relativeLuminance(rgb) {
+  const [r, g, b] = rgb.map((v) => {
+    const c = v / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+/** WCAG contrast ratio of two sRGB colours (1..21). */
+export function contrastRatio(a, b) {
+  const [hi, lo] = [relativeLuminance(a), relativeLuminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+/** Ramp colour i (0..255) as [r, g, b]: what weight w shows for i = floor(w · 256), clamped. */
+export function rampColor(i) {
+  return [RAMP[3 * i], RAMP[3 * i + 1], RAMP[3 * i + 2]];
+}
+
+/** Per ramp colour, the ink (black or white) of higher contrast on it: the numbers in the cells. */
+const RAMP_INK = Array.from({ length: 256 }, (_, i) =>
+  contrastRatio(rampColor(i), [0, 0, 0]) >= contrastRatio(rampColor(i), [255, 255, 255]) ? '#000000' : '#ffffff');
+
+/** The ink for a number printed on weight w's cell colour (black on NaN's grey). */
+export function cellInk(w) {
+  if (Number.isNaN(w)) return '#000000';
+  return RAMP_INK[Math.max(0, Math.min(255, Math.floor(w * 256)))];
+}
+
 /** The colour table of the grids, the small multiples and the workers' pixels (see RAMP_WORDS). */
 export function rampWords() {
   return RAMP_WORDS;

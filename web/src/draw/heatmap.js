@@ -8,10 +8,12 @@
 //     every grid of a page; the label canvases' stores grow-only too: labelStore);
 //   - the selection as positioned boxes over the cells (the row outline; the cell's ring, or a box
 //     in a compact grid) and the selected labels repainted bold in the label canvases;
-//   - for rows whose keys are all masked, a hatch canvas (created only when a row is masked).
+//   - for rows whose keys are all masked, a hatch canvas (created only when a row is masked);
+//   - the weights printed in the cells when cells are large enough (layout.js cellNumberStyle),
+//     on a canvas created when first needed, each in the ink of higher contrast on its colour.
 // snapshotCanvas() paints all of it (without the selection) into one canvas for the PNG export.
-import { headPixels, weightToRgb } from './color.js';
-import { gridLayout, cellAt, moveCell, LABELLED_MAX_TOKENS } from './layout.js';
+import { headPixels, weightToRgb, cellInk } from './color.js';
+import { gridLayout, cellAt, moveCell, cellNumberStyle, cellNumberText, LABELLED_MAX_TOKENS, NUMBER_FONT_PX } from './layout.js';
 import { FONT, FONT_BOLD, LabelCache, labelInSlot, labelSlot } from './labels.js';
 import { poolFactor, pooledPixels, greyMaskedRows } from './lod.js';
 
@@ -235,18 +237,20 @@ export class HeadHeatmap {
   /**
    * Lays the grid out for `availableWidth` CSS px at the current devicePixelRatio, then draws.
    * @param {{ink: string, accent: string}} theme label colours (see readTheme)
+   * @param {{labels?: boolean}} [opts] labels: false draws a thumbnail (no labels, no numbers)
    */
-  resize(availableWidth, theme) {
+  resize(availableWidth, theme, { labels = true } = {}) {
     this.theme = theme;
     // A compact grid (more than LABELLED_MAX_TOKENS a side) draws no labels: nothing to measure.
     // Row labels may be drawn bold when highlighted: measure bold; a bold column label is ~10% wider.
-    const compact = Math.max(this.n, this.m) > LABELLED_MAX_TOKENS;
+    const compact = !labels || Math.max(this.n, this.m) > LABELLED_MAX_TOKENS;
     this.layout = gridLayout({
       n: this.n,
       m: this.m,
       rowLabelWidth: compact ? 0 : this.labels.widest(this.rowSet, FONT_BOLD),
       colLabelWidth: compact ? 0 : this.labels.widest(this.colSet, FONT) * 1.1,
       availableWidth,
+      labels: !compact,
     });
     this.dpr = window.devicePixelRatio || 1;
     this.draw();
@@ -284,7 +288,47 @@ export class HeadHeatmap {
         for (const i of rows) this.hatchRow(ctx, i);
       }
     }
+    this.drawNumbers(labels ? cellNumberStyle(cell) : null, rows);
     this.paintSelection(this.selection);
+  }
+
+  /**
+   * The weights printed in the cells (`style`: cellNumberStyle's; null: none), except in masked
+   * rows (`masked`: their indices). The canvas's data-numbers says how many were printed.
+   */
+  drawNumbers(style, masked) {
+    const { n, m, head, dpr } = this;
+    this.canvas.dataset.numbers = '0';
+    if (!style) {
+      if (this.numberLayer) this.numberLayer.hidden = true;
+      return;
+    }
+    const { cell, originX, originY } = this.layout;
+    if (!this.numberLayer) {
+      this.numberLayer = Object.assign(document.createElement('canvas'), { className: 'hm-numbers' });
+      this.numberLayer.setAttribute('aria-hidden', 'true');
+      (this.maskLayer ?? this.canvas).after(this.numberLayer);
+    }
+    const layer = this.numberLayer;
+    layer.hidden = false;
+    place(layer, originX, originY, m * cell, n * cell);
+    const ctx = sized(layer, m * cell, n * cell, dpr);
+    ctx.font = `${NUMBER_FONT_PX}px system-ui, sans-serif`;
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    const w = this.weights;
+    const skip = new Set(masked);
+    let count = 0;
+    for (let i = 0; i < n; i++) {
+      if (skip.has(i)) continue;
+      for (let j = 0; j < m; j++) {
+        const v = w[(head * n + i) * m + j];
+        ctx.fillStyle = cellInk(v);
+        ctx.fillText(cellNumberText(v, style), (j + 0.5) * cell, (i + 0.5) * cell);
+        count++;
+      }
+    }
+    this.canvas.dataset.numbers = String(count);
   }
 
   setSelection(sel) {
@@ -369,7 +413,8 @@ export class HeadHeatmap {
     ctx.drawImage(this.canvas, 0, 0, this.pixelCols, this.pixelRows, originX, originY, m * cell, n * cell);
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     const [rows, cols] = this.layout.labels ? [this.labelSprite(0), this.labelSprite(1)] : [];
-    for (const [c, x, y] of [[!this.maskLayer?.hidden && this.maskLayer, originX, originY], [rows, 0, originY], [cols, originX, 0]]) {
+    const numbers = this.numberLayer && !this.numberLayer.hidden && this.numberLayer;
+    for (const [c, x, y] of [[!this.maskLayer?.hidden && this.maskLayer, originX, originY], [numbers, originX, originY], [rows, 0, originY], [cols, originX, 0]]) {
       if (c) ctx.drawImage(c, Math.round(x * dpr), Math.round(y * dpr));
     }
     return out;

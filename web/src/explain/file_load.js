@@ -5,7 +5,9 @@
 // scores and combined views for them. Pure parts (tokens, count checks) are tested in
 // tests/web/explain.test.mjs.
 import { h } from './dom.js';
-import { readTheme } from '../draw/heatmap.js';
+import { readTheme, HeadHeatmap } from '../draw/heatmap.js';
+import { smallMultiples } from '../draw/layout.js';
+import { FONT_BOLD } from '../draw/labels.js';
 import { gridFigure } from './grid.js';
 import { renderPatterns } from './patterns_panel.js';
 import { renderCombined, ROLLOUT_FORMULA } from './combine.js';
@@ -19,6 +21,8 @@ import { isViewFile, parseViewFile, viewFileText } from './view_file.js';
 export const MAX_FILE_BYTES = 256 * 1024 * 1024;
 /** The most heads × layers drawn as grids from a file (the scores cover every head). */
 export const MAX_DRAWN_FILE_HEADS = 16;
+/** The most layers × heads drawn as thumbnails in the all-layers overview. */
+export const MAX_OVERVIEW_GRIDS = 192;
 
 /**
  * Tokens from what the user typed or loaded: a JSON array of strings, or else one token per
@@ -84,7 +88,12 @@ function fileField(label, accept, id, help, role) {
 
 function drawHeads(container, labelCache, stack, numHeads, n, m, rows, cols, prefix) {
   const theme = readTheme(container);
-  const width = Math.max(200, Math.min(360, Math.floor((container.clientWidth || 720) / Math.min(numHeads, 3)) - 24));
+  const drawn = Math.min(numHeads, MAX_DRAWN_FILE_HEADS);
+  const plan = smallMultiples({
+    count: drawn, n, m, width: container.clientWidth || 720, gap: 8, framePad: 0,
+    labelWidth: Math.max(n, m) > 64 ? 0 : labelCache.widest(labelCache.labelSet(rows), FONT_BOLD),
+  });
+  container.dataset.columns = String(plan.columns);
   const figures = [];
   const result = { n, m, attn_weights: stack, fully_masked_rows: fullyMaskedRows(stack, numHeads, n, m) };
   for (let k = 0; k < Math.min(numHeads, MAX_DRAWN_FILE_HEADS); k++) {
@@ -95,7 +104,40 @@ function drawHeads(container, labelCache, stack, numHeads, n, m, rows, cols, pre
   if (numHeads > MAX_DRAWN_FILE_HEADS) {
     container.append(h('p', { className: 'help', text: `Heads ${MAX_DRAWN_FILE_HEADS}–${numHeads - 1} are not drawn (the scores below cover all ${numHeads}).` }));
   }
-  for (const f of figures) f.heatmap.resize(width, theme);
+  for (const f of figures) f.heatmap.resize(plan.available, theme, { labels: plan.labels });
+}
+
+/**
+ * Every layer's heads as thumbnails, one row per layer (at most MAX_OVERVIEW_GRIDS grids); a
+ * click or Enter on a layer's grid calls onLayer(layer), which shows that layer's grids in full.
+ */
+function drawOverview(container, labelCache, loaded, rows, cols, onLayer) {
+  const { n, m, num_heads: numHeads, num_layers: numLayers } = loaded;
+  const layers = Math.min(numLayers, Math.max(1, Math.floor(MAX_OVERVIEW_GRIDS / numHeads)));
+  const plan = smallMultiples({ count: numHeads, n, m, width: container.clientWidth || 720, gap: 4, framePad: 0, maxColumns: numHeads });
+  const theme = readTheme(container);
+  const parts = [h('p', { className: 'help', text:
+    `All layers × heads${layers < numLayers ? ` (layers 0–${layers - 1} of ${numLayers})` : ''}: ` +
+    'click a grid (or Enter) to show its layer in full above.' })];
+  const heatmaps = [];
+  for (let l = 0; l < layers; l++) {
+    const stack = loaded.layers[l];
+    const result = { n, m, attn_weights: stack, fully_masked_rows: fullyMaskedRows(stack, numHeads, n, m) };
+    const row = h('div', { className: 'file-layer-row', data: { layer: l } }, h('span', { className: 'file-layer-name', text: `layer ${l}` }));
+    for (let k = 0; k < numHeads; k++) {
+      const hm = new HeadHeatmap({
+        labels: labelCache, head: k, result, tokens: rows, keyTokens: cols, name: `Layer ${l}, head ${k}`,
+        onSelect: (sel) => hm.setSelection(sel), onActivate: () => onLayer(l),
+      });
+      delete hm.canvas.dataset.head;
+      Object.assign(hm.canvas.dataset, { overviewLayer: String(l), overviewHead: String(k) });
+      row.append(hm.element);
+      heatmaps.push(hm);
+    }
+    parts.push(row);
+  }
+  container.replaceChildren(...parts);
+  for (const hm of heatmaps) hm.resize(plan.available, theme, { labels: false });
 }
 
 /** 1 where a head's row is all zero (as the core marks fully masked rows). */
@@ -181,13 +223,20 @@ export function buildFilePanel(container, { getModule, labels: labelCache, onErr
       ink: readTheme(container).ink,
     });
     const grids = h('div', { className: 'file-heads' });
+    const overview = h('div', { className: 'file-overview' });
     const patternsBox = h('div', { className: 'file-patterns' });
     const combineBox = h('div', { className: 'file-combine', data: { panel: `file-${uid}` } });
     const rolloutBox = h('div', { className: 'file-rollout' });
     output.replaceChildren(
       h('p', { className: 'help', text: `${loaded.source}: ${numLayers} layer${numLayers === 1 ? '' : 's'} × ${numHeads} heads × ${n} × ${m}. ${labels.note}` }),
-      exports, grids, patternsBox, combineBox, rolloutBox);
+      exports, grids, overview, patternsBox, combineBox, rolloutBox);
     drawHeads(grids, labelCache, stack, numHeads, n, m, labels.rows, labels.cols, numLayers > 1 ? `layer ${layer}, ` : '');
+    if (numLayers > 1) {
+      drawOverview(overview, labelCache, loaded, labels.rows, labels.cols, (l) => {
+        layerSelect.value = String(l);
+        show().then(() => grids.scrollIntoView?.({ block: 'nearest' })).catch((e) => fail(e.message));
+      });
+    }
     const req = { attn_weights: stack, num_heads: numHeads, n, m };
     // The token scores only for tokens the user gave (not the numbers that label the grids).
     const named = tok.tokens.length ? { tokens: labels.cols, query_tokens: labels.rows } : {};

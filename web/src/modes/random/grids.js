@@ -2,11 +2,20 @@
 // the summary lines above them and the readout of the current cell. Figures, canvases and
 // listeners are kept from one view to the next while the head count stays (rebuilding 8 figures
 // and their canvases cost more than the compute); the tables follow the grids (draw/tables.js).
+// The heads are small multiples side by side (layout.js smallMultiples); a head's caption button
+// or Z in its grid enlarges it to the full width, the others staying in their row. The selected
+// query row of every head is printed below the readout as the course prints it (QueryRowText).
 import { HeadHeatmap, readTheme } from '../../draw/heatmap.js';
 import { headTableSteps } from '../../draw/table.js';
 import { scheduleTables } from '../../draw/tables.js';
 import { formatCount, precisionText, readoutText } from '../../draw/format.js';
+import { smallMultiples, LABELLED_MAX_TOKENS } from '../../draw/layout.js';
+import { FONT_BOLD } from '../../draw/labels.js';
+import { QueryRowText } from '../../draw/query_row.js';
 import { setText } from '../../chrome/alerts.js';
+
+/** What a .head figure's padding and border add to its grid's width (style.css .head). */
+const FRAME_PAD = 18;
 
 /** What the JSON export says the numbers are. */
 const SOURCE = 'numpy_experiment (module 08): np.random.seed(seed); X = randn(n, d_model); Wq, Wk, Wv, Wo = randn(d_model, d_model)';
@@ -33,6 +42,20 @@ export class HeadGrids {
       readout: $('readout'),
     };
     this.readoutHint = this.els.readout.textContent;
+    /** The enlarged head (null: none). */
+    this.enlarged = null;
+    this.queryRow = new QueryRowText(doc, $('query-row'), $('query-row-copy'));
+    this.els.heads.addEventListener('click', (e) => {
+      const button = e.target.closest?.('.head-toggle');
+      if (button) this.toggleEnlarged(Number(button.closest('figure').dataset.head));
+    });
+    this.els.heads.addEventListener('keydown', (e) => {
+      if ((e.key === 'z' || e.key === 'Z') && !e.ctrlKey && !e.metaKey && !e.altKey && e.target.matches?.('canvas.heatmap')) {
+        e.preventDefault();
+        this.toggleEnlarged(Number(e.target.dataset.head));
+        e.target.focus();
+      }
+    });
     // What every heatmap is given: the page's label cache and the mode's callbacks.
     this.callbacks = { labels, onSelect, onActivate, onClear };
     this.busy = busy;
@@ -80,6 +103,8 @@ export class HeadGrids {
       setText(figure.querySelector('.head-detail'), ` · Q, K, V columns ${h * dHead}–${(h + 1) * dHead - 1}`);
     }
     if (!reuse) els.heads.replaceChildren(...figures);
+    if (this.enlarged !== null && this.enlarged >= result.num_heads) this.enlarged = null;
+    this.markEnlarged();
     // The tables replace the previous ones in their holders (after the paint, for larger views).
     scheduleTables(els.heads, holders,
       (h) => headTableSteps(h, result.attn_weights, result.fully_masked_rows, tokens, tokens), result,
@@ -106,15 +131,21 @@ export class HeadGrids {
     figure.className = 'head';
     figure.dataset.head = String(h);
     const caption = doc.createElement('figcaption');
-    const title = doc.createElement('span');
-    title.className = 'head-title';
+    const title = doc.createElement('button');
+    title.type = 'button';
+    title.className = 'head-title head-toggle';
     title.textContent = `Head ${h}`;
+    title.setAttribute('aria-pressed', 'false');
+    // Out of the Tab order (Tab goes from grid to grid, as before): in a grid, Z does the same.
+    title.tabIndex = -1;
+    title.title = 'Enlarge this head (or press Z in its grid)';
     const detail = doc.createElement('span');
     detail.className = 'head-detail';
     caption.append(title, detail);
     // The callbacks are the mode's, not closures made here: a closure would keep this call's
     // scope, the first view's result included, alive in heatmaps that outlive that view.
     const hm = new HeadHeatmap({ head: h, result, tokens, ...this.callbacks });
+    hm.canvas.setAttribute('aria-keyshortcuts', 'z');
     const scroller = doc.createElement('div');
     scroller.className = 'grid-scroll';
     scroller.append(hm.element);
@@ -126,7 +157,23 @@ export class HeadGrids {
     return { figure };
   }
 
-  /** Sizes every grid to the width the heads area has. */
+  /** Enlarges head h (or shrinks it back when it is the enlarged one). */
+  toggleEnlarged(h) {
+    this.enlarged = this.enlarged === h ? null : h;
+    this.markEnlarged();
+    this.layout();
+  }
+
+  /** The enlarged head's figure marked (class and its caption button's aria-pressed). */
+  markEnlarged() {
+    for (const figure of this.els.heads.querySelectorAll(':scope > figure.head')) {
+      const on = Number(figure.dataset.head) === this.enlarged;
+      figure.classList.toggle('is-enlarged', on);
+      figure.querySelector('.head-toggle')?.setAttribute('aria-pressed', String(on));
+    }
+  }
+
+  /** Sizes every grid: the small multiples of the heads area's width, the enlarged head its full width. */
   layout({ fresh = false } = {}) {
     if (!this.heatmaps.length) return;
     const { heads } = this.els;
@@ -135,9 +182,18 @@ export class HeadGrids {
       this.headsWidth = heads.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
     }
     if (fresh || this.labelTheme === null) this.labelTheme = readTheme(heads);
-    // Each figure has a little padding of its own (see style.css, .head).
-    const available = Math.max(240, this.headsWidth - 16);
-    for (const hm of this.heatmaps) hm.resize(available, this.labelTheme);
+    const first = this.heatmaps[0];
+    const { n, m } = first;
+    const labelWidth = Math.max(n, m) > LABELLED_MAX_TOKENS ? 0 : first.labels.widest(first.rowSet, FONT_BOLD);
+    // Each figure has padding and a border of its own (style.css, .head): FRAME_PAD.
+    const plan = smallMultiples({ count: this.heatmaps.length, n, m, width: Math.max(240, this.headsWidth), labelWidth, gap: 16, framePad: FRAME_PAD });
+    heads.dataset.columns = String(plan.columns);
+    heads.dataset.labels = String(plan.labels);
+    const full = Math.max(240, this.headsWidth - FRAME_PAD);
+    for (const hm of this.heatmaps) {
+      if (hm.head === this.enlarged) hm.resize(full, this.labelTheme);
+      else hm.resize(plan.available, this.labelTheme, { labels: plan.labels });
+    }
   }
 
   /**
@@ -151,6 +207,7 @@ export class HeadGrids {
     if (!view) return;
     for (const hm of this.heatmaps) hm.setSelection(sel);
     this.drawnSelection = sel;
+    this.queryRow.show(view.result, sel);
     const { readout } = this.els;
     if (!sel) {
       setText(readout, this.readoutHint);
