@@ -40,7 +40,11 @@ import torch.nn.functional as F
 import xxhash
 
 FORMAT = "mha-lab-english-lm"
-FORMAT_VERSION = "1"
+# Version 2: "xxh64" covers the data section, the tensor entries and every other metadata value
+# (content_xxh64). read_file also reads version 1 (a checksum of the data section alone), so that
+# scripts/training/rewrite_english_lm.py can rewrite such a file; the C++ loader reads version 2.
+FORMAT_VERSION = "2"
+READABLE_VERSIONS = ("1", "2")
 UNK, BOS = "<unk>", "<bos>"
 SPECIALS = [UNK, BOS]  # ids 0 and 1
 
@@ -206,10 +210,41 @@ def round_to_fp16_(model):
             p.copy_(p.half().float())
 
 
+def _utf8_order(key):
+    return key.encode("utf-8")
+
+
+def content_xxh64(tensors, data, meta):
+    """The file's checksum (docs/english-lm-format.md; mha::safetensors_content_xxh64): XXH64
+    (seed 0) of the data section; then per tensor, names in ascending byte order: str(name),
+    str(dtype), u64(rank), u64(each dimension), u64(begin), u64(end); then per metadata key other
+    than "xxh64", in ascending byte order: str(key), str(value). u64 is 8 bytes little-endian,
+    str(s) is u64(len of s's UTF-8 bytes) then those bytes.
+    tensors: {name: {"dtype", "shape", "data_offsets"}}; data: bytes; meta: {key: str}."""
+    def u64(x):
+        return struct.pack("<Q", x)
+
+    def text(s):
+        b = s.encode("utf-8")
+        return u64(len(b)) + b
+
+    h = xxhash.xxh64(seed=0)
+    h.update(data)
+    for name in sorted(tensors, key=_utf8_order):
+        t = tensors[name]
+        h.update(text(name) + text(t["dtype"]) + u64(len(t["shape"])))
+        h.update(b"".join(u64(dim) for dim in t["shape"]))
+        h.update(u64(t["data_offsets"][0]) + u64(t["data_offsets"][1]))
+    for key in sorted(meta, key=_utf8_order):
+        if key != "xxh64":
+            h.update(text(key) + text(meta[key]))
+    return h.hexdigest()
+
+
 def write_file(path, model, vocab, training):
-    """Write the model as docs/english-lm-format.md: safetensors, every tensor F16, metadata with
-    the format, config, vocabulary, training record and the XXH64 of the data section.
-    Returns (bytes written, xxh64 hex)."""
+    """Write the model as docs/english-lm-format.md (version 2): safetensors, every tensor F16,
+    metadata with the format, config, vocabulary, training record and the checksum
+    (content_xxh64). Returns (bytes written, xxh64 hex)."""
     assert vocab[:2] == SPECIALS and len(vocab) == model.cfg["vocab_size"]
     header, chunks, offset = {}, [], 0
     for name, a in export_tensors(model):
@@ -220,11 +255,12 @@ def write_file(path, model, vocab, training):
     data = b"".join(chunks)
     meta = {
         "format": FORMAT, "format_version": FORMAT_VERSION,
-        "xxh64": xxhash.xxh64(data, seed=0).hexdigest(),
+        "xxh64": None,  # placed here in the header; not part of what it covers
         "config": json.dumps(model.cfg, separators=(",", ":"), sort_keys=True),
         "vocab": json.dumps(vocab, separators=(",", ":"), ensure_ascii=True),
         "training": json.dumps(training, separators=(",", ":"), sort_keys=True),
     }
+    meta["xxh64"] = content_xxh64(header, data, meta)
     doc = {"__metadata__": meta}
     doc.update(header)
     hjson = json.dumps(doc, separators=(",", ":"), ensure_ascii=True).encode("utf-8")
@@ -235,16 +271,28 @@ def write_file(path, model, vocab, training):
     return len(blob), meta["xxh64"]
 
 
-def read_file(path):
-    """(model in eval mode, vocab, metadata); checks the format, layout and checksum."""
+def read_parts(path):
+    """(tensor entries {name: {...}}, data section bytes, metadata {key: str}) of a model file of
+    a version in READABLE_VERSIONS, its format and checksum checked (version 1: the data section
+    alone; version 2: content_xxh64)."""
     with open(path, "rb") as f:
         blob = f.read()
     (n,) = struct.unpack("<Q", blob[:8])
     doc = json.loads(blob[8:8 + n].decode("utf-8"))
     data = blob[8 + n:]
     meta = doc.pop("__metadata__")
-    assert meta["format"] == FORMAT and meta["format_version"] == FORMAT_VERSION, meta
-    assert xxhash.xxh64(data, seed=0).hexdigest() == meta["xxh64"], "checksum mismatch"
+    assert meta["format"] == FORMAT and meta["format_version"] in READABLE_VERSIONS, meta
+    if meta["format_version"] == "1":
+        actual = xxhash.xxh64(data, seed=0).hexdigest()
+    else:
+        actual = content_xxh64(doc, data, meta)
+    assert actual == meta["xxh64"], f"checksum mismatch: the metadata says xxh64 {meta['xxh64']}, the file hashes to {actual}"
+    return doc, data, meta
+
+
+def read_file(path):
+    """(model in eval mode, vocab, metadata); checks the format, layout and checksum (read_parts)."""
+    doc, data, meta = read_parts(path)
     tensors = {}
     for name, t in doc.items():
         assert t["dtype"] == "F16", (name, t)

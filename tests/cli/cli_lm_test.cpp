@@ -102,14 +102,11 @@ TEST(CliLm, TextReportTopAndStandardInput) {
 // log-probability about -65504: the perplexity overflows, written "inf" (JSON has no infinity).
 TEST(CliLm, PerplexityOverflowIsTheStringInf) {
   std::string bytes = slurp(tiny);
-  std::uint64_t n = 0;
-  for (int i = 7; i >= 0; --i)
-    n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
   bytes[bytes.size() - 2] = '\xFF';  // generator.bias[V - 1] = 0x7BFF, the file's last tensor
   bytes[bytes.size() - 1] = '\x7B';
-  const std::size_t data = 8 + static_cast<std::size_t>(n);
-  const std::string hash = mha::xxh64_hex(
-      reinterpret_cast<const std::uint8_t*>(bytes.data()) + data, bytes.size() - data);
+  const std::string hash = mha::safetensors_content_xxh64(
+      mha::Safetensors::parse(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()),
+      "xxh64");
   bytes.replace(bytes.find("\"xxh64\":\"") + 9, 16, hash);
   const std::string path = temp_path("overflow.safetensors");
   write_file(path, bytes);
@@ -129,8 +126,20 @@ TEST(CliLm, BadInputIsStatusTwoAndOneLine) {
   const std::string broken = temp_path("broken.safetensors");
   write_file(broken, bytes);
   EXPECT_TRUE(fails_with(run_mha({"lm", "--model", broken, "hi"}),
-                         {"cannot load the English model", "checksum mismatch", "hashes to"}));
+                         {"cannot load the English model", "checksum mismatch", "hash to"}));
   std::remove(broken.c_str());
+  // A copy whose vocabulary has "the" and "a" swapped (same length, so the header length holds).
+  std::string swapped = slurp(tiny);
+  const std::string words = "\\\"the\\\",\\\"a\\\",";  // \"the\",\"a\", inside "vocab"
+  const std::size_t at = swapped.find(words);
+  ASSERT_NE(at, std::string::npos);
+  swapped.replace(at, words.size(), "\\\"a\\\",\\\"the\\\",");
+  const std::string tampered = temp_path("vocabswap.safetensors");
+  write_file(tampered, swapped);
+  EXPECT_TRUE(
+      fails_with(run_mha({"lm", "--model", tampered, "the dog sat on the"}),
+                 {"cannot load the English model", "checksum mismatch", "metadata hash to"}));
+  std::remove(tampered.c_str());
   EXPECT_TRUE(fails_with(run_mha({"lm", "--model", tiny, "--top", "0", "hi"}), {"--top"}));
   EXPECT_TRUE(fails_with(run_mha({"lm", "--model", tiny, "--top", "x", "hi"}), {"--top"}));
   EXPECT_TRUE(fails_with(run_mha({"lm", "--model", tiny, "--top", "61", "hi"}), {"top_k=61"}));

@@ -5,6 +5,7 @@
 // Shape legend (as attention.hpp): n = query tokens, m = key tokens, d = d_model, h = num_heads.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -35,6 +36,24 @@ inline void restamp_checksum(std::vector<std::uint8_t>& file) {
   const std::size_t at = header.find(key);
   if (at == std::string::npos || at + key.size() + hash.size() > header.size()) return;
   std::memcpy(file.data() + 8 + at + key.size(), hash.data(), hash.size());
+}
+
+/// As restamp_checksum, for the English model, whose "xxh64" covers the data section, tensor
+/// entries and other metadata (mha::safetensors_content_xxh64). A file the safetensors parser
+/// refuses is left as it is (the loader then reports the container).
+inline void restamp_content_checksum(std::vector<std::uint8_t>& file) {
+  std::string hash;
+  try {
+    hash = mha::safetensors_content_xxh64(mha::Safetensors::parse(file), "xxh64");
+  } catch (const mha::error&) {
+    return;
+  }
+  const std::string key = "\"xxh64\":\"";
+  const auto at = std::search(file.begin(), file.end(), key.begin(), key.end());
+  if (at == file.end() || file.end() - at < static_cast<std::ptrdiff_t>(key.size() + hash.size())) {
+    return;
+  }
+  std::copy(hash.begin(), hash.end(), at + static_cast<std::ptrdiff_t>(key.size()));
 }
 
 /// Prints `what` and aborts: the fuzzer records the input as a crash.

@@ -4,8 +4,8 @@
 //   bit 1 set:   the rest is text for mha::english_tokenize;
 //   bit 1 clear: the rest is a model file for mha::EnglishLM::load, then a run on a fixed text
 //                with every attention weight kept; bit 0 re-stamps the checksum
-//                (mha_fuzz::restamp_checksum) so mutated files reach the config, vocabulary
-//                and tensor checks.
+//                (mha_fuzz::restamp_content_checksum) so mutated files reach the config,
+//                vocabulary and tensor checks.
 //
 // Expected outcomes: a typed mha::error naming the problem (invalid UTF-8, a refused file), or
 // tokens that are non-empty, in order, and joined by only spaces and format characters; or a
@@ -76,7 +76,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       return 0;
     }
     std::vector<std::uint8_t> file(data + 1, data + size);
-    if ((data[0] & 1) != 0) mha_fuzz::restamp_checksum(file);
+    if ((data[0] & 1) != 0) mha_fuzz::restamp_content_checksum(file);
     const mha::EnglishLM model = mha::EnglishLM::load(std::move(file));
     // Keep each execution cheap: big (but valid) configurations are loaded, not run.
     const auto& c = model.config();

@@ -9,7 +9,9 @@ only read the files). Standard library only.
                       value), one per configuration and mask kind
   fuzz_numpy_experiment/  8 bytes: seed (little endian), tokens + 1, d_model + 1, heads + 1, flags
   fuzz_english_lm/    a flags byte, then text (flag 2) or a model file: the two tiny English models
-                      of tests/fixtures, broken copies of one, and texts for the tokenizer
+                      of tests/fixtures, broken copies of one (a flipped data byte, a truncated
+                      file, "the" and "a" swapped in the vocabulary, ...), and texts for the
+                      tokenizer
 
 Regression inputs found by fuzzing are added by hand as crash-<what> files and never rewritten.
 """
@@ -159,6 +161,9 @@ def english_lm_seeds():
     write(t, "model-bad-checksum", b"\x00" + blob[:-3] + bytes([blob[-3] ^ 0x40]) + blob[-2:])
     write(t, "model-restamp-flipped", b"\x01" + blob[:-3] + bytes([blob[-3] ^ 0x40]) + blob[-2:])
     write(t, "model-truncated", b"\x00" + blob[: 8 + n + 100])
+    swapped = blob[8:8 + n].replace(b'\\"the\\",\\"a\\",', b'\\"a\\",\\"the\\",')
+    assert swapped != blob[8:8 + n]
+    write(t, "model-vocab-swapped", b"\x00" + blob[:8] + swapped + blob[8 + n:])
     header = blob[8:8 + n].replace(b'\\"num_layers\\":2', b'\\"num_layers\\":3')
     write(t, "model-three-layers", b"\x01" + blob[:8] + header + blob[8 + n:])
     for i, text in enumerate(["The cat sat on the mat.", "Don\u2019t stop \u2014 dog's ball!",

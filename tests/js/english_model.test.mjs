@@ -116,7 +116,14 @@ test('errors are JS Errors with the message; the module keeps working', () => {
   const broken = bytesOf(TINY);
   broken[broken.length - 2] ^= 0x20;
   assert.throws(() => new mod.EnglishModel(broken),
-    { message: /^checksum mismatch: the metadata says xxh64 [0-9a-f]{16}, the data section hashes to [0-9a-f]{16}$/ });
+    { message: /^checksum mismatch: the metadata says xxh64 [0-9a-f]{16}, the file's data, tensor entries and metadata hash to [0-9a-f]{16}$/ });
+  // An edited vocabulary ("the" and "a" swapped) is refused the same way.
+  const swapped = Buffer.from(bytesOf(TINY));
+  const at = swapped.indexOf('\\"the\\",\\"a\\",');
+  assert.ok(at > 0);
+  swapped.write('\\"a\\",\\"the\\",', at, 'latin1');
+  assert.throws(() => new mod.EnglishModel(new Uint8Array(swapped)),
+    { message: /^checksum mismatch: the metadata says xxh64 [0-9a-f]{16}, the file's data, tensor entries and metadata hash to [0-9a-f]{16}$/ });
   assert.throws(() => new mod.EnglishModel(bytesOf('web/date_model.safetensors')),
     { message: 'wrong format "mha-lab-date-model": expected "mha-lab-english-lm"' });
   // Still working.

@@ -120,6 +120,41 @@ std::string xxh64_hex(const std::uint8_t* data, std::size_t size) {
   return text;
 }
 
+std::string safetensors_content_xxh64(const Safetensors& file, const std::string& checksum_key) {
+  // Everything after the data section, serialised into one buffer (a few kB to a few hundred kB:
+  // the vocabulary dominates), then hashed after the data section.
+  std::string entries;
+  const auto u64 = [&entries](std::uint64_t x) {
+    for (int i = 0; i < 8; ++i) entries.push_back(static_cast<char>((x >> (8 * i)) & 0xFF));
+  };
+  const auto str = [&entries, &u64](const std::string& s) {
+    u64(s.size());
+    entries += s;
+  };
+  // std::map<std::string, ...> orders keys as char_traits<char>::compare, i.e. as unsigned bytes.
+  for (const auto& [name, info] : file.tensors()) {
+    str(name);
+    str(info.dtype);
+    u64(info.shape.size());
+    for (const auto dim : info.shape) u64(static_cast<std::uint64_t>(dim));
+    u64(info.begin);
+    u64(info.end);
+  }
+  for (const auto& [key, value] : file.metadata()) {
+    if (key == checksum_key) continue;
+    str(key);
+    str(value);
+  }
+  XXH64_state_t state;
+  XXH64_reset(&state, 0);
+  XXH64_update(&state, file.data_section(), file.data_section_size());
+  XXH64_update(&state, entries.data(), entries.size());
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx",
+                static_cast<unsigned long long>(XXH64_digest(&state)));
+  return text;
+}
+
 std::uint64_t SafetensorInfo::elements() const {
   std::uint64_t n = 1;
   for (const auto dim : shape) n *= static_cast<std::uint64_t>(dim);

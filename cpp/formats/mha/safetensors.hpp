@@ -96,4 +96,17 @@ std::size_t safetensors_dtype_size(const std::string& dtype);
 /// XXH64 (seed 0) of `size` bytes, as 16 lowercase hex digits (the date model's checksum).
 std::string xxh64_hex(const std::uint8_t* data, std::size_t size);
 
+/// XXH64 (seed 0), as 16 lowercase hex digits, of everything a safetensors file means except one
+/// metadata value (the checksum itself) and the header's JSON layout (key order, spacing). The
+/// hash reads, in this order:
+///   1. the data section;
+///   2. per tensor, names in ascending byte order: str(name), str(dtype), u64(rank), u64(each
+///      dimension), u64(begin), u64(end);
+///   3. per __metadata__ key other than `checksum_key`, in ascending byte order: str(key),
+///      str(value);
+/// where u64(x) is 8 bytes little-endian and str(s) is u64(byte length of s), then the UTF-8
+/// bytes of s. The English model's checksum (docs/english-lm-format.md): a changed weight,
+/// tensor entry, config or vocabulary changes it.
+std::string safetensors_content_xxh64(const Safetensors& file, const std::string& checksum_key);
+
 }  // namespace mha

@@ -109,8 +109,9 @@ HeadStack relative_bias_mask(const RowMatrixXf& bias, Index n) {
 // Loading
 
 EnglishLM EnglishLM::load(std::vector<std::uint8_t> bytes) {
-  const ModelFile mf = open_model_file(std::move(bytes), format_name, format_version,
-                                       "format, format_version, xxh64, config, vocab");
+  const ModelFile mf =
+      open_model_file(std::move(bytes), format_name, format_version,
+                      "format, format_version, xxh64, config, vocab", ChecksumScope::content);
   const Safetensors& st = mf.file;
   EnglishLM model;
   model.config_ = read_config(metadata_json(st, "config"));

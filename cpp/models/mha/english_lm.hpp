@@ -91,15 +91,19 @@ struct EnglishLMRun {
 class EnglishLM {
  public:
   static constexpr const char* format_name = "mha-lab-english-lm";
-  static constexpr const char* format_version = "1";
+  /// Version 2: "xxh64" covers the data section, the tensor entries and the other metadata
+  /// (safetensors_content_xxh64). Version 1 files (a checksum of the data section alone) are
+  /// refused; scripts/training/rewrite_english_lm.py rewrites one as version 2.
+  static constexpr const char* format_version = "2";
   static constexpr int unk_id = 0, bos_id = 1;
 
   /// Loads a whole .safetensors file's bytes (docs/english-lm-format.md). Checks, in order: the
   /// container (Safetensors::parse); metadata format, format_version and xxh64 (the XXH64 of
-  /// the data section); the config (known keys only, types, ranges, d_model % num_heads == 0,
-  /// max_len within mha::limits::max_tokens); the vocabulary (a JSON list of vocab_size distinct
-  /// strings, "<unk>" and "<bos>" first); every tensor's presence, dtype (F16), shape and
-  /// finiteness; no tensor the config does not call for.
+  /// the data section, tensor entries and other metadata values, safetensors_content_xxh64,
+  /// so an edited config or vocabulary is refused like an edited weight); the config (known
+  /// keys only, types, ranges, d_model % num_heads == 0, max_len within mha::limits::max_tokens);
+  /// the vocabulary (a JSON list of vocab_size distinct strings, "<unk>" and "<bos>" first); every
+  /// tensor's presence, dtype (F16), shape and finiteness; no tensor the config does not call for.
   /// Throws parse_error (container, JSON, missing metadata or tensor, wrong format/version,
   /// checksum mismatch naming both hashes, unknown config key, wrong dtype, bad vocab, an
   /// unexpected tensor), shape_error (a tensor of the wrong shape), value_error (a non-finite
@@ -110,7 +114,8 @@ class EnglishLM {
   const std::string& config_json() const { return config_json_; }      ///< the metadata text
   const std::string& training_json() const { return training_json_; }  ///< "" when absent
   const std::vector<std::string>& vocab() const { return vocab_; }
-  const std::string& checksum() const { return checksum_; }  ///< xxh64, 16 lowercase hex digits
+  /// The verified xxh64 (data, tensor entries and metadata), 16 lowercase hex digits.
+  const std::string& checksum() const { return checksum_; }
 
   /// <bos> + the text's tokens (english_tokenize), looked up in english_lookup_form; the first
   /// max_len of them are kept, the rest counted in truncated_tokens. Empty text gives <bos> alone.

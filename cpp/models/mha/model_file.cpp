@@ -20,7 +20,8 @@ const nlohmann::json& field(const nlohmann::json& config, const char* key) {
 }  // namespace
 
 ModelFile open_model_file(std::vector<std::uint8_t> bytes, const char* format_name,
-                          const char* format_version, const char* metadata_keys) {
+                          const char* format_version, const char* metadata_keys,
+                          ChecksumScope scope) {
   Safetensors st = Safetensors::parse(std::move(bytes));
   if (st.metadata().empty()) {
     throw parse_error(std::string("missing metadata: the file has no __metadata__ (") +
@@ -36,10 +37,14 @@ ModelFile open_model_file(std::vector<std::uint8_t> bytes, const char* format_na
                       ": this build reads version " + format_version);
   }
   const std::string& expected = st.metadata("xxh64");
-  std::string actual = xxh64_hex(st.data_section(), st.data_section_size());
+  const bool content = scope == ChecksumScope::content;
+  std::string actual = content ? safetensors_content_xxh64(st, "xxh64")
+                               : xxh64_hex(st.data_section(), st.data_section_size());
   if (expected != actual) {
     throw parse_error("checksum mismatch: the metadata says xxh64 " + expected +
-                      ", the data section hashes to " + actual);
+                      (content ? ", the file's data, tensor entries and metadata hash to "
+                               : ", the data section hashes to ") +
+                      actual);
   }
   return ModelFile{std::move(st), std::move(actual)};
 }

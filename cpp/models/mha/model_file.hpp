@@ -1,6 +1,8 @@
 // What the models' file loaders share (the date model, docs/date-model-format.md; the English
 // model, docs/english-lm-format.md): a safetensors file whose __metadata__ names its format and
-// version and holds the XXH64 of the data section and a JSON config, and whose tensors are F16.
+// version and holds an XXH64 checksum ("xxh64") and a JSON config, and whose tensors are F16. The
+// date model's checksum covers the data section; the English model's covers the data section,
+// the tensor entries and every other metadata value (safetensors_content_xxh64).
 //
 // Shape legend: d = d_model, F = dim_feedforward, h = num_heads.
 #pragma once
@@ -17,21 +19,30 @@
 
 namespace mha {
 
+/// What a model file's "xxh64" covers.
+enum class ChecksumScope {
+  data_section,  ///< the data section alone (the date model)
+  content,       ///< safetensors_content_xxh64 with "xxh64" left out (the English model)
+};
+
 /// A model file whose container, format, version and checksum have been checked.
 struct ModelFile {
   Safetensors file;
-  std::string checksum;  ///< XXH64 of the data section, 16 lowercase hex digits
+  std::string checksum;  ///< the verified "xxh64", 16 lowercase hex digits
 };
 
 /// Parses `bytes` as safetensors (Safetensors::parse) and checks, in order: that __metadata__
 /// exists (`metadata_keys` lists the keys the format needs, for the message), its "format" equals
 /// `format_name`, its "format_version" equals `format_version`, and its "xxh64" equals the XXH64
-/// (seed 0) of the data section.
+/// (seed 0) of what `scope` names.
 /// Throws parse_error: as Safetensors::parse; "missing metadata: ..."; "wrong format \"x\":
 /// expected \"y\""; "unsupported format_version \"2\": this build reads version 1"; "checksum
-/// mismatch: the metadata says xxh64 <a>, the data section hashes to <b>".
+/// mismatch: the metadata says xxh64 <a>, the data section hashes to <b>" (data_section) or
+/// "checksum mismatch: the metadata says xxh64 <a>, the file's data, tensor entries and metadata
+/// hash to <b>" (content).
 ModelFile open_model_file(std::vector<std::uint8_t> bytes, const char* format_name,
-                          const char* format_version, const char* metadata_keys);
+                          const char* format_version, const char* metadata_keys,
+                          ChecksumScope scope = ChecksumScope::data_section);
 
 /// The metadata string `key` parsed as strict JSON (duplicate keys, NaN refused).
 /// Throws parse_error naming the key.
