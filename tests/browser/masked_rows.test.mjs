@@ -36,14 +36,18 @@ test('a fully masked row is hatched on the canvas and marked in the table', asyn
   await page.goto(env.url);
   await page.waitForSelector('html[data-ready="true"]');
 
-  // What the screen shows at row r, a fraction f along the row (the hatch is a layer over the cells).
+  // What the screen shows at row r, a fraction f along the row, a fraction y down the row (the
+  // hatch is a layer over the cells). Cells this large print their weight at the centre, so a
+  // cell's own colour is read near its top-left corner (y = 0.12, f 0.12 of a cell in).
   const box = await page.locator('canvas[data-head="0"]').boundingBox();
   const cell = Number(await page.getAttribute('canvas[data-head="0"]', 'data-cell'));
-  const px = (r, f) => screenPixel(page, box.x + f * 3 * cell, box.y + (r + 0.5) * cell);
+  const px = (r, f, y = 0.5) => screenPixel(page, box.x + f * 3 * cell, box.y + (r + y) * cell);
+  const CORNER = 0.12;
+  assert.equal(await page.getAttribute('canvas[data-head="0"]', 'data-numbers'), '6', 'numbers in the 6 unmasked cells');
 
   const zero = parseColor(interpolateViridis(0));
   // Row 0 cell (0, 2) has weight 0: the viridis colour of 0.
-  const normal = await px(0, 2.5 / 3);
+  const normal = await px(0, (2 + CORNER) / 3, CORNER);
   assert.deepEqual(normal.slice(0, 3), zero);
   // Row 1 (masked): grey hatch, never the colour of weight 0, anywhere along the row.
   for (const f of [0.05, 0.2, 0.8, 0.95]) {
@@ -57,14 +61,14 @@ test('a fully masked row is hatched on the canvas and marked in the table', asyn
   const grey = [154, 154, 154, 255];
   assert.deepEqual(await canvasPixelAt(page, 'canvas[data-head="0"]', 0.5 * cell, 1.5 * cell), grey);
   assert.equal(await page.locator('canvas.hm-masked:not([hidden])').count(), 1);
-  const shot = await page.evaluate((c) => {
+  const shot = await page.evaluate(([c, k]) => {
     const snap = window.hm.snapshotCanvas();
     const a = window.hm.canvas.getBoundingClientRect(), b = window.hm.element.getBoundingClientRect();
     const s = snap.width / b.width;
-    const at = (r, f) => Array.from(snap.getContext('2d').getImageData(
-      Math.floor((a.left - b.left + f * 3 * c) * s), Math.floor((a.top - b.top + (r + 0.5) * c) * s), 1, 1).data);
-    return { normal: at(0, 2.5 / 3), masked: [0.05, 0.2, 0.8, 0.95].map((f) => at(1, f)) };
-  }, cell);
+    const at = (r, f, y = 0.5) => Array.from(snap.getContext('2d').getImageData(
+      Math.floor((a.left - b.left + f * 3 * c) * s), Math.floor((a.top - b.top + (r + y) * c) * s), 1, 1).data);
+    return { normal: at(0, (2 + k) / 3, k), masked: [0.05, 0.2, 0.8, 0.95].map((f) => at(1, f)) };
+  }, [cell, CORNER]);
   assert.deepEqual(shot.normal.slice(0, 3), zero);
   for (const [r, g, b] of shot.masked) {
     assert.ok(Math.abs(r - g) < 8 && Math.abs(g - b) < 8, `snapshot grey: ${[r, g, b]}`);
@@ -77,7 +81,7 @@ test('a fully masked row is hatched on the canvas and marked in the table', asyn
     window.hm.resize(400, { ink: '#000', accent: '#b3006b' });
   });
   assert.equal(await page.locator('canvas.hm-masked:not([hidden])').count(), 0);
-  assert.deepEqual((await px(1, 0.2)).slice(0, 3), zero);
+  assert.deepEqual((await px(1, CORNER / 3, CORNER)).slice(0, 3), zero);
   const tr = page.locator('table[data-head="0"] tbody tr[data-row="1"]');
   assert.equal(await tr.getAttribute('data-masked'), 'true');
   assert.match(await tr.locator('th[scope="row"]').textContent(), /^b.*\(every key masked\)$/);
