@@ -84,6 +84,32 @@ test('the layout is whole pixels, panels do not overlap, long captions wrap with
   }
 });
 
+test('head notes wrap at spaces within the grid width, under the caption; columns fix the heads per row', () => {
+  const n = 6;
+  const tokens = Array.from({ length: n }, (_, i) => `t${i}`);
+  const note = 'reads the field being written: of the attention of the rows writing each field, 78% falls on the input year';
+  const fig = figureLayout({
+    title: 'x', captionLines: [], weights: softmaxHeads(8, n, n), heads: [0, 1, 2, 3, 4, 5, 6, 7], queryTokens: tokens, keyTokens: tokens,
+    headNames: tokens.concat(['a', 'b']).map((_, k) => `layer ${k >> 2}, head ${k % 4}`), headNotes: [note, '', 'short', '', '', '', '', ''], columns: 4,
+  });
+  const cell = fig.panels[0].cell;
+  const notes = fig.texts.filter((t) => t.size === 11);
+  const first = notes.filter((t) => t.x === fig.panels[0].x);
+  assert.ok(first.length >= 2, `the long note wraps: ${first.length} lines`);
+  assert.equal(first.map((t) => t.text).join(' '), note, 'the lines join to the note, broken at spaces');
+  for (const t of first) assert.ok(t.text.length * 11 * 0.6 <= Math.max(120, n * cell) + 1e-9, `within the grid: ${t.text}`);
+  assert.deepEqual(notes.filter((t) => t.x === fig.panels[2].x).map((t) => t.text), ['short']);
+  const caption = fig.texts.find((t) => t.text === 'layer 0, head 0');
+  assert.ok(first.every((t) => t.y > caption.y && t.y < fig.panels[0].y), 'between the caption and the grid');
+  // Four heads a row: heads 0–3 on one row, 4–7 on the next, in the same columns.
+  assert.deepEqual(fig.panels.map((p) => p.y), [0, 0, 0, 0, 1, 1, 1, 1].map((r) => fig.panels[4 * r].y));
+  assert.ok(fig.panels[4].y > fig.panels[0].y);
+  assert.deepEqual(fig.panels.slice(4).map((p) => p.x), fig.panels.slice(0, 4).map((p) => p.x));
+  // Every grid of a row starts its labels below the tallest note.
+  const plain = figureLayout({ title: 'x', captionLines: [], weights: softmaxHeads(8, n, n), heads: [0, 1], queryTokens: tokens, keyTokens: tokens });
+  assert.equal(fig.panels[1].y - plain.panels[1].y, first.length * 14);
+});
+
 test('bad shapes are refused with a message', () => {
   const base = { title: 't', queryTokens: ['a', 'b'], keyTokens: ['a', 'b'] };
   assert.throws(() => figureLayout({ ...base, weights: new Float32Array(5), heads: [0] }), /not a multiple of n\*m/);

@@ -79,13 +79,37 @@ function wrap(text, maxWidth, measure) {
   return out;
 }
 
+/** `text` split at spaces into lines of at most `maxWidth` (a longer word split by wrap). */
+function wrapWords(text, maxWidth, measure) {
+  const out = [];
+  let line = '';
+  for (const word of String(text).split(' ')) {
+    const next = line ? `${line} ${word}` : word;
+    if (!line || measure(next) <= maxWidth) line = next;
+    else {
+      out.push(line);
+      line = word;
+    }
+    if (measure(line) > maxWidth) {
+      const pieces = wrap(line, maxWidth, measure);
+      line = pieces.pop();
+      out.push(...pieces);
+    }
+  }
+  if (line || out.length === 0) out.push(line);
+  return out;
+}
+
 /**
  * Where everything goes, in CSS px.
  * @param {{title: string, captionLines: string[], weights: Float32Array, heads: number[],
- *          headNames?: string[], queryTokens: string[], keyTokens: string[], maskedRows?: Uint8Array,
+ *          headNames?: string[], headNotes?: string[], columns?: number, queryTokens: string[],
+ *          keyTokens: string[], maskedRows?: Uint8Array,
  *          measure?: (text: string, size: number, bold: boolean) => number, maxWidth?: number,
  *          panelWidth?: number, ink?: string, background?: string}} p
- *   weights: (H, n, m) row-major over all H heads; heads: the heads drawn, each in full
+ *   weights: (H, n, m) row-major over all H heads; heads: the heads drawn, each in full;
+ *   headNames[k], headNotes[k]: head heads[k]'s caption and a note under it (e.g. its measured
+ *   role), wrapped at the grid's width; columns: heads per row (default: as many as fit maxWidth)
  * @returns {{width: number, height: number, ink: string, background: string,
  *   texts: {x: number, y: number, text: string, size: number, bold: boolean, anchor: string, rotate: boolean}[],
  *   panels: {x: number, y: number, cell: number, head: number, n: number, m: number}[],
@@ -112,6 +136,9 @@ export function figureLayout(p) {
   const rowLabelW = Math.ceil(Math.max(...queryTokens.map((t) => measure(t, labelSize, false)))) + 6;
   const colLabelH = Math.ceil(Math.max(...keyTokens.map((t) => measure(t, labelSize, false)))) + 6;
   const captionSize = 13;
+  const noteSize = 11;
+  const noteLines = (p.headNotes ?? []).map((note) => (note ? wrapWords(note, Math.max(120, m * cell), (s) => measure(s, noteSize, false)) : []));
+  const noteH = Math.max(0, ...noteLines.map((lines) => lines.length)) * (noteSize + 3);
   const texts = [];
   const text = (x, y, s, size, bold = false, anchor = 'start', rotate = false) => texts.push({ x, y, text: s, size, bold, anchor, rotate });
 
@@ -124,18 +151,20 @@ export function figureLayout(p) {
   }
   y += GAP - 4;
   const panelW = rowLabelW + m * cell;
-  const panelH = captionSize + 6 + colLabelH + n * cell;
+  const panelH = captionSize + 6 + noteH + colLabelH + n * cell;
   const panels = [];
   let x = PAD;
   let width = 0;
   heads.forEach((head, k) => {
-    if (x > PAD && x + panelW > maxWidth - PAD) {
+    const newRow = p.columns ? k > 0 && k % p.columns === 0 : x > PAD && x + panelW > maxWidth - PAD;
+    if (newRow) {
       x = PAD;
       y += panelH + GAP;
     }
     text(x + rowLabelW, y + captionSize, p.headNames?.[k] ?? `head ${head}`, captionSize, true);
+    (noteLines[k] ?? []).forEach((line, i) => text(x + rowLabelW, y + captionSize + (i + 1) * (noteSize + 3), line, noteSize));
     const gx = x + rowLabelW;
-    const gy = y + captionSize + 6 + colLabelH;
+    const gy = y + captionSize + 6 + noteH + colLabelH;
     panels.push({ x: gx, y: gy, cell, head, n, m });
     queryTokens.forEach((t, i) => text(gx - 4, gy + (i + 0.5) * cell + labelSize * 0.35, t, labelSize, false, 'end'));
     keyTokens.forEach((t, j) => text(gx + (j + 0.5) * cell + labelSize * 0.35, gy - 4, t, labelSize, false, 'start', true));

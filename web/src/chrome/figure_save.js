@@ -8,12 +8,15 @@ import { canvasToPng, downloadBlob } from './snapshot.js';
  * The figure of an export (export.js weightsJson's input) as a file's bytes.
  * @param {{data: {weights: Float32Array, heads: number[], queryTokens: string[], keyTokens: string[],
  *          maskedRows?: Uint8Array, config: object}, title: string, link?: string, kind: 'svg'|'png',
- *          scale?: number, ink?: string, background?: string, headNames?: string[]}} p
- *   link: the view's address (or, for an imported file, its name and shape), printed in the caption
+ *          scale?: number, ink?: string, background?: string, headNames?: string[], headNotes?: string[],
+ *          caption?: string[], columns?: number, panelWidth?: number}} p
+ *   link: the view's address (or, for an imported file, its name and shape), printed in the caption;
+ *   caption: the settings' lines, written before the link (default: figureCaption of data.config);
+ *   headNames, headNotes, columns, panelWidth: as figureLayout takes them
  * @returns {Promise<{blob: Blob, width: number, height: number}>} width, height: the image's pixels
  * @throws {Error} when the shapes disagree or the browser encodes no PNG
  */
-export async function figureFile({ data, title, link, kind, scale = 1, ink, background, headNames }) {
+export async function figureFile({ data, title, link, kind, scale = 1, ink, background, headNames, headNotes, caption, columns, panelWidth }) {
   const doc = globalThis.document;
   const makeCanvas = (w, h) => {
     const c = doc.createElement('canvas');
@@ -27,7 +30,8 @@ export async function figureFile({ data, title, link, kind, scale = 1, ink, back
     return mctx.measureText(text).width;
   };
   const fig = figureLayout({
-    title, captionLines: figureCaption(data.config, link), weights: data.weights, heads: data.heads, headNames,
+    title, captionLines: caption ? [...caption, ...(link ? [link] : [])] : figureCaption(data.config, link),
+    weights: data.weights, heads: data.heads, headNames, headNotes, columns, panelWidth,
     queryTokens: data.queryTokens, keyTokens: data.keyTokens, maskedRows: data.maskedRows, measure, ink, background,
   });
   if (kind === 'svg') {
