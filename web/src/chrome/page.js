@@ -5,7 +5,8 @@
 //   mode.id            'random', 'date': the address's mode=… and the tab's data-mode
 //   mode.panel         its tab panel; mode.shareSlot: where the share bar goes while it is shown;
 //                      mode.skipTarget: the skip link's target; mode.exports: whether the export
-//                      buttons apply (mode.exportData(), mode.snapshotParts())
+//                      buttons apply (mode.exportData(), mode.snapshotParts()); 'figure': Save PNG
+//                      and Save SVG only, of the figure mode.figureParts() describes
 //   mode.mount(hash, notes)  shows the view of an address (notes: what the page's own reading of
 //                      it had to say); mode.resume(): shown again by its tab, settings as they were
 //   mode.unmount()     hidden (another tab)
@@ -96,6 +97,9 @@ export class Page {
     }
     for (const mode of this.modes.values()) mode.panel.hidden = mode !== next;
     this.els.exportBar.hidden = !next.exports;
+    this.els.exportCsv.hidden = this.els.exportJson.hidden = next.exports !== true;
+    // A message about another mode's view (a save, a copied link) goes with it.
+    if (next !== previous) this.shareStatus('');
     // One share bar, under the grids of the mode shown.
     next.shareSlot.append(this.els.share);
     this.els.skipLink.href = next.skipTarget;
@@ -161,13 +165,17 @@ export class Page {
 
   /**
    * Saves the mode's grids as a CSV or JSON file, or as a figure (figure.js: SVG, or PNG at the
-   * scale chosen) whose caption holds the settings and this view's link.
+   * scale chosen) whose caption holds the settings and this view's link. A mode of figures only
+   * gives the figure's parts itself (figureParts: data, title, caption, headNames, headNotes,
+   * columns, and the file name's stem).
    */
   async exportView(kind) {
-    const data = this.mode.exports ? this.mode.exportData() : null;
-    if (!data) return;
-    const name = exportFileName(data.config, kind);
+    const { mode } = this;
     try {
+      const own = mode.exports === 'figure' ? mode.figureParts() : null;
+      const data = own ? own.data : mode.exports ? mode.exportData() : null;
+      if (!data) return;
+      const name = own ? `${own.stem}.${kind}` : exportFileName(data.config, kind);
       if (kind === 'csv') {
         downloadBlob(new Blob([weightsCsv(data)], { type: 'text/csv' }), name);
       } else if (kind === 'json') {
@@ -181,10 +189,11 @@ export class Page {
         const scale = kind === 'png' ? Number(this.els.exportScale?.value || 1) : 1;
         const text = data.config.text;
         const saved = await fig.saveFigure({
+          title: text ? `Multi-head attention: "${text}"` : 'Multi-head attention weights',
+          ...own,
           data,
           kind,
           scale,
-          title: text ? `Multi-head attention: "${text}"` : 'Multi-head attention weights',
           link: this.currentLink({ embed: false }),
           ink: style.color || '#1a1a1a',
           background: style.backgroundColor === 'rgba(0, 0, 0, 0)' ? '#ffffff' : style.backgroundColor,

@@ -16,8 +16,10 @@ export class LazyMode {
    *   mode has built its own)
    * @param {string} p.skipTarget the skip link's target
    * @param {string} p.name what the mode is called in a message
+   * @param {boolean|string} [p.exports] the loaded mode's `exports` (the export buttons shown
+   *   with its tab before its script has loaded)
    */
-  constructor(ctx, { id, script, global, panel, shareSlot, skipTarget, name }) {
+  constructor(ctx, { id, script, global, panel, shareSlot, skipTarget, name, exports = false }) {
     this.id = id;
     this.ctx = ctx;
     this.script = script;
@@ -27,11 +29,17 @@ export class LazyMode {
     this.shareSlot = shareSlot ? ctx.doc.getElementById(shareSlot) : this.panel;
     this.skipTarget = skipTarget;
     this.mode = null;
+    this.declaredExports = exports;
   }
 
-  /** Whether the export buttons apply (the loaded mode's answer; none before it is loaded). */
+  /** Whether the export buttons apply (the loaded mode's answer; before, the one declared). */
   get exports() {
-    return this.mode?.exports ?? false;
+    return this.mode?.exports ?? this.declaredExports;
+  }
+
+  figureParts() {
+    if (!this.mode) throw new Error(`the ${this.name} is not loaded yet`);
+    return this.mode.figureParts();
   }
 
   exportData() {
