@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import {
   KINDS, KIND_IDS, BOS, CUT, decoderSteps, displayToken, sourceLength, tooLongMessage, axisTokens, layerView, allPanels,
   thumbCell, headKey, readRoles, rolesChecksum, roleFindings, checkedHead, formatPercent, base64ToBytes, safetensorsMetadata, metadataJson,
-  modelSummary, dateReadout, layerCount,
+  modelSummary, dateReadout, layerCount, dateFigureParts, offHeadNames,
 } from '../../web/src/modes/date/date_view.js';
 
 /**
@@ -233,4 +233,31 @@ test('readout line', () => {
   assert.equal(dateReadout('cross', 1, 2, '0', '3', '0.912'), "cross · layer 1 · head 2 · output '0' → input '3': 0.912");
   assert.equal(dateReadout('encoder_self', 0, 0, 'N', '␣', '0.100'), "encoder self · layer 0 · head 0 · input 'N' → input '␣': 0.100");
   assert.equal(dateReadout('decoder_self', 0, 1, '2', '<bos>', '1.000'), "decoder self · layer 0 · head 1 · output '2' → read '<bos>': 1.000");
+});
+
+test('the figure export: the layer of the main row, its heads, roles, settings and file name', () => {
+  const r = fakeResult('Nov 3', '2026-11-03', true, 4);
+  const roles = readRoles({ heads: [{ kind: 'cross', layer: 1, head: 2, label: 'reads the year' }] });
+  const p = dateFigureParts(r, { kind: 'cross', layer: 1, off: ['cross/1/3', 'encoder_self/0/0'], roles });
+  assert.equal(p.stem, 'mha-date-cross-l1');
+  assert.deepEqual(p.data.heads, [0, 1, 2, 3]);
+  assert.equal(p.data.weights, r.cross[1], 'the translation\'s own weights, not a copy');
+  assert.deepEqual(p.data.queryTokens, [...'2026-11-03', '<eos>']);
+  assert.deepEqual(p.data.keyTokens, ['N', 'o', 'v', '␣', '3']);
+  assert.deepEqual(p.headNames, ['head 0', 'head 1', 'head 2', 'head 3 (switched off)']);
+  assert.deepEqual(p.headNotes, ['', '', 'reads the year', '']);
+  assert.equal(p.title, 'Date translator: Cross-attention, layer 1, reading “Nov 3”');
+  assert.deepEqual(p.caption, [
+    'Input “Nov 3” → output “2026-11-03” · Cross-attention, layer 1 (layers 0–1) · 4 heads',
+    'Rows: output character being written (query). Columns: input characters (keys).',
+    'Heads switched off: cross layer 1 head 3, encoder self layer 0 head 0',
+  ]);
+  assert.deepEqual(offHeadNames(['decoder_self/0/1']), ['decoder self layer 0 head 1']);
+  const enc = dateFigureParts(r, { kind: 'encoder_self', layer: 0 });
+  assert.equal(enc.stem, 'mha-date-encoder-self-l0');
+  assert.match(enc.stem, /^[a-z0-9-]+$/);
+  assert.equal(enc.caption[2], 'Heads switched off: none');
+  assert.deepEqual(enc.data.queryTokens, enc.data.keyTokens);
+  assert.equal(dateFigureParts(r, { kind: 'decoder_self', layer: 0 }).stem, 'mha-date-decoder-self-l0');
+  assert.throws(() => dateFigureParts(r, { kind: 'cross', layer: 2 }), /no cross layer 2/);
 });

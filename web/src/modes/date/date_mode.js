@@ -13,8 +13,8 @@ import { addNote, errorMessage, sentence, showNotes } from '../../chrome/alerts.
 import { DATE_DEFAULTS, LAST_LAYER, dateStateToHash, parseDateHash } from '../../chrome/date_state.js';
 import { viewToHash } from '../../chrome/state.js';
 import {
-  base64ToBytes, checkedHead, kindInfo, layerCount, metadataJson, modelSummary, readRoles, roleFindings,
-  rolesChecksum, safetensorsMetadata, sourceLength, tooLongMessage,
+  base64ToBytes, checkedHead, dateFigureParts, kindInfo, layerCount, metadataJson, modelSummary, offHeadNames, readRoles,
+  roleFindings, rolesChecksum, safetensorsMetadata, sourceLength, tooLongMessage,
 } from './date_view.js';
 import { DateCombined } from './combined.js';
 import { DateGrids } from './date_grids.js';
@@ -59,7 +59,8 @@ export class DateMode {
     this.panel = $('date-panel');
     this.shareSlot = $('date-share-slot');
     this.skipTarget = '#date-heads-section';
-    this.exports = false;
+    /** Save PNG and Save SVG (chrome/page.js): the figure of the layer in the main grid row (figureParts). */
+    this.exports = 'figure';
     this.els = {
       panel: this.panel,
       form: $('date-controls'),
@@ -354,11 +355,7 @@ export class DateMode {
     if (staleFor !== null) note = `for “${staleFor}”, the last input the model could read`;
     const off = this.state.off ?? [];
     if (off.length) {
-      const names = off.map((k) => {
-        const { kind, layer, head } = parseHeadKey(k);
-        return `${kindInfo(kind).short.toLowerCase()} layer ${layer} head ${head}`;
-      });
-      note += ` · with ${off.length === 1 ? 'this head' : `${off.length} heads`} switched off: ${names.join(', ')}`;
+      note += ` · with ${off.length === 1 ? 'this head' : `${off.length} heads`} switched off: ${offHeadNames(off).join(', ')}`;
     }
     this.els.outputNote.textContent = note;
   }
@@ -384,6 +381,18 @@ export class DateMode {
     const layer = Math.min(this.state.layer, layerCount(r, kind) - 1);
     this.grids.draw(r, kind, layer, this.state.off ?? []);
     this.combined.update(r, kind, layer);
+  }
+
+  /**
+   * The figure export's parts (chrome/page.js): the kind and layer of the main grid row, for the
+   * translation on screen, with the heads switched off and the measured roles.
+   */
+  figureParts() {
+    const r = this.result;
+    if (!r) throw new Error('the date translator has not translated anything yet');
+    const { kind } = this.state;
+    const layer = Math.min(this.state.layer, layerCount(r, kind) - 1);
+    return dateFigureParts(r, { kind, layer, off: this.state.off ?? [], roles: this.roles });
   }
 
   isOff(key) {

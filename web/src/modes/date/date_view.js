@@ -318,3 +318,45 @@ export function dateReadout(kind, layer, head, rowToken, colToken, weightText) {
     `${q} '${rowToken}' → ${k} '${colToken}': ${weightText}`
   );
 }
+
+/** Switched-off heads (headKey strings) as the page names them: "cross layer 1 head 2". */
+export function offHeadNames(off) {
+  return off.map((key) => {
+    const [kind, layer, head] = String(key).split('/');
+    return `${kindInfo(kind)?.short.toLowerCase() ?? kind} layer ${layer} head ${head}`;
+  });
+}
+
+/**
+ * The figure export of layer `layer` of `kind` in translation `result` (chrome/page.js
+ * figureParts, drawn by chrome/figure.js): every head of the layer, captioned "head h" (with
+ * "(switched off)" when it is), its measured role under the caption; rows the layer's query
+ * tokens, columns its keys (axisTokens); the caption lines: the input and output, the attention
+ * kind and layer, the axes, the heads switched off; the file name's stem.
+ * @param {object} result a translation (model.translate)
+ * @param {{kind: string, layer: number, off?: string[], roles?: Map}} p off: headKey strings;
+ *   roles: readRoles' map
+ */
+export function dateFigureParts(result, { kind, layer, off = [], roles = new Map() }) {
+  const view = layerView(result, kind, layer);
+  const info = kindInfo(kind);
+  const heads = Array.from({ length: view.num_heads }, (_, h) => h);
+  const offNames = offHeadNames(off);
+  return {
+    data: {
+      weights: view.attn_weights, heads, queryTokens: view.rows, keyTokens: view.cols, maskedRows: view.fully_masked_rows,
+      config: { kind, layer, num_heads: view.num_heads, n: view.n, m: view.m },
+    },
+    title: `Date translator: ${info.label}, layer ${layer}, reading “${result.input}”`,
+    headNames: heads.map((h) => `head ${h}${off.includes(headKey(kind, layer, h)) ? ' (switched off)' : ''}`),
+    headNotes: heads.map((h) => roles.get(headKey(kind, layer, h))?.role ?? ''),
+    columns: heads.length,
+    panelWidth: 240,
+    caption: [
+      `Input “${result.input}” → output “${result.output}” · ${info.label}, layer ${layer} (layers 0–${layerCount(result, kind) - 1}) · ${view.num_heads} heads`,
+      `Rows: ${info.rows}. Columns: ${info.cols}.`,
+      `Heads switched off: ${offNames.length ? offNames.join(', ') : 'none'}`,
+    ],
+    stem: `mha-date-${kind.replace(/_/g, '-')}-l${layer}`,
+  };
+}
