@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   base64ToBytes, formatPerplexity, formatProbability, measuredRole, perplexityComparison, perplexityText,
-  coreferenceNote, readTypicalRoles, rolesChecksum, tokenLabels, tokensNote, typicalText,
+  coreferenceNote, englishFigureParts, readTypicalRoles, rolesChecksum, tokenLabels, tokensNote, typicalText,
 } from '../../web/src/modes/english/english_view.js';
 
 const tokens = ['<bos>', 'the', 'cat', ',', 'sat'];
@@ -96,4 +96,32 @@ test('coreferenceNote: the measured head and shares in words, resolved or not; n
   for (const bad of [null, {}, { coreference: {} }, { coreference: { ...c, sentences: [] } },
     { coreference: { ...c, best: { ...c.best, antecedent: 1.5 } } },
     { coreference: { ...c, best: { ...c.best, layer: 'a' } } }]) assert.equal(coreferenceNote(bad), null);
+});
+
+test('the figure export: every layer × head, a row per layer, roles, settings and file name', () => {
+  const n = 4;
+  const run = {
+    layers: 2, heads: 3, n, attnWeights: new Float32Array(2 * 3 * n * n), tokens: ['<bos>', 'the', '<unk>', '.'],
+    words: ['<bos>', 'The', 'Zorp', '.'], unknown: [false, false, true, false], truncatedTokens: 0,
+  };
+  const roles = new Map([['1.2', 'this text: previous token 0.91']]);
+  const p = englishFigureParts(run, { text: 'The Zorp.', off: ['0.1'], roles });
+  assert.equal(p.stem, 'mha-english-l2-h3-n4');
+  assert.deepEqual(p.data.heads, [0, 1, 2, 3, 4, 5]);
+  assert.equal(p.data.weights, run.attnWeights, 'the run\'s own weights, (layers·heads, n, n)');
+  assert.deepEqual(p.data.queryTokens, ['<bos>', 'the', 'Zorp*', '.']);
+  assert.deepEqual(p.data.keyTokens, p.data.queryTokens);
+  assert.deepEqual(p.headNames, ['layer 0, head 0', 'layer 0, head 1 (switched off)', 'layer 0, head 2', 'layer 1, head 0', 'layer 1, head 1', 'layer 1, head 2']);
+  assert.deepEqual(p.headNotes, ['', '', '', '', '', 'this text: previous token 0.91']);
+  assert.equal(p.columns, 3, 'one row of heads per layer');
+  assert.equal(p.title, 'English language model: “The Zorp.”');
+  assert.deepEqual(p.caption, [
+    'Text: “The Zorp.”',
+    '2 layers × 3 heads · 4 tokens: <bos> and 3 of the text · * not in the model’s vocabulary (read as <unk>): 1',
+    'Heads switched off: layer 0 head 1',
+  ]);
+  const long = englishFigureParts(run, { text: 'a'.repeat(700) });
+  assert.equal(long.caption[0], `Text: “${'a'.repeat(600)}…”`);
+  assert.equal(long.title, `English language model: “${'a'.repeat(100)}…”`);
+  assert.equal(long.caption[2], 'Heads switched off: none');
 });

@@ -15,7 +15,7 @@ import { ENGLISH_DEFAULTS, englishStateToHash, parseEnglishHash, parseHead } fro
 import { viewToHash } from '../../chrome/state.js';
 import {
   EMPTY_NOTE, base64ToBytes, formatProbability, measuredRole, modelSummary, perplexityComparison,
-  coreferenceNote, perplexityText, readTypicalRoles, rolesChecksum, tokenLabels, tokensNote,
+  coreferenceNote, englishFigureParts, perplexityText, readTypicalRoles, rolesChecksum, tokenLabels, tokensNote,
 } from './english_view.js';
 import { COREFERENCE_NOTE, EXAMPLES, REPEAT_NOTE } from './english_text.js';
 import { buildPanel, el } from './english_dom.js';
@@ -78,7 +78,8 @@ export class EnglishMode {
     this.els = buildPanel(panel);
     this.shareSlot = this.els.shareSlot;
     this.skipTarget = '#english-heads-section';
-    this.exports = false;
+    /** Save PNG and Save SVG (chrome/page.js): every head of every layer (figureParts). */
+    this.exports = 'figure';
     this.state = { ...ENGLISH_DEFAULTS, off: [] };
     this.model = null;
     this.mod = null;
@@ -386,6 +387,15 @@ export class EnglishMode {
       }
     }
     this.grids.draw({ n, layers, heads, weights: attnWeights, labels }, roles);
+  }
+
+  /**
+   * The figure export's parts (chrome/page.js): every head of the run on screen, with the roles
+   * its captions show and the heads switched off.
+   */
+  figureParts() {
+    if (!this.result) throw new Error('the English model has not read a text yet');
+    return englishFigureParts(this.result, { text: this.baseline?.text ?? this.state.text, off: this.state.off, roles: this.grids.lastRoles });
   }
 
   fail(message) {

@@ -198,3 +198,46 @@ export function modelSummary(config, bytes) {
   return `a decoder-only Transformer: ${c.num_layers} layers × ${c.num_heads} heads, d_model ${c.d_model}, ` +
     `vocabulary of ${Number(c.vocab_size).toLocaleString('en-US')} words, context ${c.max_len} tokens, ${mb} of weights`;
 }
+
+/** `text` cut to `max` characters (code points), with "…" when cut. */
+function shortText(text, max) {
+  const chars = Array.from(String(text));
+  return chars.length > max ? `${chars.slice(0, max).join('')}…` : chars.join('');
+}
+
+/**
+ * The figure export of a run (chrome/page.js figureParts, drawn by chrome/figure.js): every head
+ * of every layer, a row of heads per layer, captioned "layer l, head h" (with "(switched off)"
+ * when it is) and the role measured on this text under the caption; query and key tokens the
+ * grids' labels (tokenLabels); the caption lines: the text, the shape, the heads switched off;
+ * the file name's stem.
+ * @param {object} run the model's run on screen (mod.EnglishModel.run: layers, heads, n,
+ *   attnWeights (layers·heads·n·n), tokens, words, unknown, truncatedTokens)
+ * @param {{text: string, off?: string[], roles?: Map<string, string>}} p text: the text the run
+ *   read; off: "layer.head" ids; roles: "layer.head" → the caption's measured role
+ */
+export function englishFigureParts(run, { text, off = [], roles = new Map() }) {
+  const { layers, heads, n } = run;
+  const labels = tokenLabels(run);
+  const all = Array.from({ length: layers * heads }, (_, k) => k);
+  const id = (k) => `${Math.floor(k / heads)}.${k % heads}`;
+  const unknown = run.unknown.filter(Boolean).length;
+  const shape = [`${layers} layers × ${heads} heads`, `${n} tokens: <bos> and ${n - 1} of the text`];
+  if (unknown) shape.push(`* not in the model’s vocabulary (read as <unk>): ${unknown}`);
+  if (run.truncatedTokens > 0) shape.push(`${run.truncatedTokens} more tokens cut`);
+  const offNames = off.map((h) => h.split('.')).map(([l, h]) => `layer ${l} head ${h}`);
+  return {
+    data: { weights: run.attnWeights, heads: all, queryTokens: labels, keyTokens: labels, config: { num_layers: layers, num_heads: heads, n } },
+    title: `English language model: “${shortText(text, 100)}”`,
+    headNames: all.map((k) => `layer ${Math.floor(k / heads)}, head ${k % heads}${off.includes(id(k)) ? ' (switched off)' : ''}`),
+    headNotes: all.map((k) => roles.get(id(k)) ?? ''),
+    columns: heads,
+    panelWidth: 240,
+    caption: [
+      `Text: “${shortText(text, 600)}”`,
+      shape.join(' · '),
+      `Heads switched off: ${offNames.length ? offNames.join(', ') : 'none'}`,
+    ],
+    stem: `mha-english-l${layers}-h${heads}-n${n}`,
+  };
+}
