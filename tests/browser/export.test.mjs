@@ -5,58 +5,12 @@
 // EXPORT_SHOTS=dir keeps the files made (for looking at them).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { parseColor } from '../../web/src/draw/color.js';
-import { withCheckedPage, useBrowserAndTargets } from './helpers.mjs';
+import { download, parseSvg, pngSize, withCheckedPage, useBrowserAndTargets } from './helpers.mjs';
 
 const TIMEOUT = 120_000;
 const env = useBrowserAndTargets();
-const SHOTS = process.env.EXPORT_SHOTS;
-
-async function download(page, click) {
-  const [d] = await Promise.all([page.waitForEvent('download'), click()]);
-  const bytes = await readFile(await d.path());
-  const name = d.suggestedFilename();
-  if (SHOTS) {
-    await mkdir(SHOTS, { recursive: true });
-    await writeFile(path.join(SHOTS, name), bytes);
-  }
-  return { name, bytes };
-}
-
-/** Width and height from a PNG's IHDR chunk. */
-function pngSize(bytes) {
-  assert.equal(bytes.subarray(1, 4).toString('latin1'), 'PNG');
-  assert.equal(bytes.subarray(12, 16).toString('latin1'), 'IHDR');
-  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
-}
-
-/**
- * The SVG parsed by the browser's XML parser (DOMParser, image/svg+xml): parse errors, the
- * texts, the size, the description and the cells (rects with data-head's group).
- */
-function parseSvg(page, svg) {
-  return page.evaluate((text) => {
-    const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
-    const root = doc.documentElement;
-    return {
-      error: doc.getElementsByTagName('parsererror').length ? doc.getElementsByTagName('parsererror')[0].textContent : '',
-      ns: root.namespaceURI,
-      width: Number(root.getAttribute('width')),
-      height: Number(root.getAttribute('height')),
-      desc: root.querySelector('desc')?.textContent ?? '',
-      texts: [...root.querySelectorAll('text')].map((t) => t.textContent),
-      cells: [...root.querySelectorAll('g[data-head] rect')].map((r) => ({
-        head: Number(r.parentNode.getAttribute('data-head')), x: Number(r.getAttribute('x')), y: Number(r.getAttribute('y')),
-        size: Number(r.getAttribute('width')), fill: r.getAttribute('fill'),
-      })),
-      images: root.querySelectorAll('image').length,
-    };
-  }, svg);
-}
-
 /** The SVG drawn as an image in a blank page (no CSP there): its natural size. */
 async function svgImageSize(browser, svg) {
   const ctx = await browser.newContext();

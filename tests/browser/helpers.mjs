@@ -4,7 +4,7 @@
 import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, writeFile, copyFile, rm } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, writeFile, copyFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -255,4 +255,50 @@ export function useHarness(source, { css = ['style.css'], body = '' } = {}) {
     if (env.dir) await rm(env.dir, { recursive: true, force: true });
   });
   return env;
+}
+
+/** EXPORT_SHOTS=dir keeps the files the export tests save (for looking at them). */
+const SHOTS = process.env.EXPORT_SHOTS;
+
+/** The file `click()` makes the page download: {name: its suggested name, bytes}. */
+export async function download(page, click) {
+  const [d] = await Promise.all([page.waitForEvent('download'), click()]);
+  const bytes = await readFile(await d.path());
+  const name = d.suggestedFilename();
+  if (SHOTS) {
+    await mkdir(SHOTS, { recursive: true });
+    await writeFile(path.join(SHOTS, name), bytes);
+  }
+  return { name, bytes };
+}
+
+/** Width and height from a PNG's IHDR chunk. */
+export function pngSize(bytes) {
+  assert.equal(bytes.subarray(1, 4).toString('latin1'), 'PNG');
+  assert.equal(bytes.subarray(12, 16).toString('latin1'), 'IHDR');
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+/**
+ * The SVG parsed by the browser's XML parser (DOMParser, image/svg+xml): parse errors, the
+ * texts, the size, the description and the cells (rects with data-head's group).
+ */
+export function parseSvg(page, svg) {
+  return page.evaluate((text) => {
+    const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+    const root = doc.documentElement;
+    return {
+      error: doc.getElementsByTagName('parsererror').length ? doc.getElementsByTagName('parsererror')[0].textContent : '',
+      ns: root.namespaceURI,
+      width: Number(root.getAttribute('width')),
+      height: Number(root.getAttribute('height')),
+      desc: root.querySelector('desc')?.textContent ?? '',
+      texts: [...root.querySelectorAll('text')].map((t) => t.textContent),
+      cells: [...root.querySelectorAll('g[data-head] rect')].map((r) => ({
+        head: Number(r.parentNode.getAttribute('data-head')), x: Number(r.getAttribute('x')), y: Number(r.getAttribute('y')),
+        size: Number(r.getAttribute('width')), fill: r.getAttribute('fill'),
+      })),
+      images: root.querySelectorAll('image').length,
+    };
+  }, svg);
 }
