@@ -2,7 +2,7 @@
 // The benchmark harness behind scripts/bench.sh (run that: it installs and builds first).
 //
 //   node scripts/bench/bench.mjs [--quick] [--no-browser] [--no-page] [--no-scaling]
-//                                [--out docs/benchmarks.md] [--configs n,d,h ...]
+//                                [--out docs/benchmarks.md] [--configs n,d,h]... (repeat --configs for each)
 //   node scripts/bench/bench.mjs --report-only   (re-renders the last run's build/bench/results.json)
 //   node scripts/bench/bench.mjs --page-only     (redoes only the page timings and download size of
 //                                                 that run, says so in the report, re-renders)

@@ -318,7 +318,9 @@ TEST(Kernels, ExpOfMinusInfinityIsExactlyZero) {
 TEST(Kernels, MaxAndFiniteSeesEveryEntry) {
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  for (const Index count : {1, 3, 4, 5, 9, 64, 67}) {
+  // Counts through each part of the pass: four vectors at a time (4, 8 or 16 lanes each, by
+  // target), one vector at a time, and the scalar tail.
+  for (const Index count : {1, 3, 4, 5, 9, 17, 64, 67, 130, 201}) {
     for (Index at = 0; at < count; ++at) {
       std::vector<float> x(static_cast<std::size_t>(count), -3.0f);
       x[at] = 2.5f;
@@ -332,6 +334,34 @@ TEST(Kernels, MaxAndFiniteSeesEveryEntry) {
         EXPECT_EQ(kernels::first_non_finite(x.data(), count), at);
       }
     }
+  }
+}
+
+TEST(Kernels, MaxAndFiniteTakesTheLargestOfDistinctValues) {
+  // Every entry different, the largest at each place in turn: each of the four running maxima
+  // and the tail must reach the result.
+  for (const Index count : {7, 16, 63, 64, 65, 129}) {
+    for (Index at = 0; at < count; ++at) {
+      std::vector<float> x(static_cast<std::size_t>(count));
+      for (Index j = 0; j < count; ++j) x[static_cast<std::size_t>(j)] = -static_cast<float>(j) - 1.0f;
+      x[static_cast<std::size_t>(at)] = 0.5f;
+      bool finite = false;
+      EXPECT_EQ(kernels::max_and_finite(x.data(), count, finite), 0.5f) << count << " " << at;
+      EXPECT_TRUE(finite);
+    }
+  }
+}
+
+TEST(Kernels, ScaleIntoWritesTheScaledCopy) {
+  for (Index count = 1; count <= 40; ++count) {
+    std::vector<float> x(static_cast<std::size_t>(count)), dst(static_cast<std::size_t>(count) + 1, -7.0f);
+    for (Index j = 0; j < count; ++j) x[static_cast<std::size_t>(j)] = static_cast<float>(j + 1);
+    kernels::scale_into(dst.data(), x.data(), count, 0.25f);
+    for (Index j = 0; j < count; ++j) {
+      EXPECT_EQ(dst[static_cast<std::size_t>(j)], 0.25f * static_cast<float>(j + 1)) << count << ", " << j;
+      EXPECT_EQ(x[static_cast<std::size_t>(j)], static_cast<float>(j + 1));  // the source is unchanged
+    }
+    EXPECT_EQ(dst.back(), -7.0f) << "nothing written past count " << count;
   }
 }
 

@@ -210,10 +210,11 @@ void attend_heads(const HeadsInput& p, const AttentionMasks& masks, const Forwar
   result.attn_weights = HeadStack::uninitialized(h, n, m);
   result.fully_masked_rows.assign(static_cast<std::size_t>(h * n), 0);
   if (options.keep_intermediates) result.scores = HeadStack::uninitialized(h, n, m);
-  // One block of rows of scores, then weights (kRowsPerBlock, m), reused by every block of every
-  // head: the product writes it, the softmax and A·V read it while it is in cache, and it reaches
-  // the (h, n, m) stack in one sequential copy. Writing the products straight into the stack
-  // (200 MB at 12 x 2048 x 2048) cost a cache miss per store.
+  // One block of rows of scores (kRowsPerBlock, m), reused by every block of every head: the
+  // product writes it and the softmax reads it while it is in cache; the normalised weights
+  // reach the (h, n, m) stack in sequential row writes, where A·V reads them back (in cache).
+  // Writing the products straight into the stack (200 MB at 12 x 2048 x 2048) cost a cache miss
+  // per store.
   float* const block = workspace.block(std::min(kRowsPerBlock, n) * m);
 
   // Masks: a per-head (h, n, m) attn_mask is added head by head (with the shared terms);
@@ -271,19 +272,21 @@ void attend_heads(const HeadsInput& p, const AttentionMasks& masks, const Forwar
         if (options.keep_intermediates) {
           std::copy(row, row + m, result.scores.data() + (i * n + r) * m);
         }
+        float* weights_row = A_head + r * m;
         if (row_max == neg_inf) {  // every key masked: weights 0, head output 0 (never NaN)
-          std::fill(row, row + m, 0.0f);
+          std::fill(weights_row, weights_row + m, 0.0f);
           result.fully_masked_rows[static_cast<std::size_t>(i * n + r)] = 1;
           continue;
         }
         // Masked keys (-inf) get exactly 0; the row's maximum gets exp(0) = 1, so sum >= 1.
+        // The normalised row goes straight into the stack: one pass for the scaling and the copy.
         const float sum = kernels::exp_shifted_sum(row, m, row_max);
-        kernels::scale(row, m, 1.0f / sum);
+        kernels::scale_into(weights_row, row, m, 1.0f / sum);
       }
-      if (av) {
-        kernels::gemm(rows, A, m, Vh, 1.0f, nullptr, head_outputs + r0 * d + i * d_head, d);
+      if (av) {  // A·V from the block's rows of the stack, still in cache
+        kernels::gemm(rows, A_head + r0 * m, m, Vh, 1.0f, nullptr,
+                      head_outputs + r0 * d + i * d_head, d);
       }
-      std::memcpy(A_head + r0 * m, A, sizeof(float) * static_cast<std::size_t>(rows * m));
     }
     if (with_v && ablated) {
       for (Index r = 0; r < n; ++r) std::fill_n(head_outputs + r * d + i * d_head, d_head, 0.0f);

@@ -505,16 +505,30 @@ float exp_shifted_sum(float* x, Index count, float shift) noexcept {
 }
 
 float max_and_finite(const float* x, Index count, bool& all_finite) noexcept {
-  vf mx = splatv(-INFINITY), bad = splatv(0.0f);
-  const vf zero = splatv(0.0f);
+  // Four independent maxima and NaN sums: one chain of compare-selects would be bound by its
+  // latency (a select waits for the one before), four keep the pipes busy. The maximum of the
+  // four is the maximum of all; the sums are NaN or 0 in any order.
+  const vf zero = splatv(0.0f), low = splatv(-INFINITY);
+  vf mx[4] = {low, low, low, low}, bad[4] = {zero, zero, zero, zero};
   Index j = 0;
+  for (; j + 4 * kLanes <= count; j += 4 * kLanes) {
+    for (int u = 0; u < 4; ++u) {
+      const vf a = loadv(x + j + u * kLanes);
+      bad[u] += a * zero;  // NaN once any entry is NaN or ±inf, else 0
+      mx[u] = a > mx[u] ? a : mx[u];
+    }
+  }
   for (; j + kLanes <= count; j += kLanes) {
     const vf a = loadv(x + j);
-    bad += a * zero;  // NaN once any entry is NaN or ±inf, else 0
-    mx = a > mx ? a : mx;
+    bad[0] += a * zero;
+    mx[0] = a > mx[0] ? a : mx[0];
   }
-  float result = max_lanes(mx);
-  float bad_sum = sum_lanes(bad);
+  for (int u = 1; u < 4; ++u) {
+    mx[0] = mx[u] > mx[0] ? mx[u] : mx[0];
+    bad[0] += bad[u];
+  }
+  float result = max_lanes(mx[0]);
+  float bad_sum = sum_lanes(bad[0]);
   for (; j < count; ++j) {
     bad_sum += x[j] * 0.0f;
     if (x[j] > result) result = x[j];
@@ -541,11 +555,13 @@ Index first_non_finite(const float* x, Index count) noexcept {
   return count;
 }
 
-void scale(float* x, Index count, float s) noexcept {
+void scale(float* x, Index count, float s) noexcept { scale_into(x, x, count, s); }
+
+void scale_into(float* dst, const float* x, Index count, float s) noexcept {
   const vf vs = splatv(s);
   Index j = 0;
-  for (; j + kLanes <= count; j += kLanes) storev(x + j, loadv(x + j) * vs);
-  for (; j < count; ++j) x[j] *= s;
+  for (; j + kLanes <= count; j += kLanes) storev(dst + j, loadv(x + j) * vs);
+  for (; j < count; ++j) dst[j] = x[j] * s;
 }
 
 }  // namespace mha::kernels

@@ -157,4 +157,9 @@ Index first_non_finite(const float* x, Index count) noexcept;
 /// x[j] *= s for j < count, vectorised.
 void scale(float* x, Index count, float s) noexcept;
 
+/// dst[j] = x[j] * s for j < count, vectorised: a scaled copy in one pass (dst == x: in place;
+/// otherwise the two ranges must not overlap). The softmax's normalisation writes each row of
+/// weights into the returned (h, n, m) stack this way.
+void scale_into(float* dst, const float* x, Index count, float s) noexcept;
+
 }  // namespace mha::kernels
