@@ -3,7 +3,7 @@
 // the exit status.
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { median } from './systems.mjs';
+import { WARM_UP_MS, median } from './systems.mjs';
 import { HERE, RESULTS, ROOT, ROUNDS, WASM, find, flops, log } from './common.mjs';
 import {
   AFTER_PAUSED_CHANGE_MS, LOAD_QUIET_MS, PAGE_TARGETS, PAUSE_BEFORE_CHANGE_MS, TYPING_PAUSE_MS, WINDOW_SETTLE_MS,
@@ -66,7 +66,7 @@ function report({ results, configs, browserKeys, page, sizes, scale, peak, info,
   p(`- Load average (1, 5, 15 min) before: ${load.before}; after: ${load.after} (the run itself raises it). Every system was run one after the other in the same window.`);
   p(`- Toolchains: ${info.gxx}; ${info.emcc}; node ${info.node}; ${info.chromium}`);
   p(`- Peers: PyTorch ${info.torch} (Debian python3-torch) with OpenBLAS ${info.openblas} (\`${info.blas}\`); onnxruntime-web 1.17.3 and 1.30.0, @tensorflow/tfjs-core + tfjs-backend-wasm 4.22.0 (npm, \`scripts/bench/package-lock.json\`)`);
-  p(`- Repetitions: one warm-up call, then at least ${reps.minReps} and at most ${reps.maxReps} timed calls, going on until ${reps.budgetMs / 1000} s have passed; the table shows the **median** in milliseconds. The wasm systems (node and Chromium) ran in ${ROUNDS(false)} rounds, one system after the other in each (tfjs in the first only), each round in a fresh process or page: the table shows the median of the rounds' medians (each round's is in \`build/bench/results.json\` as \`round_medians\`), and the SIMD peak is the best of its rounds. In JS (node and Chromium) one sample repeats the call until 1 ms has passed (per-call time = elapsed / calls; a slower call is one sample by itself), because Chromium coarsens \`performance.now()\` to 0.1 ms on a page that is not cross-origin isolated.`);
+  p(`- Repetitions: warm-up first (natively one untimed call; in JS, node and Chromium, untimed calls for ${WARM_UP_MS} ms, so that V8 has replaced its baseline code of the hot wasm functions with optimised code), then at least ${reps.minReps} and at most ${reps.maxReps} timed calls, going on until ${reps.budgetMs / 1000} s have passed; the table shows the **median** in milliseconds. The wasm systems (node and Chromium) ran in ${ROUNDS(false)} rounds, one system after the other in each (tfjs in the first only), each round in a fresh process or page: the table shows the median of the rounds' medians (each round's is in \`build/bench/results.json\` as \`round_medians\`), and the SIMD peak is the best of its rounds. In JS (node and Chromium) one sample repeats the call until 1 ms has passed (per-call time = elapsed / calls; a slower call is one sample by itself), because Chromium coarsens \`performance.now()\` to 0.1 ms on a page that is not cross-origin isolated.`);
   p();
   p('## What is measured');
   p();

@@ -116,17 +116,26 @@ export function tfjs(tf, label) {
   };
 }
 
+/** Milliseconds of untimed calls before timing starts (timeRunner's warm-up). */
+export const WARM_UP_MS = 500;
+
 /**
- * Times `runner.run()`: one warm-up call, then at least minReps and at most maxReps samples, going
- * on while fewer than budgetMs have passed. A sample repeats the call until at least 1 ms has
- * passed (one call for anything slower) and counts the elapsed time divided by the calls:
- * Chromium coarsens performance.now() to 0.1 ms on a page that is not cross-origin isolated, so
- * calls of a few microseconds could not be timed one by one there.
+ * Times `runner.run()`: untimed warm-up calls until warmUpMs have passed (at least one), then at
+ * least minReps and at most maxReps samples, going on while fewer than budgetMs have passed. A
+ * sample repeats the call until at least 1 ms has passed (one call for anything slower) and
+ * counts the elapsed time divided by the calls: Chromium coarsens performance.now() to 0.1 ms on
+ * a page that is not cross-origin isolated, so calls of a few microseconds could not be timed one
+ * by one there.
+ * The warm-up is timed, not counted: V8 (node and Chromium) runs a wasm function first as its
+ * baseline compiler's code and replaces it with optimised code only after the function has run
+ * for a while, compiling in the background: after a single warm-up call the small cases' samples
+ * (200 of about 1 ms) would mix both tiers, for every system alike.
  * Returns the per-call milliseconds of each sample, the calls per sample of the last one, and the
  * last result.
  */
-export async function timeRunner(runner, { now, budgetMs, minReps, maxReps }) {
-  let result = await runner.run(); // warm-up (compilation, first allocations)
+export async function timeRunner(runner, { now, budgetMs, minReps, maxReps, warmUpMs = WARM_UP_MS }) {
+  let result = await runner.run(); // compilation, first allocations
+  for (const warm = now(); now() - warm < warmUpMs;) result = await runner.run();
   const times = [];
   let inner = 1;
   const start = now();
