@@ -12,7 +12,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DIST, openPage, withCheckedPage, useBrowserAndTargets } from './helpers.mjs';
+import { DIST, openPage, setAttributes, withCheckedPage, useBrowserAndTargets } from './helpers.mjs';
 
 const TIMEOUT = 120_000;
 const EXAMPLE = 'embed-example.html';
@@ -85,22 +85,6 @@ const text = (page, id, selector) => inElement(page, id, (root, host, s) => root
 const count = (page, id, selector) => inElement(page, id, (root, host, s) => root.querySelectorAll(s).length, selector);
 
 /** Sets attributes of element `id` and waits for its next render (mha-ready or mha-error). */
-function setAttributes(page, id, attrs) {
-  return page.evaluate(([i, a]) => new Promise((resolve) => {
-    const host = document.getElementById(i);
-    const done = (e) => {
-      host.removeEventListener('mha-ready', done);
-      host.removeEventListener('mha-error', done);
-      resolve(e.type);
-    };
-    host.addEventListener('mha-ready', done);
-    host.addEventListener('mha-error', done);
-    for (const [k, v] of Object.entries(a)) {
-      if (v === null) host.removeAttribute(k);
-      else host.setAttribute(k, v);
-    }
-  }), [id, attrs]);
-}
 
 for (const which of [0, 1]) {
   const target = () => env.servers.targets[which];

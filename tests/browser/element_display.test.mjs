@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { withCheckedPage, useBrowserAndTargets } from './helpers.mjs';
+import { setAttributes, withCheckedPage, useBrowserAndTargets } from './helpers.mjs';
 
 const TIMEOUT = 120_000;
 const EXAMPLE = { path: 'embed-example.html', ready: 'mha-attention#m03-four[data-state="ready"]' };
@@ -52,21 +52,6 @@ const colours = (page, id) => page.evaluate((i) => {
   return { background: fig.backgroundColor, ink: fig.color, labelGrey: inked ? sum / inked : null, inked };
 }, id);
 
-/** Sets attributes of element `id` (null removes one) and waits for its next mha-ready / mha-error. */
-const setAttributes = (page, id, attrs) => page.evaluate(([i, a]) => new Promise((resolve) => {
-  const host = document.getElementById(i);
-  const done = (e) => {
-    host.removeEventListener('mha-ready', done);
-    host.removeEventListener('mha-error', done);
-    resolve(e.type);
-  };
-  host.addEventListener('mha-ready', done);
-  host.addEventListener('mha-error', done);
-  for (const [k, v] of Object.entries(a)) {
-    if (v === null) host.removeAttribute(k);
-    else host.setAttribute(k, v);
-  }
-}), [id, attrs]);
 
 /** The element's height, its heads' distinct left and top positions, and its columns. */
 const placement = (page, id) => page.evaluate((i) => {

@@ -302,3 +302,21 @@ export function parseSvg(page, svg) {
     };
   }, svg);
 }
+
+/** Sets attributes of the element with id `id` (null removes one) and waits for its next mha-ready or mha-error; resolves to the event type. */
+export function setAttributes(page, id, attrs) {
+  return page.evaluate(([i, a]) => new Promise((resolve) => {
+    const host = document.getElementById(i);
+    const done = (e) => {
+      host.removeEventListener('mha-ready', done);
+      host.removeEventListener('mha-error', done);
+      resolve(e.type);
+    };
+    host.addEventListener('mha-ready', done);
+    host.addEventListener('mha-error', done);
+    for (const [k, v] of Object.entries(a)) {
+      if (v === null) host.removeAttribute(k);
+      else host.setAttribute(k, v);
+    }
+  }), [id, attrs]);
+}
