@@ -291,17 +291,20 @@ for (const which of [0, 1]) {
             await page.waitForFunction((b) => Number(document.documentElement.dataset.updates) > b, before);
             return page.$eval('#heads', (e) => `${e.dataset.computedIn} ${e.dataset.workers} ${e.dataset.recycled}`);
           };
-          // Once both workers are ready, 63 and 64 tokens in turn (each change computed anew, split
-          // in two): every half is written into a spare buffer. The first two into the buffers each
-          // worker kept from computing the view once on starting (compute.js prime), every later
-          // one into the buffers the page gave back after showing the next view (compute.js
-          // release); without them the fourth change would find none.
-          for (let tries = 0; (await change(words(60 - (tries % 2)))) !== `worker ${workers} ${workers}`; tries++) {
+          // Once both workers are ready, two tokens fewer each change (never a count shown or
+          // computed ahead before: each change computed anew, split in two). The workers write
+          // into the buffers the page gave back: the one each kept from computing the view once on
+          // starting (compute.js prime), then those of results that left the page's cache
+          // (cache.js: the results shown and those computed ahead, KEPT_RESULTS + 2) after the
+          // page let go of them (compute.js release). Without them every change would find none.
+          for (let tries = 0; (await change(words(100 + 2 * tries))) !== `worker ${workers} ${workers}`; tries++) {
             assert.ok(tries < 20, 'both workers ready');
           }
           const seen = [];
-          for (let u = 1; u <= 6; u++) seen.push(await change(words(u % 2 ? 63 : 64).replace('w0', `v${u}`)));
-          assert.deepEqual(seen, Array(6).fill(`worker ${workers} ${workers}`));
+          for (let n = 62; n >= 40; n -= 2) seen.push(await change(words(n)));
+          assert.deepEqual(seen.map((s) => s.split(' ').slice(0, 2).join(' ')), Array(seen.length).fill(`worker ${workers}`));
+          assert.deepEqual(seen.slice(-4), Array(4).fill(`worker ${workers} ${workers}`), seen.join(', '));
+          await change(words(64));
           await page.waitForSelector('#heads[data-tables="ready"]', { state: 'attached' });
           const request = { seed: 7, tokens: 64, d_model: 1024, num_heads: 4, positional: false, is_causal: false };
           for (const [head, row] of [[0, 5], [1, 63], [2, 0], [3, 31]]) {
@@ -406,6 +409,38 @@ for (const which of [0, 1]) {
         await page.waitForFunction((b) => Number(document.documentElement.dataset.updates) > b, before);
         assert.equal(await page.getAttribute('#heads', 'data-ahead'), 'false');
         assert.equal(await page.getAttribute('#heads', 'data-kept'), 'false');
+      }));
+
+    test(`a word more or less in a view the workers compute: ${which ? 'from file://, no workers, nothing computed ahead' : 'computed ahead by the workers, drawn at once with the core\'s numbers'}`, () =>
+      // 60 tokens at d_model 1024, 4 heads: pageCost 2.6·10⁸ > WORKER_MIN_COST (compute/cost.js); tables up to 64 tokens.
+      withCheckedPage(env.browser, target(), `#text=${words(60)}&d_model=1024&num_heads=4&seed=5&causal=0&positional=1`, async ({ page }) => {
+        await page.waitForFunction(() => /^n = 60 tokens/.test(document.getElementById('summary').textContent));
+        if (!which) await page.waitForSelector('html[data-compute-worker="ready"]', { state: 'attached' });
+        const before = await updates(page);
+        if (which) await page.waitForTimeout(1000); // time enough to compute ahead, were it done
+        else {
+          // The link's own first grid may have come from the page thread (the workers start after it):
+          // shown again from the workers, then 61 and 59 computed ahead by them.
+          await page.fill('#seed', '6');
+          await page.waitForFunction((b) => Number(document.documentElement.dataset.updates) > b, before);
+          assert.equal(await page.getAttribute('#heads', 'data-computed-in'), 'worker');
+          await page.waitForFunction(() => Number(document.documentElement.dataset.computedAhead) >= 2, null, { timeout: 30_000, polling: 100 });
+        }
+        const seed = which ? 5 : 6;
+        const next = await updates(page);
+        await page.fill('#text', words(61));
+        await page.waitForFunction((b) => Number(document.documentElement.dataset.updates) > b, next);
+        const heads = await page.evaluate(() => ({ ...document.getElementById('heads').dataset }));
+        assert.equal(heads.ahead, String(!which), JSON.stringify(heads));
+        assert.equal(heads.computedIn, which ? 'page' : 'worker');
+        if (which) assert.equal(await page.evaluate(() => document.documentElement.dataset.computedAhead), undefined);
+        assert.match(await page.textContent('#summary'), /^n = 61 tokens/);
+        await page.waitForSelector('#heads[data-tables="ready"]', { state: 'attached', timeout: 60_000 });
+        const request = { seed, tokens: 61, d_model: 1024, num_heads: 4, positional: true, is_causal: false };
+        for (const [head, row] of [[0, 0], [3, 60]]) {
+          assert.deepEqual(await tableRow(page, head, row), expectedRow(request, head, row), `head ${head}, row ${row}`);
+        }
+        await assertCellsAreTableColours(page, 3, 61);
       }));
 
     test('embedded (embed=1, no text field): nothing is computed ahead; the full page computes ahead again', () =>

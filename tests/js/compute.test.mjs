@@ -15,7 +15,7 @@ import { KEPT_RESULTS } from '../../web/src/compute/cache.js';
 import { loadModule } from './module.mjs';
 
 const core = await loadModule('mha_wasm_core.js');
-const { experimentWork, pageCost, splittable, aheadable } = costModel(core);
+const { experimentWork, pageCost, splittable, aheadable, aheadHere } = costModel(core);
 
 globalThis.document ??= { documentElement: { dataset: {} } }; // stopWorker writes data-compute-worker
 
@@ -40,12 +40,17 @@ function fakeCore() {
  * `given` the weights' buffers given back to it (compute.js giveBack: {recycle}, transferred).
  */
 function withWorker(mod) {
-  const c = new Compute(mod);
+  // The wait before the workers compute ahead: recorded, run when a test says so (runTimers).
+  const timers = [];
+  const c = new Compute(mod, {
+    delay: (f) => { timers.push(f); return f; },
+    cancelDelay: (f) => { const i = timers.indexOf(f); if (i >= 0) timers.splice(i, 1); },
+  });
   const sent = [];
   const given = [];
   c.worker = { postMessage: (m, transfer) => (m.recycle ? given.push(recycled(m, transfer)) : sent.push(m)), terminate() {} };
   c.workerReady = true;
-  return { c, sent, given, answer: (id, result) => c.onMessage({ id, result, stats: { wasm_memory_bytes: 1 } }) };
+  return { c, sent, given, timers, answer: (id, result) => c.onMessage({ id, result, stats: { wasm_memory_bytes: 1 } }) };
 }
 
 /** A {recycle} message's buffer, checked to be transferred (not copied). */
@@ -250,12 +255,12 @@ test('joinHeads: the halves\' weights and masked rows one after the other, the r
 /** withWorker plus a ready second worker that records what it is sent. */
 function withTwoWorkers() {
   const mod = fakeCore();
-  const { c, sent, given } = withWorker(mod);
+  const { c, sent, given, timers } = withWorker(mod);
   const helperSent = [];
   const helperGiven = [];
   c.helper = { postMessage: (m, transfer) => (m.recycle ? helperGiven.push(recycled(m, transfer)) : helperSent.push(m)), terminate() {} };
   c.helperReady = true;
-  return { mod, c, sent, helperSent, given, helperGiven };
+  return { mod, c, sent, helperSent, given, helperGiven, timers };
 }
 
 test('two workers: a splittable call goes half to each, the answer is the joined whole; others go to the first', async () => {
@@ -469,8 +474,9 @@ test('waiting for the workers: the second one failing sends the call whole to th
   }
 });
 
-test('weights\' buffers go back to the worker that made them once the page has let go of the result and it is no longer kept', async () => {
+test('weights\' buffers go back to the worker that made them once the page has let go of the result and it is neither shown nor kept', async () => {
   const { c, sent, helperSent, given, helperGiven } = withTwoWorkers();
+  c.setAhead(false); // only the results shown are kept here
   const half = (first, count, fill) => ({ n: 64, m: 64, num_heads: 8, first_head: first, head_count: count,
     attn_weights: new Float32Array(count * 64 * 64).fill(fill), fully_masked_rows: new Uint8Array(count * 64) });
   /** Runs `request`, answers both halves; returns the outcome and the halves' buffers. */
@@ -483,19 +489,30 @@ test('weights\' buffers go back to the worker that made them once the page has l
   };
   const first = await answered(grids, 1);
   assert.equal(first.outcome.recycled, 1, 'how many halves were written into spare memory');
-  c.release(first.outcome.result); // still the kept result: an equal request is answered with it
+  c.release(first.outcome.result); // still the last call's result: an equal request is answered with it
   assert.deepEqual([given, helperGiven], [[], []]);
   assert.equal(c.route(grids).result, first.outcome.result, 'kept');
   const second = await answered({ ...grids, seed: 8 }, 3);
-  // No longer kept, and released before: each half's buffer back to its own worker, transferred.
-  assert.deepEqual([given, helperGiven], [[first.buffers[0]], [first.buffers[1]]]);
-  // The shown result is not given back until the page lets go of it (a newer result is shown)...
+  // Released, and no longer shown, but kept in the cache (a request shown before): not given back.
+  assert.ok(c.kept.some((k) => k.outcome.result === first.outcome.result));
+  assert.deepEqual([given, helperGiven], [[], []]);
+  // The shown result is not given back until the page lets go of it (a newer result is shown).
   await answered({ ...grids, seed: 9 }, 5);
-  assert.equal(given.length, 1);
   c.release(second.outcome.result);
+  assert.deepEqual([given, helperGiven], [[], []], 'kept too');
+  // KEPT_RESULTS + 2 newer results: the first two go from the cache, and their buffers back,
+  // each half's to its own worker, transferred.
+  for (let seed = 10; seed < 10 + KEPT_RESULTS + 1; seed++) await answered({ ...grids, seed }, seed);
+  assert.ok(!c.kept.some((k) => k.outcome.result === first.outcome.result));
   assert.deepEqual([given, helperGiven], [[first.buffers[0], second.buffers[0]], [first.buffers[1], second.buffers[1]]]);
   c.release(second.outcome.result); // ...and only once
   assert.equal(given.length, 2);
+  // A kept result shown again is read by the page again: not given back when it goes from the cache.
+  const shownAgain = c.route({ ...grids, seed: 12 });
+  assert.equal(shownAgain.kept, true);
+  for (let seed = 20; seed < 20 + KEPT_RESULTS + 2; seed++) await answered({ ...grids, seed }, seed);
+  assert.ok(!c.kept.some((k) => k.outcome.result === shownAgain.result));
+  assert.ok(!given.includes(shownAgain.result.headWeights[0].buffer), 'the page has not let go of it since');
 });
 
 test('weights\' buffers nobody reads go back at once: a stale result\'s, the other half of an error; a full forward\'s never', async () => {
@@ -593,8 +610,12 @@ test('aheadable: the grids\' request computed on the page, without masks or othe
   assert.ok(!aheadable({ ...view64, return_parameters: undefined }), 'X and the weights: 4 MiB at d_model 512');
   assert.ok(!aheadable({ ...view64, key_padding_mask: new Uint8Array(64) }), 'a mask changes with the token count');
   assert.ok(!aheadable({ ...view64, ablated_heads: [1] }));
-  assert.ok(!aheadable({ ...view64, tokens: 80 }), 'the workers\' (pageCost above WORKER_MIN_COST)');
   assert.ok(aheadable({ ...view64, tokens: 72 }));
+  assert.ok(aheadHere({ ...view64, tokens: 72 }), 'computed ahead on the page');
+  assert.ok(aheadable({ ...view64, tokens: 80 }) && !aheadHere({ ...view64, tokens: 80 }), 'by the workers (pageCost above WORKER_MIN_COST)');
+  const page512 = { ...view64, tokens: 512, d_model: 768, num_heads: 12 };
+  assert.ok(aheadable(page512), 'the benchmark\'s 512-token view: 3.1M weights to keep');
+  assert.ok(!aheadable({ ...page512, tokens: 600 }), 'more weights than MAX_KEPT_WEIGHTS (4.3M): not kept, not computed ahead');
 });
 
 test('computing ahead: one token more, then one less, one per idle period; the next keystroke\'s request is answered at once', () => {
@@ -723,4 +744,101 @@ test('kept results: KEPT_RESULTS + 2 at most (the shown ones and those computed 
   assert.deepEqual(c.kept.map((k) => [k.request.seed, k.request.tokens, k.ahead]),
     [[10, 63, true], [10, 65, true], [10, 64, false], [9, 63, true], [9, 65, true]]);
   assert.equal(flags(c.route({ ...view64, seed: 1 })), 'page', 'an old one: computed again');
+});
+
+/** The halves of a worker call `m` answered as the fake core computes them (compute_worker.js). */
+function answerHalves(c, mod, m, h) {
+  const part = (msg) => {
+    const r = mod.numpyExperiment(msg.request);
+    const count = msg.request.head_count ?? msg.request.num_heads - msg.request.first_head;
+    return { ...r, first_head: msg.request.first_head, head_count: count,
+      attn_weights: r.attn_weights.slice(0, count * r.n * r.m), fully_masked_rows: new Uint8Array(count * r.n) };
+  };
+  c.onMessage({ id: m.id, part: 0, result: part(m), stats: {} });
+  c.onHelperMessage({ id: h.id, part: 1, result: part(h), stats: {} });
+}
+
+test('the workers compute ahead: after AHEAD_AWAY_DELAY_MS, one token more then one less, split between them; the next word is answered at once', async () => {
+  const { mod, c, sent, helperSent, timers } = withTwoWorkers();
+  const p = c.route(grids);
+  answerHalves(c, mod, sent[0], helperSent[0]);
+  assert.equal(flags(await p), 'worker');
+  assert.equal(timers.length, 1, 'waits before computing ahead');
+  assert.equal(sent.length, 1, 'nothing sent yet');
+  // Typing inside the word (the same request) does not restart the wait.
+  assert.equal(flags(c.route(grids)), 'worker+reused');
+  assert.equal(timers.length, 1);
+  timers.shift()(); // the step waits for the workers' answer
+  assert.equal(sent.length, 2);
+  assert.deepEqual([sent[1].request.tokens, sent[1].request.first_head, helperSent[1].request.first_head], [129, 0, 4]);
+  assert.ok(sent[1].id < 0 && helperSent[1].id === sent[1].id, 'not a call: its own id');
+  answerHalves(c, mod, sent[1], helperSent[1]);
+  await new Promise((r) => setImmediate(r)); // computeAway's promise, then the next step's delay
+  assert.equal(timers.length, 1, 'one token less next');
+  timers.shift()(); // the step waits for the workers' answer
+  assert.equal(sent[2].request.tokens, 127);
+  answerHalves(c, mod, sent[2], helperSent[2]);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(timers.length, 0, 'both neighbours kept: nothing more');
+  assert.deepEqual(c.kept.map((k) => [k.request.tokens, k.ahead]), [[127, true], [129, true], [128, false]]);
+  // A word typed: 129 tokens, answered at once from the workers' computation ahead.
+  const typed = c.route({ ...grids, tokens: 129 });
+  assert.equal(flags(typed), 'worker+ahead');
+  assert.equal(typed.result.attn_weights.length, 8 * 129 * 129);
+  assert.equal(sent.length, 3, 'nothing computed for it');
+  assert.equal(timers.length, 1, 'its own neighbour (130) is next');
+});
+
+test('the workers compute ahead: a call for the same request takes it over; another waits for it, and a newer call cancels the wait', async () => {
+  const { mod, c, sent, helperSent, timers } = withTwoWorkers();
+  const p = c.route(grids);
+  answerHalves(c, mod, sent[0], helperSent[0]);
+  await p;
+  const ahead = timers.shift()();
+  assert.equal(sent.at(-1).request.tokens, 129);
+  // The next word comes while 129 tokens are being computed ahead: that computation's result.
+  const typed = c.route({ ...grids, tokens: 129 });
+  assert.ok(typed instanceof Promise);
+  assert.equal(sent.length, 2, 'not sent again');
+  answerHalves(c, mod, sent[1], helperSent[1]);
+  assert.equal(flags(await typed), 'worker+ahead');
+  await ahead;
+  assert.deepEqual(c.kept.map((k) => [k.request.tokens, k.ahead]), [[129, false], [128, false]], 'shown: kept, no longer "ahead"');
+  assert.equal(timers.length, 1, '130 next, from 129');
+  // Another request while 130 is computed ahead: it waits, then goes.
+  timers.shift()();
+  assert.equal(sent.at(-1).request.tokens, 130);
+  const other = c.route({ ...grids, seed: 8 });
+  assert.equal(sent.length, 3, 'waits for the computation ahead in flight');
+  assert.equal(await c.computeAway({ ...grids, tokens: 5 }), null, 'busy: nothing more is computed ahead');
+  answerHalves(c, mod, sent[2], helperSent[2]);
+  assert.equal(sent.length, 4, 'sent once the workers are free');
+  assert.equal(sent[3].request.seed, 8);
+  answerHalves(c, mod, sent[3], helperSent[3]);
+  assert.equal(flags(await other), 'worker');
+  assert.ok(c.kept.some((k) => k.request.tokens === 130 && k.ahead), 'the computation ahead is kept all the same');
+});
+
+test('the workers compute ahead only what the cache may keep, and not where the page turns it off; their failing stops it', async () => {
+  const { mod, c, sent, helperSent, timers } = withTwoWorkers();
+  const large512 = { ...grids, tokens: 600, d_model: 768, num_heads: 12 }; // 4.3M weights
+  const p = c.route(large512);
+  assert.equal(helperSent.length, 0, 'too many weights to join: the first worker computes it whole');
+  c.onMessage({ id: sent[0].id, result: mod.numpyExperiment(sent[0].request), stats: {} });
+  await p;
+  assert.equal(timers.length, 0, 'more weights than MAX_KEPT_WEIGHTS: not computed ahead');
+  c.setAhead(false);
+  const q = c.route(grids);
+  answerHalves(c, mod, sent[1], helperSent[0]);
+  await q;
+  assert.equal(timers.length, 0, 'off (an embedded page)');
+  c.setAhead(true);
+  const r = c.route({ ...grids, seed: 8 });
+  answerHalves(c, mod, sent[2], helperSent[1]);
+  await r;
+  const ahead = timers.shift()();
+  c.stopWorker(); // the workers stop while computing ahead: the page goes on without them
+  assert.equal(await ahead, undefined);
+  assert.equal(timers.length, 0);
+  assert.equal(flags(c.route({ ...grids, seed: 8, tokens: 129 })), 'page', 'computed here now');
 });

@@ -1,9 +1,15 @@
 // Computing ahead. Typing a word adds a token, deleting one takes it away: once the grids' request
-// (aheadable: weights only, no arrays, computed on this thread) is shown, the page computes the
-// same request for one token more, then one token less, in idle time (requestIdleCallback), one
-// computation per idle period and only when its deadline leaves room for it (its expected time,
-// from the last one's, with a margin). The results go to the ResultCache (cache.js), where the
-// next keystroke's request finds them.
+// (aheadable, cost.js: weights only, no arrays) is shown, the page computes the same request for
+// one token more, then one token less, and keeps the results in the ResultCache (cache.js), where
+// the next keystroke's request finds them. Where they are computed depends on their size:
+// - on this thread (aheadHere): in idle time (requestIdleCallback), one computation per idle
+//   period and only when its deadline leaves room for it (its expected time, from the last one's,
+//   with a margin);
+// - by the workers (larger ones, which the page sends to them anyway): once the page has been left
+//   alone for AHEAD_AWAY_DELAY_MS, one computation after the other, and only while both workers
+//   are free (compute.js computeAway). A call that comes meanwhile waits for the one in flight
+//   (half the heads on each core: 28 ms at 512 tokens, d_model 768, 12 heads), or takes it over
+//   when it asks for the same request.
 
 /** How many idle periods a computation ahead waits for one whose deadline leaves it room. */
 export const AHEAD_TRIES = 10;
@@ -20,6 +26,12 @@ export const AHEAD_MARGIN = 1.5;
  * 512: 25–70 ms), which a token more or less does not.
  */
 export const AHEAD_PRIOR_MS_PER_COST = 1e-7;
+/**
+ * Milliseconds without a new request before the workers compute ahead: typing within a word
+ * reuses the shown result, a new word comes a few keys later, while back-to-back changes (a held
+ * key, a slider dragged) keep restarting this wait and never queue behind a computation ahead.
+ */
+export const AHEAD_AWAY_DELAY_MS = 100;
 /** Without requestIdleCallback: a computation ahead 50 ms after the last update, given 16 ms. */
 const FALLBACK_IDLE_DELAY_MS = 50, FALLBACK_IDLE_BUDGET_MS = 16;
 
@@ -32,15 +44,26 @@ export class AheadScheduler {
    * @param {object} p.cost the cost model (cost.js costModel): pageCost, aheadable
    * @param {object} p.cache where the results go (cache.js ResultCache)
    * @param {(request: object) => object} p.compute computes a request on this thread: its outcome
+   * @param {(request: object) => Promise<object|null>} [p.computeAway] has the workers compute a
+   *   request and keeps its result (compute.js computeAway): its outcome, or null when they could
+   *   not (busy, gone); without it, larger requests are not computed ahead
    * @param {(request: object) => boolean} p.current whether `request` is still the last one asked
    * @param {Function} [p.idle] requestIdleCallback (tests pass their own)
    * @param {Function} [p.cancelIdle] cancelIdleCallback
    * @param {() => number} [p.now] performance.now
+   * @param {Function} [p.delay] setTimeout, [p.cancelDelay] clearTimeout (tests pass their own)
    */
-  constructor({ cost, cache, compute, current, idle = null, cancelIdle = null, now = () => performance.now() }) {
+  constructor({
+    cost, cache, compute, computeAway = null, current, idle = null, cancelIdle = null, now = () => performance.now(),
+    delay = (f, ms) => setTimeout(f, ms), cancelDelay = (h) => clearTimeout(h),
+  }) {
     this.cost = cost;
     this.cache = cache;
     this.compute = compute;
+    this.computeAway = computeAway;
+    this.delay = delay;
+    this.cancelDelay = cancelDelay;
+    this.timer = null; // the wait before the workers compute ahead
     this.current = current;
     this.idle = idle ?? (typeof requestIdleCallback === 'function'
       ? (f) => requestIdleCallback(f)
@@ -70,19 +93,27 @@ export class AheadScheduler {
   cancel() {
     if (this.handle !== null) this.cancelIdle(this.handle);
     this.handle = null;
+    if (this.timer !== null) this.cancelDelay(this.timer);
+    this.timer = null;
   }
 
   /**
-   * Computes `from` (the last request, just shown) for one token more, then one token less, in idle
-   * periods, one computation each, and keeps the results: the next keystroke's request is likely one
-   * of them. A computation starts only when the period's deadline (IdleDeadline.timeRemaining())
-   * leaves it AHEAD_MARGIN times its expected time (expectedMs); otherwise it waits for another
-   * period, AHEAD_TRIES at most. Requests already kept are not computed again.
+   * Computes `from` (the last request, just shown) for one token more, then one token less, and
+   * keeps the results: the next keystroke's request is likely one of them. Requests already kept
+   * are not computed again. Those larger than aheadHere go to the workers (scheduleAway); the
+   * others run here, in idle periods, one computation each: a computation starts only when the
+   * period's deadline (IdleDeadline.timeRemaining()) leaves it AHEAD_MARGIN times its expected time
+   * (expectedMs); otherwise it waits for another period, AHEAD_TRIES at most.
    */
   schedule(from) {
     if (!this.on) return;
     const next = [from.tokens + 1, from.tokens - 1].filter((n) => n >= 1).map((tokens) => ({ ...from, tokens }))
       .filter((r) => this.cost.aheadable(r) && !this.cache.has(r));
+    if (!next.length) return;
+    if (!this.cost.aheadHere(from)) {
+      this.scheduleAway(from, next);
+      return;
+    }
     let tries = 0;
     const step = (deadline) => {
       this.handle = null;
@@ -110,6 +141,24 @@ export class AheadScheduler {
       if (next.length) this.handle = this.idle(step);
     };
     if (next.length) this.handle = this.idle(step);
+  }
+
+  /**
+   * The workers compute `next` (the neighbours of `from`, the last request shown) one after the
+   * other, after AHEAD_AWAY_DELAY_MS without a newer request (cancel), each only while `from` is
+   * still the last request. computeAway keeps the results.
+   */
+  scheduleAway(from, next) {
+    if (!this.computeAway) return;
+    const step = async () => {
+      this.timer = null;
+      if (!this.current(from) || !this.on || !next.length) return;
+      const outcome = await this.computeAway(next.shift());
+      if (!outcome) return; // the workers were busy or are gone: not now
+      document.documentElement.dataset.computedAhead = String(++this.computed);
+      if (next.length && this.current(from) && this.on) this.timer = this.delay(step, 0);
+    };
+    this.timer = this.delay(step, AHEAD_AWAY_DELAY_MS);
   }
 
   /**

@@ -1,14 +1,23 @@
 // The results the page keeps to answer a request again without computing it: those of the grids'
 // requests shown before and those computed ahead (ahead.js), newest first. Typing inside a word
 // changes the text but not the token count, and typing a word and deleting it again comes back
-// to a count shown before; numpyExperiment depends only on the request.
-import { sameRequest } from './cost.js';
+// to a count shown before; numpyExperiment depends only on the request. A worker's result kept
+// here keeps its weights' buffers until it goes (compute.js giveBackWhenDone).
+import { MAX_KEPT_WEIGHTS, sameRequest } from './cost.js';
 
 /**
- * Kept results beyond the two computed ahead from the last one shown: KEPT_RESULTS + 2 in all.
- * A kept result has a pageCost up to WORKER_MIN_COST: at most h·n² = 3.3·10⁵ weights, 1.3 MB.
+ * Kept results beyond the two computed ahead from the last one shown: KEPT_RESULTS + 2 in all,
+ * and their weights at most KEPT_WEIGHTS floats in all (the newest is always kept).
  */
 export const KEPT_RESULTS = 3;
+/**
+ * Floats of weights the kept results may hold together: 50 MB, four results of 12 heads of 512
+ * tokens (the one shown, one token more and one less, one more shown before).
+ */
+export const KEPT_WEIGHTS = 3 * MAX_KEPT_WEIGHTS;
+
+/** Floats of weights a kept entry holds: h·n² (the grids' request is self-attention). */
+const weightsOf = ({ request }) => request.num_heads * request.tokens ** 2;
 
 export class ResultCache {
   constructor() {
@@ -26,13 +35,29 @@ export class ResultCache {
     return this.kept.some((k) => sameRequest(k.request, request));
   }
 
+  /** Whether `result` is the result of a kept entry. */
+  holds(result) {
+    return this.kept.some((k) => k.outcome.result === result);
+  }
+
   /**
    * Keeps `entry` ({request, outcome, ahead}) first, in place of an equal request's; the oldest
-   * beyond KEPT_RESULTS + 2 go. Its result is frozen (its typed arrays are not: nothing on the
-   * page writes into them).
+   * beyond KEPT_RESULTS + 2, or beyond KEPT_WEIGHTS floats, go. Its result is frozen (its typed
+   * arrays are not: nothing on the page writes into them).
+   * @returns {object[]} the entries that went (their results no longer kept here)
    */
   remember(entry) {
     Object.freeze(entry.outcome.result);
-    this.kept = [entry, ...this.kept.filter((k) => !sameRequest(k.request, entry.request))].slice(0, KEPT_RESULTS + 2);
+    const before = this.kept.filter((k) => !sameRequest(k.request, entry.request));
+    const kept = [entry];
+    let floats = weightsOf(entry);
+    for (const k of before) {
+      if (kept.length >= KEPT_RESULTS + 2 || floats + weightsOf(k) > KEPT_WEIGHTS) break;
+      kept.push(k);
+      floats += weightsOf(k);
+    }
+    const gone = this.kept.filter((k) => !kept.includes(k));
+    this.kept = kept;
+    return gone;
   }
 }

@@ -19,9 +19,10 @@
 // The last request and its result are kept: a new request equal to it is answered at once with
 // the kept outcome (`where` the result was computed, plus `reused: true`), without computing
 // again; one equal to a request the worker is still computing takes over that computation. The
-// grids' requests shown before and those computed ahead in idle time (ahead.js) are kept too
-// (cache.js): a request equal to one of them is answered at once (`ahead: true` for a result
-// computed ahead, `kept: true` for one shown before).
+// grids' requests shown before and those computed ahead (ahead.js: in idle time here, or by the
+// workers while they are free) are kept too (cache.js): a request equal to one of them is
+// answered at once (`ahead: true` for a result computed ahead, `kept: true` for one shown
+// before), and one equal to the request the workers are computing ahead takes that over.
 
 import { sameRequest, costModel, WORKER_FIRST_COST, WORKER_MIN_COST, MAX_KEPT_WEIGHTS, colouredByWorkers } from './cost.js';
 import { ResultCache } from './cache.js';
@@ -39,9 +40,13 @@ export class Compute {
    *   grid draws them beyond 1024 tokens: pixels.js resultPixels); it is sent with the requests
    *   whose grids the workers colour (colouredByWorkers)
    * @param {Function} [options.idle] requestIdleCallback, [options.cancelIdle], [options.now]
-   *   performance.now: computing ahead's clock (ahead.js; tests pass their own)
+   *   performance.now: computing ahead's clock, [options.delay] setTimeout and
+   *   [options.cancelDelay] clearTimeout: its wait before the workers compute ahead (ahead.js;
+   *   tests pass their own)
    */
-  constructor(mod, { lut = null, idle = null, cancelIdle = null, now = () => performance.now() } = {}) {
+  constructor(mod, {
+    lut = null, idle = null, cancelIdle = null, now = () => performance.now(), delay = undefined, cancelDelay = undefined,
+  } = {}) {
     this.mod = mod;
     this.lut = lut;
     this.cost = costModel(mod);
@@ -52,10 +57,13 @@ export class Compute {
       cost: this.cost,
       cache: this.cache,
       compute: (request) => this.runHere(request),
+      computeAway: (request) => this.computeAway(request),
       current: (request) => this.last?.request === request,
       idle,
       cancelIdle,
       now,
+      delay,
+      cancelDelay,
     });
     this.worker = null;
     this.workerReady = false;
@@ -67,6 +75,10 @@ export class Compute {
     this.inFlight = null; // id of the call the worker is computing
     this.queued = null; // id of the newest call waiting for it (older waiting calls are dropped)
     this.stats = null; // the worker core's last memoryStats()
+    // The computation ahead the workers are doing (computeAway): {id (negative: never a call's),
+    // request, resolve}, or null. While it runs it is inFlight too, so calls wait for it.
+    this.aheadCall = null;
+    this.aheadIds = 0;
     this.workersStarted = false; // startWorker ran (workers are started once per page)
     // The last call: {id, request (a copy), outcome ({result (frozen), where}; null until it is
     // known)}. Only the newest call is ever sent to the worker or redone here, and it is this one.
@@ -175,6 +187,8 @@ export class Compute {
     // Calls in flight are answered on the main thread instead (only the newest still matters).
     for (const [id, resolve] of this.pending) resolve(id === this.latest ? this.keep(id, this.runHere(this.last.request)) : null);
     this.pending.clear();
+    this.aheadCall?.resolve(null);
+    this.aheadCall = null;
     this.inFlight = null;
     this.queued = null;
   }
@@ -236,6 +250,10 @@ export class Compute {
       // Whole: the grids' request sent to one worker (the second one not ready), or a stale call.
       this.returns.set(data.result, [[this.worker, data.result.attn_weights?.buffer]]);
     }
+    if (this.aheadCall?.id === data.id) {
+      this.finishAhead(data);
+      return;
+    }
     const resolve = this.pending.get(data.id);
     if (data.id === this.inFlight) this.inFlight = null;
     if (resolve) {
@@ -244,14 +262,23 @@ export class Compute {
       // Stale: a newer call was made since; its own result will be drawn.
       if (data.id !== this.latest) resolve(null);
       else {
-        resolve(this.keep(data.id, data.error !== undefined
+        const outcome = this.keep(data.id, data.error !== undefined
           ? { error: data.error, where: 'worker' }
-          : { result: data.result, where: 'worker', workers: data.workers ?? 1, recycled: Number(data.recycled ?? 0) }));
+          : { result: data.result, where: 'worker', workers: data.workers ?? 1, recycled: Number(data.recycled ?? 0) });
+        if (outcome.result && this.cost.aheadable(this.last.request)) {
+          this.rememberKept({ request: this.last.request, outcome, ahead: false });
+          this.lookahead.schedule(this.last.request);
+        }
+        resolve(outcome);
       }
     }
     // A result nobody was given (stale, or its call forgotten): its buffers go back at once.
     if (data.result && !(resolve && data.id === this.latest)) this.release(data.result);
-    // The newest waiting call goes next (the worker computes one call at a time).
+    this.sendQueued();
+  }
+
+  /** The newest waiting call goes next (the worker computes one call at a time). */
+  sendQueued() {
     if (this.inFlight === null && this.queued !== null) {
       const next = this.queued;
       this.queued = null;
@@ -261,8 +288,56 @@ export class Compute {
   }
 
   /**
+   * Has the workers compute `request` ahead (ahead.js scheduleAway), split between them like the
+   * grids' calls, when both are ready and free (no call in flight or waiting); its result is kept
+   * (cache.js) when it arrives (finishAhead).
+   * @returns {Promise<object|null>} its outcome, or null when the workers could not take it (busy,
+   *   not ready, gone) or it failed
+   */
+  computeAway(request) {
+    const free = this.workerReady && (!this.helper || this.helperReady) && this.inFlight === null && this.queued === null;
+    if (!free || !this.cost.aheadable(request)) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      this.aheadCall = { id: --this.aheadIds, request: structuredClone(request), resolve };
+      this.send(this.aheadCall.id);
+    });
+  }
+
+  /**
+   * The workers' answer to the computation ahead: its result kept (cache.js), computed ahead
+   * unless the last call asked for the same request meanwhile, which is answered with it now
+   * (route). Then the call that waited for it, if any, goes.
+   */
+  finishAhead(data) {
+    const { request, resolve } = this.aheadCall;
+    this.aheadCall = null;
+    this.inFlight = null;
+    if (data.stats) this.stats = data.stats;
+    let outcome = null;
+    if (data.result) {
+      outcome = { result: data.result, where: 'worker', workers: data.workers ?? 1, recycled: Number(data.recycled ?? 0) };
+      const last = this.last;
+      const taken = last !== null && !last.outcome && last.id === this.latest && this.pending.has(last.id) &&
+        sameRequest(last.request, request);
+      if (!taken) this.released.add(data.result); // nothing on the page reads it until it is shown
+      this.rememberKept({ request, outcome, ahead: !taken });
+      if (taken) {
+        this.settle(last.id, { ...this.keep(last.id, outcome), ahead: true });
+        this.lookahead.schedule(last.request);
+      }
+    }
+    resolve(outcome);
+    this.sendQueued();
+  }
+
+  /** Keeps `entry` in the cache; the results of the entries that went may go back to their workers. */
+  rememberKept(entry) {
+    for (const gone of this.cache.remember(entry)) this.giveBackWhenDone(gone.outcome.result);
+  }
+
+  /**
    * The page no longer reads `result` (a result it was given and has replaced on screen: main.js).
-   * Once it is not the kept result either, its weights' buffers go back to the workers that made
+   * Once it is neither the last call's result nor kept in the cache, its weights' buffers go back to the workers that made
    * them (compute_worker.js spareWeights): only the grids' results (splittable requests) computed
    * by the workers, whose weights are read by the grids, their tables and the export, all of which
    * take the new view's result when it is shown; and results nobody was given (stale: onMessage
@@ -275,9 +350,10 @@ export class Compute {
     this.giveBackWhenDone(result);
   }
 
-  /** Gives `result`'s buffers back once it is released and no longer the kept result. */
+  /** Gives `result`'s buffers back once it is released, not the last call's result and not kept in the cache. */
   giveBackWhenDone(result) {
-    if (!this.released.has(result) || this.last?.outcome?.result === result) return;
+    if (!this.returns.has(result) || !this.released.has(result) || this.last?.outcome?.result === result ||
+      this.cache.holds(result)) return;
     for (const [worker, buffer] of this.returns.get(result)) this.giveBack(worker, buffer);
     this.returns.delete(result);
     this.released.delete(result);
@@ -301,9 +377,11 @@ export class Compute {
     if (resolve && outcome !== undefined) resolve(outcome);
   }
 
+  /** Sends call `id` (the newest call, or the computation ahead) to the workers. */
   send(id) {
     this.inFlight = id;
-    const request = this.last.request; // only the newest call is sent
+    // Only the newest call is ever sent, or the computation ahead.
+    const request = this.aheadCall?.id === id ? this.aheadCall.request : this.last.request;
     const lut = colouredByWorkers(request) ? this.lut ?? undefined : undefined;
     if (this.helperReady && this.cost.splittable(request)) {
       const [first, second] = splitRequest(request);
@@ -391,10 +469,15 @@ export class Compute {
     const found = this.cost.aheadable(request) ? this.cache.find(request) : undefined;
     if (found) {
       const flag = found.ahead ? { ahead: true } : { kept: true };
-      this.cache.remember({ ...found, ahead: false });
+      this.released.delete(found.outcome.result); // the page reads it again
+      this.rememberKept({ ...found, ahead: false });
       this.keep(id, found.outcome);
       this.lookahead.schedule(this.last.request);
       return { ...found.outcome, ...flag };
+    }
+    // Being computed ahead by the workers: that computation's result (finishAhead).
+    if (this.aheadCall && sameRequest(this.aheadCall.request, request)) {
+      return new Promise((resolve) => this.pending.set(id, resolve));
     }
     // Too large for this thread even before the workers are ready: start them (nothing happens
     // where they cannot run, e.g. file://, or where they failed) and wait for them.
@@ -404,7 +487,7 @@ export class Compute {
     if ((!this.workerReady && !waits) || this.cost.pageCost(request) <= WORKER_MIN_COST) {
       const outcome = this.keep(id, this.runHere(request));
       if (outcome.result && this.cost.aheadable(request)) {
-        this.cache.remember({ request: this.last.request, outcome, ahead: false });
+        this.rememberKept({ request: this.last.request, outcome, ahead: false });
         this.lookahead.schedule(this.last.request);
       }
       return outcome;

@@ -83,14 +83,19 @@ export function costModel(core) {
     /**
      * Whether the page computes `request` ahead, and keeps its result for an equal request later:
      * the grids' request (weights only, no intermediates, no parameters) with no array field (a
-     * mask, ablated heads: these change with the token count or the panels) and small enough to
-     * be computed on this thread (pageCost up to WORKER_MIN_COST).
+     * mask, ablated heads: these change with the token count or the panels), either small enough
+     * to be computed on this thread (pageCost up to WORKER_MIN_COST: aheadHere) or computed by the
+     * workers with weights small enough to keep (keepsIntermediates: 12 heads of 512 tokens are
+     * 12.6 MB).
      */
     aheadable(request) {
       return request.weights_only === true && request.keep_intermediates === false &&
-        request.return_parameters === false && pageCost(request) <= WORKER_MIN_COST &&
+        request.return_parameters === false &&
+        (pageCost(request) <= WORKER_MIN_COST || keepsIntermediates(request.num_heads, request.tokens)) &&
         Object.values(request).every((v) => typeof v !== 'object' || v === null);
     },
+    /** Whether an aheadable request is computed ahead on this thread (else: by the workers). */
+    aheadHere: (request) => pageCost(request) <= WORKER_MIN_COST,
     colouredByWorkers,
   };
 }
