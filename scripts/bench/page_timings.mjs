@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { log } from './common.mjs';
 
 export const PAGE_TARGETS = {
-  update_small_ms: 16, update_large_ms: 100, first_grid_ms: 300, download_kb: 150, date_keystroke_ms: 50,
+  update_small_ms: 16, update_large_ms: 50, first_grid_ms: 300, download_kb: 150, date_keystroke_ms: 50,
   english_keystroke_ms: 30,
 };
 /** The English mode's keystroke timing: the text's tokens (with <bos>), and the keys typed. */

@@ -50,6 +50,52 @@ function table(header, rows) {
     ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 }
 
+/** The performance targets docs/benchmarks.md checks each run against. */
+export const TARGETS = Object.freeze({
+  from_n: 64, wasm_ratio: 0.7, native_ratio: 1.0, peak_config: [512, 768, 12], peak_share_pct: 65,
+});
+
+/**
+ * Rows of the "Against the targets" table: for each runtime, ours / the fastest peer timed in
+ * that runtime (each configuration with n >= TARGETS.from_n), marked met or missed, and our share
+ * of the node SIMD128 peak at TARGETS.peak_config. Empty when the run has no peer to compare.
+ */
+const PEER_NAMES = { ort117: 'ORT 1.17.3', ort130: 'ORT 1.30.0', tfjs: 'tfjs 4.22', pytorch: 'PyTorch' };
+
+function targetCheck({ results, configs, keys, browserKeys, peak }) {
+  const labelOf = (k) => results.find((r) => r.key === k).label;
+  const verdict = (ok) => (ok ? 'met' : '**missed**');
+  const rows = [];
+  const ratioRow = (title, ours, peers, limit) => {
+    if (!keys.includes(ours) || !peers.some((k) => keys.includes(k))) return;
+    rows.push([title, ...configs.map((c) => {
+      if (c[0] < TARGETS.from_n) return '—';
+      const a = find(results, ours, c);
+      const timed = peers.map((k) => find(results, k, c)).filter(Boolean);
+      if (!a || !timed.length) return '—';
+      const best = timed.reduce((x, y) => (y.median_ms < x.median_ms ? y : x));
+      const ratio = a.median_ms / best.median_ms, paired = pairedRatio(best, a);
+      return `${ratio.toFixed(2)}${paired == null ? '' : ` (${paired.toFixed(2)})`} vs ${PEER_NAMES[best.key.replace('@chromium', '')] ?? best.key}: ${verdict(ratio <= limit)}`;
+    })]);
+  };
+  const nodePeers = ['ort117', 'ort130', 'tfjs'];
+  const oursNode = keys.includes('ours-wasm-views') ? 'ours-wasm-views' : 'ours-wasm';
+  ratioRow(`node: ${labelOf(oursNode)} / fastest node peer ≤ ${TARGETS.wasm_ratio}`, oursNode, nodePeers, TARGETS.wasm_ratio);
+  const oursBrowser = browserKeys.find((k) => k.startsWith('ours'));
+  if (oursBrowser) {
+    const peers = browserKeys.filter((k) => k !== oursBrowser).map((k) => `${k}@chromium`);
+    ratioRow(`Chromium: ours / fastest Chromium peer ≤ ${TARGETS.wasm_ratio}`, `${oursBrowser}@chromium`, peers, TARGETS.wasm_ratio);
+  }
+  ratioRow(`native: ours / PyTorch ≤ ${TARGETS.native_ratio.toFixed(1)}`, 'ours-native', ['pytorch'], TARGETS.native_ratio);
+  const pc = TARGETS.peak_config, r = find(results, oursNode, pc);
+  if (peak?.node && r) {
+    const share = 100 * flops(pc[0], pc[1]) / (r.median_ms * 1e6) / peak.node.peak_gflops;
+    rows.push([`node: share of the SIMD128 peak at (${pc.join(', ')}) ≥ ${TARGETS.peak_share_pct} %`,
+      ...configs.map((c) => (c.join() === pc.join() ? `${share.toFixed(0)} %: ${verdict(share >= TARGETS.peak_share_pct)}` : '—'))]);
+  }
+  return rows;
+}
+
 function report({ results, configs, browserKeys, page, sizes, scale, peak, info, started, load, args, reps, pageRun }) {
   const keys = systemOrder(results);
   const labelOf = (k) => results.find((r) => r.key === k).label;
@@ -118,6 +164,15 @@ function report({ results, configs, browserKeys, page, sizes, scale, peak, info,
       if (keys.includes(oursChromium)) rows.push([`${labelOf(oursChromium)}: share of the Chromium peak`, '', ...share(oursChromium, peak.chromium)]);
     }
     p(table(['', 'peak', ...head.slice(1)], rows));
+    p();
+  }
+  const targetRows = targetCheck({ results, configs, keys, browserKeys, peak });
+  if (targetRows.length) {
+    p('## Against the targets');
+    p();
+    p(`Ours / the fastest peer in the same runtime (time, below 1: ours is faster; the ratio of the medians is held to the target; in brackets the paired ratio, as in the next section but ours / the peer\'s), at every size from (${TARGETS.from_n}, …) up: wasm ≤ ${TARGETS.wasm_ratio} in node (SIMD128) and in Chromium (relaxed SIMD where it validates), native ≤ ${TARGETS.native_ratio.toFixed(1)} × PyTorch; our share of the node SIMD128 peak at (${TARGETS.peak_config.join(', ')}) ≥ ${TARGETS.peak_share_pct} %.`);
+    p();
+    p(table(['target', ...head.slice(1)], targetRows));
     p();
   }
   p('## Our speed relative to each peer');
