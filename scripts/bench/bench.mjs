@@ -19,7 +19,7 @@
 // common.mjs (paths, CPU pinning, flop count), page_timings.mjs (the page's timings and download
 // size), scaling.mjs (time and memory against n and d), report.mjs (the Markdown and the check).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -235,9 +235,25 @@ async function runChromium(browser, keys, configs, reps) {
   return { rows: out, peak };
 }
 
-function machineInfo() {
+/** CPU 0's caches as sysfs lists them, e.g. "L1d 48K, L1i 64K, L2 2048K, L3 491520K (shared by CPUs 0-1)". */
+function cacheSizes() {
+  const dir = '/sys/devices/system/cpu/cpu0/cache';
+  if (!existsSync(dir)) return '';
+  const read = (f) => (existsSync(f) ? readFileSync(f, 'utf8').trim() : '');
+  return readdirSync(dir).filter((e) => /^index\d+$/.test(e)).sort().map((e) => {
+    const at = (f) => read(path.join(dir, e, f));
+    const kind = { Data: 'd', Instruction: 'i' }[at('type')] ?? '';
+    const shared = at('shared_cpu_list');
+    return `L${at('level')}${kind} ${at('size')}${shared && shared !== '0' ? ` (shared by CPUs ${shared})` : ''}`;
+  }).join(', ');
+}
+
+export function machineInfo() {
   return {
     cpu: os.cpus()[0]?.model ?? 'unknown',
+    // Family, model and stepping tell apart CPUs a virtual machine names alike ("Intel Xeon Processor").
+    cpu_id: ['cpu family', 'model', 'stepping'].map((k) => sh(`grep -m1 -E '^${k}\\s*:' /proc/cpuinfo | cut -d: -f2`).trim()).join('/'),
+    caches: cacheSizes(),
     cores: os.cpus().length,
     memory_gib: (os.totalmem() / 2 ** 30).toFixed(1),
     kernel: `${os.type()} ${os.release()}`,
