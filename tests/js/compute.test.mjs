@@ -842,3 +842,23 @@ test('the workers compute ahead only what the cache may keep, and not where the 
   assert.equal(timers.length, 0);
   assert.equal(flags(c.route({ ...grids, seed: 8, tokens: 129 })), 'page', 'computed here now');
 });
+
+test('the workers compute ahead once they are ready: a linked view\'s first grid, computed on the page before they started', async () => {
+  const { mod, c, sent, helperSent, timers } = withTwoWorkers();
+  c.workerReady = false;
+  c.helperReady = false;
+  assert.equal(flags(c.route(grids)), 'page', 'computed here: the workers are not ready');
+  assert.equal(timers.length, 1);
+  assert.equal(await timers.shift()(), undefined);
+  assert.equal(sent.length, 0, 'not ready: nothing computed ahead');
+  c.onMessage({ ready: true });
+  assert.equal(timers.length, 0, 'the second worker is not ready yet');
+  c.onHelperMessage({ ready: true });
+  assert.deepEqual([sent.length, helperSent.length], [1, 1], 'each computes its half of the shown view for nothing (prime)');
+  assert.equal(timers.length, 1, 'both ready: computing ahead is scheduled');
+  timers.shift()();
+  assert.equal(sent.at(-1).request.tokens, 129);
+  answerHalves(c, mod, sent.at(-1), helperSent.at(-1));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(flags(c.route({ ...grids, tokens: 129 })), 'worker+ahead');
+});

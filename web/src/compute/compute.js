@@ -166,6 +166,7 @@ export class Compute {
       this.helperReady = true;
       // Not primed while a call waits for the first worker: it would compute its half twice.
       if (!this.sendWaiting() && this.queued === null) this.prime(this.helper, 1);
+      this.aheadOnceReady();
       return;
     }
     if (data.failed !== undefined) {
@@ -216,6 +217,7 @@ export class Compute {
       // otherwise the worker computes the last request for nothing (prime).
       if (this.queued === null) this.prime(this.worker, 0);
       else this.sendWaiting();
+      this.aheadOnceReady();
       return;
     }
     if (data.failed !== undefined) {
@@ -285,6 +287,20 @@ export class Compute {
       if (next === this.latest) this.send(next);
       else this.settle(next, null);
     }
+  }
+
+  /**
+   * The workers are both ready (or the only one is): the result shown, if the workers would have
+   * computed it ahead had they been ready (a linked view's first grid is computed on this thread
+   * before they start), gets its neighbours computed ahead now. Nothing while a call is in flight
+   * or waiting: its own result schedules them.
+   */
+  aheadOnceReady() {
+    const last = this.last;
+    if (!this.workerReady || (this.helper && !this.helperReady) || this.inFlight !== null || this.queued !== null ||
+      !last?.outcome?.result || !this.cost.aheadable(last.request) || this.cost.aheadHere(last.request)) return;
+    this.lookahead.cancel();
+    this.lookahead.schedule(last.request);
   }
 
   /**
