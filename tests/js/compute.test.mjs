@@ -862,3 +862,32 @@ test('the workers compute ahead once they are ready: a linked view\'s first grid
   await new Promise((r) => setImmediate(r));
   assert.equal(flags(c.route({ ...grids, tokens: 129 })), 'worker+ahead');
 });
+
+test('the workers compute ahead: a call that took the computation over is sent itself if it fails, and gets null once superseded', async () => {
+  const { mod, c, sent, helperSent, timers } = withTwoWorkers();
+  const p = c.route(grids);
+  answerHalves(c, mod, sent[0], helperSent[0]);
+  await p;
+  timers.shift()();
+  const typed = c.route({ ...grids, tokens: 129 }); // takes over the computation ahead of 129
+  c.onMessage({ id: sent[1].id, part: 0, error: 'out of memory', stats: {} });
+  c.onHelperMessage({ id: helperSent[1].id, part: 1, error: 'out of memory', stats: {} });
+  assert.equal(sent.length, 3, 'the failed computation ahead: the call is sent as a call');
+  assert.equal(sent[2].request.tokens, 129);
+  assert.ok(sent[2].id > 0);
+  answerHalves(c, mod, sent[2], helperSent[2]);
+  assert.equal(flags(await typed), 'worker');
+  // Taken over, then superseded by a newer call before the workers answer: null, not forgotten.
+  const q = c.route({ ...grids, tokens: 300 });
+  answerHalves(c, mod, sent[3], helperSent[3]);
+  await q;
+  timers.shift()();
+  const taker = c.route({ ...grids, tokens: 301 });
+  const newer = c.route({ ...grids, seed: 8 });
+  assert.equal(await taker, null, 'superseded');
+  answerHalves(c, mod, sent[4], helperSent[4]);
+  assert.equal(sent.at(-1).request.seed, 8, 'the newer call goes once the workers are free');
+  answerHalves(c, mod, sent.at(-1), helperSent.at(-1));
+  assert.equal(flags(await newer), 'worker');
+  assert.equal(c.pending.size, 0, 'no call left waiting');
+});

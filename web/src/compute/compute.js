@@ -325,16 +325,17 @@ export class Compute {
    * (route). Then the call that waited for it, if any, goes.
    */
   finishAhead(data) {
-    const { request, resolve } = this.aheadCall;
+    const { request, resolve, taker } = this.aheadCall;
     this.aheadCall = null;
     this.inFlight = null;
     if (data.stats) this.stats = data.stats;
+    const last = this.last;
+    const taken = taker !== undefined && last !== null && !last.outcome && last.id === taker &&
+      taker === this.latest && this.pending.has(taker);
     let outcome = null;
+    if (!data.result && taken) this.queued = taker; // it failed: the call that took it over is sent itself
     if (data.result) {
       outcome = { result: data.result, where: 'worker', workers: data.workers ?? 1, recycled: Number(data.recycled ?? 0) };
-      const last = this.last;
-      const taken = last !== null && !last.outcome && last.id === this.latest && this.pending.has(last.id) &&
-        sameRequest(last.request, request);
       if (!taken) this.released.add(data.result); // nothing on the page reads it until it is shown
       this.rememberKept({ request, outcome, ahead: !taken });
       if (taken) {
@@ -472,6 +473,11 @@ export class Compute {
       });
     }
     const id = ++this.latest;
+    // A call that took the computation ahead over is superseded by this one.
+    if (this.aheadCall?.taker !== undefined) {
+      this.settle(this.aheadCall.taker, null);
+      delete this.aheadCall.taker;
+    }
     if (this.queued !== null) {
       this.settle(this.queued, null); // never to be computed: superseded before it started
       this.queued = null;
@@ -493,6 +499,7 @@ export class Compute {
     }
     // Being computed ahead by the workers: that computation's result (finishAhead).
     if (this.aheadCall && sameRequest(this.aheadCall.request, request)) {
+      this.aheadCall.taker = id;
       return new Promise((resolve) => this.pending.set(id, resolve));
     }
     // Too large for this thread even before the workers are ready: start them (nothing happens
