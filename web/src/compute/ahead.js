@@ -6,7 +6,7 @@
 //   period and only when its deadline leaves room for it (its expected time, from the last one's,
 //   with a margin);
 // - by the workers (larger ones, which the page sends to them anyway): once the page has been left
-//   alone for AHEAD_AWAY_DELAY_MS, one computation after the other, and only while both workers
+//   alone for AHEAD_AWAY_DELAY_MS, one computation after the other, and only while the workers
 //   are free (compute.js computeAway). A call that comes meanwhile waits for the one in flight
 //   (half the heads on each core: 28 ms at 512 tokens, d_model 768, 12 heads), or takes it over
 //   when it asks for the same request.

@@ -249,7 +249,8 @@ export class Compute {
         this.returns.set(data.result, halves.map(([worker, half]) => [worker, half.attn_weights?.buffer]));
       }
     } else if (data.result && (data.id !== this.latest || this.cost.splittable(this.last.request))) {
-      // Whole: the grids' request sent to one worker (the second one not ready), or a stale call.
+      // Whole: the grids' request sent to one worker (the second one not ready), a stale call, or a
+      // computation ahead (finishAhead).
       this.returns.set(data.result, [[this.worker, data.result.attn_weights?.buffer]]);
     }
     if (this.aheadCall?.id === data.id) {
