@@ -146,6 +146,8 @@ export class MhaAttention extends HTMLElement {
     this.legend.setAttribute('aria-label', 'Colour scale: viridis, from weight 0 (dark purple) through 0.5 (teal) to 1 (yellow)');
     const legendBox = el('div', 'legend');
     legendBox.append(this.legend, el('span', 'legend-caption', 'attention weight'));
+    legendBox.hidden = true; // until there is a view: an undrawn canvas is 300 × 150 px wide
+    this.legendBox = legendBox;
     this.readout = el('p', 'readout', 'Point at a cell, or Tab to a grid and use the arrow keys; click, tap or Enter locks it.');
     this.hint = this.readout.textContent;
     this.status = el('p', 'status');
@@ -370,6 +372,7 @@ export class MhaAttention extends HTMLElement {
     this.heads.replaceChildren(...figures);
     this.view = { ...built, heads, heatmaps, drawn: undefined };
     this.tools.hidden = false;
+    this.legendBox.hidden = false;
     this.summary.textContent = built.summary;
     this.updateLabel();
     this.layout();
