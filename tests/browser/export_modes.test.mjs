@@ -13,6 +13,9 @@ const env = useBrowserAndTargets();
 /** How many <text> elements read exactly `t`. */
 const count = (texts, t) => texts.filter((x) => x === t).length;
 
+/** The view's link as captions show it: the address when served (target 0), "index.html#…" from disk. */
+const shownLink = (page, which) => page.evaluate(() => location.href).then((h) => (which === 0 ? h : `index.html${new URL(h).hash}`));
+
 /** The export buttons of a figure mode: Save PNG, its scale and Save SVG shown; CSV and JSON not. */
 async function checkButtons(page) {
   for (const id of ['#export-png', '#export-scale', '#export-svg']) assert.ok(await page.isVisible(id), `${id} shown`);
@@ -78,8 +81,10 @@ describe('figure export of the Date translator and the English mode', { timeout:
         assert.ok(parsed.texts.includes('Date translator: Cross-attention, layer 1, reading “Nov 30, 2026”'));
         assert.ok(parsed.texts.includes('Input “Nov 30, 2026” → output “2026-11-30” · Cross-attention, layer 1 (layers 0–1) · 4 heads'));
         assert.ok(parsed.texts.includes('Heads switched off: none'));
-        const link = await page.evaluate(() => location.href);
+        // Served: the whole address; from disk: relative, naming no folder of the disk.
+        const link = await shownLink(page, which);
         assert.match(link, /#mode=date&date=Nov%2030,%202026&kind=cross&layer=1$/);
+        assert.equal(parsed.texts.join('').includes('file:') || parsed.desc.includes('file:'), false, 'no file: URL');
         assert.ok(parsed.texts.join('').includes(link), `the caption shows ${link}`);
         assert.ok(parsed.desc.includes(link));
         const sizes = await pngs(page, 'mha-date-cross-l1', parsed);
@@ -98,7 +103,7 @@ describe('figure export of the Date translator and the English mode', { timeout:
         }
         assert.ok(enc.texts.includes('Heads switched off: cross layer 1 head 2'));
         assert.equal(count(enc.texts, 'head 2'), 1, 'an encoder head is not marked off');
-        assert.ok(enc.texts.join('').includes(await page.evaluate(() => location.href)));
+        assert.ok(enc.texts.join('').includes(await shownLink(page, which)));
         await page.selectOption('#date-kind', 'cross');
         await page.waitForFunction(() => location.hash.includes('kind=cross'));
         const off = await parseSvg(page, (await download(page, () => page.click('#export-svg'))).bytes.toString('utf8'));

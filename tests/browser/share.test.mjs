@@ -93,8 +93,10 @@ for (const which of [0, 1]) {
         await page.click('#copy-link');
         await page.waitForFunction(() => /copied/.test(document.getElementById('share-status').textContent));
         const link = await page.evaluate(() => window.__clip ?? navigator.clipboard.readText());
-        assert.equal(link, await page.evaluate(() => location.href));
+        // Served: the whole address; from disk: relative, naming no folder of the disk.
+        assert.equal(link, await page.evaluate(() => location.href).then((h) => (which === 0 ? h : `index.html${new URL(h).hash}`)));
         assert.ok(link.endsWith('#preset=module-08&cell=1.0.4'), link);
+        if (which === 1) assert.match(await page.textContent('#share-status'), /opened from disk, so the link is relative \(index\.html#…\)/);
         assert.equal(await page.isVisible('#share-text'), false);
         await page.click('#copy-embed');
         await page.waitForFunction(() => /Embed snippet copied/.test(document.getElementById('share-status').textContent));
@@ -103,6 +105,7 @@ for (const which of [0, 1]) {
         assert.ok(src, snippet);
         const url = src[1].replace(/&amp;/g, '&');
         assert.ok(url.endsWith('#preset=module-08&cell=1.0.4&embed=1'), url);
+        if (which === 1) assert.equal(url, 'index.html#preset=module-08&cell=1.0.4&embed=1', 'no file: URL in the snippet');
       }, {
         setup: async (context) => {
           if (which === 0) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
@@ -121,7 +124,7 @@ for (const which of [0, 1]) {
         const field = await page.$eval('#share-text', (t) => ({
           value: t.value, focused: document.activeElement === t, selected: t.selectionEnd - t.selectionStart,
         }));
-        assert.equal(field.value, await page.evaluate(() => location.href));
+        assert.equal(field.value, await page.evaluate(() => location.href).then((h) => (which === 0 ? h : `index.html${new URL(h).hash}`)));
         assert.equal(field.focused, true);
         assert.equal(field.selected, field.value.length);
       }, {

@@ -1,7 +1,7 @@
 // Sharing (links and snippets), the cell selection with its lock, and the announcement text.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { elementSnippet, escapeAttribute, iframeSnippet, linkWithHash } from '../../web/src/chrome/share.js';
+import { elementSnippet, escapeAttribute, iframeSnippet, linkWithHash, shareableLink } from '../../web/src/chrome/share.js';
 import { CellSelection } from '../../web/src/draw/selection.js';
 import { announceText } from '../../web/src/chrome/announce.js';
 import { DEFAULTS } from '../../web/src/chrome/state.js';
@@ -10,6 +10,19 @@ test('links keep the address and replace the hash', () => {
   assert.equal(linkWithHash('https://x.org/a/index.html#old', 'preset=module-08'), 'https://x.org/a/index.html#preset=module-08');
   assert.equal(linkWithHash('file:///tmp/dist/index.html', '#embed=1'), 'file:///tmp/dist/index.html#embed=1');
   assert.equal(linkWithHash('https://x.org/#a', ''), 'https://x.org/');
+});
+
+test('a link handed on names no folder of the disk: relative from file://, whole from a host', () => {
+  assert.deepEqual(shareableLink('https://x.org/a/index.html#old', 'mode=english&text=a'),
+    { link: 'https://x.org/a/index.html#mode=english&text=a', relative: false });
+  assert.deepEqual(shareableLink('http://127.0.0.1:8000/#x', 'embed=1'), { link: 'http://127.0.0.1:8000/#embed=1', relative: false });
+  assert.deepEqual(shareableLink('file:///home/ann/course/dist/index.html#old', '#mode=date&embed=1'),
+    { link: 'index.html#mode=date&embed=1', relative: true });
+  assert.deepEqual(shareableLink('file:///C:/Users/ann/mha/page.html', ''), { link: 'page.html', relative: true });
+  assert.deepEqual(shareableLink('file:///srv/dist/', 'a=1'), { link: 'index.html#a=1', relative: true });
+  for (const href of ['file:///home/ann/dist/index.html', 'file:///C:/x/index.html?q=1', 'blob:null/1234']) {
+    assert.doesNotMatch(shareableLink(href, 'text=a').link, /file:|home|ann|C:|blob:/, href);
+  }
 });
 
 test('snippets escape what goes into attributes', () => {

@@ -14,7 +14,7 @@
 //   mode.setEmbed(on)  (optional) the page switched to or from the minimal chrome
 import { parseMode } from './date_state.js';
 import { DEFAULTS, parseView } from './state.js';
-import { copyText, iframeSnippet, linkWithHash } from './share.js';
+import { copyText, iframeSnippet, linkWithHash, shareableLink } from './share.js';
 import { exportFileName, weightsCsv, weightsJson } from './export.js';
 import { downloadBlob } from './snapshot.js';
 
@@ -141,10 +141,18 @@ export class Page {
     this.onEmbed(on);
   }
 
-  /** The address of the view on screen, with or without the minimal chrome. */
+  /** The address of the view on screen, with or without the minimal chrome (to follow). */
   currentLink({ embed }) {
     const hash = this.mode.hash({ embed }) ?? '';
     return linkWithHash(this.doc.defaultView.location.href, hash);
+  }
+
+  /**
+   * The same address as it is handed on (share.js shareableLink): relative, "index.html#…",
+   * where the page is opened from disk.
+   */
+  sharedLink({ embed }) {
+    return shareableLink(this.doc.defaultView.location.href, this.mode.hash({ embed }) ?? '');
   }
 
   shareStatus(text) {
@@ -153,14 +161,15 @@ export class Page {
 
   /** Copy link / Copy embed snippet: the clipboard, or a selected field to copy by hand. */
   async share(what) {
-    const text = what === 'link'
-      ? this.currentLink({ embed: this.embed })
-      : iframeSnippet(this.currentLink({ embed: true }));
+    const { link, relative } = this.sharedLink({ embed: what === 'link' ? this.embed : true });
+    const text = what === 'link' ? link : iframeSnippet(link);
     const how = await copyText(text, this.els.shareText);
     const label = what === 'link' ? 'Link' : 'Embed snippet';
-    this.shareStatus(how === 'copied'
+    this.shareStatus((how === 'copied'
       ? `${label} copied to the clipboard.`
-      : `${label} selected in the field below: the browser refused the clipboard here, press Ctrl+C (⌘C) to copy.`);
+      : `${label} selected in the field below: the browser refused the clipboard here, press Ctrl+C (⌘C) to copy.`) +
+      (relative ? ` The page is opened from disk, so the link is relative (${link.split('#')[0]}#…): it opens this view ` +
+        'from a page in the same folder; put the folder on a static host for a link anyone can open (docs/embedding.md).' : ''));
   }
 
   /**
@@ -194,7 +203,7 @@ export class Page {
           data,
           kind,
           scale,
-          link: this.currentLink({ embed: false }),
+          link: this.sharedLink({ embed: false }).link,
           ink: style.color || '#1a1a1a',
           background: style.backgroundColor === 'rgba(0, 0, 0, 0)' ? '#ffffff' : style.backgroundColor,
         }, kind === 'png' && scale !== 1 ? name.replace(/\.png$/, `-${scale}x.png`) : name);

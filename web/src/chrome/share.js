@@ -19,6 +19,29 @@ export function linkWithHash(href, hash) {
 }
 
 /**
+ * The address of a view as the page hands it on (Copy link, Copy embed snippet, a figure's
+ * caption): `href` with its hash replaced by `hash` where the page is on a host (http, https);
+ * where it is not (a page opened from disk: file://), the page's file name and the hash,
+ * "index.html#mode=english", relative to the folder that holds it, so that no copied link, snippet
+ * or saved figure names a folder of the author's disk. Put beside a course page's copy of dist/,
+ * or with that folder's name before it ("mha/index.html#…"), it opens the same view.
+ * @param {string} href the page's address, e.g. location.href
+ * @returns {{link: string, relative: boolean}}
+ */
+export function shareableLink(href, hash) {
+  const full = linkWithHash(href, hash);
+  let url;
+  try {
+    url = new URL(full);
+  } catch {
+    return { link: full, relative: false };
+  }
+  if (url.protocol === 'http:' || url.protocol === 'https:') return { link: full, relative: false };
+  const file = url.pathname.split('/').pop() || 'index.html';
+  return { link: `${file}${url.search}${url.hash}`, relative: true };
+}
+
+/**
  * An iframe snippet showing `src` (a link whose hash has embed=1); allow="clipboard-write" lets
  * its Copy link button reach the clipboard (without it, the link is shown to copy by hand).
  * mha-embed.js (dist/, copied beside the course page: its own origin, for a strict CSP) sizes the
