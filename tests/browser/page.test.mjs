@@ -200,6 +200,23 @@ for (const which of [0, 1]) {
         assert.deepEqual(await tableRow(page, 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);
       }));
 
+    test('d_model 512: every row is one-hot, and the page says why; module 08 (d_model 8) needs no such note', () =>
+      withPage(target(), MODULE_08, async ({ page }) => {
+        assert.equal(await page.isVisible('#saturation'), false, 'module 08: most rows are not one-hot');
+        await page.evaluate((h) => { location.hash = h; }, '#text=The+cat+sat+on+the+mat&d_model=512&num_heads=8&seed=7');
+        await page.waitForFunction(() => /^n = 6 tokens · d_model = 512/.test(document.getElementById('summary').textContent));
+        assert.ok(await page.isVisible('#saturation'));
+        const note = await page.textContent('#saturation');
+        assert.match(note, /^Every row of these grids puts at least 99 % of its weight on one key\. That is module 08's random weights/);
+        assert.match(note, /standard deviation of about d_model \(512 here\)/);
+        // The note says what the grids show: each head's first row has a weight >= 0.99 in its table.
+        await page.waitForSelector('#heads[data-tables="ready"]', { state: 'attached' });
+        for (const h of [0, 7]) {
+          const row = (await tableRow(page, h, 0)).map(Number);
+          assert.ok(Math.max(...row) >= 0.99, `head ${h}, row 0: ${row}`);
+        }
+      }));
+
     test('module 08 preset from the select, from other settings', () =>
       withPage(target(), '#text=one+two&d_model=4&num_heads=1&seed=3', async ({ page }) => {
         assert.equal(await page.locator('canvas[data-head]').count(), 1);

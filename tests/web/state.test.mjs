@@ -117,6 +117,17 @@ test('hash: a head count that does not divide d_model falls back to a divisor', 
   assert.deepEqual([r3.state.num_heads, r3.notes.length], [1, 1]);
 });
 
+test('hash: the num_heads note gives the reason that applies', () => {
+  // 32 divides 512 but is more than the page draws; 7 is within the limit but does not divide.
+  const over = parseHash('#d_model=512&num_heads=32').notes;
+  assert.deepEqual(over, ['num_heads=32 in the address is more than 16, the most heads the page draws; using num_heads=2.']);
+  const notDividing = parseHash('#d_model=512&num_heads=7').notes;
+  assert.deepEqual(notDividing, ['num_heads=7 in the address does not divide d_model=512; using num_heads=2.']);
+  const notNumber = parseHash('#d_model=512&num_heads=x').notes;
+  assert.deepEqual(notNumber, ['num_heads=x in the address is not a whole number from 1 to 16; using num_heads=2.']);
+  assert.deepEqual(parseHash('#d_model=512&num_heads=16').notes, []);
+});
+
 test('hash: markup in the text is kept as text, and long notes are shortened', () => {
   const r = parseHash(`#text=${encodeURIComponent('<img src=x onerror=window.__pwned=1>')}`);
   assert.equal(r.state.text, '<img src=x onerror=window.__pwned=1>');

@@ -252,7 +252,10 @@ export function parseHash(hash, limits = PAGE_LIMITS) {
       if (state.d_model % state.num_heads !== 0) {
         state.num_heads = largestDivisorAtMost(state.d_model, state.num_heads);
       }
-      fallback('num_heads', raw, `is not a divisor of d_model=${state.d_model} from 1 to ${limits.maxHeads}`);
+      const why = v === null || v < 1 ? `is not a whole number from 1 to ${limits.maxHeads}`
+        : v > limits.maxHeads ? `is more than ${limits.maxHeads}, the most heads the page draws`
+          : `does not divide d_model=${state.d_model}`;
+      fallback('num_heads', raw, why);
     }
   }
   if (state.d_model % state.num_heads !== 0) {

@@ -13,6 +13,7 @@ import { smallMultiples, LABELLED_MAX_TOKENS } from '../../draw/layout.js';
 import { FONT_BOLD } from '../../draw/labels.js';
 import { QueryRowText } from '../../draw/query_row.js';
 import { setText } from '../../chrome/alerts.js';
+import { oneHotRows, saturationNote } from './saturation.js';
 
 /** What a .head figure's padding and border add to its grid's width (style.css .head). */
 const FRAME_PAD = 18;
@@ -38,6 +39,7 @@ export class HeadGrids {
       summary: $('summary'),
       params: $('params'),
       precision: $('precision'),
+      saturation: $('saturation'),
       legend: $('legend'),
       readout: $('readout'),
     };
@@ -122,6 +124,9 @@ export class HeadGrids {
       '(Wq, Wk, Wv, Wo; the same for every valid num_heads)');
     els.params.dataset.count = String(result.parameter_count);
     setText(els.precision, precisionText(result.precision, work));
+    const note = saturationNote(oneHotRows(result.attn_weights, result.num_heads, tokens.length, tokens.length), result.d_model);
+    setText(els.saturation, note);
+    els.saturation.hidden = !note;
   }
 
   /** A new figure for head h: caption, scrolling canvas grid, holder of the hidden table. */
