@@ -1,6 +1,6 @@
 r"""The English language model of mha-lab in PyTorch: tokenizer, model, file writer and reader.
 
-Shared by scripts/training/train_english_lm.py (training) and scripts/fixtures (golden data), so
+Shared by scripts/train_english_lm.py (training) and scripts/fixtures (golden data), so
 that both build exactly the model the C++ core runs (cpp/models/mha/english_lm.*). The file format
 is docs/english-lm-format.md.
 

@@ -15,7 +15,7 @@ import { maskDescription } from './masks.js';
 import { renderPatterns } from './patterns_panel.js';
 import { renderCombined } from './combine.js';
 
-/** The Files panel's script (web/src/file_panel.js: buildFilePanel), added when it is first opened. */
+/** The Files panel's script (web/src/explain/file_panel.js: buildFilePanel), added when it is first opened. */
 export const FILE_PANEL_SCRIPT = 'file_panel.js';
 
 /** The panels, in page order: key, summary text, whether open at first. */

@@ -1,6 +1,6 @@
 // The explain views' part of the random-embeddings state: the extra mask (besides the causal
 // checkbox), switched-off heads and the combined view, read from the URL hash and written back.
-// Pure functions, no DOM: tested by tests/web/explain_state.test.mjs.
+// Pure functions, no DOM: tested by tests/web/explain.test.mjs.
 //
 // Keys (all optional; fallbacks are omitted from the hash):
 //   mask=none|padding|window|drawn   the extra mask, combined with `causal` as PyTorch combines

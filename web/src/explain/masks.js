@@ -1,5 +1,5 @@
 // The masks of the random-embeddings mode, as the core's request fields (docs/js-api.md):
-// boolean masks in PyTorch polarity, true (1) = may not attend. Pure: tests/web/masks.test.mjs.
+// boolean masks in PyTorch polarity, true (1) = may not attend. Pure: tests/js/masks.test.mjs.
 //
 // Shapes (n = tokens): attn_mask (n, n) row-major Uint8Array, key_padding_mask (n) Uint8Array.
 

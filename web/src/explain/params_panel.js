@@ -1,7 +1,7 @@
 // The parameter panel: 4d² (+4d with biases) broken down by matrix, a table over every valid
 // num_heads for the current d_model (the core's count for each: it never changes), and a field
 // to try any num_heads (an invalid one shows the core's divisibility error).
-// parameterBreakdown() and validHeadCounts() are pure (tests/web/params.test.mjs).
+// parameterBreakdown() and validHeadCounts() are pure (tests/web/explain.test.mjs).
 import { h, simpleTable } from './dom.js';
 import { formatCount } from '../draw/format.js';
 

@@ -1,6 +1,6 @@
 // Module 08's pipeline with the current shapes filled in: X → fused QKV (one d × 3d matrix,
 // module 03) → Q, K, V split into h chunks → per-head attention → concat → W_O.
-// pipelineStages() is pure (tests/web/pipeline.test.mjs); renderPipeline() places it.
+// pipelineStages() is pure (tests/web/explain.test.mjs); renderPipeline() places it.
 import { h } from './dom.js';
 
 /** How many per-head columns to draw before eliding the middle ones. */
