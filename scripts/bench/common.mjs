@@ -39,11 +39,9 @@ export function sh(cmd) {
  * The CPU every single-thread process of the benchmark runs on (native, PyTorch, node; not
  * Chromium, which is several processes), with taskset: the last CPU this process may use
  * (/proc/self/status Cpus_allowed_list), or BENCH_CPU (one of those); null (not pinned) without
- * taskset or with BENCH_CPU=none. Systems compared with each other then share one CPU. On
- * 2 December at 01:15 this 2-vCPU machine ran our wasm forward at (512, 768, 12) in 84–87 ms on
- * CPU 1 and 126–138 on CPU 0 (taskset, 3 processes each), and an unpinned run's rounds of ours
- * alternated between the two while ONNX Runtime's did not; a second measurement at 02:40 found no
- * difference between the CPUs: the effect comes and goes with the host.
+ * taskset or with BENCH_CPU=none. Systems compared with each other then share one CPU: on a
+ * virtual machine the vCPUs can differ in speed, the difference coming and going with the host
+ * (scripts/bench/notes.md), and an unpinned system's rounds would mix them.
  */
 export const BENCH_CPU = (() => {
   if (process.env.BENCH_CPU === 'none' || spawnSync('taskset', ['--version']).status !== 0) return null;

@@ -11,9 +11,9 @@
 // scripts/build_web.mjs gzips the inlined bytes of the copies it puts in dist/ (base64 of wasm
 // compresses badly; base64 of gzip does not grow again under HTTP gzip): bytes starting with the
 // gzip magic 1f 8b are inflated with the platform's DecompressionStream first, fed from a stream
-// that holds the bytes (a Blob's stream went through the browser process chunk by chunk: 25–50 ms
-// more before the first grid, measured in Chromium 156). The glue in build/wasm/ holds plain wasm
-// (magic 00 61 73 6d) and is used as is.
+// that holds the bytes (a Blob's stream goes through the browser process chunk by chunk, which
+// delays the first grid). The glue in build/wasm/ holds plain wasm (magic 00 61 73 6d) and is used
+// as is.
 if (!Module['instantiateWasm']) {
   Module['instantiateWasm'] = function (imports, receiveInstance) {
     // abort() rejects the factory's promise: the caller sees why (the glue only logs an error
@@ -25,7 +25,7 @@ if (!Module['instantiateWasm']) {
     };
     try {
       // Uint8Array.fromBase64 (Chromium 140+, Firefox 133+, Safari 18.2+) decodes natively; the
-      // glue's own decoder (atob, then a loop over 130 KB) took ~3 ms of the page's start.
+      // glue's own decoder (atob, then a byte loop over the whole module) is the fallback.
       var bytes = typeof Uint8Array.fromBase64 === 'function' && isDataURI(wasmBinaryFile)
         ? Uint8Array.fromBase64(wasmBinaryFile.slice(dataURIPrefix.length))
         : getBinary(wasmBinaryFile);

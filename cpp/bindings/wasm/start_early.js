@@ -4,10 +4,9 @@
 // the core started by the script itself: its wasm is decoded, inflated and compiled while the
 // page's own script is still being fetched and evaluated and the page is first laid out, instead
 // of after. createMhaCore.started holds that module's promise; the page takes it once
-// (web/src/compute/wasm_modules.js, WasmModules), so the factory still runs once per page. Measured in
-// headless Chromium 156 on the 2-core benchmark machine, 11 fresh loads each, alternating: core
-// ready 232 ms after navigation instead of 267, first grid painted at 305 instead of 343
-// (scripts/bench/notes.md). Workers, node and pages without the attribute are unchanged: they
+// (web/src/compute/wasm_modules.js, WasmModules), so the factory still runs once per page. The core
+// is then ready, and the first grid painted, sooner after navigation (docs/benchmarks.md, "Measurements
+// behind the page's design"). Workers, node and pages without the attribute are unchanged: they
 // call the factory when they want a module.
 if (typeof document === 'object' && document.currentScript?.hasAttribute('data-start')) {
   // A Promise: the factory throws at once where there is no WebAssembly, and that rejects it.

@@ -50,8 +50,8 @@ enum class ExperimentPrecision { float64, float32 };
 /// Q_i K_i^T and A_i V_i (2 * n * n * d in all): n * d * (4 * d + 2 * n).
 double numpy_experiment_work(Index tokens, Index d_model);
 
-/// Work up to which "auto" precision stays in float64: about 5 ms in WebAssembly, where Eigen's
-/// float64 product is scalar. Every run of the course modules (module 08: 5 tokens, d_model 8:
+/// Work up to which "auto" precision stays in float64 (a few milliseconds in WebAssembly, where
+/// Eigen's float64 product is scalar). Every run of the course modules (module 08: 5 tokens, d_model 8:
 /// 1680 multiply-adds) is far below; module 03's d_model 512 with 64 tokens (71M) is far above.
 inline constexpr double kExperimentFloat64MaxWork = 4e6;
 

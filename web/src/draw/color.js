@@ -81,9 +81,8 @@ export function rampWords() {
 
 /**
  * One RGBA pixel per cell of head `head`'s (n, m) matrix, for an ImageData(m, n): weight w shows
- * ramp colour floor(w · 256), NaN grey, written a word at a time (pixels.js; a byte at a time, 12
- * heads of 512 x 512 take 70 ms in node; tests/web/color.test.mjs checks every pixel
- * against weightToRgb).
+ * ramp colour floor(w · 256), NaN grey, written a word at a time (pixels.js; several times faster
+ * than a byte at a time; tests/web/color.test.mjs checks every pixel against weightToRgb).
  * weights: Float32Array (h, n, m) row-major, head i at offset i*n*m.
  * @param {Uint8ClampedArray} [out] where to write them (n*m*4 bytes); a new array when not given
  * @returns {Uint8ClampedArray} length n*m*4 (`out` when given)

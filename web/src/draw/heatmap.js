@@ -35,8 +35,8 @@ function sized(canvas, width, height, dpr) {
 // Where CSS can show part of a canvas (object-view-box: Chromium 104+), the cells canvas keeps a
 // backing store of 64-pixel steps that only grows (or shrinks below half), and shows its top-left
 // corner: a token-count change redraws in place instead of reallocating every head's canvas
-// (reallocating 12 canvases of 512 x 512 costs ~13 ms an update). Elsewhere the backing
-// store is exactly the cells' size.
+// (reallocation is a large share of a large view's update). Elsewhere the backing store is
+// exactly the cells' size.
 const VIEW_BOX = globalThis.CSS?.supports?.('object-view-box', 'inset(0px)') === true;
 /** Backing-store pixels for `need` pixels along one side, given the current `have`. */
 function backingSize(need, have) {
@@ -48,7 +48,7 @@ function backingSize(need, have) {
  * Sizes a label canvas for `width` × `height` CSS px at `dpr` (paintSelection paints it). Like the
  * cells canvas, its backing store grows in steps where object-view-box exists and CSS shows its
  * top-left corner: a token-count change (8 heads, 16 label canvases) repaints them in place
- * instead of reallocating each one (4–5 ms of a 64-token update).
+ * instead of reallocating each one.
  */
 function labelStore(canvas, width, height, dpr) {
   const w = Math.ceil(width * dpr), h = Math.ceil(height * dpr);
@@ -219,8 +219,8 @@ export class HeadHeatmap {
 
   /**
    * Head `head`'s unpooled cell pixels, coloured into this grid's kept buffer (putImageData copies
-   * them out): a new buffer every view cost more than the colouring itself, memory touched for the
-   * first time being slow (3.5 ms a MB on the benchmark's machine). The weights come
+   * them out): a new buffer every view costs more than the colouring itself, memory touched for the
+   * first time being slow. The weights come
    * from the result's own view of this head when it has one (compute/split.js joinHeads: no joined copy).
    * The buffer is made anew when it is too small, or more than 4 times too large (a large view's
    * pixels are not kept for good once smaller ones replace it).

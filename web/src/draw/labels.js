@@ -19,8 +19,8 @@ export class LabelCache {
     this.sets = new WeakMap();
     /**
      * Label widths, CSS px, by font and text: a keystroke makes a new token array (and label set)
-     * but changes one label, so each text is measured once (measuring 128 labels in two fonts took
-     * 0.5–0.7 ms of every 64-token update in a sampling profile). Dropped whole past MAX_MEASURED.
+     * but changes one label, so each text is measured once (measuring every label in two fonts on
+     * every update shows in a profile of typing). Dropped whole past MAX_MEASURED.
      */
     this.measured = new Map();
     /** The 2D context the widths are measured with (made on first use). */
@@ -57,10 +57,9 @@ export class LabelCache {
    * One canvas is kept per label geometry (cell, band, dpr, ink) and kind, for up to
    * RECENT_GEOMETRIES geometries. It holds the labels it was last asked for; asked for other
    * labels, it draws only the ones that differ, in place (a keystroke changes one token, or adds
-   * one: 128 labels drawn again take ~2 ms of a 64-token update). A token count going back and
-   * forth across a cell-size step (63 tokens: 19 px cells, 64: 18 px) alternates two geometries,
-   * each with its canvas (a new sprite canvas per update, drawn whole, would take 3.3 ms of a
-   * 64-token update, most of it the new canvas's first use). Each label is drawn clipped to its
+   * one). A token count going back and forth across a cell-size step (63 tokens: 19 px cells,
+   * 64: 18 px) alternates two geometries, each with its canvas (a new sprite canvas per update,
+   * drawn whole, costs most in the new canvas's first use). Each label is drawn clipped to its
    * slot (labelInSlot), so the result is the same pixels as drawing them all, in every script (at
    * 12 px, "Å", "É" and "Ç" reach 1-2 px into the next slot, and stacked diacritics such as "Ẫ"
    * further: they would be left behind when only their slot was redrawn).
@@ -79,8 +78,8 @@ export class LabelCache {
     const { canvas } = s;
     // The store only grows (growing clears it, and every label is drawn again): the top-left band
     // is this set's; slots past it are blank. Along the labels it grows with room for a quarter
-    // more (spriteRoom): grown to the exact length, it would be cleared and all 120 labels drawn
-    // again on every keystroke that adds a token (~2.5 ms of a 60-token update, of ~5 ms of script).
+    // more (spriteRoom): grown to the exact length, it would be cleared and every label drawn
+    // again on every keystroke that adds a token.
     const long = Math.ceil(set.texts.length * layout.cell * dpr);
     const bw = kind === 'row' ? Math.ceil(layout.originX * dpr) : long;
     const bh = kind === 'row' ? long : Math.ceil(layout.originY * dpr);

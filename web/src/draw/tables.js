@@ -11,8 +11,8 @@
 //     table; #heads[data-tables] = "none").
 // Until its new table replaces it, a holder's previous table is stale: marked data-stale, which
 // style.css skips (content-visibility: hidden). Left in the layout, 8 stale tables of 64 x 64
-// cost 2-3 ms in each of the two frames of every keystroke's update (70,000 layout objects);
-// removed at once, the first keystroke after a pause cost several times as much. Hidden this way
+// (70,000 layout objects) are laid out again in both frames of every keystroke's update; removed
+// at once, they make the first keystroke after a pause several times slower. Hidden this way
 // they are neither laid out nor read out: no screen reader meets last view's values.
 // The scheduling state (which view's tables are being built, their timer) is kept on the root
 // element it describes, one per grid area.
@@ -24,7 +24,8 @@ export const MAX_TABLE_TOKENS = 64;
 /**
  * Milliseconds of table building per task, so typing is never held up for long. A slice stops
  * between steps of a table (a build may return headTableSteps' generator: 8 rows a step), not only
- * between tables: one 64 x 64 table took ~40 ms in one piece, and a key pressed meanwhile waited.
+ * between tables: a 64 x 64 table built in one piece holds a key pressed meanwhile for several
+ * frames.
  */
 const SLICE_MS = 8;
 /** Quiet time (ms) after the last update before larger views get their tables. */
@@ -66,10 +67,9 @@ const finish = (built) => (isSteps(built) ? runToEnd(built) : built);
  * @param {{busy?: () => boolean}} [options] `busy`: an input is waiting to be shown (timing.js
  *   updatePending); no slice runs then: its update goes first, and the tables wait for the next
  *   pause (PAUSE_MS). Without it and the 8-row steps, a key pressed ≥ PAUSE_MS after the last
- *   update met the slices of the last view's tables: 90 ms to its grids instead of 31 at 64
- *   tokens, d_model 512, 8 heads.
+ *   update would meet the slices of the last view's tables and wait for them.
  *   Each finished table's style and layout still happen in one frame, after the slice that puts
- *   it in (100–200 ms on a loaded machine): the slices bound the script, not that.
+ *   it in: the slices bound the script, not that.
  */
 export function scheduleTables(root, holders, build, { n, m }, { busy = () => false } = {}) {
   const state = stateOf(root);
@@ -79,9 +79,8 @@ export function scheduleTables(root, holders, build, { n, m }, { busy = () => fa
     root.dataset.tables = 'none';
     // A holder with nothing or a note in it gets its note at once. One with the previous view's
     // table keeps it, stale (neither laid out nor read out), until updates pause, as in the
-    // slices below: removing 8 tables of 64 x 64 cells in this task made the keystroke from 64 to
-    // 65 tokens (d_model 512, 8 heads) take ~61 ms to its grids instead of ~20 (the typing
-    // benchmark, profiled).
+    // slices below: removing 8 tables of 64 x 64 cells in this task would make the keystroke from
+    // 64 to 65 tokens (d_model 512, 8 heads) several times slower to its grids.
     const later = [];
     for (const holder of holders) {
       if (holder.firstChild && !isNote(holder.firstChild)) later.push(holder);
@@ -105,7 +104,7 @@ export function scheduleTables(root, holders, build, { n, m }, { busy = () => fa
  * Fills holders[i] with build(i) (a table, or a generator of its steps) once updates pause
  * (PAUSE_MS after the last call; a newer view restarts the wait), in slices of about SLICE_MS,
  * none while `busy()`; a newer view (generation) cancels the rest. Built while typing, the tables'
- * style and layout (~160 ms for 8 heads of 64 x 64) delayed the next keystroke's grids.
+ * style and layout (8 heads of 64 x 64 cells) would delay the next keystroke's grids.
  * Until then each holder's previous content is stale and the heads area is aria-busy (assistive
  * technology waits for the new tables); `done` runs after the last holder.
  */

@@ -40,8 +40,8 @@ const PARAMETER_PANELS = Object.freeze(['compare', 'ablation']);
 
 /**
  * Multiply-adds above which a panel that computes on the page (not in the worker) waits for a
- * click: about 0.2 s of work here. (Switching heads off at 2048 tokens, d_model 768, 12 heads
- * would hold the page for 28 s, 3 s at 512 tokens.)
+ * click: a fraction of a second of work. (Switching heads off at 2048 tokens, d_model 768,
+ * 12 heads would otherwise hold the page for tens of seconds.)
  */
 export const PANEL_MAX_WORK = 1e9;
 
