@@ -14,6 +14,7 @@ import path from 'node:path';
 import { after } from 'node:test';
 import { DIST, ROOT, openPage, useBrowserAndTargets } from './helpers.mjs';
 import { buildEnglish } from '../../scripts/build_web.mjs';
+import { captionTerms } from '../../web/src/modes/english/english_view.js';
 
 const TIMEOUT = 180_000;
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -139,8 +140,65 @@ for (const which of [0, 1]) {
         await page.click('#english-repeat');
         await page.waitForFunction(() => document.querySelectorAll('#english-tokens li').length === 9);
         assert.equal(await page.inputValue('#english-text'), 'red blue cat tree red blue cat tree');
-        assert.match(await page.textContent('#english-look'), /induction head attends to the token after the same token’s first occurrence/);
+        const look = await page.textContent('#english-look');
+        assert.match(look, /induction head attends to the token after the same token’s first occurrence/);
+        // What the note says the heads did is what the captions show.
+        const captioned = await page.$$eval('#english-layers figure.en-head', (fs) => fs
+          .filter((f) => f.querySelector('.en-role').textContent.includes('induction'))
+          .map((f) => `L${f.dataset.layer} H${f.dataset.head}`));
+        if (captioned.length) assert.match(look, new RegExp(`On this text, “induction” is earned by ${captioned.map((h) => `${h} \\([\\d.]+\\)`).join(', ')}\\.$`));
+        else assert.match(look, /On this text no head earns “induction”/);
         await page.waitForFunction(() => decodeURIComponent(location.hash).includes('text=red blue cat tree red blue cat tree'));
+      }));
+
+    test('unknown words are no repeat: no induction or duplicate-token caption on text without a repeated word', () =>
+      // Five words the vocabulary lacks in a row (all read as <unk>) and emoji: nothing repeats.
+      withEnglishPage(target(), hashOf('the qwzxv vbnmq plkjh zxcvb mnbvc man sat 😀 🎉'), async ({ page }) => {
+        assert.equal((await chips(page)).filter((c) => c.cls.includes('en-unknown')).length, 7);
+        const roles = await page.$$eval('#english-layers .en-role', (r) => r.map((x) => x.textContent));
+        assert.equal(roles.length, config.num_layers * config.num_heads);
+        for (const role of roles) {
+          assert.match(role, /^this text: /);
+          assert.doesNotMatch(role, /induction|duplicate token/, role);
+        }
+      }));
+
+    test('every term the captions show is explained on the page', () =>
+      withEnglishPage(target(), hashOf('the cat sat on the mat , and the dog sat on the mat .', '&sel=1.3'), async ({ page }) => {
+        const help = new Map(await page.$$eval('#english-term-list dt', (d) => d.map((t) => [t.textContent, t.nextElementSibling.textContent])));
+        assert.ok(await page.isVisible('#english-term-list'));
+        const lines = await page.$$eval('#english-panel .en-role, #english-panel .en-typical', (r) => r.map((x) => x.textContent).filter(Boolean));
+        assert.ok(lines.length >= config.num_layers * config.num_heads);
+        const terms = new Set(lines.flatMap(captionTerms));
+        assert.ok(terms.has('this text'));
+        for (const term of terms) assert.ok(help.get(term)?.length > 20, `“${term}” (${[...terms].join(', ')}) has no explanation`);
+        for (const term of ['first token', 'nearby tokens', 'no clear pattern', 'previous token', 'induction', 'punctuation']) {
+          assert.ok(help.has(term), term);
+        }
+        assert.match(help.get('first token'), /attention sink.*weights must sum to 1.*Xiao et al\. 2023.*Clark et al\. 2019/);
+      }));
+
+    test('module 03’s kinds: which the model has and lacks, as measured', () =>
+      withEnglishPage(target(), hashOf('the cat'), async ({ page }) => {
+        const rolesShown = await page.$$eval('#english-layers .en-typical', (t) => t.some((x) => !x.hidden));
+        if (!rolesShown) {
+          // A model without its heads file (the tiny test model): nothing measured, nothing claimed.
+          assert.ok(await page.isHidden('#english-kinds'));
+          return;
+        }
+        assert.ok(await page.isVisible('#english-kinds'));
+        const kinds = await page.$$eval('#english-kinds-list li', (l) => l.map((x) => [x.dataset.kind, x.dataset.present, x.textContent]));
+        assert.deepEqual(kinds.slice(0, 5).map((k) => k.slice(0, 2)), [
+          ['Previous token', 'true'], ['Positional / neighbourhood', 'true'], ['Punctuation', 'false'], ['Coreference', 'false'], ['Content-based', 'null'],
+        ]);
+        assert.equal(kinds[2][2], 'Punctuation: no; the highest is L0 H2 0.15 (mean weight on punctuation), under 0.5.');
+        assert.equal(kinds[0][2], 'Previous token: yes, L0 H3 0.92 (mean weight on the word before).');
+        // The example no longer promises punctuation heads: it says what was measured.
+        await page.click('button[data-example="punctuation"]');
+        const look = await page.textContent('#english-look');
+        assert.match(look, /a caption says “punctuation” only where a head earns it on this text\. Over held-out text: Punctuation: no;/);
+        const explain = await page.textContent('#english-panel .explain:not(.en-kinds)');
+        assert.doesNotMatch(explain, /Punctuation heads: bright columns/);
       }));
 
     test('switching a head off runs the model without it and compares the perplexity', () =>
@@ -202,7 +260,12 @@ for (const which of [0, 1]) {
       withEnglishPage(target(), hashOf('the cat'), async ({ page }) => {
         await page.click('button[data-example="coreference"]');
         assert.equal(await page.inputValue('#english-text'), "The animal didn't cross the street because it was too tired.");
-        assert.match(await page.textContent('#english-look'), /Coreference, measured on 6 sentences where a pronoun refers to one of two earlier nouns/);
+        const coreference = await page.textContent('#english-look');
+        assert.match(coreference, /Coreference, measured on 6 sentences where a pronoun refers to one of two earlier nouns/);
+        // Heads named as the grids name them.
+        assert.match(coreference, /the head that favours the antecedent most, L1 H2, puts 21 %/);
+        assert.doesNotMatch(coreference, /\b\d\.\d\b/);
+        assert.equal(await page.textContent('#english-layers figure[data-layer="1"][data-head="2"] .en-head-title'), 'L1 H2');
         await page.click('button[data-example="induction"]');
         await page.waitForFunction(() => document.querySelectorAll('#english-tokens li').length > 10);
       }));

@@ -476,6 +476,61 @@ TEST(PatternsTokens, InductionEqualsTransformerLensOnARepeatedRandomSequence) {
   EXPECT_TRUE(hs[1].scores.duplicate_token.has_value());
 }
 
+TEST(PatternsTokens, UnmatchedTokensAreNoRepeat) {
+  // <bos> <unk> a <unk> b: two different unknown words, both read as "<unk>". A head whose row 3
+  // reads key 2 (the token after the first "<unk>") and every other row its own position.
+  const std::vector<std::string> t = {"<bos>", "<unk>", "a", "<unk>", "b"};
+  const auto s = one_head(5, 5, [](Index i, Index j) { return (i == 3 ? j == 2 : j == i) ? 1.f : 0.f; });
+  // Compared as strings, row 3 has an earlier copy (key 1) and an induction key (key 2).
+  const auto as_strings = mha::score_heads(s, mha::HeadTokens{t, {}});
+  EXPECT_DOUBLE_EQ(*as_strings[0].scores.induction, 1.0);
+  EXPECT_DOUBLE_EQ(*as_strings[0].scores.duplicate_token, 0.0);
+  EXPECT_NEAR(*as_strings[0].uniform_baseline.induction, 1.0 / 4.0, 1e-12);
+  // local_band 1 against the causal uniform head's 0.713: positional as well.
+  EXPECT_EQ(as_strings[0].labels, (std::vector<std::string>{"positional", "induction"}));
+  // With "<unk>" unmatched no row has an earlier copy or an induction key.
+  const auto unmatched = mha::score_heads(s, mha::HeadTokens{t, {}, {"<unk>"}});
+  EXPECT_FALSE(unmatched[0].scores.duplicate_token.has_value());
+  EXPECT_FALSE(unmatched[0].scores.induction.has_value());
+  EXPECT_FALSE(unmatched[0].uniform_baseline.duplicate_token.has_value());
+  EXPECT_FALSE(unmatched[0].uniform_baseline.induction.has_value());
+  EXPECT_DOUBLE_EQ(*unmatched[0].scores.punctuation, 0.0);
+  EXPECT_EQ(unmatched[0].labels, (std::vector<std::string>{"positional"}));
+}
+
+TEST(PatternsTokens, UnmatchedTokensLeaveOtherRepeatsScored) {
+  // a <unk> a <unk> .: row 2 ("a") has its copy at key 0 and its induction key 1 ("<unk>" after
+  // the first "a"); row 3 ("<unk>") has none once "<unk>" is unmatched.
+  const std::vector<std::string> t = {"a", "<unk>", "a", "<unk>", "."};
+  const auto s = one_head(5, 5, [](Index i, Index j) {
+    if (i == 2) return j == 0 ? 0.75f : j == 1 ? 0.25f : 0.f;
+    if (i == 3) return j == 1 ? 1.f : 0.f;
+    return i == j ? 1.f : 0.f;
+  });
+  const auto hs = mha::score_heads(s, mha::HeadTokens{t, {}, {"<unk>"}});
+  EXPECT_DOUBLE_EQ(*hs[0].scores.duplicate_token, 0.75);  // row 2 alone
+  EXPECT_DOUBLE_EQ(*hs[0].scores.induction, 0.25);        // row 2 alone
+  EXPECT_NEAR(*hs[0].uniform_baseline.duplicate_token, 1.0 / 3.0, 1e-12);
+  // "." is still punctuation, and an unmatched token that is punctuation stays punctuation.
+  EXPECT_NEAR(*hs[0].scores.punctuation, 1.0 / 5.0, 1e-12);
+  const auto comma = mha::score_heads(s, mha::HeadTokens{t, {}, {"."}});
+  EXPECT_NEAR(*comma[0].scores.punctuation, 1.0 / 5.0, 1e-12);
+  // Without the list the two "<unk>" are a repeat: row 3's copy at key 1 holds all its weight.
+  const auto plain = mha::score_heads(s, mha::HeadTokens{t, {}});
+  EXPECT_DOUBLE_EQ(*plain[0].scores.duplicate_token, (0.75 + 1.0) / 2.0);
+}
+
+TEST(PatternsTokens, UnmatchedQueryTokensInCrossAttention) {
+  // Query 1 is "<unk>" and key 0 is "<unk>": an earlier copy as strings, none when unmatched.
+  const auto s = one_head(2, 3, [](Index, Index j) { return j == 0 ? 1.f : 0.f; });
+  const std::vector<std::string> keys = {"<unk>", "!", "y"};
+  const auto plain = mha::score_heads(s, mha::HeadTokens{keys, {"q", "<unk>"}});
+  EXPECT_DOUBLE_EQ(*plain[0].scores.duplicate_token, 1.0);
+  const auto unmatched = mha::score_heads(s, mha::HeadTokens{keys, {"q", "<unk>"}, {"<unk>"}});
+  EXPECT_FALSE(unmatched[0].scores.duplicate_token.has_value());
+  EXPECT_DOUBLE_EQ(*unmatched[0].scores.punctuation, 0.0);
+}
+
 TEST(PatternsTokens, CrossAttentionNeedsQueryTokensForDuplicateAndInduction) {
   const auto s = one_head(2, 3, [](Index, Index j) { return j == 0 ? 1.f : 0.f; });
   const std::vector<std::string> keys = {"x", "!", "y"};

@@ -108,6 +108,33 @@ test('headPatterns token errors name the key and the entry', () => {
   assert.equal(mod.headPatterns({ ...req, tokens: ['a', 'a'] }).heads[0].scores.duplicate_token, 0.5);
 });
 
+test('headPatterns unmatched_tokens: two unknown words are no repeat, other repeats still are', () => {
+  // <bos> <unk> a <unk> b, causal: row 3 reads key 2, the token after the first "<unk>"; every
+  // other row reads itself.
+  const n = 5;
+  const w = new Float32Array(n * n);
+  for (let i = 0; i < n; i++) w[i * n + (i === 3 ? 2 : i)] = 1;
+  const tokens = ['<bos>', '<unk>', 'a', '<unk>', 'b'];
+  const req = { attn_weights: w, num_heads: 1, n, tokens };
+  const plain = mod.headPatterns(req).heads[0];
+  assert.equal(plain.scores.induction, 1);
+  assert.equal(plain.scores.duplicate_token, 0);
+  assert.deepEqual(plain.labels, ['positional', 'induction']);
+  const unk = mod.headPatterns({ ...req, unmatched_tokens: ['<unk>'] }).heads[0];
+  assert.equal(unk.scores.induction, null);
+  assert.equal(unk.scores.duplicate_token, null);
+  assert.equal(unk.uniform_baseline.induction, null);
+  assert.equal(unk.scores.punctuation, 0);
+  assert.deepEqual(unk.labels, ['positional']);
+  // "a" repeated: its copy still counts with "<unk>" unmatched.
+  const repeat = mod.headPatterns({ attn_weights: Float32Array.of(1, 0, 0, 0, 1, 0, 1, 0, 0), num_heads: 1, n: 3,
+    tokens: ['a', '<unk>', 'a'], unmatched_tokens: ['<unk>'] }).heads[0];
+  assert.equal(repeat.scores.duplicate_token, 1);
+  assert.equal(repeat.scores.induction, 0);
+  assert.throws(() => mod.headPatterns({ ...req, unmatched_tokens: '<unk>' }), /unmatched_tokens must be an array of strings/);
+  assert.throws(() => mod.headPatterns({ ...req, unmatched_tokens: [0] }), /unmatched_tokens\[0\] must be a string, got 0/);
+});
+
 test('a pure previous-token head scores 1 and is labelled; thresholds can be changed', () => {
   const n = 6;
   const w = new Float32Array(n * n);

@@ -1,11 +1,18 @@
 // The English mode's text helpers (web/src/modes/english/english_view.js): roles from the core's
-// head-pattern labels, the heads file, and the lines under the prediction and the tokens.
+// head-pattern labels, the heads file, the lines under the prediction and the tokens, the
+// headPatterns request, the terms of the captions and their explanations (english_text.js
+// LABEL_HELP), and module 03's kinds measured in web/english_lm_heads.json.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import {
   base64ToBytes, formatPerplexity, formatProbability, measuredRole, perplexityComparison, perplexityText,
   coreferenceNote, englishFigureParts, readTypicalRoles, rolesChecksum, tokenLabels, tokensNote, typicalText,
+  captionTerms, headName, headNameOf, inductionFinding, modelKinds, patternsRequest,
 } from '../../web/src/modes/english/english_view.js';
+import { LABEL_HELP } from '../../web/src/modes/english/english_text.js';
+
+const HEADS_JSON = JSON.parse(readFileSync(new URL('../../web/english_lm_heads.json', import.meta.url), 'utf8'));
 
 const tokens = ['<bos>', 'the', 'cat', ',', 'sat'];
 
@@ -89,10 +96,11 @@ test('coreferenceNote: the measured head and shares in words, resolved or not; n
   const no = coreferenceNote({ coreference: c });
   assert.match(no, /measured on 2 sentences/);
   assert.match(no, /“The man saw the girl and he smiled\.”/);
-  assert.match(no, /1\.2, puts 31 % of the pronoun’s attention on it and 12 % on the other noun\./);
+  assert.match(no, /the head that favours the antecedent most, L1 H2, puts 31 % of the pronoun’s attention on it and 12 % on the other noun\./);
+  assert.doesNotMatch(no, /1\.2/, 'heads named as the grids name them');
   assert.match(no, /No head reaches half: this model is too small to resolve pronouns\./);
   const yes = coreferenceNote({ coreference: { ...c, best: { ...c.best, antecedent: 0.61 }, resolved: true } });
-  assert.match(yes, /puts 61 % .* That head resolves such pronouns: look at the row of “it” in head 1\.2\./);
+  assert.match(yes, /puts 61 % .* That head resolves such pronouns: look at the row of “it” in head L1 H2\./);
   for (const bad of [null, {}, { coreference: {} }, { coreference: { ...c, sentences: [] } },
     { coreference: { ...c, best: { ...c.best, antecedent: 1.5 } } },
     { coreference: { ...c, best: { ...c.best, layer: 'a' } } }]) assert.equal(coreferenceNote(bad), null);
@@ -124,4 +132,77 @@ test('the figure export: every layer × head, a row per layer, roles, settings a
   assert.equal(long.caption[0], `Text: “${'a'.repeat(600)}…”`);
   assert.equal(long.title, `English language model: “${'a'.repeat(100)}…”`);
   assert.equal(long.caption[2], 'Heads switched off: none');
+});
+
+test('heads are named as the grids name them: L1 H2', () => {
+  assert.equal(headName(1, 2), 'L1 H2');
+  assert.equal(headNameOf('0.3'), 'L0 H3');
+  assert.match(coreferenceNote(HEADS_JSON), /the head that favours the antecedent most, L1 H2, puts 21 % of the pronoun’s attention on it and 9 % on the other noun/);
+});
+
+test('the headPatterns request names the model’s unknown token as unmatched', () => {
+  const w = Float32Array.of(1, 0, 0.5, 0.5);
+  assert.deepEqual(patternsRequest(w, 1, 2, ['<bos>', '<unk>'], '<unk>'),
+    { attn_weights: w, num_heads: 1, n: 2, tokens: ['<bos>', '<unk>'], unmatched_tokens: ['<unk>'] });
+  assert.deepEqual(patternsRequest(w, 1, 2, null, '<unk>'), { attn_weights: w, num_heads: 1, n: 2 });
+  assert.deepEqual(patternsRequest(w, 1, 2, ['a', 'b'], null), { attn_weights: w, num_heads: 1, n: 2, tokens: ['a', 'b'] });
+});
+
+test('captionTerms: the terms of a caption line', () => {
+  assert.deepEqual(captionTerms('this text: stripe on “,” 0.61 · first token 0.52'), ['this text', 'stripe on', 'first token']);
+  assert.deepEqual(captionTerms('this text: no clear pattern'), ['this text', 'no clear pattern']);
+  assert.deepEqual(captionTerms('held-out: previous token 0.92 · off: perplexity +12.60'), ['held-out', 'previous token', 'off: perplexity']);
+  assert.deepEqual(captionTerms('held-out: induction · off: perplexity -0.24'), ['held-out', 'induction', 'off: perplexity']);
+  assert.deepEqual(captionTerms(''), []);
+});
+
+test('every term a caption can show has a one-line explanation', () => {
+  const help = new Map(LABEL_HELP.map((h) => [h.term, h.text]));
+  const lines = [];
+  // Every label of the core (docs/patterns.md), a stripe on <bos> and on another token, none.
+  for (const label of ['previous-token', 'positional', 'vertical-stripe', 'long-range', 'duplicate-token', 'induction', 'punctuation']) {
+    for (const stripeKey of [0, 3]) {
+      const p = { scores: { previous_token: 0.9, local_band: 0.9, vertical_stripe: 0.7, stripe_key: stripeKey, first_token: 0.7,
+        mean_distance_normalized: 0.6, duplicate_token: 0.8, induction: 0.8, punctuation: 0.6 }, labels: [label] };
+      lines.push(`this text: ${measuredRole(p, tokens).text}`);
+    }
+  }
+  lines.push(`this text: ${measuredRole({ scores: {}, labels: [] }, tokens).text}`);
+  // Every held-out role of the committed heads file, as its caption line.
+  for (const t of readTypicalRoles(HEADS_JSON).values()) lines.push(typicalText(t));
+  const terms = new Set(lines.flatMap(captionTerms));
+  for (const want of ['first token', 'stripe on', 'nearby tokens', 'previous token', 'no clear pattern', 'induction',
+    'duplicate token', 'punctuation', 'long range', 'held-out', 'this text', 'off: perplexity']) assert.ok(terms.has(want), want);
+  for (const term of terms) assert.ok(help.get(term)?.length > 20, `no explanation for “${term}”`);
+  assert.match(help.get('first token'), /attention sink/);
+  assert.match(help.get('first token'), /must sum to 1/);
+  assert.match(help.get('first token'), /Xiao et al\. 2023, “Efficient Streaming Language Models with Attention Sinks”/);
+  assert.match(help.get('first token'), /Clark et al\. 2019/);
+});
+
+test('modelKinds: module 03’s kinds the committed model has and lacks, from the held-out scores', () => {
+  const kinds = modelKinds(HEADS_JSON);
+  assert.deepEqual(kinds.map((k) => [k.kind, k.present]), [
+    ['Previous token', true], ['Positional / neighbourhood', true], ['Punctuation', false], ['Coreference', false],
+    ['Content-based', null], ['Beyond module 03, induction', true], ['Beyond module 03, first token (attention sink)', true],
+  ]);
+  assert.equal(kinds[0].text, 'Previous token: yes, L0 H3 0.92 (mean weight on the word before).');
+  assert.equal(kinds[1].text, 'Positional / neighbourhood: yes, L0 H0 0.99, L0 H1 0.88 (mean weight within one position).');
+  assert.equal(kinds[2].text, 'Punctuation: no; the highest is L0 H2 0.15 (mean weight on punctuation), under 0.5.');
+  assert.equal(kinds[3].text, 'Coreference: no; the closest, L1 H2, puts 21 % of a pronoun’s weight on its antecedent and 9 % on the other noun.');
+  assert.equal(kinds[4].text, 'Content-based: not measured; no simple rule fits L0 H2, L1 H0, L1 H2.');
+  assert.match(kinds[5].text, /^Beyond module 03, induction: yes, L1 H3 0\.93, L1 H1 0\.88 \(on random common words repeated/);
+  assert.equal(kinds[6].text, 'Beyond module 03, first token (attention sink): yes, L1 H1 0.93, L1 H3 0.90 (mean weight on <bos>).');
+  assert.deepEqual(modelKinds(null), []);
+  assert.deepEqual(modelKinds({ heads: [{ layer: 0, head: 0, role: 'x' }] }), [], 'no per-head scores: nothing to say');
+});
+
+test('inductionFinding: the heads that earn induction on the text, or that none does', () => {
+  const patterns = new Map([
+    ['0.1', { scores: { induction: 0.1 }, labels: ['positional'] }],
+    ['1.3', { scores: { induction: 0.714 }, labels: ['vertical-stripe', 'induction'] }],
+  ]);
+  assert.equal(inductionFinding(patterns), 'On this text, “induction” is earned by L1 H3 (0.71).');
+  assert.match(inductionFinding(new Map([['0.1', patterns.get('0.1')]])), /^On this text no head earns “induction”/);
+  assert.match(inductionFinding(null), /^On this text no head earns “induction”/);
 });

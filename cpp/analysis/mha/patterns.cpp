@@ -78,7 +78,9 @@ bool is_punctuation_code_point(std::uint32_t cp) {
   return it != std::begin(kPunctuation) && cp <= std::prev(it)->last;
 }
 
-/// The tokens of a head as small integers (equal strings, equal ids), for the token scores.
+/// The tokens of a head as small integers (equal strings, equal ids; kUnmatched for a token of
+/// HeadTokens::unmatched, equal to no id), for the token scores.
+constexpr int kUnmatched = -1;
 struct TokenIds {
   std::vector<int> keys;          ///< (m), empty when no tokens are given
   std::vector<int> queries;       ///< (n), empty when the query tokens are unknown
@@ -89,8 +91,12 @@ TokenIds token_ids(const HeadTokens& t, Index n, Index m) {
   TokenIds ids;
   if (t.keys.empty()) return ids;
   std::unordered_map<std::string, int> index;
+  for (const auto& u : t.unmatched) index.emplace(u, kUnmatched);
+  int next = 0;
   const auto id = [&](const std::string& s) {
-    return index.emplace(s, static_cast<int>(index.size())).first->second;
+    const auto [it, added] = index.emplace(s, next);
+    if (added) ++next;
+    return it->second;
   };
   for (const auto& k : t.keys) {
     ids.keys.push_back(id(k));
@@ -120,6 +126,7 @@ void score_tokens(const RowMatrixXd& a, const std::vector<bool>& scored, const T
     punctuation.add(p);
     if (!queries) continue;
     const int q = ids.queries[static_cast<std::size_t>(i)];
+    if (q == kUnmatched) continue;  // no earlier copy, no induction key
     double d = 0.0, ind = 0.0;
     bool has_d = false, has_ind = false;
     for (Index j = 0; j < std::min(i, m); ++j) {

@@ -68,7 +68,7 @@ struct HeadScoreValues {
 
   // Token scores (docs/patterns.md "Token scores"): std::nullopt when no tokens are given, or
   // when the score needs query tokens and there are none (HeadTokens). "Same token" means
-  // identical strings (byte for byte).
+  // identical strings (byte for byte), neither of them one of HeadTokens::unmatched.
   /// Duplicate token: mean, over scored rows i that have an earlier copy of their token (keys
   /// j < i with key_j == query_i), of the weight on all those copies. Range [0, 1]; nullopt when
   /// no row has an earlier copy. (TransformerLens's duplicate-token detection pattern.)
@@ -89,9 +89,13 @@ struct HeadScoreValues {
 /// queries: (n) query tokens; empty means "the keys" when n == m (self-attention) and "unknown"
 /// when n != m (cross-attention: duplicate_token and induction are then nullopt, punctuation,
 /// which reads key tokens only, is still scored).
+/// unmatched: tokens that are the same as no token, not even another copy of themselves, for
+/// duplicate_token and induction: a language model's unknown token ("<unk>") stands for every
+/// word its vocabulary lacks, so two "<unk>" are not a repeat. Punctuation is unaffected.
 struct HeadTokens {
   std::vector<std::string> keys;
   std::vector<std::string> queries;
+  std::vector<std::string> unmatched = {};
 };
 
 /// True when `token` is punctuation for the punctuation score: not empty, valid UTF-8, and every

@@ -90,7 +90,8 @@ mha::HeadScoreThresholds read_thresholds(const val& req) {
   return t;
 }
 
-/// req[key]: an array of `count` strings, or {} when the key is absent or null.
+/// req[key]: an array of `count` strings (any number when `count` is negative), or {} when the
+/// key is absent or null.
 /// Throws parse_error naming the key and entry (not an array, not a string), shape_error when the
 /// length is not `count`.
 std::vector<std::string> token_list(const val& req, const char* key, Index count,
@@ -100,7 +101,7 @@ std::vector<std::string> token_list(const val& req, const char* key, Index count
     throw mha::parse_error(std::string(key) + " must be an array of strings");
   const val a = req[key];
   const std::size_t length = a["length"].as<std::size_t>();
-  if (static_cast<Index>(length) != count) {
+  if (count >= 0 && static_cast<Index>(length) != count) {
     throw mha::shape_error(std::string(key) + " has " + std::to_string(length) +
                            " entries, attn_weights has " + std::to_string(count) + " " + dimension);
   }
@@ -116,17 +117,21 @@ std::vector<std::string> token_list(const val& req, const char* key, Index count
   return out;
 }
 
-/// mod.headPatterns({attn_weights, num_heads, n, m?, tokens?, query_tokens?, thresholds?}) ->
-/// {heads, js_distance, thresholds}. tokens (m strings) and query_tokens (n strings) give the
-/// token scores (mha::HeadTokens); without them those scores are null.
+/// mod.headPatterns({attn_weights, num_heads, n, m?, tokens?, query_tokens?, unmatched_tokens?,
+/// thresholds?}) -> {heads, js_distance, thresholds}. tokens (m strings) and query_tokens (n
+/// strings) give the token scores (mha::HeadTokens); without them those scores are null.
+/// unmatched_tokens (strings, any number): tokens that are no repeat of anything
+/// (HeadTokens::unmatched, e.g. a model's "<unk>").
 val head_patterns(val req) {
   return guarded([&] {
-    static const std::vector<std::string> extra = {"thresholds", "tokens", "query_tokens"};
+    static const std::vector<std::string> extra = {"thresholds", "tokens", "query_tokens",
+                                                   "unmatched_tokens"};
     expect_request(req, "the headPatterns request", {&kStackKeys, &extra});
     const mha::HeadStack s = read_stack(req);
     const mha::HeadScoreThresholds t = read_thresholds(req);
     const mha::HeadTokens tokens{token_list(req, "tokens", s.cols(), "keys"),
-                                 token_list(req, "query_tokens", s.rows(), "queries")};
+                                 token_list(req, "query_tokens", s.rows(), "queries"),
+                                 token_list(req, "unmatched_tokens", -1, "")};
     const std::vector<mha::HeadScores> scores = mha::score_heads(s, tokens, t);
     val heads = val::array();
     for (std::size_t k = 0; k < scores.size(); ++k) {

@@ -1,6 +1,6 @@
 // The English mode's panel, built into index.html's empty #english-panel when the mode is first
 // shown (the page's first load carries none of it). Text nodes only (textContent).
-import { EXAMPLES, HEADS_HELP } from './english_text.js';
+import { EXAMPLES, HEADS_HELP, LABEL_HELP } from './english_text.js';
 
 /** <tag class="className">text</tag> of the page's document. */
 export function el(tag, className, text) {
@@ -116,7 +116,17 @@ export function buildPanel(panel) {
   const headsText = el('div');
   headsText.append(withId(el('h2', '', 'Every head of every layer'), 'english-heads-title'), el('p', 'help', HEADS_HELP));
   headsTop.append(headsText, legendFigure);
-  heads.append(headsTop, layers, readout, zoom);
+  // What every term of the captions means.
+  const terms = withId(el('section', 'en-terms'), 'english-terms');
+  terms.setAttribute('aria-labelledby', 'english-terms-title');
+  const termList = withId(el('dl', 'en-term-list'), 'english-term-list');
+  for (const { term, text: line } of LABEL_HELP) {
+    const dt = el('dt', '', term);
+    dt.dataset.term = term;
+    termList.append(dt, el('dd', '', line));
+  }
+  terms.append(withId(el('h3', '', 'What the captions mean'), 'english-terms-title'), termList);
+  heads.append(headsTop, layers, readout, zoom, terms);
 
   const status = el('section', 'en-status');
   status.setAttribute('aria-label', 'Model');
@@ -128,13 +138,24 @@ export function buildPanel(panel) {
   const share = panel.querySelector('#share');
   if (share) shareSlot.append(share);
 
+  // Which of module 03's kinds of head the model has, measured (filled when the model loads).
+  const kinds = withId(el('section', 'explain en-kinds'), 'english-kinds');
+  kinds.setAttribute('aria-labelledby', 'english-kinds-title');
+  const kindsList = withId(el('ul'), 'english-kinds-list');
+  kinds.append(withId(el('h2', '', 'Module 03’s kinds in this model'), 'english-kinds-title'),
+    withId(el('p', 'help', 'Module 03 (“What different heads learn”) lists previous-token, positional, punctuation, ' +
+      'coreference and content-based heads. Measured on held-out text (scripts/evaluate_english_lm.py), this model has:'),
+    'english-kinds-intro'), kindsList);
+  kinds.hidden = true;
+
   const explain = el('section', 'explain');
   explain.setAttribute('aria-labelledby', 'english-explain-title');
   const list = el('ul');
   explain.append(withId(el('h2', '', 'What to look for'), 'english-explain-title'), list);
 
-  panel.replaceChildren(intro, reading, heads, status, shareSlot, explain);
+  panel.replaceChildren(intro, reading, heads, status, shareSlot, kinds, explain);
   Object.assign(els, {
+    kinds, kindsList,
     form, text, repeat, examples, look, alert, notes, tokensNote, tokens, next, nextBody: next.tBodies[0], perplexity,
     allOn, summary, modelInfo, legend: legendCanvas, readout, heads, layers, zoom, shareSlot, explainList: list,
   });

@@ -15,7 +15,8 @@ import { ENGLISH_DEFAULTS, englishStateToHash, parseEnglishHash, parseHead } fro
 import { viewToHash } from '../../chrome/state.js';
 import {
   EMPTY_NOTE, base64ToBytes, formatProbability, measuredRole, modelSummary, perplexityComparison,
-  coreferenceNote, englishFigureParts, perplexityText, readTypicalRoles, rolesChecksum, tokenLabels, tokensNote,
+  coreferenceNote, englishFigureParts, headName, inductionFinding, modelKinds, patternsRequest, perplexityText,
+  readTypicalRoles, rolesChecksum, tokenLabels, tokensNote,
 } from './english_view.js';
 import { COREFERENCE_NOTE, EXAMPLES, REPEAT_NOTE } from './english_text.js';
 import { buildPanel, el } from './english_dom.js';
@@ -189,18 +190,34 @@ export class EnglishMode {
       this.typical = readTypicalRoles(heads);
       this.coreference = coreferenceNote(heads);
       if (this.coreference) this.fillExplain();
+      this.showKinds(modelKinds(heads));
     }
     this.els.modelInfo.textContent = info;
+    /** The model's unknown token (its vocabulary's id 0): no repeat of anything in the token scores. */
+    this.unknownToken = this.model.vocab?.[0] ?? null;
     this.tokenAware = this.probePatterns();
   }
 
+  /** Module 03's kinds the model has and lacks (modelKinds), under the page; hidden when unmeasured. */
+  showKinds(kinds) {
+    this.kinds = kinds;
+    this.els.kindsList.replaceChildren(...kinds.map((k) => {
+      const li = el('li', '', k.text);
+      li.dataset.kind = k.kind;
+      li.dataset.present = String(k.present);
+      return li;
+    }));
+    this.els.kinds.hidden = kinds.length === 0;
+  }
+
   /**
-   * Whether the core's headPatterns reads the tokens (for the token-aware scores: duplicate
-   * token, induction, punctuation); an older core refuses the key, and scores positions only.
+   * Whether the core's headPatterns reads the tokens with the unknown token unmatched (for the
+   * token scores: duplicate token, induction, punctuation); an older core refuses the keys, and
+   * the page then scores positions only rather than count unknown words as repeats.
    */
   probePatterns() {
     try {
-      this.mod.headPatterns({ attn_weights: Float32Array.of(1), num_heads: 1, n: 1, tokens: ['<bos>'] });
+      this.mod.headPatterns(patternsRequest(Float32Array.of(1), 1, 1, ['<bos>'], this.unknownToken ?? '<unk>'));
       return true;
     } catch {
       return false;
@@ -214,7 +231,8 @@ export class EnglishMode {
       const h = parseHead(id);
       return h && h.layer < layers && h.head < heads;
     };
-    const size = `the model has ${layers} layers of ${heads} heads (0.0–${layers - 1}.${heads - 1})`;
+    const size = `the model has ${layers} layers of ${heads} heads (${headName(0, 0)} to ${headName(layers - 1, heads - 1)}, ` +
+      `0.0–${layers - 1}.${heads - 1} in the address)`;
     for (const id of this.state.off.filter((x) => !fits(x))) addNote(this.els.notes, `off=${id} in the address: ${size}; ignored.`);
     this.state.off = this.state.off.filter(fits);
     if (this.state.sel && !fits(this.state.sel)) {
@@ -240,8 +258,12 @@ export class EnglishMode {
       if (!x) return;
       this.ctx.clock.inputChanged();
       text.value = x.text;
-      this.els.look.textContent = x.look ?? this.coreference ?? COREFERENCE_NOTE;
       this.onInput();
+      const look = x.look ?? this.coreference ?? COREFERENCE_NOTE;
+      const kind = this.kinds?.find((k) => k.kind === 'Punctuation');
+      if (x.id === 'induction' && this.model) this.els.look.textContent = `${look} ${inductionFinding(this.patterns)}`;
+      else if (x.id === 'punctuation' && kind) this.els.look.textContent = `${look} Over held-out text: ${kind.text}`;
+      else this.els.look.textContent = look;
     });
     allOn.addEventListener('click', () => {
       this.state.off = [];
@@ -275,8 +297,8 @@ export class EnglishMode {
     }
     this.ctx.clock.inputChanged();
     this.els.text.value = `${t} ${t}`;
-    this.els.look.textContent = REPEAT_NOTE;
     this.onInput();
+    this.els.look.textContent = this.model ? `${REPEAT_NOTE} ${inductionFinding(this.patterns)}` : REPEAT_NOTE;
   }
 
   onInput() {
@@ -368,13 +390,14 @@ export class EnglishMode {
     const labels = tokenLabels(r);
     const { layers, heads, n, attnWeights } = r;
     const roles = new Map();
+    /** Each head's headPatterns entry on this text ("layer.head" → {scores, labels}). */
+    this.patterns = new Map();
     const size = heads * n * n;
     for (let layer = 0; layer < layers; layer++) {
       let patterns = null;
       try {
-        const req = { attn_weights: attnWeights.subarray(layer * size, (layer + 1) * size), num_heads: heads, n };
-        if (this.tokenAware) req.tokens = r.tokens;
-        patterns = this.mod.headPatterns(req);
+        patterns = this.mod.headPatterns(patternsRequest(attnWeights.subarray(layer * size, (layer + 1) * size), heads, n,
+          this.tokenAware ? r.tokens : null, this.unknownToken));
       } catch (e) {
         // Said once per message, not on every keystroke.
         const note = `The head-pattern scores could not be computed: ${errorMessage(e)}`;
@@ -383,6 +406,7 @@ export class EnglishMode {
       }
       for (let head = 0; head < heads; head++) {
         const p = patterns?.heads?.[head];
+        if (p) this.patterns.set(`${layer}.${head}`, p);
         roles.set(`${layer}.${head}`, p ? `this text: ${measuredRole(p, labels).text}` : '');
       }
     }
@@ -431,7 +455,8 @@ export class EnglishMode {
         'the vocabulary size.',
       'Switch a head off (the box under its grid): its output is set to zero before the layer’s output projection, ' +
         'and the model runs again. The line under the prediction compares the perplexity with every head on.',
-      'The view is kept in the address, e.g. #mode=english&text=the%20cat%20sat&off=0.1&sel=1.2 (heads as layer.head).',
+      'The view is kept in the address, e.g. #mode=english&text=the%20cat%20sat&off=0.1&sel=1.2 (heads as layer.head: ' +
+        'off=0.1 switches L0 H1 off, sel=1.2 enlarges L1 H2).',
     ];
     this.els.explainList.replaceChildren(...items.map((t) => el('li', '', t)));
   }

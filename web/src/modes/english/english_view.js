@@ -15,6 +15,17 @@ const LABEL_WORDS = Object.freeze({
   'long-range': ['long range', 'mean_distance_normalized'],
 });
 
+/** A head as the grids name it: "L1 H2" (layer 1, head 2). */
+export function headName(layer, head) {
+  return `L${layer} H${head}`;
+}
+
+/** A head id of the address, "layer.head", as the grids name it: "1.2" → "L1 H2". */
+export function headNameOf(id) {
+  const [layer, head] = String(id).split('.');
+  return headName(layer, head);
+}
+
 /** A score as the captions write it: two decimals. */
 export function formatScore(x) {
   return typeof x === 'number' && Number.isFinite(x) ? x.toFixed(2) : '—';
@@ -87,7 +98,7 @@ export function coreferenceNote(json) {
   if (!c || !Array.isArray(c.sentences) || !c.sentences.length || typeof c.sentences[0] !== 'string') return null;
   if (!b || !Number.isInteger(b.layer) || !Number.isInteger(b.head) || !share(b.antecedent) || !share(b.other)) return null;
   const pct = (x) => `${Math.round(x * 100)} %`;
-  const head = `${b.layer}.${b.head}`;
+  const head = headName(b.layer, b.head);
   const measured =
     `Coreference, measured on ${c.sentences.length} sentences where a pronoun refers to one of two earlier nouns ` +
     `(such as “${c.sentences[0].replace(/ ([.,])/g, '$1')}”): the head that favours the antecedent most, ${head}, ` +
@@ -96,6 +107,112 @@ export function coreferenceNote(json) {
     ? `${measured} That head resolves such pronouns: look at the row of “it” in head ${head}.`
     : `${measured} No head reaches half: this model is too small to resolve pronouns. In the example, the row of ` +
         `“it” (meaning the animal, not the street) shows where its heads look instead.`;
+}
+
+/**
+ * The terms of a caption line (measuredRole's text with "this text: ", typicalText's line), as
+ * LABEL_HELP (english_text.js) lists them: "this text: stripe on “,” 0.61 · first token 0.52" →
+ * ["this text", "stripe on", "first token"].
+ */
+export function captionTerms(line) {
+  const terms = [];
+  let rest = String(line ?? '').trim();
+  const prefix = /^(this text|held-out): /.exec(rest);
+  if (prefix) {
+    terms.push(prefix[1]);
+    rest = rest.slice(prefix[0].length);
+  }
+  for (const part of rest.split(' · ')) {
+    const p = part.trim();
+    if (!p) continue;
+    if (p.startsWith('off: perplexity')) terms.push('off: perplexity');
+    else if (p.startsWith('stripe on ')) terms.push('stripe on');
+    else terms.push(p.replace(/ [-−+]?[\d.]+$/, '').replace(/ —$/, ''));
+  }
+  return terms;
+}
+
+/**
+ * The core's headPatterns request for one layer of a run: its (h, n, n) weights, the tokens as the
+ * model read them, and the model's unknown token as unmatched (two words the vocabulary lacks are
+ * both read as "<unk>" but are no repeat: docs/patterns.md "Token scores").
+ * @param {Float32Array} weights (h, n, n)  @param {string[]|null} tokens the run's tokens, or null
+ *   (positions only)  @param {string|null} unknown the model's unknown token
+ */
+export function patternsRequest(weights, heads, n, tokens, unknown) {
+  const req = { attn_weights: weights, num_heads: heads, n };
+  if (tokens) {
+    req.tokens = tokens;
+    if (unknown) req.unmatched_tokens = [unknown];
+  }
+  return req;
+}
+
+/** The least held-out score for a kind to count as present (scripts/evaluate_english_lm.py's roles). */
+const KIND_PRESENT = 0.5;
+
+/**
+ * Which of module 03's kinds of head ("What different heads learn") the model has, and the two
+ * kinds it has beyond them, from the held-out measurement in web/english_lm_heads.json (per head
+ * `scores` {"previous token", "nearby tokens", "first token", "punctuation", "duplicate token",
+ * "induction"} and `role`; `coreference`). A kind is present when some head's held-out score for
+ * it is at least 0.5. Returns [{kind, present (true, false, or null: not measured), text}], or
+ * [] when the file has no per-head scores.
+ */
+export function modelKinds(json) {
+  const heads = (Array.isArray(json?.heads) ? json.heads : []).filter((h) =>
+    h && Number.isInteger(h.layer) && Number.isInteger(h.head) && h.scores && typeof h.scores === 'object');
+  if (!heads.length) return [];
+  const score = (h, k) => (typeof h.scores[k] === 'number' && Number.isFinite(h.scores[k]) ? h.scores[k] : null);
+  const list = (hs, k) => hs.map((h) => `${headName(h.layer, h.head)} ${formatScore(score(h, k))}`).join(', ');
+  const having = (k, except = () => false) => heads.filter((h) => score(h, k) !== null && score(h, k) >= KIND_PRESENT && !except(h))
+    .sort((a, b) => score(b, k) - score(a, k));
+  const best = (k) => heads.filter((h) => score(h, k) !== null).sort((a, b) => score(b, k) - score(a, k))[0] ?? null;
+  const out = [];
+  const kind = (name, k, what, except) => {
+    const hs = having(k, except);
+    if (hs.length) out.push({ kind: name, present: true, text: `${name}: yes, ${list(hs, k)} (${what}).` });
+    else {
+      const b = best(k);
+      out.push({ kind: name, present: false, text: `${name}: no; the highest is ${b ? list([b], k) : '—'} (${what}), under ${KIND_PRESENT}.` });
+    }
+  };
+  kind('Previous token', 'previous token', 'mean weight on the word before');
+  // A previous-token head's band is mostly its previous token: the narrower kind names it.
+  kind('Positional / neighbourhood', 'nearby tokens', 'mean weight within one position',
+    (h) => (score(h, 'previous token') ?? 0) >= (score(h, 'nearby tokens') ?? 0) - 0.1);
+  kind('Punctuation', 'punctuation', 'mean weight on punctuation');
+  const c = json?.coreference?.best;
+  if (c && Number.isInteger(c.layer) && Number.isInteger(c.head) && typeof c.antecedent === 'number' && typeof c.other === 'number') {
+    const where = `${headName(c.layer, c.head)}, puts ${Math.round(c.antecedent * 100)} % of a pronoun’s weight on its ` +
+      `antecedent and ${Math.round(c.other * 100)} % on the other noun`;
+    out.push(json.coreference.resolved === true
+      ? { kind: 'Coreference', present: true, text: `Coreference: yes, the best head, ${where}.` }
+      : { kind: 'Coreference', present: false, text: `Coreference: no; the closest, ${where}.` });
+  } else out.push({ kind: 'Coreference', present: null, text: 'Coreference: not measured for this model.' });
+  const unclear = heads.filter((h) => h.role === 'no clear pattern');
+  out.push({
+    kind: 'Content-based', present: null,
+    text: unclear.length
+      ? `Content-based: not measured; no simple rule fits ${unclear.map((h) => headName(h.layer, h.head)).join(', ')}.`
+      : 'Content-based: not measured.',
+  });
+  kind('Beyond module 03, induction', 'induction', 'on random common words repeated: weight on the word after the first occurrence');
+  kind('Beyond module 03, first token (attention sink)', 'first token', 'mean weight on <bos>');
+  return out;
+}
+
+/**
+ * What the heads did on a repeated text: "On this text, L1 H3 earns “induction” (0.71)." or that
+ * none did. `patterns`: Map "layer.head" → the head's headPatterns entry ({scores, labels}).
+ */
+export function inductionFinding(patterns) {
+  const found = [...(patterns ?? new Map())]
+    .filter(([, p]) => p?.labels?.includes('induction'))
+    .map(([id, p]) => `${headNameOf(id)} (${formatScore(p.scores?.induction)})`);
+  if (found.length) return `On this text, “induction” is earned by ${found.join(', ')}.`;
+  return 'On this text no head earns “induction”: this model’s induction heads show it on repeated runs of ' +
+    'common words, and on other text often keep their weight on <bos> (“first token”).';
 }
 
 /** The model file the roles were measured on (xxh64 hex), when the heads file names it. */
