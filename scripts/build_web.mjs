@@ -44,7 +44,9 @@
 //                     web/english_lm_heads.json, or null}.
 //   dist/english_lm.safetensors  web/english_lm.safetensors, fetched by the English mode when served
 //   dist/english_lm.js  the same bytes as base64 in a classic script (global MHA_ENGLISH_MODEL =
-//                     {bytes, safetensors}), for file://, where the page may not fetch() them.
+//                     {bytes, safetensors, heads: the JSON of web/english_lm_heads.json, or null}),
+//                     for file://, where the page may not fetch() them, and for the element's
+//                     preset="english" (its heads' held-out roles).
 //                     Both only when web/english_lm.safetensors exists (stale copies are removed).
 //
 // Usage: node scripts/build_web.mjs --wasm build/wasm/mha_wasm.js --out dist
@@ -135,8 +137,9 @@ export async function writeEnglishModel({ model, heads, outDir, warn = console.w
   await writeFile(
     path.join(outDir, script),
     `/* mha-lab English model: ${path.basename(model)} (${bytes.length} bytes) as base64. Written by ` +
-      'scripts/build_web.mjs; added to the page only when the English mode is opened from file://. */\n' +
-      `var MHA_ENGLISH_MODEL = ${JSON.stringify({ bytes: bytes.length, safetensors: bytes.toString('base64') })};\n`,
+      'scripts/build_web.mjs; added to the page only when the English mode is opened from file://, ' +
+      `and by <mha-attention preset="english">${headsJson ? `, with ${path.basename(heads)}` : ''}. */\n` +
+      `var MHA_ENGLISH_MODEL = ${JSON.stringify({ bytes: bytes.length, safetensors: bytes.toString('base64'), heads: headsJson })};\n`,
   );
   return { file, script, bytes: bytes.length, heads: headsJson };
 }

@@ -84,7 +84,38 @@ const row = (page, id, head, r) => inElement(page, id, (root, host, [h, q]) =>
 const text = (page, id, selector) => inElement(page, id, (root, host, s) => root.querySelector(s).textContent, selector);
 const count = (page, id, selector) => inElement(page, id, (root, host, s) => root.querySelectorAll(s).length, selector);
 
-/** Sets attributes of element `id` and waits for its next render (mha-ready or mha-error). */
+/**
+ * Adds an element with `attrs` (and id `id`) to the course page, waits for its first render and
+ * returns what it shows: the event, summary, notes, message, and per head figure its name (the
+ * caption's own text), role and small print.
+ */
+const addElement = (page, id, attrs) => page.evaluate(([i, a]) => new Promise((resolve) => {
+  const e = document.createElement('mha-attention');
+  e.id = i;
+  for (const [k, v] of Object.entries(a)) e.setAttribute(k, v);
+  const report = (event) => {
+    const root = e.shadowRoot;
+    resolve({
+      event: event.type,
+      summary: root.querySelector('.summary').textContent,
+      message: root.querySelector('.message').textContent,
+      notes: [...root.querySelectorAll('.notes li')].map((li) => li.textContent),
+      heads: [...root.querySelectorAll('figure.head')].map((f) => {
+        const c = f.querySelector('figcaption');
+        return {
+          head: f.dataset.head,
+          name: c.firstChild.textContent,
+          role: c.querySelector('.head-role')?.textContent ?? null,
+          details: [...c.querySelectorAll('.head-detail')].map((d) => d.textContent),
+        };
+      }),
+    });
+  };
+  e.addEventListener('mha-ready', report, { once: true });
+  e.addEventListener('mha-error', report, { once: true });
+  document.querySelector('main').append(e);
+}), [id, attrs]);
+
 
 for (const which of [0, 1]) {
   const target = () => env.servers.targets[which];
@@ -289,6 +320,76 @@ for (const which of [0, 1]) {
           document.querySelector('main').append(e);
         })), 1);
         assert.deepEqual((await row(page, 'late', 0, 0)), ['0.000', '0.000', '0.424', '0.576', '0.000']);
+        assert.deepEqual(await page.evaluate(() => window.__csp), []);
+      }));
+
+    test('preset="date-translator": each head captioned with its measured role, the claims under the summary', () =>
+      open(target(), async ({ page }) => {
+        // Cross-attention, layer 1: four heads, four captions (web/date_model_heads.json's figures).
+        const cross = await addElement(page, 'date-cross', { preset: 'date-translator', tokens: '30.11.26' });
+        assert.equal(cross.event, 'mha-ready', cross.message);
+        assert.deepEqual(cross.heads.map((h) => [h.name, h.role]), [
+          ['Head 0', 'strongest on the month: 89% of the month rows · tracking 0.86 · 85.65% exact match without it'],
+          ['Head 1', 'strongest on the year: 81% of the year rows · tracking 0.84 · 98.3% exact match without it, the layer’s least needed'],
+          ['Head 2', 'the content head that copies the year (claim 2) · tracking 0.97 · 52.75% exact match without it, the layer’s most needed'],
+          ['Head 3', 'strongest on the day: 98% of the day rows · tracking 0.91 · 83.35% exact match without it'],
+        ]);
+        assert.deepEqual(cross.heads.map((h) => h.details), [
+          [], ['Claim 1, a positional head that reads the day: false (tracking 0.77, below 0.5 needed)'],
+          ['Claim 2, a content head that copies the year: true (tracking 1.00, at least 0.5 needed)'], [],
+        ]);
+        assert.deepEqual(cross.notes, [
+          'Claim 1, a positional head that reads the day: false (cross layer 1 head 1: tracking 0.77, below 0.5 needed).',
+          'Claim 2, a content head that copies the year: true (cross layer 1 head 2: tracking 1.00, at least 0.5 needed).',
+          'Claim 3, a mostly redundant head that could be pruned: true (encoder_self layer 0 head 2: switching it off costs 0.1 points, at most 1 allowed).',
+        ]);
+        // The prunable head (encoder self-attention, layer 0, head 2) is marked as such.
+        const enc = await addElement(page, 'date-enc', { preset: 'date-translator', tokens: '30.11.26', kind: 'encoder_self', layer: '0' });
+        assert.equal(enc.heads[2].role, 'the mostly redundant head that could be pruned (claim 3) · looks at the year: 31%');
+        assert.deepEqual(enc.heads[2].details, [
+          'Claim 3, a mostly redundant head that could be pruned: true (switching it off costs 0.1 points, at most 1 allowed)',
+          'prunable: the least useful head; switching it off costs 0.1 points of exact match',
+        ]);
+        assert.equal(enc.heads[0].role, 'looks at the month: 36%');
+        assert.deepEqual(await page.evaluate(() => window.__csp), []);
+      }));
+
+    test('preset="english": the English model on the element\'s text, every head of every layer with its held-out role', () =>
+      open(target(), async ({ page, pageRequests }) => {
+        const sentence = 'The dog sat by the door. The dog sat by the';
+        const got = await addElement(page, 'en', { preset: 'english', text: sentence, cell: '3.2.1' });
+        assert.equal(got.event, 'mha-ready', got.message);
+        assert.equal(got.summary, 'English language model · 2 layers × 4 heads · 13 tokens: <bos> and 12 of the text · ' +
+          `perplexity ${got.summary.match(/perplexity (\d+\.\d)$/)?.[1]}`);
+        assert.deepEqual(got.heads.map((h) => [h.name, h.role]), [
+          ['Layer 0, head 0', 'held-out: nearby tokens 0.99 · off: perplexity +134.90'],
+          ['Layer 0, head 1', 'held-out: nearby tokens 0.88 · off: perplexity +36.59'],
+          ['Layer 0, head 2', 'held-out: no clear pattern 0.30 · off: perplexity +5.43'],
+          ['Layer 0, head 3', 'held-out: previous token 0.92 · off: perplexity +12.60'],
+          ['Layer 1, head 0', 'held-out: no clear pattern 0.15 · off: perplexity +2.21'],
+          ['Layer 1, head 1', 'held-out: first token 0.93 · off: perplexity +4.82'],
+          ['Layer 1, head 2', 'held-out: no clear pattern 0.21 · off: perplexity +2.01'],
+          ['Layer 1, head 3', 'held-out: induction 0.93 · off: perplexity -0.24'],
+        ]);
+        assert.equal(await count(page, 'en', 'canvas.heatmap'), 8);
+        // Causal: row 2 (query "dog") reads <bos>, "the" and "dog" only, and sums to 1.
+        const r = await row(page, 'en', 3, 2);
+        assert.equal(r.length, 13);
+        assert.deepEqual(r.slice(3), Array(10).fill('0.000'));
+        assert.ok(Math.abs(r.slice(0, 3).reduce((a, x) => a + Number(x), 0) - 1) < 0.002, r.join(' '));
+        // The locked cell's readout names the layer and the head.
+        assert.equal(await text(page, 'en', '.readout'), `layer 0, head 3 · query 'dog' → key 'the': ${r[1]} · locked`);
+        // One layer: its four heads, named by layer.
+        assert.equal(await setAttributes(page, 'en', { layer: '1', cell: null }), 'mha-ready');
+        assert.deepEqual(await inElement(page, 'en', (root) => [...root.querySelectorAll('figcaption')].map((c) => c.firstChild.textContent)),
+          ['Layer 1, head 0', 'Layer 1, head 1', 'Layer 1, head 2', 'Layer 1, head 3']);
+        assert.match(await text(page, 'en', '.summary'), /^English language model · layer 1 of 2 · 4 heads · 13 tokens/);
+        assert.equal(await setAttributes(page, 'en', { layer: '2' }), 'mha-error');
+        assert.equal(await text(page, 'en', '.message'), 'mha-attention: layer="2" is not a layer of the English model (0 to 1).');
+        // The model came from english_lm.js beside mha-attention.js, with the full module: once.
+        assert.equal(requested(pageRequests, 'english_lm.js'), 1);
+        assert.equal(requested(pageRequests, 'mha_wasm.js'), 1);
+        assert.equal(requested(pageRequests, 'english.js'), 0, 'not the page\'s English mode');
         assert.deepEqual(await page.evaluate(() => window.__csp), []);
       }));
   });

@@ -194,6 +194,9 @@ test('english.js, english.css and the English model: the mode apart from app.js,
   const sandbox = {};
   vm.runInNewContext(await readFile(path.join(dir, 'english_lm.js'), 'utf8'), sandbox);
   assert.deepEqual(Buffer.from(sandbox.MHA_ENGLISH_MODEL.safetensors, 'base64'), bytes);
+  // The heads' roles too, for <mha-attention preset="english">.
+  assert.deepEqual(JSON.parse(JSON.stringify(sandbox.MHA_ENGLISH_MODEL.heads)),
+    { heads: [{ layer: 0, head: 1, role: 'previous token', score: 0.83, ablation_cost: 0.12 }] });
   const { src, build } = await englishBuildOf(dir);
   assert.deepEqual(build, { file: 'english_lm.safetensors', script: 'english_lm.js', bytes: 2000,
     heads: { heads: [{ layer: 0, head: 1, role: 'previous token', score: 0.83, ablation_cost: 0.12 }] } });

@@ -1,7 +1,7 @@
 // <mha-attention>'s attributes: presets, overrides, and a message naming every bad value.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ATTRIBUTES, DATE_PRESET, readAttributes } from '../../web/src/element/attributes.js';
+import { ATTRIBUTES, DATE_PRESET, ENGLISH_PRESET, readAttributes } from '../../web/src/element/attributes.js';
 import { PRESETS } from '../../web/src/chrome/state.js';
 
 const read = (attrs) => readAttributes((n) => (n in attrs ? attrs[n] : null));
@@ -34,9 +34,20 @@ test('date-translator preset: text, kind and layer', () => {
     ['Nov 30, 2026', 'cross', null]);
 });
 
+test('english preset: the text (tokens or text), an optional layer; the page\'s default text', () => {
+  assert.equal(ENGLISH_PRESET, 'english');
+  assert.deepEqual(read({ preset: 'english', text: 'The cat sat.', layer: '1', heads: '0,2' }), {
+    ok: true, kind: 'english', text: 'The cat sat.', layer: 1, heads: [0, 2], cell: null,
+    display: { theme: 'auto', layout: 'grid', cellSize: null } });
+  assert.equal(read({ preset: 'english', tokens: 'A b' }).text, 'A b');
+  const plain = read({ preset: 'english' });
+  assert.deepEqual([plain.text, plain.layer], ['The dog sat by the door. The man sat by the fire.', null]);
+  assert.match(read({ preset: 'english', layer: 'last' }).message, /^layer="last" is not a layer number/);
+});
+
 test('every invalid attribute gives a message that names it and its value', () => {
   const cases = [
-    [{ preset: 'module-99' }, /^preset="module-99" is not one of module-08, causal-positions, date-translator\.$/],
+    [{ preset: 'module-99' }, /^preset="module-99" is not one of module-08, causal-positions, date-translator, english\.$/],
     [{ 'd-model': 'abc' }, /^d_model=abc is not a whole number\. \(attribute d-model\)$/],
     [{ 'num-heads': '2.5' }, /^num_heads=2\.5 is not a whole number\. \(attribute num-heads\)$/],
     [{ seed: '-1' }, /^seed=-1 is outside 0\.\.4294967295.*\(attribute seed\)$/],

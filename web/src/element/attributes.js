@@ -3,10 +3,15 @@
 import { PRESETS, checkPageLimits, parseBoolean, parseInteger, quoteValue, readControls } from '../chrome/state.js';
 import { KIND_IDS } from '../modes/date/date_view.js';
 import { DATE_DEFAULTS } from '../chrome/date_state.js';
+import { ENGLISH_DEFAULTS } from '../chrome/english_state.js';
 import { CELL_SIZE_RANGE } from './columns.js';
 
 /** The preset that shows the trained date translator instead of module 08's experiment. */
 export const DATE_PRESET = 'date-translator';
+/** The preset that shows the trained English language model (the page's English mode). */
+export const ENGLISH_PRESET = 'english';
+/** The presets of trained models, after the page's presets in messages. */
+const MODEL_PRESETS = Object.freeze([DATE_PRESET, ENGLISH_PRESET]);
 
 /** Every attribute the element reads (observedAttributes: a change re-renders). */
 export const ATTRIBUTES = Object.freeze([
@@ -28,6 +33,7 @@ export const attr = (name, value) => `${name}="${quoteValue(value)}"`;
  * @returns {{ok: true, kind: 'random', state: object, tokens: string[], heads: number[]|null,
  *            cell: object|null, preset: string|null, display}
  *         | {ok: true, kind: 'date', text: string, attention: string, layer: number|null, heads, cell, display}
+ *         | {ok: true, kind: 'english', text: string, layer: number|null, heads, cell, display}
  *         | {ok: false, message: string}}  display: see readDisplay
  */
 export function readAttributes(get) {
@@ -64,11 +70,11 @@ function readView(get) {
   const preset = get('preset');
   const has = (n) => get(n) !== null;
   let base = PRESETS['module-08'].state;
-  if (preset !== null && preset !== DATE_PRESET) {
+  if (preset !== null && !MODEL_PRESETS.includes(preset)) {
     if (!Object.prototype.hasOwnProperty.call(PRESETS, preset)) {
       return {
         ok: false,
-        message: `${attr('preset', preset)} is not one of ${[...Object.keys(PRESETS), DATE_PRESET].join(', ')}.`,
+        message: `${attr('preset', preset)} is not one of ${[...Object.keys(PRESETS), ...MODEL_PRESETS].join(', ')}.`,
       };
     }
     base = PRESETS[preset].state;
@@ -79,18 +85,20 @@ function readView(get) {
   const cell = parseCellAttribute(get('cell'));
   if (cell === false) return { ok: false, message: `${attr('cell', get('cell'))} is not head.query.key such as "0.0.2".` };
 
+  let layer = null;
+  if (MODEL_PRESETS.includes(preset) && has('layer')) {
+    layer = parseInteger(get('layer'));
+    if (layer === null || layer < 0) return { ok: false, message: `${attr('layer', get('layer'))} is not a layer number (0, 1, …).` };
+  }
   if (preset === DATE_PRESET) {
     const attention = has('kind') ? get('kind') : 'cross';
     if (!KIND_IDS.includes(attention)) {
       return { ok: false, message: `${attr('kind', attention)} is not one of ${KIND_IDS.join(', ')}.` };
     }
-    let layer = null;
-    if (has('layer')) {
-      layer = parseInteger(get('layer'));
-      if (layer === null || layer < 0) return { ok: false, message: `${attr('layer', get('layer'))} is not a layer number (0, 1, …).` };
-    }
     return { ok: true, kind: 'date', text: text ?? DATE_DEFAULTS.date, attention, layer, heads, cell };
   }
+  // The English model reads any text (the model cuts what is beyond its context, and says so).
+  if (preset === ENGLISH_PRESET) return { ok: true, kind: 'english', text: text ?? ENGLISH_DEFAULTS.text, layer, heads, cell };
 
   const bool = (name, fallback) => {
     if (!has(name)) return { value: fallback };

@@ -2,17 +2,19 @@
 // shadow root, styles adopted from a constructed stylesheet, so it runs under
 // `style-src 'self'`). Bundled by scripts/build_web.mjs into dist/mha-attention.js, one classic
 // script that loads the wasm it needs from its own folder on first use: the small attention core
-// mha_wasm_core.js for the random-embeddings views, the full mha_wasm.js and date_model.js only for
-// preset="date-translator"; one instance of each per page, shared by every element; each element
-// keeps its own settings, selection and view. Attributes (see docs/embedding.md):
+// mha_wasm_core.js for the random-embeddings views, the full mha_wasm.js with date_model.js only for
+// preset="date-translator" and with english_lm.js only for preset="english"; one instance of each
+// per page, shared by every element; each element keeps its own settings, selection and view.
+// Attributes (see docs/embedding.md):
 //
 //   tokens (or text)  the sentence          d-model, num-heads, seed   whole numbers
 //   causal, positional  boolean attributes (present = on; "false" / "0" = off)
-//   preset            module-08, causal-positions (the page's presets) or date-translator; other
-//                     attributes override the preset's values
+//   preset            module-08, causal-positions (the page's presets), date-translator or
+//                     english (the trained models); other attributes override the preset's values
 //   heads             the heads to show, e.g. "0,2" (default: all)
 //   cell              a cell locked at start, "head.query.key" (e.g. "0.0.2")
-//   kind, layer       date-translator only: encoder_self | decoder_self | cross, and the layer
+//   kind, layer       date-translator: encoder_self | decoder_self | cross, and the layer;
+//                     english: layer (default: every layer)
 //   label             the accessible name of the element's figure
 //   theme             auto (default: follows the reader's prefers-color-scheme), light or dark
 //   layout            grid (default: the heads side by side, as many columns as fit the width)
@@ -35,7 +37,8 @@ import { CellSelection } from '../draw/selection.js';
 import { announceText, createAnnouncer } from '../chrome/announce.js';
 import { exportFileName, weightsCsv, weightsJson } from '../chrome/export.js';
 import { canvasToPng, composeSnapshot, downloadBlob } from '../chrome/snapshot.js';
-import { kindInfo, layerCount, layerView } from '../modes/date/date_view.js';
+import { briefFindings, kindInfo, layerCount, layerView, readRoles, rolesChecksum } from '../modes/date/date_view.js';
+import { readTypicalRoles, rolesChecksum as englishRolesChecksum, tokenLabels, typicalText } from '../modes/english/english_view.js';
 import { ATTRIBUTES, attr, attributeNames, readAttributes } from './attributes.js';
 import { ElementShared } from './shared.js';
 import { headColumns } from './columns.js';
@@ -45,7 +48,8 @@ const HEAD_GAP = 12;
 const HEAD_FRAME = 14;
 
 // Where this script was loaded from (read while it runs: document.currentScript): mha_wasm_core.js,
-// mha_wasm.js, date_model.js and mha-attention.css are beside it (shared.js loads them from there).
+// mha_wasm.js, date_model.js, english_lm.js and mha-attention.css are beside it (shared.js loads
+// them from there).
 const SCRIPT_URL = (typeof document !== 'undefined' && document.currentScript && document.currentScript.src) ||
   (typeof location !== 'undefined' ? location.href : '');
 
@@ -138,6 +142,8 @@ export class MhaAttention extends HTMLElement {
     this.figure = el('figure', 'mha');
     this.figure.setAttribute('role', 'group');
     this.summary = el('p', 'summary', 'Loading the attention core…');
+    // A trained model's findings (the Date translator's claims), under the summary.
+    this.notes = el('ul', 'notes');
     this.message = el('p', 'message');
     this.message.setAttribute('role', 'alert');
     this.heads = el('div', 'heads');
@@ -168,7 +174,7 @@ export class MhaAttention extends HTMLElement {
     }
     const bottom = el('div', 'bottom');
     bottom.append(legendBox, tools);
-    this.figure.append(this.summary, this.message, this.readout, this.heads, bottom, this.status);
+    this.figure.append(this.summary, this.notes, this.message, this.readout, this.heads, bottom, this.status);
     root.append(this.figure);
     this.announcer = createAnnouncer(this.figure);
 
@@ -242,7 +248,8 @@ export class MhaAttention extends HTMLElement {
     if (data) built = givenWeights(data.textContent);
     else {
       const mod = await this.shared.moduleFor(read);
-      built = read.kind === 'date' ? await this.computeDate(mod, read) : this.computeRandom(mod, read);
+      built = read.kind === 'date' ? await this.computeDate(mod, read)
+        : read.kind === 'english' ? await this.computeEnglish(mod, read) : this.computeRandom(mod, read);
     }
     if (ticket !== this.renderCount) return; // attributes changed meanwhile: a newer render runs
     if (!built.ok) {
@@ -303,11 +310,15 @@ export class MhaAttention extends HTMLElement {
     };
   }
 
-  /** The Date translator: one layer of one kind of attention of the trained model. */
+  /**
+   * The Date translator: one layer of one kind of attention of the trained model, each head
+   * captioned with its measured role (readRoles of the model's heads file) and the layer's
+   * findings: module 03's claims as date-eval measured them.
+   */
   async computeDate(mod, read) {
-    let model;
+    let model, headsJson;
     try {
-      model = await this.shared.dateModel(mod);
+      ({ model, heads: headsJson } = await this.shared.dateModel(mod));
     } catch (e) {
       return { ok: false, message: `the date model could not be loaded: ${e instanceof Error ? e.message : e}` };
     }
@@ -330,16 +341,87 @@ export class MhaAttention extends HTMLElement {
     }
     const v = layerView(r, read.attention, layer);
     const info = kindInfo(read.attention);
+    // Roles measured on another model file than this one are not shown (as on the page).
+    const measuredOn = rolesChecksum(headsJson);
+    const checksum = typeof model.checksum === 'string' ? model.checksum.toLowerCase() : null;
+    const mismatch = measuredOn && checksum && measuredOn !== checksum;
+    const roles = headsJson && !mismatch ? readRoles(headsJson) : new Map();
+    const headNotes = Array.from({ length: r.num_heads }, (_, h) => {
+      const role = roles.get(`${read.attention}/${layer}/${h}`);
+      return role ? { role: role.role, details: [role.claim, role.prunable].filter(Boolean) } : null;
+    });
     return {
       ok: true,
       result: { ...v, d_head: model.config.d_model / r.num_heads, d_model: model.config.d_model },
       queryTokens: v.rows,
       keyTokens: v.cols,
+      headNotes,
+      notes: mismatch ? [`Head roles not shown: they were measured on another model file (xxh64 ${measuredOn}, this one is ${checksum}).`]
+        : briefFindings(headsJson),
       title: `Date translator: "${read.text}" → ${r.output}`,
       summary: `"${read.text}" → ${r.output} · ${info.label ?? read.attention}, layer ${layer} · ${r.num_heads} heads`,
       config: {
         model: 'date translator (web/date_model.safetensors)', d_model: model.config.d_model,
         num_heads: r.num_heads, kind: read.attention, layer, input: read.text, output: r.output,
+      },
+    };
+  }
+
+  /**
+   * The English language model on the element's text: every head of every layer (or of the
+   * `layer` attribute's layer), numbered layer by layer (layer 0's heads first), each captioned
+   * "Layer l, head k" with its typical role over held-out text (the model's heads file,
+   * web/english_lm_heads.json: role, score, the perplexity cost of switching it off).
+   */
+  async computeEnglish(mod, read) {
+    let model, headsJson;
+    try {
+      ({ model, heads: headsJson } = await this.shared.englishModel(mod));
+    } catch (e) {
+      return { ok: false, message: `the English model could not be loaded: ${e instanceof Error ? e.message : e}` };
+    }
+    let run;
+    try {
+      run = model.run(read.text, { top: 1 });
+    } catch (e) {
+      return { ok: false, message: e instanceof Error ? e.message : String(e) };
+    }
+    const { layers, heads: h, n } = run;
+    if (read.layer !== null && read.layer >= layers) {
+      return { ok: false, message: `${attr('layer', String(read.layer))} is not a layer of the English model (0 to ${layers - 1}).` };
+    }
+    const first = read.layer ?? 0;
+    const shown = read.layer === null ? layers : 1;
+    const weights = run.attnWeights.subarray(first * h * n * n, (first + shown) * h * n * n);
+    const measuredOn = englishRolesChecksum(headsJson);
+    const checksum = typeof model.checksum === 'string' ? model.checksum.toLowerCase() : null;
+    const mismatch = measuredOn && checksum && measuredOn !== checksum;
+    const typical = headsJson && !mismatch ? readTypicalRoles(headsJson) : new Map();
+    const ids = Array.from({ length: shown * h }, (_, k) => [first + Math.floor(k / h), k % h]);
+    const labels = tokenLabels(run);
+    const config = typeof model.config === 'function' ? model.config() : model.config;
+    const unknown = run.unknown.filter(Boolean).length;
+    const counts = [`${n} tokens: <bos> and ${n - 1} of the text`];
+    if (unknown) counts.push(`${unknown} not in its vocabulary (*)`);
+    if (run.truncatedTokens > 0) counts.push(`${run.truncatedTokens} more cut (it reads at most ${config.max_len})`);
+    const ppl = typeof run.perplexity === 'number' && Number.isFinite(run.perplexity) ? ` · perplexity ${run.perplexity.toFixed(1)}` : '';
+    const where = read.layer === null ? `${layers} layers × ${h} heads` : `layer ${read.layer} of ${layers} · ${h} heads`;
+    return {
+      ok: true,
+      result: { n, m: n, num_heads: shown * h, attn_weights: weights, fully_masked_rows: new Uint8Array(shown * h * n), d_model: config.d_model },
+      queryTokens: labels,
+      keyTokens: labels,
+      headNames: ids.map(([l, k]) => `Layer ${l}, head ${k}`),
+      headNotes: ids.map(([l, k]) => {
+        const t = typical.get(`${l}.${k}`);
+        return t ? { role: typicalText(t), details: [] } : null;
+      }),
+      notes: mismatch ? [`Held-out head roles not shown: they were measured on another model file (xxh64 ${measuredOn}, this one is ${checksum}).`] : [],
+      title: `English language model: "${read.text}"`,
+      summary: `English language model · ${where} · ${counts.join(' · ')}${ppl}`,
+      config: {
+        model: 'English language model (web/english_lm.safetensors)', d_model: config.d_model, num_heads: h,
+        num_layers: layers, layer: read.layer ?? 'all', heads_numbered: 'layer by layer', text: read.text, n,
       },
     };
   }
@@ -350,10 +432,17 @@ export class MhaAttention extends HTMLElement {
     const figures = heads.map((h) => {
       const fig = el('figure', 'head');
       fig.dataset.head = String(h);
-      fig.append(el('figcaption', 'head-title', `Head ${h}`));
+      const name = built.headNames?.[h] ?? `Head ${h}`;
+      const caption = el('figcaption', 'head-title', name);
+      // A trained model's head: its measured role, then its claim or prunable mark (small print).
+      const note = built.headNotes?.[h];
+      if (note?.role) caption.append(el('span', 'head-role', note.role));
+      for (const d of note?.details ?? []) caption.append(el('span', 'head-detail', d));
+      fig.append(caption);
       const hm = new HeadHeatmap({
         labels: this.shared.labels,
         head: h,
+        name,
         result,
         tokens: built.queryTokens,
         keyTokens: built.keyTokens === built.queryTokens ? undefined : built.keyTokens,
@@ -374,6 +463,7 @@ export class MhaAttention extends HTMLElement {
     this.tools.hidden = false;
     this.legendBox.hidden = false;
     this.summary.textContent = built.summary;
+    this.notes.replaceChildren(...(built.notes ?? []).map((t) => el('li', '', t)));
     this.updateLabel();
     this.layout();
     const c = this.cells.cell;
@@ -425,7 +515,7 @@ export class MhaAttention extends HTMLElement {
       const { result, queryTokens, keyTokens } = this.view;
       const w = result.attn_weights[(cell.head * result.n + cell.row) * result.m + cell.col];
       const lock = reason === 'lock' ? 'locked' : reason === 'unlock' ? 'unlocked' : undefined;
-      this.announcer.say(announceText(cell.head, queryTokens[cell.row], keyTokens[cell.col], w, { lock }));
+      this.announcer.say(this.named(cell.head, announceText(cell.head, queryTokens[cell.row], keyTokens[cell.col], w, { lock })));
     } else if (reason === 'clear') this.announcer.say('No cell selected.');
     this.dispatchEvent(new CustomEvent('mha-cell', { detail: { cell, locked }, bubbles: true, composed: true }));
   }
@@ -439,8 +529,14 @@ export class MhaAttention extends HTMLElement {
     }
     const { result, queryTokens, keyTokens } = this.view;
     const w = result.attn_weights[(cell.head * result.n + cell.row) * result.m + cell.col];
-    this.readout.textContent = readoutText(cell.head, queryTokens[cell.row], keyTokens[cell.col], w) +
+    this.readout.textContent = this.named(cell.head, readoutText(cell.head, queryTokens[cell.row], keyTokens[cell.col], w)) +
       (this.cells.locked ? ' · locked' : '');
+  }
+
+  /** A readout or announcement ("head 5 · …") with the view's name of the head ("layer 1, head 1 · …"). */
+  named(head, text) {
+    const name = this.view?.headNames?.[head];
+    return name ? text.replace(/^head \d+/, name.charAt(0).toLowerCase() + name.slice(1)) : text;
   }
 
   exportData() {
@@ -451,7 +547,9 @@ export class MhaAttention extends HTMLElement {
   async exportView(kind) {
     if (!this.view) return;
     const data = this.exportData();
-    const name = exportFileName(data.config, kind, data.config.kind ? `date-${data.config.kind}-layer${data.config.layer}` : 'mha-attention');
+    const stem = data.config.kind ? `date-${data.config.kind}-layer${data.config.layer}`
+      : data.config.num_layers ? `english-layer-${data.config.layer}` : 'mha-attention';
+    const name = exportFileName(data.config, kind, stem);
     try {
       if (kind === 'csv') downloadBlob(new Blob([weightsCsv(data)], { type: 'text/csv' }), name);
       else if (kind === 'json') {

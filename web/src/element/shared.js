@@ -1,8 +1,9 @@
 // What every <mha-attention> element of a page shares: one wasm loader (one core, one full module,
-// each started once), the date model, the constructed stylesheet and the grids' label cache. The
+// each started once), the date model, the English model, the constructed stylesheet and the grids'
+// label cache. The
 // element's entry file (element.js) makes one ElementShared when it defines the element and gives
 // it to every element it constructs.
-/* global MHA_DATE_MODEL */
+/* global MHA_DATE_MODEL, MHA_ENGLISH_MODEL */
 import common from '../../common.css';
 import css from '../../element.css';
 import { LabelCache } from '../draw/labels.js';
@@ -10,7 +11,10 @@ import { WasmModules } from '../compute/wasm_modules.js';
 import { base64ToBytes } from '../modes/date/date_view.js';
 
 export class ElementShared {
-  /** @param {string} base the element script's URL: mha_wasm_core.js, mha_wasm.js, date_model.js and the CSS are beside it */
+  /**
+   * @param {string} base the element script's URL: mha_wasm_core.js, mha_wasm.js, date_model.js,
+   *   english_lm.js and the CSS are beside it
+   */
   constructor(base) {
     this.base = base;
     /** The loader: one core and one full module for every element of the page. */
@@ -18,31 +22,58 @@ export class ElementShared {
     /** Label texts, widths and sprites, shared by every element's grids (draw/labels.js). */
     this.labels = new LabelCache();
     this.dateModelPromise = null;
+    this.englishModelPromise = null;
     this.sheet = null;
   }
 
   /**
    * The wasm module an element's view needs: the small attention core (mha_wasm_core.js) for the
-   * random-embeddings views, the full module (mha_wasm.js: DateModel) for the Date translator.
-   * Either starts once per page (wasm_modules.js), shared by every element that needs it.
+   * random-embeddings views, the full module (mha_wasm.js: DateModel, EnglishModel) for the Date
+   * translator and the English model. Either starts once per page (wasm_modules.js), shared by
+   * every element that needs it.
    */
   moduleFor(read) {
-    return read.kind === 'date' ? this.modules.loadFullModule() : this.modules.loadCore();
+    return read.kind === 'date' || read.kind === 'english' ? this.modules.loadFullModule() : this.modules.loadCore();
   }
 
-  /** The date model (date_model.js → mod.DateModel), loaded once per page (again after a failure). */
+  /**
+   * The date model (date_model.js → mod.DateModel) and its heads' measured roles (the file's
+   * `heads`: web/date_model_heads.json, or null), loaded once per page (again after a failure).
+   * @returns {Promise<{model: object, heads: object|null}>}
+   */
   dateModel(mod) {
     if (!this.dateModelPromise) {
       this.dateModelPromise = (async () => {
         if (typeof MHA_DATE_MODEL !== 'object' || !MHA_DATE_MODEL) await this.modules.loadScript('date_model.js');
         if (typeof MHA_DATE_MODEL !== 'object' || !MHA_DATE_MODEL) throw new Error('date_model.js holds no model');
-        return new mod.DateModel(base64ToBytes(MHA_DATE_MODEL.safetensors));
+        return { model: new mod.DateModel(base64ToBytes(MHA_DATE_MODEL.safetensors)), heads: MHA_DATE_MODEL.heads ?? null };
       })();
       this.dateModelPromise.catch(() => {
         this.dateModelPromise = null;
       });
     }
     return this.dateModelPromise;
+  }
+
+  /**
+   * The English model (english_lm.js → mod.EnglishModel) and its heads' held-out roles (the
+   * file's `heads`: web/english_lm_heads.json, or null), loaded once per page (again after a
+   * failure). A classic script as for the date model: it loads from file:// too.
+   * @returns {Promise<{model: object, heads: object|null}>}
+   */
+  englishModel(mod) {
+    if (!this.englishModelPromise) {
+      this.englishModelPromise = (async () => {
+        if (typeof MHA_ENGLISH_MODEL !== 'object' || !MHA_ENGLISH_MODEL) await this.modules.loadScript('english_lm.js');
+        if (typeof MHA_ENGLISH_MODEL !== 'object' || !MHA_ENGLISH_MODEL) throw new Error('english_lm.js holds no model');
+        if (typeof mod.EnglishModel !== 'function') throw new Error('mha_wasm.js has no EnglishModel: rebuild it with ./scripts/build.sh');
+        return { model: new mod.EnglishModel(base64ToBytes(MHA_ENGLISH_MODEL.safetensors)), heads: MHA_ENGLISH_MODEL.heads ?? null };
+      })();
+      this.englishModelPromise.catch(() => {
+        this.englishModelPromise = null;
+      });
+    }
+    return this.englishModelPromise;
   }
 
   /** The element's stylesheet, constructed once (adoptedStyleSheets are not inline styles for CSP); null where unsupported. */

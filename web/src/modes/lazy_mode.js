@@ -4,6 +4,16 @@
 // call. A classic script tag, not import(): it loads from file:// and under script-src 'self'.
 // The Date translator (dist/date.js) and the English mode (dist/english.js) are loaded this way,
 // so the first load carries neither.
+/**
+ * The alert when a mode cannot be loaded: the error, then where its script belongs, unless the
+ * error already says where a missing file belongs (the loader's "… did not load: keep it next to
+ * index.html …"), so that no message says it twice.
+ */
+export function failureText(name, script, message) {
+  const text = `The ${name} could not be loaded: ${String(message).replace(/\.$/, '')}.`;
+  return /keep (it|them) next to/i.test(message) ? text : `${text} Keep ${script} next to index.html (./scripts/build.sh writes it).`;
+}
+
 export class LazyMode {
   /**
    * @param {object} ctx what the page gives every mode (main.js)
@@ -82,8 +92,7 @@ export class LazyMode {
       const p = this.ctx.doc.createElement('p');
       p.className = 'alert';
       p.setAttribute('role', 'alert');
-      p.textContent = `The ${this.name} could not be loaded: ${e.message}. ` +
-        `Keep ${this.script} next to index.html (./scripts/build.sh writes it).`;
+      p.textContent = failureText(this.name, this.script, e.message);
       this.panel.prepend(p);
     }
   }

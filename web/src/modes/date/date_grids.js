@@ -17,7 +17,7 @@ export class DateGrids {
    * @param {import('../../draw/labels.js').LabelCache} p.labels the page's label cache
    * @param {(key: string) => boolean} p.isOff whether head `key` (headKey) is switched off
    * @param {(key: string, off: boolean) => void} p.setOff its checkbox changed
-   * @param {() => Map} p.roles the measured roles (headKey → {role, ablated})
+   * @param {() => Map} p.roles the measured roles (headKey → readRoles' entries: role, label, claim, type, prunable, ablated)
    */
   constructor(els, { labels, isOff, setOff, roles }) {
     this.els = els;
@@ -97,6 +97,8 @@ export class DateGrids {
     const key = headKey(kind, layer, h);
     const role = this.roles().get(key);
     if (role?.role) caption.append(el('span', 'head-role', role.role));
+    if (role?.label) caption.append(el('span', 'head-detail head-fields', role.label));
+    if (role?.claim) caption.append(el('span', 'head-detail head-claim', role.claim));
     if (role?.type) caption.append(el('span', 'head-detail head-type', role.type));
     if (role?.prunable) caption.append(el('span', 'head-detail head-prunable', role.prunable));
     if (role?.ablated) caption.append(el('span', 'head-detail head-ablated', role.ablated));

@@ -188,16 +188,85 @@ function firstField(obj, names) {
   return undefined;
 }
 
+/** A whole number of points or a fraction as its shortest 2-decimal text: 0.857391 → "0.86". */
+const twoDecimals = (x) => Number(x).toFixed(2);
+
+/**
+ * Module 03's claims as date-eval measured them (json.claims), by the head each names (headKey):
+ * {number, claim: "a content head that copies the year", holds, brief: the statement up to its
+ * "Measured:" part, without the head's name, e.g. "Claim 2, a content head that copies the year:
+ * true (tracking 1.00, at least 0.5 needed)"}. Claims without a readable head are left out.
+ */
+export function claimsByHead(json) {
+  const out = new Map();
+  const claims = json && typeof json === 'object' && !Array.isArray(json) && Array.isArray(json.claims) ? json.claims : [];
+  claims.forEach((c, i) => {
+    const kind = normalizeKind(c?.kind);
+    const layer = Number(c?.layer);
+    const head = Number(c?.index);
+    if (!kind || !Number.isInteger(layer) || !Number.isInteger(head) || typeof c.claim !== 'string' || typeof c.holds !== 'boolean') return;
+    const statement = typeof c.statement === 'string' ? c.statement.split(' Measured:')[0] : '';
+    const brief = statement.replace(/\(([a-z_]+ layer \d+ head \d+): /, '(').replace(/\.$/, '') ||
+      `Claim ${i + 1}, ${c.claim}: ${c.holds}`;
+    out.set(headKey(kind, layer, head), { number: i + 1, claim: c.claim, holds: c.holds, brief });
+  });
+  return out;
+}
+
+/**
+ * The caption of a cross-attention head that date-eval measured with field shares and tracking:
+ * what sets it apart from the layer's other cross heads, in the file's numbers. The name: the
+ * claim that holds on it ("the content head that copies the year (claim 2)"), else the field its
+ * rows read most exclusively ("strongest on the month: 89%"); then its tracking over the three
+ * fields and the exact match without it, with "the layer's most needed" / "least needed" for the
+ * cross heads of its layer whose switching off costs most / least. Null when the entry lacks
+ * the figures.
+ */
+function crossCaption(e, claim, layerDrops) {
+  const track = Number(e.tracking?.all);
+  const shares = [['year', e.year_share], ['month', e.month_share], ['day', e.day_share]]
+    .filter(([, v]) => typeof v === 'number' && Number.isFinite(v));
+  if (!Number.isFinite(track) || !shares.length) return null;
+  let name;
+  if (claim?.holds) name = `${claim.claim.replace(/^an? /, 'the ')} (claim ${claim.number})`;
+  else {
+    const [field, share] = shares.reduce((a, b) => (b[1] > a[1] ? b : a));
+    name = `strongest on the ${field}: ${formatPercent(share, 0)} of the ${field} rows`;
+  }
+  const parts = [name, `tracking ${twoDecimals(track)}`];
+  const acc = firstField(e, ABLATION_FIELDS);
+  if (typeof acc === 'number') {
+    const drop = Number(e.accuracy_drop);
+    let rank = '';
+    if (Number.isFinite(drop) && layerDrops.length > 1) {
+      if (drop === Math.max(...layerDrops)) rank = ', the layer\u2019s most needed';
+      else if (drop === Math.min(...layerDrops)) rank = ', the layer\u2019s least needed';
+    }
+    parts.push(`${formatPercent(acc, 2)} exact match without it${rank}`);
+  }
+  return parts.join(' · ');
+}
+
 /**
  * The heads' measured roles (web/date_model_heads.json, written by the C++ side) as a Map from
- * headKey to {role: string|null, ablated: string|null}. Accepts an array of entries or an object
- * with a `heads` array; an entry names kind, layer, head, a role label and the exact-match
- * accuracy with that head ablated. Anything unreadable is skipped: roles are extra information.
+ * headKey to {role: string|null, ablated: string|null, type?, prunable?, label?, claim?}. Accepts
+ * an array of entries or an object with a `heads` array; an entry names kind, layer, head, a role
+ * label and the exact-match accuracy with that head ablated. Anything unreadable is skipped: roles
+ * are extra information.
+ *
+ * `role` is the caption's bold line. For a cross head with field shares and tracking it tells the
+ * head from its layer's others (crossCaption: the layer-1 cross heads all "read the field being
+ * written"), and date-eval's label moves to `label`; a head that a holding claim names starts
+ * with the claim ("the mostly redundant head that could be pruned (claim 3) · looks at the year:
+ * 31%"). `claim`: the brief statement of a claim that names the head (claimsByHead), true or false.
  */
 export function readRoles(json) {
   const roles = new Map();
   const list = Array.isArray(json) ? json : Array.isArray(json?.heads) ? json.heads : [];
   const baseline = Array.isArray(json) ? undefined : firstField(json, BASELINE_FIELDS);
+  const claims = claimsByHead(json);
+  const drops = (kind, layer) => list.filter((x) => x && normalizeKind(x.kind) === kind && Number(x.layer) === layer)
+    .map((x) => Number(x.accuracy_drop)).filter(Number.isFinite);
   for (const e of list) {
     if (!e || typeof e !== 'object') continue;
     const kind = normalizeKind(e.kind);
@@ -220,6 +289,15 @@ export function readRoles(json) {
       normalizeKind(least.kind) === kind && Number(least.layer) === layer && Number(least.index) === head) {
       entry.prunable = least.prunable_label;
     }
+    const claim = claims.get(headKey(kind, layer, head));
+    const caption = kind === 'cross' ? crossCaption(e, claim, drops(kind, layer)) : null;
+    if (caption) {
+      if (entry.role) entry.label = entry.role;
+      entry.role = caption;
+    } else if (claim?.holds && entry.role) {
+      entry.role = `${claim.claim.replace(/^an? /, 'the ')} (claim ${claim.number}) · ${entry.role}`;
+    }
+    if (claim) entry.claim = claim.brief;
     roles.set(headKey(kind, layer, head), entry);
   }
   return roles;
@@ -233,6 +311,15 @@ export function readRoles(json) {
 export function roleFindings(json) {
   const claims = json && typeof json === 'object' && !Array.isArray(json) ? json.claims : null;
   return Array.isArray(claims) ? claims.map((c) => c?.statement).filter((t) => typeof t === 'string' && t) : [];
+}
+
+/**
+ * The claims briefly: each statement up to its "Measured:" part, e.g. "Claim 2, a content head
+ * that copies the year: true (cross layer 1 head 2: tracking 1.00, at least 0.5 needed)." [] when
+ * absent.
+ */
+export function briefFindings(json) {
+  return roleFindings(json).map((t) => t.split(' Measured:')[0]);
 }
 
 /** The XXH64 of the model file the roles were measured on (json.model.xxh64), or null. */
