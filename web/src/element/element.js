@@ -96,7 +96,7 @@ export function whenParsed(element, then) {
  */
 export function givenWeights(text) {
   if (typeof text !== 'string' || !text.trim()) {
-    return { ok: false, message: 'the weights\' <script type="application/json"> child is empty.' };
+    return { ok: false, message: 'the weights\' JSON (the child script of type application/json) is empty.' };
   }
   let d;
   try {
@@ -298,7 +298,7 @@ export class MhaAttention extends HTMLElement {
     if (data) {
       const type = (data.getAttribute('type') ?? '').trim().toLowerCase();
       built = type === 'application/json' ? givenWeights(data.textContent)
-        : { ok: false, message: `the weights' child is <script type="${quoteValue(data.getAttribute('type') ?? '')}">; they are read from a <script type="application/json">.` };
+        : { ok: false, message: `the weights' child script has type="${quoteValue(data.getAttribute('type') ?? '')}"; the element reads weights from a script of type application/json.` };
       if (!built.ok && this.view && this.view.config.source !== GIVEN) this.clearView();
     } else {
       const mod = await this.shared.moduleFor(read);
