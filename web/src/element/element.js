@@ -76,7 +76,7 @@ function el(tag, className, text) {
  * holding part of a JSON file until the next piece is parsed). So while `document.readyState` is
  * 'loading' the element waits for DOMContentLoaded, which fires once the parser has read the
  * whole document; otherwise (the document parsed, a deferred or module script, an element made
- * by a script or by innerHTML, a notebook output inserted into a loaded page) its children are
+ * by a script or from markup a script inserts, a notebook output in a loaded page) its children are
  * already whole and `then` runs now. Waiting for the end of the document, rather than for a node
  * after the element, holds for an element that is the last thing in its document too.
  * @param {Node} element
