@@ -3,13 +3,16 @@ errors. Run by ctest (test "python") as
 
     PYTHONPATH=build/native/python MHA_CLI=build/native/mha /usr/bin/python3 -m unittest discover -s tests/python
 """
+import base64
 import json
 import math
 import os
 import re
+import struct
 import subprocess
 import tempfile
 import unittest
+import zlib
 
 import numpy as np
 
@@ -288,6 +291,22 @@ class HeadPatterns(unittest.TestCase):
         self.assertEqual(stacked["layers"][1], mha_lab.head_patterns(b)["layers"][0] | {"layer": 1, "name": "layer 1"})
 
 
+def png_pixels(data):
+    """The (rows, cols) palette entries and the palette of an 8-bit palette PNG (filter 0)."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    at, chunks = 8, {}
+    while at < len(data):
+        size, kind = struct.unpack(">I4s", data[at:at + 8])
+        chunks[kind] = chunks.get(kind, b"") + data[at + 8:at + 8 + size]
+        at += 12 + size
+    cols, rows, depth, colour = struct.unpack(">IIBB", chunks[b"IHDR"][:10])
+    assert (depth, colour) == (8, 3)
+    raw = np.frombuffer(zlib.decompress(chunks[b"IDAT"]), np.uint8).reshape(rows, cols + 1)
+    assert not raw[:, 0].any()  # filter type 0 on every row
+    p = chunks[b"PLTE"]
+    return raw[:, 1:].astype(np.int64), [tuple(p[i:i + 3]) for i in range(0, len(p), 3)]
+
+
 def without_scripts(page):
     """The HTML without the inline scripts' code (<script>...</script>)."""
     return re.sub(r"<script>.*?</script>", "", page, flags=re.S)
@@ -361,12 +380,49 @@ class Show(unittest.TestCase):
         self.assertIn("cat&#x27;s → toy", page)
         self.assertIn("toy → .", page)
 
-    def test_large_weights_leave_the_svg_grids_out(self):
-        w = np.full((2, 120, 120), 1 / 120, np.float32)
-        page = mha_lab.show(w)._repr_html_()
-        self.assertNotIn("<rect ", without_scripts(page))
-        self.assertIn("28,800 weights", page)
+    def test_large_weights_get_a_png_per_head(self):
+        # 2 layers x 16 heads x 128 tokens: 524,288 weights, one pixel each.
+        z = np.random.default_rng(8).standard_normal((2, 16, 128, 128)) * 2
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        w = (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)
+        page = mha_lab.show(w, [f"w{i}" for i in range(128)])._repr_html_()
+        static = without_scripts(page).split("<mha-attention")[0]
+        self.assertNotIn("<rect ", static)
+        self.assertIn("524,288 weights, 128 × 128 per head: a pixel per weight", static)
+        self.assertIn("queries down: w0 w1 w2 w3 … w125 w126 w127", static)
+        images = re.findall(r'<img src="data:image/png;base64,([^"]+)" width="(\d+)" height="(\d+)"', static)
+        self.assertEqual(len(images), 32)
+        self.assertEqual(images[0][1:], ("256", "256"))  # 128 pixels, 2 CSS px each
+        self.assertIn("layer 1, head 15", static)
+        # Layer 1, head 3 (image 19): each pixel is its weight's viridis entry, round(255 w).
+        pixels, palette = png_pixels(base64.b64decode(images[19][0]))
+        np.testing.assert_array_equal(pixels, np.rint(w[1, 3].astype(np.float64) * 255))
+        self.assertEqual(palette[0], (68, 1, 84))
+        self.assertEqual(palette[255], (253, 231, 37))
+        # The pictures cost a small part of the output: under 400 KB for the 32 heads.
+        self.assertLess(sum(len(i[0]) for i in images), 400_000)
         self.assertIn("Head patterns", page)
+
+    def test_larger_weights_get_shrunk_pngs(self):
+        # 4 heads of 400 x 401: 641,600 weights, over 2^19, so a pixel per 2 x 2 block (the last
+        # row of blocks holds one row of weights).
+        w = np.random.default_rng(9).random((4, 400, 401))
+        w = (w / w.sum(axis=-1, keepdims=True)).astype(np.float32)
+        static = without_scripts(mha_lab.show(w)._repr_html_()).split("<mha-attention")[0]
+        self.assertIn("641,600 weights, 400 × 401 per head: a pixel per 2 × 2 block of weights, "
+                      "their mean", static)
+        images = re.findall(r'<img src="data:image/png;base64,([^"]+)"', static)
+        self.assertEqual(len(images), 4)
+        pixels, _ = png_pixels(base64.b64decode(images[2]))
+        self.assertEqual(pixels.shape, (200, 201))
+        h = w[2].astype(np.float64)
+        self.assertEqual(pixels[0, 0], round(h[0:2, 0:2].mean() * 255))
+        self.assertEqual(pixels[10, 200], round(h[20:22, 400].mean() * 255))  # a column of 2
+
+    def test_a_few_weights_stay_svg(self):
+        page = mha_lab.show(np.full((2, 100, 100), 1 / 100, np.float32))._repr_html_()
+        self.assertEqual(without_scripts(page).count("<rect "), 20_000)
+        self.assertNotIn("data:image/png", page)
 
     def test_layers_and_bad_weights(self):
         a = mha_lab.numpy_experiment(seed=1)["attn_weights"]

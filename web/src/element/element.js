@@ -26,6 +26,9 @@
 // <script type="application/json"> holding {"attn_weights": h × n × m nested arrays, "tokens": [m
 // strings], "query_tokens"?: [n strings], "title"?: text, "summary"?: text} is drawn as given,
 // without the wasm core (no request at all); the attributes heads, cell and label still apply.
+// An element with a child <script> draws those weights or says why it cannot: it never computes
+// module 08 in their place. The child is read once the HTML parser has passed the element (see
+// whenParsed), and again whenever it changes.
 //
 // Invalid attributes show a message inside the element naming the value; the element keeps
 // working and re-renders when an attribute changes.
@@ -40,8 +43,12 @@ import { canvasToPng, composeSnapshot, downloadBlob } from '../chrome/snapshot.j
 import { briefFindings, kindInfo, layerCount, layerView, readRoles, rolesChecksum } from '../modes/date/date_view.js';
 import { readTypicalRoles, rolesChecksum as englishRolesChecksum, tokenLabels, typicalText } from '../modes/english/english_view.js';
 import { ATTRIBUTES, attr, attributeNames, readAttributes } from './attributes.js';
+import { quoteValue } from '../chrome/values.js';
 import { ElementShared } from './shared.js';
 import { headColumns } from './columns.js';
+
+/** config.source of weights given as the element's JSON child. */
+const GIVEN = 'weights given to the element';
 
 /** CSS px between two heads' frames and of one frame (element.css: .heads gap, .head padding + border). */
 const HEAD_GAP = 12;
@@ -49,9 +56,11 @@ const HEAD_FRAME = 14;
 
 // Where this script was loaded from (read while it runs: document.currentScript): mha_wasm_core.js,
 // mha_wasm.js, date_model.js, english_lm.js and mha-attention.css are beside it (shared.js loads
-// them from there).
-const SCRIPT_URL = (typeof document !== 'undefined' && document.currentScript && document.currentScript.src) ||
-  (typeof location !== 'undefined' ? location.href : '');
+// them from there). An inline copy of this script (mha_lab.show's outputs) has no src: those files
+// are looked for beside the page, and a missing one's message says so.
+const SCRIPT_SRC = (typeof document !== 'undefined' && document.currentScript && document.currentScript.src) || '';
+const SCRIPT_URL = SCRIPT_SRC || (typeof location !== 'undefined' ? location.href : '');
+const SCRIPT_BESIDE = SCRIPT_SRC ? 'mha-attention.js' : 'this page (the element\'s script is inline in it)';
 
 /** Builds an element of `tag` with a class and text (text only: tokens come from authors and users). */
 function el(tag, className, text) {
@@ -62,12 +71,36 @@ function el(tag, className, text) {
 }
 
 /**
+ * Calls `then` once the HTML parser has passed `element`, so that its children are whole.
+ *
+ * While a document is loading, a custom element whose definition is known is created and
+ * connected as soon as the parser meets its start tag: its children, and the text of a child
+ * <script>, are appended afterwards, in as many pieces as the document arrives in (a text node
+ * holding part of a JSON file until the next piece is parsed). So while `document.readyState` is
+ * 'loading' the element waits for DOMContentLoaded, which fires once the parser has read the
+ * whole document; otherwise (the document parsed, a deferred or module script, an element made
+ * by a script or from markup a script inserts, a notebook output in a loaded page) its children are
+ * already whole and `then` runs now. Waiting for the end of the document, rather than for a node
+ * after the element, holds for an element that is the last thing in its document too.
+ * @param {Node} element
+ * @param {() => void} then
+ */
+export function whenParsed(element, then) {
+  const doc = element.ownerDocument;
+  if (!doc || doc.readyState !== 'loading') then();
+  else doc.addEventListener('DOMContentLoaded', () => then(), { once: true });
+}
+
+/**
  * The view of weights given as JSON text (the element's <script type="application/json"> child):
  * {attn_weights: (h, n, m) nested arrays of weights in [0, 1], tokens: m strings, query_tokens?: n
  * strings (default: tokens), title?, summary?}. A row of zeros is a fully masked row.
  * @returns {{ok: true, result, queryTokens, keyTokens, title, summary, config} | {ok: false, message: string}}
  */
 export function givenWeights(text) {
+  if (typeof text !== 'string' || !text.trim()) {
+    return { ok: false, message: 'the weights\' JSON (the child script of type application/json) is empty.' };
+  }
   let d;
   try {
     d = JSON.parse(text);
@@ -111,7 +144,7 @@ export function givenWeights(text) {
     keyTokens,
     title,
     summary: typeof d.summary === 'string' ? d.summary : `${title} · ${h} head${h === 1 ? '' : 's'} · ${n} × ${m}`,
-    config: { num_heads: h, n, m, source: 'weights given to the element' },
+    config: { num_heads: h, n, m, source: GIVEN },
   };
 }
 
@@ -194,16 +227,28 @@ export class MhaAttention extends HTMLElement {
     // theme="auto": the labels and the legend are drawn on canvases in the scheme's ink.
     this.scheme = typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
     this.onScheme = () => this.layout();
+    // The weights' child added, changed or removed by a script (after the parser has passed the
+    // element: until then schedule() waits) draws the element again.
+    this.childWatch = new MutationObserver(() => this.schedule());
+    this.parsed = false;
   }
 
   connectedCallback() {
     this.resizer.observe(this.heads);
     this.scheme?.addEventListener('change', this.onScheme);
-    this.schedule();
+    this.childWatch.observe(this, { childList: true, subtree: true, characterData: true });
+    if (this.parsed) this.schedule();
+    else {
+      whenParsed(this, () => {
+        this.parsed = true;
+        if (this.isConnected) this.schedule();
+      });
+    }
   }
 
   disconnectedCallback() {
     this.resizer.disconnect();
+    this.childWatch.disconnect();
     this.scheme?.removeEventListener('change', this.onScheme);
   }
 
@@ -213,9 +258,9 @@ export class MhaAttention extends HTMLElement {
     else this.schedule();
   }
 
-  /** Several attribute changes in one task are drawn once. */
+  /** Several attribute changes in one task are drawn once; nothing is drawn before the parser has passed the element. */
   schedule() {
-    if (this.pending) return;
+    if (this.pending || !this.parsed) return;
     this.pending = requestAnimationFrame(() => {
       this.pending = 0;
       this.render().catch((e) => this.fail(e instanceof Error ? e.message : String(e)));
@@ -226,6 +271,16 @@ export class MhaAttention extends HTMLElement {
     const label = this.getAttribute('label');
     if (label) this.figure.setAttribute('aria-label', label);
     else this.figure.setAttribute('aria-label', this.view ? this.view.title : 'Attention weights');
+  }
+
+  /** Removes the view drawn (its grids, readout and tools): what replaces it cannot be drawn. */
+  clearView() {
+    this.view = null;
+    this.cells.clear();
+    this.heads.replaceChildren();
+    this.tools.hidden = true;
+    this.readout.textContent = this.hint;
+    this.updateLabel();
   }
 
   /** Shows why the attributes cannot be drawn; an earlier valid view, if any, stays on screen. */
@@ -243,10 +298,16 @@ export class MhaAttention extends HTMLElement {
       return;
     }
     const ticket = ++this.renderCount;
-    const data = this.querySelector(':scope > script[type="application/json"]');
+    // A child <script> is the weights given to the element: drawn, or a message saying why not;
+    // module 08 is computed only for an element without one.
+    const data = this.querySelector(':scope > script');
     let built;
-    if (data) built = givenWeights(data.textContent);
-    else {
+    if (data) {
+      const type = (data.getAttribute('type') ?? '').trim().toLowerCase();
+      built = type === 'application/json' ? givenWeights(data.textContent)
+        : { ok: false, message: `the weights' child script has type="${quoteValue(data.getAttribute('type') ?? '')}"; the element reads weights from a script of type application/json.` };
+      if (!built.ok && this.view && this.view.config.source !== GIVEN) this.clearView();
+    } else {
       const mod = await this.shared.moduleFor(read);
       built = read.kind === 'date' ? await this.computeDate(mod, read)
         : read.kind === 'english' ? await this.computeEnglish(mod, read) : this.computeRandom(mod, read);
@@ -574,7 +635,7 @@ export class MhaAttention extends HTMLElement {
 }
 
 if (typeof customElements !== 'undefined' && !customElements.get('mha-attention')) {
-  const shared = new ElementShared(SCRIPT_URL);
+  const shared = new ElementShared(SCRIPT_URL, SCRIPT_BESIDE);
   customElements.define('mha-attention', class extends MhaAttention {
     constructor() {
       super(shared);

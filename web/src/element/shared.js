@@ -14,11 +14,12 @@ export class ElementShared {
   /**
    * @param {string} base the element script's URL: mha_wasm_core.js, mha_wasm.js, date_model.js,
    *   english_lm.js and the CSS are beside it
+   * @param {string} [beside] what those files must be next to, as a missing one's message names it
    */
-  constructor(base) {
+  constructor(base, beside = 'mha-attention.js') {
     this.base = base;
     /** The loader: one core and one full module for every element of the page. */
-    this.modules = new WasmModules({ base, beside: 'mha-attention.js' });
+    this.modules = new WasmModules({ base, beside });
     /** Label texts, widths and sprites, shared by every element's grids (draw/labels.js). */
     this.labels = new LabelCache();
     this.dateModelPromise = null;

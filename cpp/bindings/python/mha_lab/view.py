@@ -4,11 +4,14 @@ a picture without JavaScript (SVG grids and the head-pattern table) for where sc
 
 Shape legend: n query tokens, m key tokens, h heads, L layers.
 """
+import base64
 import html
 import json
 import os
 import re
+import struct
 import uuid
+import zlib
 
 import numpy as np
 
@@ -17,9 +20,17 @@ from . import _core
 # The page's token rule (web/src/chrome/tokenize.js): a word (letters and digits, with inner
 # apostrophes) or any other non-space character.
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\S")
-# Above this many cells in all, the picture without JavaScript leaves the grids out (the table
-# stays): an SVG rectangle per cell would outweigh the rest of the output.
+# The picture without JavaScript: up to this many weights in all, an SVG grid per head (a
+# rectangle and a tooltip per cell, about 200 bytes each); above, a PNG image per head, which
+# costs at most a byte per pixel before compression.
 _STATIC_MAX_CELLS = 20_000
+# The PNG images of all heads together hold at most this many pixels: one pixel per weight up to
+# it, above it each head is shrunk by the smallest whole factor k that fits (a pixel is the mean
+# of a k × k block of weights).
+_STATIC_MAX_PIXELS = 1 << 19
+# The longer side of a head's PNG as shown, in CSS px (each pixel a square of whole CSS px, at
+# least one).
+_PNG_SHOWN = 352
 
 _ELEMENT_SCRIPT = "mha-attention.js"
 _CORE_SCRIPT = "mha_wasm_core.js"
@@ -96,6 +107,72 @@ def _svg_grid(weights, query_tokens, key_tokens, title):
     return "".join(parts)
 
 
+def _palette():
+    """Viridis as 256 RGB entries: entry i is the colour of weight i / 255."""
+    return bytes(int(c[k:k + 2], 16) for i in range(256) for c in [_colour(i / 255)]
+                 for k in (1, 3, 5))
+
+
+def _png(index):
+    """An (rows, cols) uint8 array of palette entries as a PNG file (8-bit, viridis palette)."""
+    rows, cols = index.shape
+
+    def chunk(kind, data):
+        return (struct.pack(">I", len(data)) + kind + data +
+                struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+    raw = np.zeros((rows, cols + 1), np.uint8)  # each row: filter type 0, then its pixels
+    raw[:, 1:] = index
+    return (b"\x89PNG\r\n\x1a\n" +
+            chunk(b"IHDR", struct.pack(">IIBBBBB", cols, rows, 8, 3, 0, 0, 0)) +
+            chunk(b"PLTE", _palette()) +
+            chunk(b"IDAT", zlib.compress(raw.tobytes(), 9)) +
+            chunk(b"IEND", b""))
+
+
+def _shrink_factor(shape):
+    """The smallest whole k such that the (L, h, n, m) stack's heads, each shrunk to
+    ceil(n / k) × ceil(m / k) pixels, hold at most _STATIC_MAX_PIXELS pixels in all."""
+    L, h, n, m = shape
+    k = 1
+    while L * h * -(-n // k) * -(-m // k) > _STATIC_MAX_PIXELS:
+        k += 1
+    return k
+
+
+def _block_mean(weights, k):
+    """(n, m) weights → (ceil(n / k), ceil(m / k)): each entry the mean of its k × k block (a
+    block cut by the last row or column: the mean of the weights it holds)."""
+    if k == 1:
+        return np.asarray(weights, np.float64)
+    n, m = weights.shape
+    rows, cols = -(-n // k), -(-m // k)
+    total = np.zeros((rows * k, cols * k))
+    count = np.zeros((rows * k, cols * k))
+    total[:n, :m] = weights
+    count[:n, :m] = 1
+    total = total.reshape(rows, k, cols, k).sum(axis=(1, 3))
+    count = count.reshape(rows, k, cols, k).sum(axis=(1, 3))
+    return total / count
+
+
+def _png_grid(weights, k, title):
+    """One head's (n, m) weights as an <img> of a PNG: queries down, keys across, viridis; a pixel
+    per weight (k = 1) or per k × k block of weights (their mean)."""
+    n, m = weights.shape
+    shrunk = _block_mean(weights, k)
+    index = np.rint(np.clip(shrunk, 0.0, 1.0) * 255).astype(np.uint8)
+    rows, cols = index.shape
+    scale = max(1, _PNG_SHOWN // max(rows, cols))
+    data = base64.b64encode(_png(index)).decode("ascii")
+    per = "one pixel per weight" if k == 1 else f"one pixel per {k} × {k} weights (their mean)"
+    alt = (f"{title}: {n} × {m} attention weights, queries down and keys across, viridis from 0 "
+           f"(dark purple) to 1 (yellow); {per}")
+    return (f'<img src="data:image/png;base64,{data}" width="{cols * scale}" '
+            f'height="{rows * scale}" alt="{html.escape(alt)}" title="{html.escape(alt)}" '
+            'style="image-rendering:pixelated;display:block">')
+
+
 def _pattern_table(patterns, layer_names):
     """The head-pattern labels and main scores of every head, as an HTML table."""
     columns = [("previous_token", "previous token"), ("local_band", "local band"),
@@ -159,18 +236,34 @@ def _fragment(elements, scripts, static, title):
 
 
 def _static(stack, query_tokens, key_tokens, layer_names, patterns):
+    """The picture without JavaScript: a grid per head (SVG up to _STATIC_MAX_CELLS weights in
+    all, PNG above) and the head-pattern table."""
     table = _pattern_table(patterns, layer_names)
-    if stack.size > _STATIC_MAX_CELLS:
-        return (f"<p>{stack.size:,} weights: the grids are drawn by the element (JavaScript); "
-                f"the head patterns:</p>{table}")
     grids = []
+    if stack.size > _STATIC_MAX_CELLS:
+        k = _shrink_factor(stack.shape)
+        n, m = stack.shape[2:]
+        per = ("a pixel per weight" if k == 1 else
+               f"a pixel per {k} × {k} block of weights, their mean")
+        note = (f"<p>{stack.size:,} weights, {n} × {m} per head: {per} (viridis, 0 dark purple to "
+                f"1 yellow); queries down: {html.escape(_ends(query_tokens))}; keys across: "
+                f"{html.escape(_ends(key_tokens))}.</p>")
+    else:
+        k, note = None, ""
     for l, layer in enumerate(stack):
         for h, w in enumerate(layer):
             name = f"{layer_names[l]}head {h}"
-            grids.append(f'<figure style="display:inline-block;margin:4px">'
-                         f"{_svg_grid(w, query_tokens, key_tokens, name)}"
+            grid = (_svg_grid(w, query_tokens, key_tokens, name) if k is None
+                    else _png_grid(w, k, name))
+            grids.append(f'<figure style="display:inline-block;margin:4px">{grid}'
                          f"<figcaption>{html.escape(name)}</figcaption></figure>")
-    return f'<div class="mha-lab-grids">{"".join(grids)}</div>{table}'
+    return f'<div class="mha-lab-grids">{note}{"".join(grids)}</div>{table}'
+
+
+def _ends(tokens):
+    """The first and last tokens of a long list: "a b c … y z"."""
+    tokens = [t[:12] for t in tokens]
+    return " ".join(tokens) if len(tokens) <= 8 else " ".join(tokens[:4] + ["…"] + tokens[-3:])
 
 
 def show(attn, tokens=None, *, query_tokens=None, title="Attention weights"):
