@@ -86,10 +86,11 @@ export class WorkerPair {
     }
     if (!worker) return false;
     this.workers[part] = worker;
-    worker.addEventListener('message', (e) => this.onMessage(part, e.data));
+    // Only while it is this pair's worker: one stopped says nothing more.
+    worker.addEventListener('message', (e) => this.workers[part] === worker && this.onMessage(part, e.data));
     worker.addEventListener('error', (e) => {
       e.preventDefault(); // no console error: the page falls back and keeps working
-      this.stopWorker(part);
+      if (this.workers[part] === worker) this.stopWorker(part);
     });
     return true;
   }
