@@ -20,9 +20,9 @@ export const AHEAD_MARGIN = 1.5;
 /**
  * Milliseconds a unit of pageCost is expected to take on this thread before a computation ahead
  * of the same d_model and num_heads is timed (then: the last one's time per unit: expectedMs):
- * 8 ms for 64 tokens at d_model 512 and 8 heads (8.1·10⁷), more than such a computation takes
- * (docs/benchmarks.md). Not the shown view's own time: that one may have drawn a new seed's
- * numbers (a million draws at d_model 512), which a token more or less does not.
+ * 8 ms for 64 tokens at d_model 512 and 8 heads (8.1·10⁷), on the slow side of what such a
+ * computation takes (docs/benchmarks.md). Not the shown view's own time: that one may have drawn
+ * a new seed's numbers (a million draws at d_model 512), which a token more or less does not.
  */
 export const AHEAD_PRIOR_MS_PER_COST = 1e-7;
 /**
