@@ -1,7 +1,8 @@
 // web/src/compute/: where the page's numpyExperiment runs, latest input wins, and a request
 // equal to the last one is answered with the kept result instead of being computed again.
-// The core and the worker are stand-ins here: the module counts its calls, the worker records
-// what it was sent and answers when the test says so (onMessage, as the real worker's messages).
+// The core and the workers are stand-ins here: the module counts its calls, each worker records
+// what it was sent and answers when the test says so (the worker pair's onMessage, as the real
+// worker's messages; tests/js/workers.test.mjs runs the pair with the real worker script).
 // The work formula and the float64 threshold the cost model uses are the real core's
 // (build/wasm/mha_wasm_core.js). Compute.route is run's first step: the outcome now, or the
 // promise of the workers' outcome.
@@ -17,7 +18,7 @@ import { loadModule } from './module.mjs';
 const core = await loadModule('mha_wasm_core.js');
 const { experimentWork, pageCost, splittable, aheadable, aheadHere } = costModel(core);
 
-globalThis.document ??= { documentElement: { dataset: {} } }; // stopWorker writes data-compute-worker
+globalThis.document ??= { documentElement: { dataset: {} } }; // the worker pair writes data-compute-worker (workers.js)
 
 /** A core whose numpyExperiment records each request and returns a fresh result for it. */
 function fakeCore() {
@@ -37,7 +38,7 @@ function fakeCore() {
 
 /**
  * A Compute whose worker is ready and only records the messages it is sent: `sent` the calls,
- * `given` the weights' buffers given back to it (compute.js giveBack: {recycle}, transferred).
+ * `given` the weights' buffers given back to it (workers.js giveBack: {recycle}, transferred).
  */
 function withWorker(mod) {
   // The wait before the workers compute ahead: recorded, run when a test says so (runTimers).
@@ -48,9 +49,9 @@ function withWorker(mod) {
   });
   const sent = [];
   const given = [];
-  c.worker = { postMessage: (m, transfer) => (m.recycle ? given.push(recycled(m, transfer)) : sent.push(m)), terminate() {} };
-  c.workerReady = true;
-  return { c, sent, given, timers, answer: (id, result) => c.onMessage({ id, result, stats: { wasm_memory_bytes: 1 } }) };
+  c.pair.workers[0] = { postMessage: (m, transfer) => (m.recycle ? given.push(recycled(m, transfer)) : sent.push(m)), terminate() {} };
+  c.pair.ready[0] = true;
+  return { c, sent, given, timers, answer: (id, result) => c.pair.onMessage(0, { id, result, stats: { wasm_memory_bytes: 1 } }) };
 }
 
 /** A {recycle} message's buffer, checked to be transferred (not copied). */
@@ -199,7 +200,7 @@ test('worker: when it stops, the newest call is computed on the page and kept', 
   const { c, sent } = withWorker(mod);
   const p = c.route(large);
   assert.equal(sent.length, 1);
-  c.stopWorker();
+  c.pair.stop();
   const outcome = await p;
   assert.equal(how(outcome), 'page');
   assert.equal(mod.calls.length, 1);
@@ -258,8 +259,8 @@ function withTwoWorkers() {
   const { c, sent, given, timers } = withWorker(mod);
   const helperSent = [];
   const helperGiven = [];
-  c.helper = { postMessage: (m, transfer) => (m.recycle ? helperGiven.push(recycled(m, transfer)) : helperSent.push(m)), terminate() {} };
-  c.helperReady = true;
+  c.pair.workers[1] = { postMessage: (m, transfer) => (m.recycle ? helperGiven.push(recycled(m, transfer)) : helperSent.push(m)), terminate() {} };
+  c.pair.ready[1] = true;
   return { mod, c, sent, helperSent, given, helperGiven, timers };
 }
 
@@ -273,8 +274,8 @@ test('two workers: a splittable call goes half to each, the answer is the joined
   const half = (first, count) => ({ n: 64, m: 64, num_heads: 8, first_head: first, head_count: count,
     attn_weights: new Float32Array(count * 64 * 64).fill(first + 1), fully_masked_rows: new Uint8Array(count * 64) });
   // The second half first: nothing yet; then the first: the whole, heads in order.
-  c.onHelperMessage({ id: helperSent[0].id, part: 1, result: half(4, 4), stats: { wasm_memory_bytes: 7 } });
-  c.onMessage({ id: sent[0].id, part: 0, result: half(0, 4), stats: { wasm_memory_bytes: 5 } });
+  c.pair.onMessage(1, { id: helperSent[0].id, part: 1, result: half(4, 4), stats: { wasm_memory_bytes: 7 } });
+  c.pair.onMessage(0, { id: sent[0].id, part: 0, result: half(0, 4), stats: { wasm_memory_bytes: 5 } });
   const outcome = await p;
   assert.equal(outcome.workers, 2);
   assert.equal(outcome.result.attn_weights.length, 8 * 64 * 64);
@@ -287,12 +288,12 @@ test('two workers: a splittable call goes half to each, the answer is the joined
   assert.equal(sent.length, 2);
   assert.equal(helperSent.length, 1);
   assert.equal(sent[1].part, undefined);
-  c.onMessage({ id: sent[1].id, result: mod.numpyExperiment(sent[1].request), stats: {} });
+  c.pair.onMessage(0, { id: sent[1].id, result: mod.numpyExperiment(sent[1].request), stats: {} });
   assert.equal((await full).workers, 1);
   // An error in a half is the call's error.
   const bad = c.route({ ...grids, seed: 9 });
-  c.onMessage({ id: sent[2].id, part: 0, error: 'boom', stats: {} });
-  c.onHelperMessage({ id: helperSent[1].id, part: 1, error: 'boom', stats: {} });
+  c.pair.onMessage(0, { id: sent[2].id, part: 0, error: 'boom', stats: {} });
+  c.pair.onMessage(1, { id: helperSent[1].id, part: 1, error: 'boom', stats: {} });
   assert.deepEqual(await bad, { error: 'boom', where: 'worker' });
 });
 
@@ -308,11 +309,11 @@ test('the colour table goes with the worker calls whose grids the workers colour
   const lut = new Uint32Array(257);
   const c = new Compute(fakeCore(), { lut });
   const sent = [];
-  c.worker = { postMessage: (m) => sent.push(m), terminate() {} };
-  c.workerReady = true;
+  c.pair.workers[0] = { postMessage: (m) => sent.push(m), terminate() {} };
+  c.pair.ready[0] = true;
   c.route({ ...large, precision: 'auto' });
   assert.equal(sent[0].lut, undefined);
-  c.onMessage({ id: sent[0].id, result: {}, stats: {} });
+  c.pair.onMessage(0, { id: sent[0].id, result: {}, stats: {} });
   c.route({ ...large, tokens: 2048, d_model: 64 }); // pooled beyond 1024 tokens: coloured in the worker
   assert.equal(sent[1].lut, lut);
 });
@@ -320,13 +321,13 @@ test('the colour table goes with the worker calls whose grids the workers colour
 test('two workers: the second one failing mid-call hands the whole call to the first', async () => {
   const { mod, c, sent, helperSent } = withTwoWorkers();
   const p = c.route(grids);
-  c.onHelperMessage({ failed: 'no memory' });
-  assert.equal(c.helper, null);
+  c.pair.onMessage(1, { failed: 'no memory' });
+  assert.equal(c.pair.workers[1], null);
   assert.equal(sent.length, 2, 'resent whole to the first worker');
   assert.equal(sent[1].part, undefined);
-  c.onMessage({ id: sent[0].id, part: 0, result: {}, stats: {} }); // its half: ignored
+  c.pair.onMessage(0, { id: sent[0].id, part: 0, result: {}, stats: {} }); // its half: ignored
   const whole = mod.numpyExperiment(sent[1].request);
-  c.onMessage({ id: sent[1].id, result: whole, stats: {} });
+  c.pair.onMessage(0, { id: sent[1].id, result: whole, stats: {} });
   assert.equal((await p).result, whole);
 });
 
@@ -335,20 +336,20 @@ test('a worker that starts computes the last request once, for nothing (its half
   const c = new Compute(mod);
   const sent = [];
   const helperSent = [];
-  c.worker = { postMessage: (m) => sent.push(m), terminate() {} };
-  c.helper = { postMessage: (m) => helperSent.push(m), terminate() {} };
+  c.pair.workers[0] = { postMessage: (m) => sent.push(m), terminate() {} };
+  c.pair.workers[1] = { postMessage: (m) => helperSent.push(m), terminate() {} };
   c.route(grids); // no worker ready yet: computed here, kept as the last request
   assert.equal(mod.calls.length, 1);
-  c.onMessage({ ready: true });
-  c.onHelperMessage({ ready: true });
+  c.pair.onMessage(0, { ready: true });
+  c.pair.onMessage(1, { ready: true });
   assert.deepEqual(sent, [{ prime: { ...grids, first_head: 0, head_count: 4 } }]);
   assert.deepEqual(helperSent, [{ prime: { ...grids, first_head: 4 } }]);
   // Nothing to prime for module 08 (computed on the page anyway).
   const d = new Compute(fakeCore());
   const dSent = [];
-  d.worker = { postMessage: (m) => dSent.push(m), terminate() {} };
+  d.pair.workers[0] = { postMessage: (m) => dSent.push(m), terminate() {} };
   d.route(small);
-  d.onMessage({ ready: true });
+  d.pair.onMessage(0, { ready: true });
   assert.deepEqual(dSent, []);
 });
 
@@ -378,22 +379,22 @@ test('a request of WORKER_FIRST_COST or more made before the workers are ready s
   let starts = 0;
   c.startWorker = () => { // what startWorker does on a served page, without real workers
     starts++;
-    c.worker ??= { postMessage: (m) => sent.push(m), terminate() {} };
-    c.helper ??= { postMessage: (m) => helperSent.push(m), terminate() {} };
+    c.pair.workers[0] ??= { postMessage: (m) => sent.push(m), terminate() {} };
+    c.pair.workers[1] ??= { postMessage: (m) => helperSent.push(m), terminate() {} };
   };
   const p = c.route(huge);
   assert.ok(p instanceof Promise);
   assert.equal(starts, 1);
   assert.equal(mod.calls.length, 0, 'not computed on the page');
-  c.onMessage({ ready: true });
+  c.pair.onMessage(0, { ready: true });
   assert.deepEqual(sent, [], 'the first worker waits for the second, to split the call');
-  c.onHelperMessage({ ready: true });
+  c.pair.onMessage(1, { ready: true });
   assert.deepEqual([sent.length, helperSent.length], [1, 1], 'no priming: the waiting call itself');
   assert.deepEqual([sent[0].request.first_head, sent[0].request.head_count, helperSent[0].request.first_head], [0, 2, 2]);
   const half = (first, count) => ({ n: 1024, m: 1024, num_heads: 4, first_head: first, head_count: count,
     attn_weights: new Float32Array(count * 4).fill(first), fully_masked_rows: new Uint8Array(count) });
-  c.onMessage({ id: sent[0].id, part: 0, result: half(0, 2), stats: {} });
-  c.onHelperMessage({ id: helperSent[0].id, part: 1, result: half(2, 2), stats: {} });
+  c.pair.onMessage(0, { id: sent[0].id, part: 0, result: half(0, 2), stats: {} });
+  c.pair.onMessage(1, { id: helperSent[0].id, part: 1, result: half(2, 2), stats: {} });
   const outcome = await p;
   assert.deepEqual([outcome.where, outcome.workers], ['worker', 2]);
   // The second worker ready first: it is not primed (it would compute its half twice), and the
@@ -402,19 +403,19 @@ test('a request of WORKER_FIRST_COST or more made before the workers are ready s
   const fSent = [];
   const fHelperSent = [];
   f.startWorker = () => {
-    f.worker ??= { postMessage: (m) => fSent.push(m), terminate() {} };
-    f.helper ??= { postMessage: (m) => fHelperSent.push(m), terminate() {} };
+    f.pair.workers[0] ??= { postMessage: (m) => fSent.push(m), terminate() {} };
+    f.pair.workers[1] ??= { postMessage: (m) => fHelperSent.push(m), terminate() {} };
   };
   f.route(huge);
-  f.onHelperMessage({ ready: true });
+  f.pair.onMessage(1, { ready: true });
   assert.deepEqual([fSent.length, fHelperSent.length], [0, 0]);
-  f.onMessage({ ready: true });
+  f.pair.onMessage(0, { ready: true });
   assert.deepEqual([fSent[0].part, fHelperSent[0].part, fHelperSent[0].prime], [0, 1, undefined]);
   assert.deepEqual([fSent.length, fHelperSent.length], [1, 1]);
   // A smaller request while the workers start: computed here at once, as before.
   const d = new Compute(fakeCore());
   d.startWorker = c.startWorker;
-  d.worker = { postMessage() { throw new Error('not for the worker'); }, terminate() {} };
+  d.pair.workers[0] = { postMessage() { throw new Error('not for the worker'); }, terminate() {} };
   assert.equal(d.route(large).where, 'page');
 });
 
@@ -423,15 +424,15 @@ test('waiting for the workers: the second one failing sends the call whole to th
   const mod = fakeCore();
   const c = new Compute(mod);
   const sent = [];
-  c.worker = { postMessage: (m) => sent.push(m), terminate() {} };
-  c.helper = { postMessage() { throw new Error('failed helper'); }, terminate() {} };
+  c.pair.workers[0] = { postMessage: (m) => sent.push(m), terminate() {} };
+  c.pair.workers[1] = { postMessage() { throw new Error('failed helper'); }, terminate() {} };
   const p = c.route(huge);
-  c.onMessage({ ready: true });
+  c.pair.onMessage(0, { ready: true });
   assert.deepEqual(sent, []);
-  c.onHelperMessage({ failed: 'no memory' });
+  c.pair.onMessage(1, { failed: 'no memory' });
   assert.equal(sent.length, 1);
   assert.equal(sent[0].part, undefined, 'whole');
-  c.onMessage({ id: sent[0].id, result: mod.numpyExperiment({ ...huge, tokens: 3 }), stats: {} });
+  c.pair.onMessage(0, { id: sent[0].id, result: mod.numpyExperiment({ ...huge, tokens: 3 }), stats: {} });
   assert.equal((await p).where, 'worker');
   // 2048 tokens x 12 heads (50 M weights) are not split (splittable: MAX_KEPT_WEIGHTS): the first
   // worker takes the call as soon as it is ready.
@@ -439,13 +440,13 @@ test('waiting for the workers: the second one failing sends the call whole to th
   assert.ok(!splittable(big));
   const e = new Compute(fakeCore());
   const eSent = [];
-  e.worker = { postMessage: (m) => eSent.push(m), terminate() {} };
-  e.helper = { postMessage() { throw new Error('not split'); }, terminate() {} };
+  e.pair.workers[0] = { postMessage: (m) => eSent.push(m), terminate() {} };
+  e.pair.workers[1] = { postMessage() { throw new Error('not split'); }, terminate() {} };
   const q = e.route(big);
-  e.onMessage({ ready: true });
+  e.pair.onMessage(0, { ready: true });
   assert.equal(eSent.length, 1);
   assert.equal(eSent[0].request.tokens, 2048);
-  e.onMessage({ id: eSent[0].id, result: {}, stats: {} });
+  e.pair.onMessage(0, { id: eSent[0].id, result: {}, stats: {} });
   assert.equal((await q).where, 'worker');
   // file://: startWorker starts nothing, the page computes.
   const made = [];
@@ -455,7 +456,7 @@ test('waiting for the workers: the second one failing sends the call whole to th
     const here = new Compute(fakeCore());
     assert.equal(here.route({ ...huge, tokens: 16 }).where, 'page', 'small');
     assert.equal(here.route(huge).where, 'page');
-    assert.deepEqual([here.worker, made.length, document.documentElement.dataset.computeWorker], [null, 0, 'off']);
+    assert.deepEqual([here.pair.workers[0], made.length, document.documentElement.dataset.computeWorker], [null, 0, 'off']);
     // Served: the same request starts the two workers and waits ("starting" until they are ready).
     globalThis.location = { protocol: 'http:' };
     globalThis.navigator ??= {};
@@ -464,7 +465,7 @@ test('waiting for the workers: the second one failing sends the call whole to th
     assert.equal(made.length, Math.min(2, globalThis.navigator.hardwareConcurrency ?? 1) >= 2 ? 2 : 1);
     assert.equal(document.documentElement.dataset.computeWorker, 'starting');
     // Workers that failed are not started again by the next large request: the page computes.
-    served.onMessage({ failed: 'no memory' });
+    served.pair.onMessage(0, { failed: 'no memory' });
     const before = made.length;
     assert.equal(served.route({ ...huge, seed: 3 }).where, 'page');
     assert.equal(made.length, before);
@@ -483,8 +484,8 @@ test('weights\' buffers go back to the worker that made them once the page has l
   const answered = async (request, fill) => {
     const p = c.route(request);
     const [a, b] = [half(0, 4, fill), half(4, 4, fill + 1)];
-    c.onMessage({ id: sent.at(-1).id, part: 0, result: a, stats: {}, recycled: true });
-    c.onHelperMessage({ id: helperSent.at(-1).id, part: 1, result: b, stats: {}, recycled: false });
+    c.pair.onMessage(0, { id: sent.at(-1).id, part: 0, result: a, stats: {}, recycled: true });
+    c.pair.onMessage(1, { id: helperSent.at(-1).id, part: 1, result: b, stats: {}, recycled: false });
     return { outcome: await p, buffers: [a.attn_weights.buffer, b.attn_weights.buffer] };
   };
   const first = await answered(grids, 1);
@@ -524,20 +525,20 @@ test('weights\' buffers nobody reads go back at once: a stale result\'s, the oth
   const [sentBefore, helperBefore] = [sent.at(-1), helperSent.at(-1)];
   const newer = c.route({ ...grids, seed: 8 }); // waits for the workers
   const [a, b] = [half(0, 4), half(4, 4)];
-  c.onMessage({ id: sentBefore.id, part: 0, result: a, stats: {} });
-  c.onHelperMessage({ id: helperBefore.id, part: 1, result: b, stats: {} });
+  c.pair.onMessage(0, { id: sentBefore.id, part: 0, result: a, stats: {} });
+  c.pair.onMessage(1, { id: helperBefore.id, part: 1, result: b, stats: {} });
   assert.equal(await stale, null);
   assert.deepEqual([given, helperGiven], [[a.attn_weights.buffer], [b.attn_weights.buffer]]);
   // An error in one half: the other half's buffer goes back.
   const ok = half(4, 4);
-  c.onMessage({ id: sent.at(-1).id, part: 0, error: 'boom', stats: {} });
-  c.onHelperMessage({ id: helperSent.at(-1).id, part: 1, result: ok, stats: {} });
+  c.pair.onMessage(0, { id: sent.at(-1).id, part: 0, error: 'boom', stats: {} });
+  c.pair.onMessage(1, { id: helperSent.at(-1).id, part: 1, result: ok, stats: {} });
   assert.deepEqual(await newer, { error: 'boom', where: 'worker' });
   assert.deepEqual(helperGiven, [b.attn_weights.buffer, ok.attn_weights.buffer]);
   // A full forward (a locked cell: not the grids' request) is read by the panels: never given back.
   const full = c.route({ ...large, precision: 'auto' });
   const whole = mod.numpyExperiment(sent.at(-1).request);
-  c.onMessage({ id: sent.at(-1).id, result: whole, stats: {} });
+  c.pair.onMessage(0, { id: sent.at(-1).id, result: whole, stats: {} });
   c.release((await full).result);
   c.route({ ...grids, seed: 10 });
   assert.deepEqual(given, [a.attn_weights.buffer]);
@@ -549,9 +550,9 @@ test('weights beyond MAX_KEPT_WEIGHTS never go back to a worker, stale or releas
   const huge = () => ({ n: 2048, m: 2048, num_heads: 12, attn_weights: new Float32Array(12 * 2048 * 2048), fully_masked_rows: new Uint8Array(12 * 2048) });
   const stale = c.route(big);
   const newer = c.route({ ...big, seed: 11 }); // waits; the first call's result comes stale
-  c.onMessage({ id: sent[0].id, result: huge(), stats: {} });
+  c.pair.onMessage(0, { id: sent[0].id, result: huge(), stats: {} });
   assert.equal(await stale, null);
-  c.onMessage({ id: sent[1].id, result: huge(), stats: {} });
+  c.pair.onMessage(0, { id: sent[1].id, result: huge(), stats: {} });
   c.release((await newer).result);
   c.route(grids); // no longer kept either
   assert.equal(given.length, 0);
@@ -561,7 +562,7 @@ test('weights beyond MAX_KEPT_WEIGHTS never go back to a worker, stale or releas
   const p = d.c.route(one);
   d.c.route({ ...one, seed: 12 });
   const r = { n: 64, m: 64, num_heads: 1, attn_weights: new Float32Array(64 * 64), fully_masked_rows: new Uint8Array(64) };
-  d.c.onMessage({ id: d.sent[0].id, result: r, stats: {} });
+  d.c.pair.onMessage(0, { id: d.sent[0].id, result: r, stats: {} });
   assert.equal(await p, null);
   assert.deepEqual(d.given, [r.attn_weights.buffer]);
 });
@@ -569,11 +570,11 @@ test('weights beyond MAX_KEPT_WEIGHTS never go back to a worker, stale or releas
 test('the second worker stopping mid-call: the first worker\'s half, arriving after the call was resent whole, goes back to it', async () => {
   const { mod, c, sent, given, helperGiven } = withTwoWorkers();
   const p = c.route(grids);
-  c.onHelperMessage({ failed: 'no memory' });
+  c.pair.onMessage(1, { failed: 'no memory' });
   const half = { n: 64, m: 64, num_heads: 8, first_head: 0, head_count: 4, attn_weights: new Float32Array(4 * 64 * 64), fully_masked_rows: new Uint8Array(4 * 64) };
-  c.onMessage({ id: sent[0].id, part: 0, result: half, stats: {} });
+  c.pair.onMessage(0, { id: sent[0].id, part: 0, result: half, stats: {} });
   assert.deepEqual([given, helperGiven], [[half.attn_weights.buffer], []]);
-  c.onMessage({ id: sent[1].id, result: mod.numpyExperiment(sent[1].request), stats: {} });
+  c.pair.onMessage(0, { id: sent[1].id, result: mod.numpyExperiment(sent[1].request), stats: {} });
   assert.equal((await p).workers, 1);
 });
 
@@ -754,8 +755,8 @@ function answerHalves(c, mod, m, h) {
     return { ...r, first_head: msg.request.first_head, head_count: count,
       attn_weights: r.attn_weights.slice(0, count * r.n * r.m), fully_masked_rows: new Uint8Array(count * r.n) };
   };
-  c.onMessage({ id: m.id, part: 0, result: part(m), stats: {} });
-  c.onHelperMessage({ id: h.id, part: 1, result: part(h), stats: {} });
+  c.pair.onMessage(0, { id: m.id, part: 0, result: part(m), stats: {} });
+  c.pair.onMessage(1, { id: h.id, part: 1, result: part(h), stats: {} });
 }
 
 test('the workers compute ahead: after AHEAD_AWAY_DELAY_MS, one token more then one less, split between them; the next word is answered at once', async () => {
@@ -824,7 +825,7 @@ test('the workers compute ahead only what the cache may keep, and not where the 
   const large512 = { ...grids, tokens: 600, d_model: 768, num_heads: 12 }; // 4.3M weights
   const p = c.route(large512);
   assert.equal(helperSent.length, 0, 'too many weights to join: the first worker computes it whole');
-  c.onMessage({ id: sent[0].id, result: mod.numpyExperiment(sent[0].request), stats: {} });
+  c.pair.onMessage(0, { id: sent[0].id, result: mod.numpyExperiment(sent[0].request), stats: {} });
   await p;
   assert.equal(timers.length, 0, 'more weights than MAX_KEPT_WEIGHTS: not computed ahead');
   c.setAhead(false);
@@ -837,7 +838,7 @@ test('the workers compute ahead only what the cache may keep, and not where the 
   answerHalves(c, mod, sent[2], helperSent[1]);
   await r;
   const ahead = timers.shift()();
-  c.stopWorker(); // the workers stop while computing ahead: the page goes on without them
+  c.pair.stop(); // the workers stop while computing ahead: the page goes on without them
   assert.equal(await ahead, undefined);
   assert.equal(timers.length, 0);
   assert.equal(flags(c.route({ ...grids, seed: 8, tokens: 129 })), 'page', 'computed here now');
@@ -845,15 +846,15 @@ test('the workers compute ahead only what the cache may keep, and not where the 
 
 test('the workers compute ahead once they are ready: a linked view\'s first grid, computed on the page before they started', async () => {
   const { mod, c, sent, helperSent, timers } = withTwoWorkers();
-  c.workerReady = false;
-  c.helperReady = false;
+  c.pair.ready[0] = false;
+  c.pair.ready[1] = false;
   assert.equal(flags(c.route(grids)), 'page', 'computed here: the workers are not ready');
   assert.equal(timers.length, 1);
   assert.equal(await timers.shift()(), undefined);
   assert.equal(sent.length, 0, 'not ready: nothing computed ahead');
-  c.onMessage({ ready: true });
+  c.pair.onMessage(0, { ready: true });
   assert.equal(timers.length, 0, 'the second worker is not ready yet');
-  c.onHelperMessage({ ready: true });
+  c.pair.onMessage(1, { ready: true });
   assert.deepEqual([sent.length, helperSent.length], [1, 1], 'each computes its half of the shown view for nothing (prime)');
   assert.equal(timers.length, 1, 'both ready: computing ahead is scheduled');
   timers.shift()();
@@ -870,8 +871,8 @@ test('the workers compute ahead: a call that took the computation over is sent i
   await p;
   timers.shift()();
   const typed = c.route({ ...grids, tokens: 129 }); // takes over the computation ahead of 129
-  c.onMessage({ id: sent[1].id, part: 0, error: 'out of memory', stats: {} });
-  c.onHelperMessage({ id: helperSent[1].id, part: 1, error: 'out of memory', stats: {} });
+  c.pair.onMessage(0, { id: sent[1].id, part: 0, error: 'out of memory', stats: {} });
+  c.pair.onMessage(1, { id: helperSent[1].id, part: 1, error: 'out of memory', stats: {} });
   assert.equal(sent.length, 3, 'the failed computation ahead: the call is sent as a call');
   assert.equal(sent[2].request.tokens, 129);
   assert.ok(sent[2].id > 0);

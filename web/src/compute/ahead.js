@@ -8,8 +8,7 @@
 // - by the workers (larger ones, which the page sends to them anyway): once the page has been left
 //   alone for AHEAD_AWAY_DELAY_MS, one computation after the other, and only while the workers
 //   are free (compute.js computeAway). A call that comes meanwhile waits for the one in flight
-//   (half the heads on each core: 28 ms at 512 tokens, d_model 768, 12 heads), or takes it over
-//   when it asks for the same request.
+//   (half the heads on each core), or takes it over when it asks for the same request.
 
 /** How many idle periods a computation ahead waits for one whose deadline leaves it room. */
 export const AHEAD_TRIES = 10;
@@ -20,10 +19,10 @@ export const AHEAD_TRIES = 10;
 export const AHEAD_MARGIN = 1.5;
 /**
  * Milliseconds a unit of pageCost is expected to take on this thread before a computation ahead
- * of the same d_model and num_heads is timed (then: the last one's time per unit: expectedMs).
- * 64 tokens at d_model 512 and 8 heads (8.1·10⁷) took 3–5 ms in node's wasm: this says 8. Not
- * the shown view's own time: that one may have drawn a new seed's numbers (1M draws at d_model
- * 512: 25–70 ms), which a token more or less does not.
+ * of the same d_model and num_heads is timed (then: the last one's time per unit: expectedMs):
+ * 8 ms for 64 tokens at d_model 512 and 8 heads (8.1·10⁷), on the slow side of what such a
+ * computation takes (docs/benchmarks.md). Not the shown view's own time: that one may have drawn
+ * a new seed's numbers (a million draws at d_model 512), which a token more or less does not.
  */
 export const AHEAD_PRIOR_MS_PER_COST = 1e-7;
 /**
@@ -48,32 +47,31 @@ export class AheadScheduler {
    *   request and keeps its result (compute.js computeAway): its outcome, or null when they could
    *   not (busy, gone); without it, larger requests are not computed ahead
    * @param {(request: object) => boolean} p.current whether `request` is still the last one asked
-   * @param {Function} [p.idle] requestIdleCallback (tests pass their own)
-   * @param {Function} [p.cancelIdle] cancelIdleCallback
-   * @param {() => number} [p.now] performance.now
-   * @param {Function} [p.delay] setTimeout, [p.cancelDelay] clearTimeout (tests pass their own)
+   * @param {object} [p.clock] its clock (tests pass their own): idle (requestIdleCallback),
+   *   cancelIdle (cancelIdleCallback), now (performance.now), delay (setTimeout), cancelDelay
+   *   (clearTimeout)
    */
-  constructor({
-    cost, cache, compute, computeAway = null, current, idle = null, cancelIdle = null, now = () => performance.now(),
-    delay = (f, ms) => setTimeout(f, ms), cancelDelay = (h) => clearTimeout(h),
-  }) {
+  constructor({ cost, cache, compute, computeAway = null, current, clock = {} }) {
     this.cost = cost;
     this.cache = cache;
     this.compute = compute;
     this.computeAway = computeAway;
-    this.delay = delay;
-    this.cancelDelay = cancelDelay;
-    this.timer = null; // the wait before the workers compute ahead
     this.current = current;
-    this.idle = idle ?? (typeof requestIdleCallback === 'function'
-      ? (f) => requestIdleCallback(f)
-      : (f) => {
-        const due = now() + FALLBACK_IDLE_DELAY_MS;
-        return setTimeout(() => f({ didTimeout: false, timeRemaining: () => Math.max(0, due + FALLBACK_IDLE_BUDGET_MS - now()) }),
-          FALLBACK_IDLE_DELAY_MS);
-      });
-    this.cancelIdle = cancelIdle ?? (typeof cancelIdleCallback === 'function' ? (h) => cancelIdleCallback(h) : (h) => clearTimeout(h));
-    this.now = now;
+    const now = clock.now ?? (() => performance.now());
+    this.clock = {
+      now,
+      idle: clock.idle ?? (typeof requestIdleCallback === 'function'
+        ? (f) => requestIdleCallback(f)
+        : (f) => {
+          const due = now() + FALLBACK_IDLE_DELAY_MS;
+          return setTimeout(() => f({ didTimeout: false, timeRemaining: () => Math.max(0, due + FALLBACK_IDLE_BUDGET_MS - now()) }),
+            FALLBACK_IDLE_DELAY_MS);
+        }),
+      cancelIdle: clock.cancelIdle ?? (typeof cancelIdleCallback === 'function' ? (h) => cancelIdleCallback(h) : (h) => clearTimeout(h)),
+      delay: clock.delay ?? ((f, ms) => setTimeout(f, ms)),
+      cancelDelay: clock.cancelDelay ?? ((h) => clearTimeout(h)),
+    };
+    this.timer = null; // the wait before the workers compute ahead
     // On unless the page turns it off (an embedded page has no text to type).
     this.on = true;
     this.handle = null; // the idle callback of the next computation ahead
@@ -91,10 +89,31 @@ export class AheadScheduler {
 
   /** The next computation ahead, if one is waiting for an idle period, will not run. */
   cancel() {
-    if (this.handle !== null) this.cancelIdle(this.handle);
+    if (this.handle !== null) this.clock.cancelIdle(this.handle);
     this.handle = null;
-    if (this.timer !== null) this.cancelDelay(this.timer);
+    if (this.timer !== null) this.clock.cancelDelay(this.timer);
     this.timer = null;
+  }
+
+  /**
+   * `request`'s outcome, just shown (a grids' request, aheadable): kept as shown (cache.js), and
+   * its neighbours computed ahead next (schedule). Nothing for other requests.
+   */
+  shown(request, outcome) {
+    if (!this.cost.aheadable(request)) return;
+    this.cache.remember({ request, outcome, ahead: false });
+    this.schedule(request);
+  }
+
+  /**
+   * The workers are ready and free: `request` (the one shown, computed on this thread before they
+   * were ready) gets its neighbours computed ahead by them now, when they are the ones that would
+   * compute them (not aheadHere).
+   */
+  workersReady(request) {
+    if (!this.cost.aheadable(request) || this.cost.aheadHere(request)) return;
+    this.cancel();
+    this.schedule(request);
   }
 
   /**
@@ -127,20 +146,20 @@ export class AheadScheduler {
           next.shift();
           tries = 0;
         }
-        if (next.length) this.handle = this.idle(step);
+        if (next.length) this.handle = this.clock.idle(step);
         return;
       }
       tries = 0;
       next.shift();
-      const start = this.now();
+      const start = this.clock.now();
       const outcome = this.compute(request);
-      this.rate = { shape: shapeOf(request), msPerCost: (this.now() - start) / this.cost.pageCost(request) };
+      this.rate = { shape: shapeOf(request), msPerCost: (this.clock.now() - start) / this.cost.pageCost(request) };
       if (outcome.result) this.cache.remember({ request, outcome, ahead: true });
       // How many results were computed ahead so far (<html data-computed-ahead>: tests wait for it).
       document.documentElement.dataset.computedAhead = String(++this.computed);
-      if (next.length) this.handle = this.idle(step);
+      if (next.length) this.handle = this.clock.idle(step);
     };
-    if (next.length) this.handle = this.idle(step);
+    if (next.length) this.handle = this.clock.idle(step);
   }
 
   /**
@@ -156,16 +175,17 @@ export class AheadScheduler {
       const outcome = await this.computeAway(next.shift());
       if (!outcome) return; // the workers were busy or are gone: not now
       document.documentElement.dataset.computedAhead = String(++this.computed);
-      if (next.length && this.current(from) && this.on) this.timer = this.delay(step, 0);
+      if (next.length && this.current(from) && this.on) this.timer = this.clock.delay(step, 0);
     };
-    this.timer = this.delay(step, AHEAD_AWAY_DELAY_MS);
+    this.timer = this.clock.delay(step, AHEAD_AWAY_DELAY_MS);
   }
 
   /**
    * Milliseconds `request` is expected to take here: its pageCost at the last computation ahead's
    * rate when that one had the same d_model and num_heads, else at AHEAD_PRIOR_MS_PER_COST. (A rate
-   * is not carried to another shape: module 08's 5 tokens at d_model 8 take 0.05 ms, mostly the
-   * call itself, which per unit of cost would make 64 tokens at d_model 512 a 240 ms computation.)
+   * is not carried to another shape: module 08's 5 tokens at d_model 8 cost mostly the call
+   * itself, which per unit of cost would make 64 tokens at d_model 512 look many times longer
+   * than they take.)
    */
   expectedMs(request) {
     const rate = this.rate?.shape === shapeOf(request) ? this.rate.msPerCost : AHEAD_PRIOR_MS_PER_COST;

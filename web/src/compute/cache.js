@@ -2,7 +2,7 @@
 // requests shown before and those computed ahead (ahead.js), newest first. Typing inside a word
 // changes the text but not the token count, and typing a word and deleting it again comes back
 // to a count shown before; numpyExperiment depends only on the request. A worker's result kept
-// here keeps its weights' buffers until it goes (compute.js giveBackWhenDone).
+// here keeps its weights' buffers until it goes (`gone`: workers.js giveBackWhenDone).
 import { MAX_KEPT_WEIGHTS, sameRequest } from './cost.js';
 
 /**
@@ -20,9 +20,11 @@ export const KEPT_WEIGHTS = 3 * MAX_KEPT_WEIGHTS;
 const weightsOf = ({ request }) => request.num_heads * request.tokens ** 2;
 
 export class ResultCache {
-  constructor() {
+  /** @param {(result: object) => void} [gone] told of each result that is no longer kept */
+  constructor(gone = () => {}) {
     /** {request (a copy), outcome, ahead (computed ahead, not shown since)}, newest first. */
     this.kept = [];
+    this.gone = gone;
   }
 
   /** The kept entry of a request equal to `request` (sameRequest), or undefined. */
@@ -42,9 +44,8 @@ export class ResultCache {
 
   /**
    * Keeps `entry` ({request, outcome, ahead}) first, in place of an equal request's; the oldest
-   * beyond KEPT_RESULTS + 2, or beyond KEPT_WEIGHTS floats, go. Its result is frozen (its typed
-   * arrays are not: nothing on the page writes into them).
-   * @returns {object[]} the entries that went (their results no longer kept here)
+   * beyond KEPT_RESULTS + 2, or beyond KEPT_WEIGHTS floats, go (their results are told to
+   * `gone`). Its result is frozen (its typed arrays are not: nothing on the page writes into them).
    */
   remember(entry) {
     Object.freeze(entry.outcome.result);
@@ -58,6 +59,6 @@ export class ResultCache {
     }
     const gone = this.kept.filter((k) => !kept.includes(k));
     this.kept = kept;
-    return gone;
+    for (const k of gone) this.gone(k.outcome.result);
   }
 }

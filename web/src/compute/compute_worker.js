@@ -1,6 +1,6 @@
 // The page's compute worker (dist/compute_worker.js, a classic worker script): runs the attention
 // core's numpyExperiment off the main thread, so typing never waits for a large view. Loads the
-// same core as the page (importScripts, allowed by script-src 'self'). Protocol (compute.js):
+// same core as the page (importScripts, allowed by script-src 'self'). Protocol (workers.js):
 //   worker → page: {ready: true} once the core has started, or {failed: message}
 //   page → worker: {id, part?, request, lut?}
 //                                        (a numpyExperiment request; part 0 or 1: half of a call
@@ -12,7 +12,7 @@
 //                or {prime: request}     (computed and dropped, no answer: the seed's draws and
 //                                         the kernels are then ready for the first real call)
 //                or {recycle: ArrayBuffer} (transferred: the weights' buffer of a result the page
-//                                         no longer reads, compute.js giveBack; a later call's
+//                                         no longer reads, workers.js giveBack; a later call's
 //                                         weights are written into it: spareWeights)
 //   worker → page: {id, part?, result, stats, recycled}  (typed arrays transferred, not copied;
 //                                         recycled: the weights were written into a spare buffer)
@@ -43,11 +43,11 @@ function startWorker() {
   );
 
   /**
-   * Buffers the page gave back (compute.js giveBack; the newest MAX_SPARE kept). A call's weights are
-   * written into one that holds them (numpyExperiment's attn_weights_into), not into new memory: at
-   * 512 tokens and 12 heads a worker's half is 6 MB, which took 20–26 ms to copy into new memory on
-   * the benchmark's machine when it was quiet and 58 ms under load, and 0.4–0.5 ms into memory used
-   * before (memory touched for the first time is what costs).
+   * Buffers the page gave back (workers.js giveBack; the newest MAX_SPARE kept). A call's weights
+   * are written into one that holds them (numpyExperiment's attn_weights_into), not into new
+   * memory: at 512 tokens and 12 heads a worker's half is 6 MB, and copying it into new memory
+   * costs many times more than writing it into memory used before (memory touched for the first
+   * time is what costs; docs/benchmarks.md).
    */
   const spare = [];
   /** One result given back while the page shows the next, and room for a stale one. */

@@ -2,14 +2,14 @@
 // workers, split between them by heads, coloured by them, computed ahead. The arithmetic of the
 // experiment itself (its multiply-adds, the work up to which "auto" stays in float64) is the
 // core's (experimentWork, experimentFloat64MaxWork: cpp/numpy/mha/experiment.hpp); the rest is
-// this page's policy, fitted on the benchmark's machine (docs/benchmarks.md).
+// this page's policy, fitted to measurements on the benchmark machines (docs/benchmarks.md).
 import { poolFactor } from '../draw/pixels.js';
 
 /**
  * pageCost above which a request goes to the workers; up to it the page computes at once, in the
- * task of the input. 64 tokens at d_model 512 and 8 heads (8.1·10⁷) cost the page's thread 3–5 ms
- * of compute on the benchmark's machine, less than the round trip to the workers and back on two
- * cores; 128 tokens at d_model 512 (1.9·10⁸) and anything larger go to the workers.
+ * task of the input. 64 tokens at d_model 512 and 8 heads (8.1·10⁷) cost the page's thread less
+ * than the round trip to the workers and back on two cores; 128 tokens at d_model 512 (1.9·10⁸)
+ * and anything larger go to the workers.
  */
 export const WORKER_MIN_COST = 1e8;
 /** Multiply-adds one weight costs (pageCost): its exponential, its copies, its pixel. */
@@ -17,9 +17,9 @@ export const WEIGHT_COST = 300;
 /**
  * pageCost from which a request made before the workers are ready (a link to a large view, just
  * opened) starts them and waits for them instead of computing here: 2048 tokens at d_model 768
- * and 12 heads (2.6·10¹⁰) would hold the page's thread for seconds before its first grid, every
- * input with it. Below, the page computes at once: 512 tokens at d_model 768 and 12 heads
- * (2.6·10⁹: about 0.1 s of compute, less than starting the workers).
+ * and 12 heads (2.6·10¹⁰) would hold the page's thread, and every input with it, far longer than
+ * starting the workers takes. Below, the page computes at once: 512 tokens at d_model 768 and 12
+ * heads (2.6·10⁹) take less than starting the workers.
  */
 export const WORKER_FIRST_COST = 5e9;
 /**
@@ -61,8 +61,9 @@ export function costModel(core) {
   const experimentWork = ({ tokens, d_model }) => core.experimentWork({ tokens, d_model });
   /**
    * The cost of drawing `request` from this thread, in multiply-adds: experimentWork, plus
-   * WEIGHT_COST for each of the h·n² weights. Fitted in node on the grids' request: about 0.036 ns
-   * a multiply-add and 7 ns a weight in the core, and some 5 ns a weight more to colour it here.
+   * WEIGHT_COST for each of the h·n² weights: a weight (its exponential, its copies, colouring its
+   * cell) costs the time of about 300 multiply-adds (fitted on the grids' request:
+   * docs/benchmarks.md).
    */
   const pageCost = (request) => experimentWork(request) + WEIGHT_COST * request.num_heads * request.tokens ** 2;
   return {

@@ -10,8 +10,9 @@ export function splitRequest(request) {
  * The result for every head from the two workers' halves (heads [0, a) and [a, h)): their weights
  * and fully masked rows one after the other; the rest as the first half says, without its
  * first_head and head_count. The weights are joined when first read: the grids colour each
- * head from its half (`headWeights`, not enumerable), and copying 12 heads of 512 x 512 weights
- * took the page ~10 ms an update, which a hover, a table or a panel pays later, once.
+ * head from its half (`headWeights`, not enumerable), so an update does not pay for copying every
+ * head's weights (12 heads of 512 x 512 are 12.6 MB); a hover, a table or a panel pays it later,
+ * once.
  */
 export function joinHeads(first, second) {
   const join = (Type, a, b) => {

@@ -2,10 +2,9 @@
 //
 // V8 compiles a WebAssembly module with its baseline compiler (Liftoff) first and optimises a
 // function (TurboFan) only once it has run enough ("dynamic tiering"). Without a warm-up, the
-// first large requests of a page run in baseline code: in a headless Chromium worker, the first
-// float32 numpyExperiment calls at 64 tokens, d_model 512, 8 heads took 150, 38, 24, ... ms before
-// settling near 11 ms. A few small calls of what the page runs make those functions hot; V8 then
-// optimises them in the background.
+// first large requests of a page run in baseline code, several times slower than once they are
+// optimised (docs/benchmarks.md). A few small calls of what the page runs make those functions
+// hot; V8 then optimises them in the background.
 
 /**
  * Runs `calls` small forwards of the layer (96 tokens, d_model 64, 4 heads: about 3 M
