@@ -1,13 +1,9 @@
-// `mha forward` and `mha numpy-experiment` (docs/cli.md): read the arguments and the request,
-// call the formats and numpy layers, print the response.
-#include <cstdint>
-#include <cstdio>
-#include <optional>
+// `mha forward` (docs/cli.md): read the argument and the request, call the formats layer
+// (parse_forward_request, run_forward, response_to_json), print the response.
 #include <string>
 #include <vector>
 
 #include "cli.hpp"
-#include "mha/experiment.hpp"
 #include "mha/json_io.hpp"
 
 namespace mha_cli {
@@ -28,76 +24,6 @@ int cmd_forward(const std::vector<std::string>& args) {
   const mha::ForwardRequest parsed = mha::parse_forward_request(request);
   const mha::AttentionResult result = mha::run_forward(parsed);
   return write_response(mha::response_to_json(result, parsed.config, parsed.parameter_count()))
-             ? exit_ok
-             : exit_internal;
-}
-
-int cmd_numpy_experiment(const std::vector<std::string>& args) {
-  std::optional<std::uint64_t> seed, tokens, d_model, num_heads;
-  mha::ExperimentOptions options;
-  constexpr std::uint64_t max_seed = std::numeric_limits<std::uint32_t>::max();
-  constexpr std::uint64_t max_size = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
-
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string name = args[i];
-    std::optional<std::string> inline_value;
-    if (const auto eq = name.find('='); name.rfind("--", 0) == 0 && eq != std::string::npos) {
-      inline_value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    }
-    if (name == "--causal" || name == "--positional") {
-      if (inline_value) throw usage_error{name + " takes no value"};
-      (name == "--causal" ? options.causal : options.positional) = true;
-      continue;
-    }
-    std::optional<std::uint64_t>* target = nullptr;
-    std::uint64_t max = max_size;
-    const char* meaning = "a positive integer (at most 2147483647)";
-    if (name == "--seed") {
-      target = &seed;
-      max = max_seed;
-      meaning = "an integer in [0, 4294967295]";
-    } else if (name == "--tokens") {
-      target = &tokens;
-    } else if (name == "--d-model") {
-      target = &d_model;
-    } else if (name == "--num-heads") {
-      target = &num_heads;
-    } else {
-      throw usage_error{"unknown option " + in_quotes(args[i]) + " for numpy-experiment"};
-    }
-    std::string text;
-    if (inline_value) {
-      text = *inline_value;
-    } else if (i + 1 < args.size()) {
-      text = args[++i];
-    } else {
-      throw usage_error{name + " needs a value (" + meaning + ")"};
-    }
-    const auto value = parse_unsigned(text, max);
-    if (!value || (target != &seed && *value == 0)) {
-      throw usage_error{name + " must be " + meaning + ", got " + in_quotes(text)};
-    }
-    if (target->has_value()) throw usage_error{name + " given twice"};
-    *target = value;
-  }
-  for (const auto& [name, value] : {std::pair{"--seed", &seed}, std::pair{"--tokens", &tokens},
-                                    std::pair{"--d-model", &d_model},
-                                    std::pair{"--num-heads", &num_heads}}) {
-    if (!value->has_value()) throw usage_error{std::string("numpy-experiment needs ") + name};
-  }
-
-  const auto s = static_cast<std::uint32_t>(*seed);
-  // float64 throughout (the request's default precision), as the course's numpy code.
-  mha::ExperimentRequest request;
-  request.tokens = static_cast<mha::Index>(*tokens);
-  request.config.d_model = static_cast<mha::Index>(*d_model);
-  request.config.num_heads = static_cast<mha::Index>(*num_heads);
-  request.positional = options.positional;
-  request.masks.is_causal = options.causal;
-  mha::NumpyNormalStream stream(s);
-  const mha::ExperimentRun run = mha::run_experiment(stream, request);
-  return write_response(mha::experiment_to_json(s, run.experiment, options, run.result))
              ? exit_ok
              : exit_internal;
 }
