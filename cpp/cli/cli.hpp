@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mha/date_model.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,6 +40,10 @@ std::string read_input(const std::string& file);
 /// Writes the response and a newline; false when stdout could not take it (closed pipe, full disk).
 bool write_response(const nlohmann::json& response);
 
+/// Writes `text` as it is; false when stdout could not take it (no message: the caller's exit
+/// status 1 says so).
+bool write_text(const std::string& text);
+
 /// A non-negative decimal integer with no sign, spaces or suffix, at most `max`.
 std::optional<std::uint64_t> parse_unsigned(const std::string& s, std::uint64_t max);
 
@@ -57,6 +63,23 @@ Options parse_options(const std::vector<std::string>& args, const std::vector<st
 std::optional<std::string> single(const Options& o, const std::string& name);
 
 bool has_flag(const Options& o, const std::string& name);
+
+// The date model's commands (cli_date_model.cpp).
+
+/// The date model's file: `model`, or the repository's web/date_model.safetensors where the build
+/// knows it. Throws usage_error when neither is there.
+std::string date_model_path(const std::optional<std::string>& model);
+
+/// The date model of `file` (mha::DateModel::load). Throws input_error naming the file when it
+/// cannot be read or is not a date model.
+mha::DateModel load_date_model(const std::string& file);
+
+/// The held-out examples of `file` (mha::parse_date_examples). Throws input_error when it cannot
+/// be read, parse_error when it holds no examples.
+std::vector<mha::DateExample> read_heldout(const std::string& file);
+
+/// --limit N: a positive integer of at most 4294967295. Throws usage_error naming `limit`.
+std::size_t parse_limit(const std::string& limit);
 
 // The subcommands (docs/cli.md): each returns the exit status.
 int cmd_forward(const std::vector<std::string>& args);

@@ -47,6 +47,11 @@ bool write_response(const nlohmann::json& response) {
   return false;
 }
 
+bool write_text(const std::string& text) {
+  const bool ok = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
+  return std::fflush(stdout) == 0 && ok;
+}
+
 /// A non-negative decimal integer with no sign, spaces or suffix, at most `max`.
 std::optional<std::uint64_t> parse_unsigned(const std::string& s, std::uint64_t max) {
   if (s.empty() || s.size() > 20) return std::nullopt;

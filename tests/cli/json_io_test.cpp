@@ -19,6 +19,7 @@
 #include <string>
 #include <typeinfo>
 
+#include "mha/experiment_json.hpp"
 #include "mha/json_io.hpp"
 
 namespace {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "fuzz_common.hpp"
+#include "mha/experiment_json.hpp"
 #include "mha/json_io.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -5,7 +5,7 @@
 # Reads every .hpp and .cpp under cpp/ and fails (a FATAL_ERROR naming file, line and include)
 # when a file includes
 #   * a header "mha/..." of a layer it may not use: each layer sees itself and the layers below
-#     it, never one above (attention < numpy < formats < analysis < models < front ends);
+#     it, never one above (attention < formats < numpy < analysis < models < front ends);
 #   * a third-party or system header outside its folder's list below (standard library headers,
 #     e.g. <vector> or <cmath>, are always allowed);
 #   * a quoted header that is neither "mha/..." nor a file beside it;
@@ -21,25 +21,25 @@ endif()
 set(_cpp "${MHA_SOURCE_DIR}/cpp")
 
 # The layers, lowest first: the folder under cpp/ that holds each one's mha/ headers.
-set(MHA_LAYERS attention numpy formats analysis models)
+set(MHA_LAYERS attention formats numpy analysis models)
 
 # Per folder under cpp/: the layers it may include, and the non-standard headers it may use
 # (a prefix such as "Eigen/" matches every header below that folder).
 set(_layers_attention attention)
 set(_third_attention "Eigen/" "sys/mman.h")
-set(_layers_numpy attention numpy)
-set(_third_numpy "Eigen/")
-set(_layers_formats attention numpy formats)
+set(_layers_formats attention formats)
 set(_third_formats "Eigen/" "nlohmann/" "xtl/" "xxhash.h")
-set(_layers_analysis attention numpy formats analysis)
+set(_layers_numpy attention formats numpy)
+set(_third_numpy "Eigen/" "nlohmann/")
+set(_layers_analysis attention formats numpy analysis)
 set(_third_analysis "Eigen/" "nlohmann/")
-set(_layers_models attention numpy formats analysis models)
+set(_layers_models attention formats numpy analysis models)
 set(_third_models "Eigen/" "nlohmann/")
-set(_layers_cli attention numpy formats analysis models)
+set(_layers_cli attention formats numpy analysis models)
 set(_third_cli "Eigen/" "nlohmann/")
-set(_layers_bindings/wasm attention numpy formats analysis models)
+set(_layers_bindings/wasm attention formats numpy analysis models)
 set(_third_bindings/wasm "Eigen/" "emscripten/" "malloc.h")
-set(_layers_bindings/python attention numpy formats analysis models)
+set(_layers_bindings/python attention formats numpy analysis models)
 set(_third_bindings/python "Eigen/" "nlohmann/" "pybind11/")
 set(_layers_bench attention)
 set(_third_bench "Eigen/" "nlohmann/" "sys/resource.h")

@@ -242,4 +242,21 @@ json layer_patterns_to_json(const HeadStack& layer, const std::string& name,
           {"js_distance", matrix_to_json(js_distance_matrix(layer, name))}};
 }
 
+json patterns_report_to_json(const PatternsInput& input, const std::string& tokens_what) {
+  check_tokens(input, tokens_what);
+  json layers = json::array();
+  for (std::size_t l = 0; l < input.layers.size(); ++l) {
+    json j = layer_patterns_to_json(input.layers[l], "layer " + std::to_string(l),
+                                    HeadTokens{input.tokens, input.query_tokens});
+    j["layer"] = l;
+    layers.push_back(std::move(j));
+  }
+  json out = {{"shape", input.shape},
+              {"tokens", input.tokens},
+              {"thresholds", thresholds_to_json({})},
+              {"layers", layers}};
+  if (!input.query_tokens.empty()) out["query_tokens"] = input.query_tokens;
+  return out;
+}
+
 }  // namespace mha

@@ -55,6 +55,17 @@ nlohmann::json layer_patterns_to_json(const HeadStack& layer, const std::string&
                                       const HeadTokens& tokens,
                                       const HeadScoreThresholds& thresholds = {});
 
+/// The scores of every layer of `input` as `mha patterns` and mha_lab.head_patterns report them
+/// (docs/patterns.md): {"shape": input.shape, "tokens": (m) or [], "thresholds":
+/// thresholds_to_json({}), "layers": [layer_patterns_to_json of layer l named "layer l", plus
+/// "layer": l], "query_tokens": (n), only when given}. input.layers holds L stacks of (h, n, m).
+/// The tokens are checked first (check_tokens(input, tokens_what): `tokens_what` names where they
+/// came from in the message, e.g. "--tokens \"t.txt\"").
+/// Throws shape_error as check_tokens (tokens that do not fit the layers), and what score_heads
+/// throws.
+nlohmann::json patterns_report_to_json(const PatternsInput& input,
+                                       const std::string& tokens_what = "tokens");
+
 /// The thresholds as JSON, {"previous_token": 0.5, ..., "duplicate_token", "induction",
 /// "punctuation", "margin"}.
 nlohmann::json thresholds_to_json(const HeadScoreThresholds& thresholds);

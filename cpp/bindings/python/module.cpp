@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "mha/attention.hpp"
-#include "mha/experiment.hpp"
+#include "mha/experiment_request.hpp"
 #include "mha/npy.hpp"
 #include "mha/patterns_io.hpp"
 
@@ -230,16 +230,13 @@ py::dict forward(const py::array& query, const std::optional<py::array>& key,
   return out;
 }
 
-/// Module 08's experiment through mha::run_experiment in float64, as `mha numpy-experiment`.
+/// Module 08's experiment as `mha numpy-experiment` reads it (mha::read_experiment_request: float64,
+/// everything kept) and runs it (mha::run_experiment).
 py::dict numpy_experiment(std::uint32_t seed, Index tokens, Index d_model, Index num_heads,
                           bool is_causal, bool positional) {
-  mha::ExperimentRequest request;
-  request.tokens = tokens;
-  request.config.d_model = d_model;
-  request.config.num_heads = num_heads;
-  request.positional = positional;
-  request.masks.is_causal = is_causal;
-  mha::NumpyNormalStream stream(seed);
+  const mha::ExperimentRequest request = mha::read_experiment_request(
+      mha::ExperimentArguments{seed, tokens, d_model, num_heads, is_causal, positional});
+  mha::NumpyNormalStream stream(request.seed);
   const mha::ExperimentRun run = mha::run_experiment(stream, request);
   const mha::AttentionResult& r = run.result;
   const mha::NumpyExperiment& e = run.experiment;
@@ -279,20 +276,7 @@ std::string head_patterns_json(const py::array& attn, const std::vector<std::str
   in.tokens = tokens;
   in.query_tokens = query_tokens;
   in.shape = tensor.shape;
-  mha::check_tokens(in, "tokens");
-  nlohmann::json layers = nlohmann::json::array();
-  for (std::size_t l = 0; l < in.layers.size(); ++l) {
-    nlohmann::json j = mha::layer_patterns_to_json(in.layers[l], "layer " + std::to_string(l),
-                                                   mha::HeadTokens{in.tokens, in.query_tokens});
-    j["layer"] = l;
-    layers.push_back(std::move(j));
-  }
-  nlohmann::json out = {{"shape", in.shape},
-                        {"tokens", in.tokens},
-                        {"thresholds", mha::thresholds_to_json({})},
-                        {"layers", layers}};
-  if (!in.query_tokens.empty()) out["query_tokens"] = in.query_tokens;
-  return out.dump();
+  return mha::patterns_report_to_json(in).dump();
 }
 
 }  // namespace

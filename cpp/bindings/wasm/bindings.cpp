@@ -1,5 +1,5 @@
 // Embind adapter: JS objects and typed arrays in, JS objects with Float32Array copies out.
-// The C++ layers (cpp/attention, cpp/numpy) know nothing of this file. Every C++ error becomes a JS Error carrying its
+// The C++ layers know nothing of this file. Every C++ error becomes a JS Error carrying its
 // message; the module keeps working afterwards. API reference: docs/js-api.md.
 //
 // Shape legend: n = query tokens, m = key tokens, d = d_model, h = num_heads, d_head = d / h.
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "mha/attention.hpp"
-#include "mha/experiment.hpp"
+#include "mha/experiment_request.hpp"
 #include "mha/kernels.hpp"
 #include "mha/numpy_random.hpp"
 #include "mha/masks.hpp"
@@ -149,19 +149,6 @@ std::uint32_t read_seed(const val& req) {
   return static_cast<std::uint32_t>(integer(req, "seed", 0, 0xffffffffLL));
 }
 
-/// numpyExperiment's precision: "float64" (the default: numpy's dtype), "float32" (the fast path)
-/// or "auto" (float64 up to mha::kExperimentFloat64MaxWork multiply-adds, float32 above).
-mha::ExperimentPrecision read_precision(const val& req, Index tokens, Index d_model) {
-  if (!has(req, "precision")) return mha::ExperimentPrecision::float64;
-  const val v = req["precision"];
-  const std::string p = v.typeOf().as<std::string>() == "string" ? v.as<std::string>() : "";
-  if (p == "float64") return mha::ExperimentPrecision::float64;
-  if (p == "float32") return mha::ExperimentPrecision::float32;
-  if (p == "auto") return mha::auto_experiment_precision(tokens, d_model);
-  throw mha::parse_error("precision must be \"float64\", \"float32\" or \"auto\", not " +
-                         js_repr(v));
-}
-
 /// The draws of the last seed asked for, kept between calls (one stream per module instance:
 /// the page's and its worker's each have their own). Changing the token count or the number of
 /// heads slices it again; a new seed replaces it.
@@ -174,50 +161,61 @@ mha::NumpyNormalStream& normal_stream(std::uint32_t seed) {
   return *kept_stream;
 }
 
+/// A numpyExperiment request as mha::read_experiment_request reads it: each field converted from
+/// its JS value (js_convert.hpp).
+class JsExperimentSource final : public mha::ExperimentSource {
+ public:
+  explicit JsExperimentSource(const val& request) : req_(request) {}
+  std::string what() const override { return "the numpyExperiment request"; }
+  std::vector<std::string> keys() const override {
+    expect_object(req_, what());
+    const val keys = val::global("Object").call<val>("keys", req_);
+    std::vector<std::string> out;
+    const auto count = keys["length"].as<std::size_t>();
+    for (std::size_t i = 0; i < count; ++i) out.push_back(keys[i].as<std::string>());
+    return out;
+  }
+  bool has(const char* key) const override { return mha_js::has(req_, key); }
+  std::int64_t integer(const char* key, std::int64_t min, std::int64_t max) const override {
+    return mha_js::integer(req_, key, min, max);
+  }
+  bool boolean_or(const char* key, bool fallback) const override {
+    return mha_js::boolean_or(req_, key, fallback);
+  }
+  std::optional<std::string> text(const char* key) const override {
+    const val v = req_[key];
+    if (v.typeOf().as<std::string>() != "string") return std::nullopt;
+    return v.as<std::string>();
+  }
+  std::string repr(const char* key) const override { return js_repr(req_[key]); }
+  mha::AttentionConfig config() const override { return read_config(req_); }
+  mha::AttentionMasks masks(Index h, Index n, Index m) const override {
+    return read_masks(req_, h, n, m);
+  }
+  mha::ForwardOptions options() const override { return read_options(req_); }
+
+ private:
+  const val& req_;
+};
+
 /// Module 08's program: {seed, tokens, d_model, num_heads, precision?, positional?, is_causal?,
 /// attn_mask?, key_padding_mask?, keep_intermediates?, weights_only?, ablated_heads?,
-/// return_parameters?, first_head?, head_count?, attn_weights_into?}. weights_only acts on the
-/// float32 path only (float64 always computes everything); return_parameters: false leaves out x,
-/// in_proj_weight and out_proj_weight; first_head / head_count return those heads' weights only
-/// (the grids' path: float32, weights_only, no intermediates, no parameters); attn_weights_into:
-/// a Float32Array of exactly as many floats as the weights returned, written into and returned
-/// instead of a new array (a compute worker's spare buffer: web/src/compute/compute_worker.js).
+/// return_parameters?, first_head?, head_count?, attn_weights_into?} (the keys:
+/// request_schema.hpp kExperimentKeys; read by mha::read_experiment_request). weights_only acts on
+/// the float32 path only (float64 always computes everything); return_parameters: false leaves
+/// out x, in_proj_weight and out_proj_weight; first_head / head_count return those heads' weights
+/// only (the grids' path: float32, weights_only, no intermediates, no parameters);
+/// attn_weights_into: a Float32Array of exactly as many floats as the weights returned, written
+/// into and returned instead of a new array (a compute worker's spare buffer:
+/// web/src/compute/compute_worker.js).
 val numpy_experiment(val request) {
   return guarded([&] {
-    static const std::vector<std::string> keys = {
-        "seed",         "tokens",       "d_model",        "num_heads",          "precision",
-        "positional",   "is_causal",    "attn_mask",      "key_padding_mask",   "keep_intermediates",
-        "weights_only", "ablated_heads", "return_parameters", "first_head",      "head_count",
-        "attn_weights_into"};
-    expect_request(request, "the numpyExperiment request", {&keys});
-    const std::uint32_t seed = read_seed(request);
-    mha::ExperimentRequest e;
-    e.config = read_config(request);
+    const mha::ExperimentRequest e = mha::read_experiment_request(JsExperimentSource(request));
     const mha::AttentionConfig& c = e.config;
-    e.tokens = static_cast<Index>(integer(request, "tokens", 1, mha::limits::max_tokens));
-    const Index tokens = e.tokens;
-    e.precision = read_precision(request, tokens, c.d_model);
-    e.positional = boolean_or(request, "positional", false);
-    e.return_parameters = boolean_or(request, "return_parameters", true);
-    e.options = read_options(request);
-    // A head range: for a view that splits the heads between workers (weights only).
-    e.head_range = has(request, "first_head") || has(request, "head_count");
-    e.first_head = has(request, "first_head")
-                       ? static_cast<Index>(integer(request, "first_head", 0, c.num_heads - 1))
-                       : 0;
-    e.head_count =
-        has(request, "head_count")
-            ? static_cast<Index>(integer(request, "head_count", 1, c.num_heads - e.first_head))
-            : c.num_heads - e.first_head;
-    e.check_head_range();
-    // is_causal, attn_mask ((n, n) or (h, n, n)), key_padding_mask (n): as forward's.
-    e.masks = read_masks(request, c.num_heads, tokens, tokens);
     // Where the weights go (a worker's spare buffer), checked before any work is done.
     const val weights_into = read_weights_into(request, e.head_range ? "head_count" : "num_heads",
-                                               e.heads_returned(), tokens);
-    const char* precision_name =
-        e.precision == mha::ExperimentPrecision::float64 ? "float64" : "float32";
-    const mha::ExperimentRun run = mha::run_experiment(normal_stream(seed), e);
+                                               e.heads_returned(), e.tokens);
+    const mha::ExperimentRun run = mha::run_experiment(normal_stream(e.seed), e);
     val out = result_to_js(run.result, c, weights_into);
     // X and the weights as float32 (4·d² + n·d values: 4 MiB at d_model 512), for views that
     // run the layer again on them; the grids alone do without.
@@ -230,7 +228,7 @@ val numpy_experiment(val request) {
       out.set("out_proj_weight",
               float32_copy(weights.out_proj_weight.data(), weights.out_proj_weight.size()));
     }
-    out.set("precision", precision_name);
+    out.set("precision", mha::experiment_precision_name(e.precision));
     if (e.head_range) {
       out.set("first_head", static_cast<double>(e.first_head));
       out.set("head_count", static_cast<double>(e.head_count));

@@ -271,8 +271,9 @@ inline const std::vector<std::string> kInputKeys =
     mha::request_key_names(mha::RequestGroup::inputs, mha::RequestFront::js);
 
 /// Throws parse_error unless `req` is a plain object whose every key is in one of `allowed`.
-inline void expect_request(const val& req, const std::string& what,
-                           std::initializer_list<const std::vector<std::string>*> allowed) {
+/// Throws parse_error ("<what> must be an object of named fields, got an array") unless `req`
+/// is a plain JS object.
+inline void expect_object(const val& req, const std::string& what) {
   const std::string type = req.typeOf().as<std::string>();
   if (type != "object" || req.isNull() || req.isArray()) {
     throw mha::parse_error(what + " must be an object of named fields, got " +
@@ -280,6 +281,11 @@ inline void expect_request(const val& req, const std::string& what,
                             : req.isArray() ? std::string("an array")
                                             : type));
   }
+}
+
+inline void expect_request(const val& req, const std::string& what,
+                           std::initializer_list<const std::vector<std::string>*> allowed) {
+  expect_object(req, what);
   const val keys = val::global("Object").call<val>("keys", req);
   const auto count = keys["length"].as<std::size_t>();
   for (std::size_t i = 0; i < count; ++i) {

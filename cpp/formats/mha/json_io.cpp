@@ -1,5 +1,5 @@
 // JSON responses: float32 values that read back exactly, matrices, weight stacks, the
-// `mha forward` and `mha numpy-experiment` responses. Format: json_io.hpp and docs/cli.md.
+// `mha forward` response. Format: json_io.hpp and docs/cli.md.
 // Shape legend: n = query tokens, m = key tokens, d = d_model, h = num_heads.
 #include "mha/json_io.hpp"
 
@@ -95,34 +95,6 @@ json response_to_json(const AttentionResult& result, const AttentionConfig& conf
   response["n"] = n;
   response["m"] = result.attn_weights.cols();
   response["parameter_count"] = parameter_count;
-  return response;
-}
-
-AttentionResult run_numpy_experiment(const NumpyExperiment& experiment,
-                                     const ExperimentOptions& options) {
-  AttentionMasks masks;
-  masks.is_causal = options.causal;
-  // float64 throughout, as the course's numpy code: its 3-decimal printouts are reproduced.
-  return numpy_experiment_forward(experiment,
-                                  numpy_experiment_input(experiment, options.positional), masks);
-}
-
-json experiment_to_json(std::uint32_t seed, const NumpyExperiment& experiment,
-                        const ExperimentOptions& options, const AttentionResult& result) {
-  json response =
-      response_to_json(result, experiment.config, parameter_count(experiment.config, false));
-  response["seed"] = seed;
-  response["causal"] = options.causal;
-  response["positional"] = options.positional;
-  response["X"] = matrix_to_json(experiment.x_f64);
-  if (options.positional) {
-    response["positional_encoding"] =
-        matrix_to_json(sinusoidal_positional_encoding(experiment.x.rows(), experiment.x.cols()));
-  }
-  response["Wq"] = matrix_to_json(experiment.Wq);
-  response["Wk"] = matrix_to_json(experiment.Wk);
-  response["Wv"] = matrix_to_json(experiment.Wv);
-  response["Wo"] = matrix_to_json(experiment.Wo);
   return response;
 }
 

@@ -1,5 +1,7 @@
-// JSON requests and responses for the mha core (nlohmann-json). The CLI (`mha forward`,
-// `mha numpy-experiment`) and any later fuzzer use these functions; the core stays free of I/O.
+// JSON requests and responses for the mha core (nlohmann-json): `mha forward`'s request and
+// response, and the generic writers (float32 values, matrices, weight stacks) through which the
+// layers above write their own results (the experiment: cpp/numpy/mha/experiment_json.hpp); the
+// core stays free of I/O.
 //
 // Shape legend (as attention.hpp): n = query tokens, m = key/value tokens, d = d_model,
 // kdim / vdim = widths of the key / value inputs, h = num_heads, d_head = d / h.
@@ -22,7 +24,6 @@
 #include <string_view>
 
 #include "mha/attention.hpp"
-#include "mha/experiment.hpp"
 
 namespace mha {
 
@@ -92,25 +93,5 @@ nlohmann::json head_stack_to_json(const HeadStack& stack);
 /// `config` must be validated (d_head = d / h is taken from it).
 nlohmann::json response_to_json(const AttentionResult& result, const AttentionConfig& config,
                                 Index parameter_count);
-
-/// Options of `mha numpy-experiment` beyond the experiment's own sizes.
-struct ExperimentOptions {
-  bool causal = false;      ///< causal mask: token i attends to tokens j <= i only
-  bool positional = false;  ///< add sinusoidal_positional_encoding(n, d) to X before attention
-};
-
-/// Runs module 08's experiment in float64 as numpy does (mha::numpy_experiment_forward): X
-/// (+ positional encoding) through the experiment's weights, no bias. Shapes: X (n, d) with
-/// n = tokens; output (n, d), weights (h, n, n) (float32 copies of the float64 results).
-/// Throws what make_numpy_experiment / the core throw (config_error, shape_error, limit_error).
-AttentionResult run_numpy_experiment(const NumpyExperiment& experiment,
-                                     const ExperimentOptions& options);
-
-/// response_to_json of the experiment's result, plus "seed", "causal", "positional", and the
-/// experiment's float64 draws exactly as numpy holds them: "X" (n, d) — before any positional
-/// encoding — and "Wq", "Wk", "Wv", "Wo" (d, d each, `X @ W` convention); plus
-/// "positional_encoding" (n, d) when options.positional.
-nlohmann::json experiment_to_json(std::uint32_t seed, const NumpyExperiment& experiment,
-                                  const ExperimentOptions& options, const AttentionResult& result);
 
 }  // namespace mha

@@ -1,7 +1,11 @@
-// The keys of a multi-head attention request: one table for every front end. `mha forward`
-// (json_io.hpp: nested JSON arrays) and the JS API (cpp/bindings/wasm/js_convert.hpp: flat typed
-// arrays plus explicit sizes) both take their key names, and the unknown-key check, from here.
-// Header only and free of any JSON library, so the smallest wasm module uses it at no cost.
+// The keys of a multi-head attention request and of module 08's experiment request: one table
+// each for every front end. `mha forward` (json_io.hpp: nested JSON arrays) and the JS API
+// (cpp/bindings/wasm/js_convert.hpp: flat typed arrays plus explicit sizes) take the forward's key
+// names, and the unknown-key check, from kRequestKeys; mha::read_experiment_request
+// (cpp/numpy/mha/experiment_request.hpp), which `mha numpy-experiment`, the JS API's
+// numpyExperiment and mha_lab.numpy_experiment all call, takes the experiment's from
+// kExperimentKeys. Header only and free of any JSON library, so the smallest wasm module uses it
+// at no cost.
 //
 // Shape legend (as attention.hpp): n = query tokens, m = key/value tokens, d = d_model,
 // kdim / vdim = widths of the key / value inputs, h = num_heads.
@@ -80,6 +84,46 @@ inline std::set<std::string> request_keys_sorted(RequestFront front) {
   std::set<std::string> names;
   for (const RequestKey& k : kRequestKeys) {
     if (front == RequestFront::json ? k.json : k.js) names.emplace(k.name);
+  }
+  return names;
+}
+
+/// One key of module 08's experiment request (mha::read_experiment_request; docs/js-api.md
+/// numpyExperiment, docs/cli.md numpy-experiment, docs/python.md numpy_experiment).
+struct ExperimentKey {
+  const char* name;
+  const char* default_value;  ///< "required", "absent", or the value taken when absent
+  bool native;  ///< also read by `mha numpy-experiment` (as a flag) and mha_lab.numpy_experiment
+};
+
+// clang-format off
+/// Every key of the experiment request, in the order the JS API lists them in its messages.
+inline constexpr ExperimentKey kExperimentKeys[] = {
+    // name                default                    native
+    {"seed",               "required",                true},
+    {"tokens",             "required",                true},
+    {"d_model",            "required",                true},
+    {"num_heads",          "required",                true},
+    {"precision",          "float64",                 false},
+    {"positional",         "false",                   true},
+    {"is_causal",          "false",                   true},
+    {"attn_mask",          "absent",                  false},
+    {"key_padding_mask",   "absent",                  false},
+    {"keep_intermediates", "true",                    false},
+    {"weights_only",       "false",                   false},
+    {"ablated_heads",      "no head off",             false},
+    {"return_parameters",  "true",                    false},
+    {"first_head",         "0",                       false},
+    {"head_count",         "num_heads - first_head",  false},
+    {"attn_weights_into",  "a new Float32Array",      false},
+};
+// clang-format on
+
+/// The experiment's key names, in table order; `native_only`: those the CLI and Python read.
+inline std::vector<std::string> experiment_key_names(bool native_only = false) {
+  std::vector<std::string> names;
+  for (const ExperimentKey& k : kExperimentKeys) {
+    if (k.native || !native_only) names.emplace_back(k.name);
   }
   return names;
 }

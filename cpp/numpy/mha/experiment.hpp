@@ -121,9 +121,10 @@ AttentionResult numpy_experiment_weights_f32(NumpyNormalStream& stream, Index to
                                              const AttentionMasks& masks, Index first_head,
                                              Index head_count);
 
-/// One request of the experiment as a front end converts it (the JS API's numpyExperiment,
-/// docs/js-api.md): which road it takes and what it returns are decided here, once.
+/// One request of the experiment, as read_experiment_request (experiment_request.hpp) reads it
+/// for every front end: which road it takes and what it returns are decided here, once.
 struct ExperimentRequest {
+  std::uint32_t seed = 0;         ///< numpy's seed (the caller's NumpyNormalStream(seed) draws)
   Index tokens = 0;               ///< n
   AttentionConfig config;         ///< d_model, num_heads (kdim = vdim = d_model)
   ExperimentPrecision precision = ExperimentPrecision::float64;

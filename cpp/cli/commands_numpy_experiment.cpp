@@ -1,43 +1,27 @@
-// `mha forward` and `mha numpy-experiment` (docs/cli.md): read the arguments and the request,
-// call the formats and numpy layers, print the response.
+// `mha numpy-experiment` (docs/cli.md): read the flags into mha::ExperimentArguments, read the
+// request (mha::read_experiment_request), run it (mha::run_experiment), print the response
+// (mha::experiment_to_json).
 #include <cstdint>
-#include <cstdio>
+#include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli.hpp"
-#include "mha/experiment.hpp"
-#include "mha/json_io.hpp"
+#include "mha/experiment_json.hpp"
+#include "mha/experiment_request.hpp"
 
 namespace mha_cli {
 
-int cmd_forward(const std::vector<std::string>& args) {
-  std::string file = "-";
-  if (args.size() > 1) {
-    throw usage_error{"forward takes at most one FILE, got " + std::to_string(args.size()) +
-                      " arguments"};
-  }
-  if (args.size() == 1) {
-    file = args[0];
-    if (file.size() > 1 && file[0] == '-') {
-      throw usage_error{"unknown option " + in_quotes(file) + " for forward"};
-    }
-  }
-  const nlohmann::json request = mha::parse_json_text(read_input(file));
-  const mha::ForwardRequest parsed = mha::parse_forward_request(request);
-  const mha::AttentionResult result = mha::run_forward(parsed);
-  return write_response(mha::response_to_json(result, parsed.config, parsed.parameter_count()))
-             ? exit_ok
-             : exit_internal;
-}
+namespace {
 
-int cmd_numpy_experiment(const std::vector<std::string>& args) {
+/// The flags, each checked as docs/cli.md says (usage_error naming the flag and its value).
+mha::ExperimentArguments parse_experiment_flags(const std::vector<std::string>& args) {
   std::optional<std::uint64_t> seed, tokens, d_model, num_heads;
-  mha::ExperimentOptions options;
+  mha::ExperimentArguments out;
   constexpr std::uint64_t max_seed = std::numeric_limits<std::uint32_t>::max();
   constexpr std::uint64_t max_size = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
-
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string name = args[i];
     std::optional<std::string> inline_value;
@@ -47,7 +31,7 @@ int cmd_numpy_experiment(const std::vector<std::string>& args) {
     }
     if (name == "--causal" || name == "--positional") {
       if (inline_value) throw usage_error{name + " takes no value"};
-      (name == "--causal" ? options.causal : options.positional) = true;
+      (name == "--causal" ? out.is_causal : out.positional) = true;
       continue;
     }
     std::optional<std::uint64_t>* target = nullptr;
@@ -86,20 +70,22 @@ int cmd_numpy_experiment(const std::vector<std::string>& args) {
                                     std::pair{"--num-heads", &num_heads}}) {
     if (!value->has_value()) throw usage_error{std::string("numpy-experiment needs ") + name};
   }
+  out.seed = static_cast<std::uint32_t>(*seed);
+  out.tokens = static_cast<mha::Index>(*tokens);
+  out.d_model = static_cast<mha::Index>(*d_model);
+  out.num_heads = static_cast<mha::Index>(*num_heads);
+  return out;
+}
 
-  const auto s = static_cast<std::uint32_t>(*seed);
+}  // namespace
+
+int cmd_numpy_experiment(const std::vector<std::string>& args) {
   // float64 throughout (the request's default precision), as the course's numpy code.
-  mha::ExperimentRequest request;
-  request.tokens = static_cast<mha::Index>(*tokens);
-  request.config.d_model = static_cast<mha::Index>(*d_model);
-  request.config.num_heads = static_cast<mha::Index>(*num_heads);
-  request.positional = options.positional;
-  request.masks.is_causal = options.causal;
-  mha::NumpyNormalStream stream(s);
+  const mha::ExperimentRequest request =
+      mha::read_experiment_request(parse_experiment_flags(args));
+  mha::NumpyNormalStream stream(request.seed);
   const mha::ExperimentRun run = mha::run_experiment(stream, request);
-  return write_response(mha::experiment_to_json(s, run.experiment, options, run.result))
-             ? exit_ok
-             : exit_internal;
+  return write_response(mha::experiment_to_json(request, run)) ? exit_ok : exit_internal;
 }
 
 }  // namespace mha_cli

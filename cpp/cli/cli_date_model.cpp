@@ -1,0 +1,42 @@
+// What the date-model commands (`mha translate`, `mha date-eval`, `mha patterns --input` /
+// `--heldout`) share: the model's file, loading it, the held-out examples and --limit.
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "mha/date_report.hpp"
+
+namespace mha_cli {
+
+std::string date_model_path(const std::optional<std::string>& model) {
+#ifdef MHA_DEFAULT_DATE_MODEL
+  return model.value_or(MHA_DEFAULT_DATE_MODEL);
+#else
+  if (!model) throw usage_error{"--model FILE is required (this build has no default model)"};
+  return *model;
+#endif
+}
+
+mha::DateModel load_date_model(const std::string& file) {
+  const std::string text = read_input(file);
+  try {
+    return mha::DateModel::load(std::vector<std::uint8_t>(text.begin(), text.end()));
+  } catch (const mha::error& e) {
+    throw input_error{"cannot load the date model " + in_quotes(file) + ": " + e.what()};
+  }
+}
+
+std::vector<mha::DateExample> read_heldout(const std::string& file) {
+  return mha::parse_date_examples(read_input(file), in_quotes(file));
+}
+
+std::size_t parse_limit(const std::string& limit) {
+  const auto n = parse_unsigned(limit, std::numeric_limits<std::uint32_t>::max());
+  if (!n || *n == 0) throw usage_error{"--limit must be a positive integer, got " + limit};
+  return static_cast<std::size_t>(*n);
+}
+
+}  // namespace mha_cli
