@@ -35,20 +35,17 @@
 import { drawLegend } from '../draw/legend.js';
 import { HeadHeatmap, readTheme } from '../draw/heatmap.js';
 import { headTable } from '../draw/table.js';
-import { formatCount, precisionNote, readoutText } from '../draw/format.js';
+import { readoutText } from '../draw/format.js';
 import { CellSelection } from '../draw/selection.js';
 import { announceText, createAnnouncer } from '../chrome/announce.js';
 import { exportFileName, weightsCsv, weightsJson } from '../chrome/export.js';
 import { canvasToPng, composeSnapshot, downloadBlob } from '../chrome/snapshot.js';
-import { briefFindings, kindInfo, layerCount, layerView, readRoles, rolesChecksum } from '../modes/date/date_view.js';
-import { readTypicalRoles, rolesChecksum as englishRolesChecksum, tokenLabels, typicalText } from '../modes/english/english_view.js';
-import { ATTRIBUTES, attr, attributeNames, readAttributes } from './attributes.js';
-import { quoteValue } from '../chrome/values.js';
+import { ATTRIBUTES, attr, readAttributes } from './attributes.js';
+import { GIVEN, childView, dateView, englishView, randomView } from './views.js';
 import { ElementShared } from './shared.js';
 import { headColumns } from './columns.js';
 
-/** config.source of weights given as the element's JSON child. */
-const GIVEN = 'weights given to the element';
+
 
 /** CSS px between two heads' frames and of one frame (element.css: .heads gap, .head padding + border). */
 const HEAD_GAP = 12;
@@ -89,63 +86,6 @@ export function whenParsed(element, then) {
   const doc = element.ownerDocument;
   if (!doc || doc.readyState !== 'loading') then();
   else doc.addEventListener('DOMContentLoaded', () => then(), { once: true });
-}
-
-/**
- * The view of weights given as JSON text (the element's <script type="application/json"> child):
- * {attn_weights: (h, n, m) nested arrays of weights in [0, 1], tokens: m strings, query_tokens?: n
- * strings (default: tokens), title?, summary?}. A row of zeros is a fully masked row.
- * @returns {{ok: true, result, queryTokens, keyTokens, title, summary, config} | {ok: false, message: string}}
- */
-export function givenWeights(text) {
-  if (typeof text !== 'string' || !text.trim()) {
-    return { ok: false, message: 'the weights\' JSON (the child script of type application/json) is empty.' };
-  }
-  let d;
-  try {
-    d = JSON.parse(text);
-  } catch (e) {
-    return { ok: false, message: `the weights' JSON does not parse: ${e instanceof Error ? e.message : e}` };
-  }
-  const w = d && d.attn_weights;
-  if (!Array.isArray(w) || !w.length || !Array.isArray(w[0]) || !w[0].length || !Array.isArray(w[0][0])) {
-    return { ok: false, message: 'the weights\' JSON needs attn_weights as (num_heads, n, m) nested arrays.' };
-  }
-  const h = w.length;
-  const n = w[0].length;
-  const m = w[0][0].length;
-  const keyTokens = Array.isArray(d.tokens) ? d.tokens.map(String) : Array.from({ length: m }, (_, j) => String(j));
-  const queryTokens = Array.isArray(d.query_tokens) ? d.query_tokens.map(String) : n === m ? keyTokens : Array.from({ length: n }, (_, i) => String(i));
-  if (keyTokens.length !== m || queryTokens.length !== n) {
-    return { ok: false, message: `the weights are (${h}, ${n}, ${m}) but there are ${queryTokens.length} query and ${keyTokens.length} key tokens.` };
-  }
-  const attn = new Float32Array(h * n * m);
-  const fully = new Uint8Array(h * n);
-  for (let k = 0; k < h; k++) {
-    if (!Array.isArray(w[k]) || w[k].length !== n) return { ok: false, message: `attn_weights[${k}] is not ${n} rows.` };
-    for (let i = 0; i < n; i++) {
-      const row = w[k][i];
-      if (!Array.isArray(row) || row.length !== m) return { ok: false, message: `attn_weights[${k}][${i}] is not ${m} weights.` };
-      let sum = 0;
-      for (let j = 0; j < m; j++) {
-        const x = row[j];
-        if (typeof x !== 'number' || !(x >= 0 && x <= 1)) return { ok: false, message: `attn_weights[${k}][${i}][${j}] = ${x} is not a weight in [0, 1].` };
-        attn[(k * n + i) * m + j] = x;
-        sum += x;
-      }
-      if (sum === 0) fully[k * n + i] = 1;
-    }
-  }
-  const title = typeof d.title === 'string' ? d.title : 'Attention weights';
-  return {
-    ok: true,
-    result: { attn_weights: attn, fully_masked_rows: fully, num_heads: h, n, m },
-    queryTokens,
-    keyTokens,
-    title,
-    summary: typeof d.summary === 'string' ? d.summary : `${title} · ${h} head${h === 1 ? '' : 's'} · ${n} × ${m}`,
-    config: { num_heads: h, n, m, source: GIVEN },
-  };
 }
 
 /**
@@ -303,14 +243,12 @@ export class MhaAttention extends HTMLElement {
     const data = this.querySelector(':scope > script');
     let built;
     if (data) {
-      const type = (data.getAttribute('type') ?? '').trim().toLowerCase();
-      built = type === 'application/json' ? givenWeights(data.textContent)
-        : { ok: false, message: `the weights' child script has type="${quoteValue(data.getAttribute('type') ?? '')}"; the element reads weights from a script of type application/json.` };
+      built = childView(data);
       if (!built.ok && this.view && this.view.config.source !== GIVEN) this.clearView();
     } else {
       const mod = await this.shared.moduleFor(read);
-      built = read.kind === 'date' ? await this.computeDate(mod, read)
-        : read.kind === 'english' ? await this.computeEnglish(mod, read) : this.computeRandom(mod, read);
+      built = read.kind === 'date' ? await dateView(mod, read, this.shared)
+        : read.kind === 'english' ? await englishView(mod, read, this.shared) : randomView(mod, read);
     }
     if (ticket !== this.renderCount) return; // attributes changed meanwhile: a newer render runs
     if (!built.ok) {
@@ -333,158 +271,6 @@ export class MhaAttention extends HTMLElement {
     } else if (c) this.cells.restore(c, true);
     this.dataset.state = 'ready';
     this.dispatchEvent(new CustomEvent('mha-ready', { bubbles: true, composed: true }));
-  }
-
-  /** Module 08's experiment for the attributes; the module's errors name the values. */
-  computeRandom(mod, read) {
-    const { state, tokens } = read;
-    let result;
-    try {
-      const params = mod.parameterCount({ d_model: state.d_model, num_heads: state.num_heads });
-      result = mod.numpyExperiment({
-        seed: state.seed, tokens: tokens.length, d_model: state.d_model, num_heads: state.num_heads,
-        positional: state.positional, is_causal: state.causal,
-        precision: 'auto', // float64 as numpy up to 4M multiply-adds, float32 above (as the page)
-        // The element draws the weights only: no V, head outputs, X or weights back.
-        weights_only: true, keep_intermediates: false, return_parameters: false,
-      });
-      result.parameter_count ??= params;
-    } catch (e) {
-      return { ok: false, message: attributeNames(e instanceof Error ? e.message : String(e)) };
-    }
-    const title = `Attention weights of "${state.text}"`;
-    return {
-      ok: true,
-      result,
-      queryTokens: tokens,
-      keyTokens: tokens,
-      title,
-      summary: `n = ${tokens.length} token${tokens.length === 1 ? '' : 's'} · d_model = ${result.d_model} · ` +
-        `num_heads = ${result.num_heads} · d_head = ${result.d_head}${state.causal ? ' · causal' : ''}` +
-        `${state.positional ? ' · + positions' : ''} · seed ${state.seed} · ` +
-        `${formatCount(result.parameter_count)} parameters (4 · d_model²) · ${precisionNote(result.precision)}`,
-      config: {
-        d_model: result.d_model, num_heads: result.num_heads, d_head: result.d_head, seed: state.seed,
-        is_causal: state.causal, positional: state.positional, text: state.text,
-        precision: result.precision, source: 'numpy_experiment (module 08)',
-      },
-    };
-  }
-
-  /**
-   * The Date translator: one layer of one kind of attention of the trained model, each head
-   * captioned with its measured role (readRoles of the model's heads file) and the layer's
-   * findings: module 03's claims as date-eval measured them.
-   */
-  async computeDate(mod, read) {
-    let model, headsJson;
-    try {
-      ({ model, heads: headsJson } = await this.shared.dateModel(mod));
-    } catch (e) {
-      return { ok: false, message: `the date model could not be loaded: ${e instanceof Error ? e.message : e}` };
-    }
-    if (Array.from(read.text).length > model.maxSourceLength) {
-      return {
-        ok: false,
-        message: `${attr('tokens', read.text)} has ${Array.from(read.text).length} characters; the date model reads at most ${model.maxSourceLength}.`,
-      };
-    }
-    let r;
-    try {
-      r = model.translate(read.text);
-    } catch (e) {
-      return { ok: false, message: e instanceof Error ? e.message : String(e) };
-    }
-    const layers = layerCount(r, read.attention);
-    const layer = read.layer ?? layers - 1;
-    if (layer >= layers) {
-      return { ok: false, message: `${attr('layer', String(read.layer))} is not a layer of ${read.attention} (0 to ${layers - 1}).` };
-    }
-    const v = layerView(r, read.attention, layer);
-    const info = kindInfo(read.attention);
-    // Roles measured on another model file than this one are not shown (as on the page).
-    const measuredOn = rolesChecksum(headsJson);
-    const checksum = typeof model.checksum === 'string' ? model.checksum.toLowerCase() : null;
-    const mismatch = measuredOn && checksum && measuredOn !== checksum;
-    const roles = headsJson && !mismatch ? readRoles(headsJson) : new Map();
-    const headNotes = Array.from({ length: r.num_heads }, (_, h) => {
-      const role = roles.get(`${read.attention}/${layer}/${h}`);
-      return role ? { role: role.role, details: [role.claim, role.prunable].filter(Boolean) } : null;
-    });
-    return {
-      ok: true,
-      result: { ...v, d_head: model.config.d_model / r.num_heads, d_model: model.config.d_model },
-      queryTokens: v.rows,
-      keyTokens: v.cols,
-      headNotes,
-      notes: mismatch ? [`Head roles not shown: they were measured on another model file (xxh64 ${measuredOn}, this one is ${checksum}).`]
-        : briefFindings(headsJson),
-      title: `Date translator: "${read.text}" → ${r.output}`,
-      summary: `"${read.text}" → ${r.output} · ${info.label ?? read.attention}, layer ${layer} · ${r.num_heads} heads`,
-      config: {
-        model: 'date translator (web/date_model.safetensors)', d_model: model.config.d_model,
-        num_heads: r.num_heads, kind: read.attention, layer, input: read.text, output: r.output,
-      },
-    };
-  }
-
-  /**
-   * The English language model on the element's text: every head of every layer (or of the
-   * `layer` attribute's layer), numbered layer by layer (layer 0's heads first), each captioned
-   * "Layer l, head k" with its typical role over held-out text (the model's heads file,
-   * web/english_lm_heads.json: role, score, the perplexity cost of switching it off).
-   */
-  async computeEnglish(mod, read) {
-    let model, headsJson;
-    try {
-      ({ model, heads: headsJson } = await this.shared.englishModel(mod));
-    } catch (e) {
-      return { ok: false, message: `the English model could not be loaded: ${e instanceof Error ? e.message : e}` };
-    }
-    let run;
-    try {
-      run = model.run(read.text, { top: 1 });
-    } catch (e) {
-      return { ok: false, message: e instanceof Error ? e.message : String(e) };
-    }
-    const { layers, heads: h, n } = run;
-    if (read.layer !== null && read.layer >= layers) {
-      return { ok: false, message: `${attr('layer', String(read.layer))} is not a layer of the English model (0 to ${layers - 1}).` };
-    }
-    const first = read.layer ?? 0;
-    const shown = read.layer === null ? layers : 1;
-    const weights = run.attnWeights.subarray(first * h * n * n, (first + shown) * h * n * n);
-    const measuredOn = englishRolesChecksum(headsJson);
-    const checksum = typeof model.checksum === 'string' ? model.checksum.toLowerCase() : null;
-    const mismatch = measuredOn && checksum && measuredOn !== checksum;
-    const typical = headsJson && !mismatch ? readTypicalRoles(headsJson) : new Map();
-    const ids = Array.from({ length: shown * h }, (_, k) => [first + Math.floor(k / h), k % h]);
-    const labels = tokenLabels(run);
-    const config = typeof model.config === 'function' ? model.config() : model.config;
-    const unknown = run.unknown.filter(Boolean).length;
-    const counts = [`${n} tokens: <bos> and ${n - 1} of the text`];
-    if (unknown) counts.push(`${unknown} not in its vocabulary (*)`);
-    if (run.truncatedTokens > 0) counts.push(`${run.truncatedTokens} more cut (it reads at most ${config.max_len})`);
-    const ppl = typeof run.perplexity === 'number' && Number.isFinite(run.perplexity) ? ` · perplexity ${run.perplexity.toFixed(1)}` : '';
-    const where = read.layer === null ? `${layers} layers × ${h} heads` : `layer ${read.layer} of ${layers} · ${h} heads`;
-    return {
-      ok: true,
-      result: { n, m: n, num_heads: shown * h, attn_weights: weights, fully_masked_rows: new Uint8Array(shown * h * n), d_model: config.d_model },
-      queryTokens: labels,
-      keyTokens: labels,
-      headNames: ids.map(([l, k]) => `Layer ${l}, head ${k}`),
-      headNotes: ids.map(([l, k]) => {
-        const t = typical.get(`${l}.${k}`);
-        return t ? { role: typicalText(t), details: [] } : null;
-      }),
-      notes: mismatch ? [`Held-out head roles not shown: they were measured on another model file (xxh64 ${measuredOn}, this one is ${checksum}).`] : [],
-      title: `English language model: "${read.text}"`,
-      summary: `English language model · ${where} · ${counts.join(' · ')}${ppl}`,
-      config: {
-        model: 'English language model (web/english_lm.safetensors)', d_model: config.d_model, num_heads: h,
-        num_layers: layers, layer: read.layer ?? 'all', heads_numbered: 'layer by layer', text: read.text, n,
-      },
-    };
   }
 
   show(built, heads) {
