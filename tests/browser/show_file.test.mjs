@@ -2,7 +2,8 @@
 // weights, tokens "w0", "w1", ...) opened in Chromium: from file://, and served by a server that
 // sends the file in small pieces with pauses, so that the parser is still inside an element's
 // <script type="application/json"> when the element's script has defined it. Every open must
-// draw the file's own weights (its title, its number of heads, its tokens, a row of its numbers),
+// draw the file's own weights (its title, its number of heads, its tokens, a row of its numbers,
+// read from the element's Save JSON),
 // never module 08, never a JSON error, and request nothing but the file.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -97,17 +98,24 @@ async function openAndRead(url) {
     }, null, { timeout: 60_000 });
     const views = await page.evaluate(() => [...document.querySelectorAll('mha-attention')].map((host) => {
       const root = host.shadowRoot;
-      const table = root.querySelector('table[data-head="3"]');
       return {
         state: host.dataset.state,
         summary: root.querySelector('.summary').textContent,
         message: root.querySelector('.message').textContent,
         heads: root.querySelectorAll('.heads figure.head').length,
-        keys: table ? [...table.querySelectorAll('thead th')].map((th) => th.dataset.token) : null,
-        row5: table ? [...table.querySelectorAll('tbody tr[data-row="5"] td')].map((td) => Number(td.textContent)) : null,
-        row5Token: table ? table.querySelector('tbody tr[data-row="5"] th').dataset.token : null,
+        tables: root.querySelector('.heads').dataset.tables,
       };
     }));
+    // The weights drawn, as the element saves them (Save JSON): the tokens and head 3's row 5.
+    for (const [l, view] of views.entries()) {
+      if (view.state !== 'ready') continue;
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.locator('mha-attention').nth(l).locator('button[data-export="json"]').click(),
+      ]);
+      const saved = JSON.parse(await readFile(await download.path(), 'utf8'));
+      Object.assign(view, { keys: saved.key_tokens, row5: saved.attn_weights[3][5], row5Token: saved.tokens[5] });
+    }
     return { views, refused, errors };
   } finally {
     await context.close();
@@ -126,6 +134,8 @@ function assertDrawsTheFile(file, got, open) {
     const title = file.layers > 1 ? `${file.title}, layer ${l}` : file.title;
     assert.equal(v.summary, `${title} · ${file.heads} heads · ${n} × ${n}`, where);
     assert.equal(v.heads, file.heads, where);
+    // Hidden tables, as on the page: at most 64 tokens (draw/tables.js MAX_TABLE_TOKENS).
+    assert.equal(v.tables, n > 64 ? 'none' : 'ready', where);
     assert.deepEqual(v.keys, file.tokens, where);
     assert.equal(v.row5Token, 'w5', where);
     assert.equal(v.row5.length, n, where);

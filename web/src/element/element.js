@@ -34,7 +34,8 @@
 // working and re-renders when an attribute changes.
 import { drawLegend } from '../draw/legend.js';
 import { HeadHeatmap, readTheme } from '../draw/heatmap.js';
-import { headTable } from '../draw/table.js';
+import { headTableSteps } from '../draw/table.js';
+import { scheduleTables } from '../draw/tables.js';
 import { readoutText } from '../draw/format.js';
 import { CellSelection } from '../draw/selection.js';
 import { announceText, createAnnouncer } from '../chrome/announce.js';
@@ -225,7 +226,13 @@ export class MhaAttention extends HTMLElement {
 
   /** Shows why the attributes cannot be drawn; an earlier valid view, if any, stays on screen. */
   fail(message) {
-    if (!this.view) this.summary.textContent = 'Nothing to show.';
+    if (!this.view) {
+      // Nothing drawn: no readout hint, legend or Save buttons under the message.
+      this.summary.textContent = 'Nothing to show.';
+      this.readout.hidden = true;
+      this.legendBox.hidden = true;
+      this.tools.hidden = true;
+    }
     this.message.textContent = message.startsWith('mha-attention') ? message : `mha-attention: ${message}`;
     this.dataset.state = 'error';
     this.dispatchEvent(new CustomEvent('mha-error', { detail: { message }, bubbles: true, composed: true }));
@@ -276,6 +283,7 @@ export class MhaAttention extends HTMLElement {
   show(built, heads) {
     const { result } = built;
     const heatmaps = [];
+    const holders = [];
     const figures = heads.map((h) => {
       const fig = el('figure', 'head');
       fig.dataset.head = String(h);
@@ -300,15 +308,23 @@ export class MhaAttention extends HTMLElement {
       const scroller = el('div', 'grid-scroll');
       scroller.append(hm.element);
       const hidden = el('div', 'visually-hidden');
-      hidden.append(headTable(h, result.attn_weights, result.fully_masked_rows, built.queryTokens, built.keyTokens));
+      holders.push(hidden);
       fig.append(scroller, hidden);
       heatmaps.push(hm);
       return fig;
     });
     this.heads.replaceChildren(...figures);
+    // Each head's table, the grid's accessible twin, as on the page (draw/tables.js): at once for
+    // small views, once the element is idle up to MAX_TABLE_TOKENS, and none beyond (the keyboard
+    // grid and its readout give every value): a view of many large heads would otherwise hold the
+    // page while millions of cells are built (#heads data-tables: ready, pending or none).
+    scheduleTables(this.heads, holders,
+      (k) => headTableSteps(heads[k], result.attn_weights, result.fully_masked_rows, built.queryTokens, built.keyTokens),
+      { n: result.n, m: result.m });
     this.view = { ...built, heads, heatmaps, drawn: undefined };
     this.tools.hidden = false;
     this.legendBox.hidden = false;
+    this.readout.hidden = false;
     this.summary.textContent = built.summary;
     this.notes.replaceChildren(...(built.notes ?? []).map((t) => el('li', '', t)));
     this.updateLabel();

@@ -211,7 +211,7 @@ export async function englishView(mod, read, shared) {
   const labels = tokenLabels(run);
   const config = typeof model.config === 'function' ? model.config() : model.config;
   const unknown = run.unknown.filter(Boolean).length;
-  const counts = [`${n} tokens: <bos> and ${n - 1} of the text`];
+  const counts = [n === 1 ? '1 token: <bos> alone (the text is empty)' : `${n} tokens: <bos> and ${n - 1} of the text`];
   if (unknown) counts.push(`${unknown} not in its vocabulary (*)`);
   if (run.truncatedTokens > 0) counts.push(`${run.truncatedTokens} more cut (it reads at most ${config.max_len})`);
   const ppl = typeof run.perplexity === 'number' && Number.isFinite(run.perplexity) ? ` · perplexity ${run.perplexity.toFixed(1)}` : '';
