@@ -344,20 +344,20 @@ for (const which of [0, 1]) {
         assert.deepEqual(fields, Array.from({ length: config.num_heads }, (_, h) => entry(h)?.label ?? null));
         assert.equal(new Set(roles).size, config.num_heads, `one caption per head: ${roles.join(' | ')}`);
         roles.forEach((r, h) => {
-          assert.ok(r.includes(` · tracking ${entry(h).tracking.all.toFixed(2)} · `), r);
+          assert.ok(r.includes(` · tracking over the three fields ${entry(h).tracking.all.toFixed(2)} · `), r);
           assert.ok(r.includes(`${(entry(h).ablated_accuracy * 100).toFixed(2).replace(/\.?0+$/, '')}% exact match without it`), r);
         });
         // The shipped model: what sets each cross head of layer 1 apart, and the year head of claim 2.
         if (heads.model?.xxh64 === '817312c41723292b') {
           assert.deepEqual(roles, [
-            'strongest on the month: 89% of the month rows · tracking 0.86 · 85.65% exact match without it',
-            'strongest on the year: 81% of the year rows · tracking 0.84 · 98.3% exact match without it, the layer’s least needed',
-            'the content head that copies the year (claim 2) · tracking 0.97 · 52.75% exact match without it, the layer’s most needed',
-            'strongest on the day: 98% of the day rows · tracking 0.91 · 83.35% exact match without it',
+            'strongest on the month: 89% of the month rows · tracking over the three fields 0.86 · 85.65% exact match without it',
+            'strongest on the year: 81% of the year rows · tracking over the three fields 0.84 · 98.3% exact match without it, the layer’s least needed',
+            'the content head that copies the year (claim 2) · tracking over the three fields 0.97 · 52.75% exact match without it, the layer’s most needed',
+            'strongest on the day: 98% of the day rows · tracking over the three fields 0.91 · 83.35% exact match without it',
           ]);
           const claims = await page.$$eval('#date-heads figure.head', (fs) => fs.map((f) => f.querySelector('.head-claim')?.textContent ?? null));
-          assert.deepEqual(claims, [null, 'Claim 1, a positional head that reads the day: false (tracking 0.77, below 0.5 needed)',
-            'Claim 2, a content head that copies the year: true (tracking 1.00, at least 0.5 needed)', null]);
+          assert.deepEqual(claims, [null, 'Claim 1, a positional head that reads the day: false (day tracking 0.77, the claim needs below 0.5)',
+            'Claim 2, a content head that copies the year: true (year tracking 1.00, the claim needs at least 0.5)', null]);
         }
         // The small multiples' labels carry the captions too.
         const thumb = await page.getAttribute(`#date-overview .thumb[data-kind="cross"][data-layer="${L}"][data-head="2"]`, 'aria-label');

@@ -329,18 +329,18 @@ for (const which of [0, 1]) {
         const cross = await addElement(page, 'date-cross', { preset: 'date-translator', tokens: '30.11.26' });
         assert.equal(cross.event, 'mha-ready', cross.message);
         assert.deepEqual(cross.heads.map((h) => [h.name, h.role]), [
-          ['Head 0', 'strongest on the month: 89% of the month rows · tracking 0.86 · 85.65% exact match without it'],
-          ['Head 1', 'strongest on the year: 81% of the year rows · tracking 0.84 · 98.3% exact match without it, the layer’s least needed'],
-          ['Head 2', 'the content head that copies the year (claim 2) · tracking 0.97 · 52.75% exact match without it, the layer’s most needed'],
-          ['Head 3', 'strongest on the day: 98% of the day rows · tracking 0.91 · 83.35% exact match without it'],
+          ['Head 0', 'strongest on the month: 89% of the month rows · tracking over the three fields 0.86 · 85.65% exact match without it'],
+          ['Head 1', 'strongest on the year: 81% of the year rows · tracking over the three fields 0.84 · 98.3% exact match without it, the layer’s least needed'],
+          ['Head 2', 'the content head that copies the year (claim 2) · tracking over the three fields 0.97 · 52.75% exact match without it, the layer’s most needed'],
+          ['Head 3', 'strongest on the day: 98% of the day rows · tracking over the three fields 0.91 · 83.35% exact match without it'],
         ]);
         assert.deepEqual(cross.heads.map((h) => h.details), [
-          [], ['Claim 1, a positional head that reads the day: false (tracking 0.77, below 0.5 needed)'],
-          ['Claim 2, a content head that copies the year: true (tracking 1.00, at least 0.5 needed)'], [],
+          [], ['Claim 1, a positional head that reads the day: false (day tracking 0.77, the claim needs below 0.5)'],
+          ['Claim 2, a content head that copies the year: true (year tracking 1.00, the claim needs at least 0.5)'], [],
         ]);
         assert.deepEqual(cross.notes, [
-          'Claim 1, a positional head that reads the day: false (cross layer 1 head 1: tracking 0.77, below 0.5 needed).',
-          'Claim 2, a content head that copies the year: true (cross layer 1 head 2: tracking 1.00, at least 0.5 needed).',
+          'Claim 1, a positional head that reads the day: false (cross layer 1 head 1: day tracking 0.77, the claim needs below 0.5).',
+          'Claim 2, a content head that copies the year: true (cross layer 1 head 2: year tracking 1.00, the claim needs at least 0.5).',
           'Claim 3, a mostly redundant head that could be pruned: true (encoder_self layer 0 head 2: switching it off costs 0.1 points, at most 1 allowed).',
         ]);
         // The prunable head (encoder self-attention, layer 0, head 2) is marked as such.

@@ -197,32 +197,32 @@ test('cross heads with shares and tracking: a caption that tells them apart; cla
       cross(2, [0.94, 0.86, 0.98], 0.972, 0.5275, 0.4705), { kind: 'encoder_self', layer: 0, head: 2, label: 'looks at the year: 31%' }],
     claims: [
       { claim: 'a positional head that reads the day', holds: false, kind: 'cross', layer: 1, index: 1,
-        statement: 'Claim 1, a positional head that reads the day: false (cross layer 1 head 1: tracking 0.77, below 0.5 needed). Measured: m.' },
+        statement: 'Claim 1, a positional head that reads the day: false (cross layer 1 head 1: day tracking 0.77, the claim needs below 0.5). Measured: m.' },
       { claim: 'a content head that copies the year', holds: true, kind: 'cross', layer: 1, index: 2,
-        statement: 'Claim 2, a content head that copies the year: true (cross layer 1 head 2: tracking 1.00, at least 0.5 needed). Measured: m.' },
+        statement: 'Claim 2, a content head that copies the year: true (cross layer 1 head 2: year tracking 1.00, the claim needs at least 0.5). Measured: m.' },
       { claim: 'a mostly redundant head that could be pruned', holds: true, kind: 'encoder_self', layer: 0, index: 2, statement: 'Claim 3, x: true (encoder_self layer 0 head 2: y). Measured: z.' },
     ],
   };
   const roles = readRoles(json);
   assert.deepEqual(roles.get('cross/1/0'), {
-    role: 'strongest on the month: 89% of the month rows · tracking 0.86 · 85.65% exact match without it',
+    role: 'strongest on the month: 89% of the month rows · tracking over the three fields 0.86 · 85.65% exact match without it',
     label: 'reads the field being written', ablated: 'without this head: 85.65% exact match (with all: 99.8%)' });
-  assert.equal(roles.get('cross/1/1').role, 'strongest on the year: 81% of the year rows · tracking 0.84 · 98.3% exact match without it, the layer’s least needed');
-  assert.equal(roles.get('cross/1/1').claim, 'Claim 1, a positional head that reads the day: false (tracking 0.77, below 0.5 needed)');
-  assert.equal(roles.get('cross/1/2').role, 'the content head that copies the year (claim 2) · tracking 0.97 · 52.75% exact match without it, the layer’s most needed');
+  assert.equal(roles.get('cross/1/1').role, 'strongest on the year: 81% of the year rows · tracking over the three fields 0.84 · 98.3% exact match without it, the layer’s least needed');
+  assert.equal(roles.get('cross/1/1').claim, 'Claim 1, a positional head that reads the day: false (day tracking 0.77, the claim needs below 0.5)');
+  assert.equal(roles.get('cross/1/2').role, 'the content head that copies the year (claim 2) · tracking over the three fields 0.97 · 52.75% exact match without it, the layer’s most needed');
   assert.equal(roles.get('encoder_self/0/2').role, 'the mostly redundant head that could be pruned (claim 3) · looks at the year: 31%');
   assert.equal(roles.get('encoder_self/0/2').claim, 'Claim 3, x: true (y)');
   assert.deepEqual([...claimsByHead(json).keys()], ['cross/1/1', 'cross/1/2', 'encoder_self/0/2']);
   assert.deepEqual(briefFindings(json), [
-    'Claim 1, a positional head that reads the day: false (cross layer 1 head 1: tracking 0.77, below 0.5 needed).',
-    'Claim 2, a content head that copies the year: true (cross layer 1 head 2: tracking 1.00, at least 0.5 needed).',
+    'Claim 1, a positional head that reads the day: false (cross layer 1 head 1: day tracking 0.77, the claim needs below 0.5).',
+    'Claim 2, a content head that copies the year: true (cross layer 1 head 2: year tracking 1.00, the claim needs at least 0.5).',
     'Claim 3, x: true (encoder_self layer 0 head 2: y).',
   ]);
   // The shipped heads file: the four cross heads of layer 1 have four captions.
   const shipped = readRoles(JSON.parse(readFileSync(new URL('../../web/date_model_heads.json', import.meta.url), 'utf8')));
   const layer1 = [0, 1, 2, 3].map((h) => shipped.get(`cross/1/${h}`).role);
   assert.equal(new Set(layer1).size, 4, layer1.join(' | '));
-  assert.match(layer1[2], /^the content head that copies the year \(claim 2\) · tracking 0\.97 · /);
+  assert.match(layer1[2], /^the content head that copies the year \(claim 2\) · tracking over the three fields 0\.97 · /);
 });
 
 test('percentages', () => {

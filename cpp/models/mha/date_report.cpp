@@ -162,7 +162,8 @@ json claim_to_json(const DateClaim& c, std::size_t k) {
                     std::round(c.value * 1000.0) / 10.0, 100.0 * c.threshold);
     } else {
       std::snprintf(numbers, sizeof numbers,
-                    k == 0 ? "tracking %.2f, below %.1f needed" : "tracking %.2f, at least %.1f needed",
+                    k == 0 ? "day tracking %.2f, the claim needs below %.1f"
+                           : "year tracking %.2f, the claim needs at least %.1f",
                     c.value, c.threshold);
     }
     verdict += " (" + head_name(*c.head) + ": " + numbers + ")";

@@ -195,7 +195,7 @@ const twoDecimals = (x) => Number(x).toFixed(2);
  * Module 03's claims as date-eval measured them (json.claims), by the head each names (headKey):
  * {number, claim: "a content head that copies the year", holds, brief: the statement up to its
  * "Measured:" part, without the head's name, e.g. "Claim 2, a content head that copies the year:
- * true (tracking 1.00, at least 0.5 needed)"}. Claims without a readable head are left out.
+ * true (year tracking 1.00, the claim needs at least 0.5)"}. Claims without a readable head are left out.
  */
 export function claimsByHead(json) {
   const out = new Map();
@@ -233,7 +233,7 @@ function crossCaption(e, claim, layerDrops) {
     const [field, share] = shares.reduce((a, b) => (b[1] > a[1] ? b : a));
     name = `strongest on the ${field}: ${formatPercent(share, 0)} of the ${field} rows`;
   }
-  const parts = [name, `tracking ${twoDecimals(track)}`];
+  const parts = [name, `tracking over the three fields ${twoDecimals(track)}`];
   const acc = firstField(e, ABLATION_FIELDS);
   if (typeof acc === 'number') {
     const drop = Number(e.accuracy_drop);
@@ -315,7 +315,7 @@ export function roleFindings(json) {
 
 /**
  * The claims briefly: each statement up to its "Measured:" part, e.g. "Claim 2, a content head
- * that copies the year: true (cross layer 1 head 2: tracking 1.00, at least 0.5 needed)." [] when
+ * that copies the year: true (cross layer 1 head 2: year tracking 1.00, the claim needs at least 0.5)." [] when
  * absent.
  */
 export function briefFindings(json) {
