@@ -424,6 +424,13 @@ class Show(unittest.TestCase):
         self.assertEqual(without_scripts(page).count("<rect "), 20_000)
         self.assertNotIn("data:image/png", page)
 
+    def test_long_tokens_are_cut_with_an_ellipsis_in_the_picture(self):
+        w = np.full((1, 2, 2), 0.5, np.float32)
+        static = without_scripts(mha_lab.show(w, ["internationalisation", "cat"])._repr_html_())
+        self.assertIn(">internation…</text>", static)  # 11 characters and "…": 12
+        self.assertNotIn(">internationa</text>", static)
+        self.assertIn(">cat</text>", static)
+
     def test_layers_and_bad_weights(self):
         a = mha_lab.numpy_experiment(seed=1)["attn_weights"]
         b = mha_lab.numpy_experiment(seed=2)["attn_weights"]

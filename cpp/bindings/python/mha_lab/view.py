@@ -79,6 +79,11 @@ def _colour(w):
     return "#%02x%02x%02x" % tuple(round(a[k] + (b[k] - a[k]) * t) for k in range(3))
 
 
+def _cut(token, most=12):
+    """A label of at most `most` characters: a longer token is cut and ends in "…"."""
+    return token if len(token) <= most else token[:most - 1] + "…"
+
+
 def _svg_grid(weights, query_tokens, key_tokens, title):
     """One head's (n, m) weights as an SVG grid: query tokens down, key tokens across."""
     n, m = weights.shape
@@ -92,11 +97,11 @@ def _svg_grid(weights, query_tokens, key_tokens, title):
     if cell >= 10:
         for i, t in enumerate(query_tokens):
             parts.append(f'<text x="{label_w - 4}" y="{label_h + i * cell + cell * 0.7:.1f}" '
-                         f'text-anchor="end">{html.escape(t[:12])}</text>')
+                         f'text-anchor="end">{html.escape(_cut(t))}</text>')
         for j, t in enumerate(key_tokens):
             x, y = label_w + j * cell + cell * 0.7, label_h - 4
             parts.append(f'<text x="{x:.1f}" y="{y}" transform="rotate(-90 {x:.1f} {y})">'
-                         f"{html.escape(t[:12])}</text>")
+                         f"{html.escape(_cut(t))}</text>")
     for i in range(n):
         for j in range(m):
             w = weights[i, j]
@@ -262,7 +267,7 @@ def _static(stack, query_tokens, key_tokens, layer_names, patterns):
 
 def _ends(tokens):
     """The first and last tokens of a long list: "a b c … y z"."""
-    tokens = [t[:12] for t in tokens]
+    tokens = [_cut(t) for t in tokens]
     return " ".join(tokens) if len(tokens) <= 8 else " ".join(tokens[:4] + ["…"] + tokens[-3:])
 
 
