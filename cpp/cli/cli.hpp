@@ -64,14 +64,37 @@ std::optional<std::string> single(const Options& o, const std::string& name);
 
 bool has_flag(const Options& o, const std::string& name);
 
+// The trained models' files (every model command: cli_common.cpp).
+
+/// A model's file: `model` (--model FILE), or `built_in`, the repository's copy that the build
+/// names (nullptr in a build that names none). Throws usage_error when neither is there.
+std::string model_path(const std::optional<std::string>& model, const char* built_in);
+
+/// The bytes of the model file `file`, read whole. Throws input_error naming the file when it
+/// cannot be read.
+std::vector<std::uint8_t> read_model_bytes(const std::string& file);
+
+/// The model of `file` as Model::load(bytes) reads it (mha::DateModel, mha::EnglishLM, ...).
+/// Throws input_error "cannot load the <what> "<file>": <reason>" when it cannot be read or is not
+/// such a model.
+template <class Model>
+Model load_model(const std::string& file, const std::string& what) {
+  std::vector<std::uint8_t> bytes = read_model_bytes(file);
+  try {
+    return Model::load(bytes);
+  } catch (const mha::error& e) {
+    throw input_error{"cannot load the " + what + " " + in_quotes(file) + ": " + e.what()};
+  }
+}
+
 // The date model's commands (cli_date_model.cpp).
 
 /// The date model's file: `model`, or the repository's web/date_model.safetensors where the build
 /// knows it. Throws usage_error when neither is there.
 std::string date_model_path(const std::optional<std::string>& model);
 
-/// The date model of `file` (mha::DateModel::load). Throws input_error naming the file when it
-/// cannot be read or is not a date model.
+/// The date model of `file` (load_model). Throws input_error naming the file when it cannot be
+/// read or is not a date model.
 mha::DateModel load_date_model(const std::string& file);
 
 /// The held-out examples of `file` (mha::parse_date_examples). Throws input_error when it cannot

@@ -117,4 +117,16 @@ bool has_flag(const Options& o, const std::string& name) {
   }
   return false;
 }
+std::string model_path(const std::optional<std::string>& model, const char* built_in) {
+  if (model) return *model;
+  if (!built_in) throw usage_error{"--model FILE is required (this build has no default model)"};
+  return built_in;
+}
+
+std::vector<std::uint8_t> read_model_bytes(const std::string& file) {
+  const std::string text = read_input(file);
+  return std::vector<std::uint8_t>(text.begin(), text.end());
+}
+
+
 }  // namespace mha_cli

@@ -13,20 +13,14 @@ namespace mha_cli {
 
 std::string date_model_path(const std::optional<std::string>& model) {
 #ifdef MHA_DEFAULT_DATE_MODEL
-  return model.value_or(MHA_DEFAULT_DATE_MODEL);
+  return model_path(model, MHA_DEFAULT_DATE_MODEL);
 #else
-  if (!model) throw usage_error{"--model FILE is required (this build has no default model)"};
-  return *model;
+  return model_path(model, nullptr);
 #endif
 }
 
 mha::DateModel load_date_model(const std::string& file) {
-  const std::string text = read_input(file);
-  try {
-    return mha::DateModel::load(std::vector<std::uint8_t>(text.begin(), text.end()));
-  } catch (const mha::error& e) {
-    throw input_error{"cannot load the date model " + in_quotes(file) + ": " + e.what()};
-  }
+  return load_model<mha::DateModel>(file, "date model");
 }
 
 std::vector<mha::DateExample> read_heldout(const std::string& file) {

@@ -20,20 +20,10 @@ namespace {
 
 std::string english_lm_path(const std::optional<std::string>& model) {
 #ifdef MHA_DEFAULT_ENGLISH_LM
-  return model.value_or(MHA_DEFAULT_ENGLISH_LM);
+  return model_path(model, MHA_DEFAULT_ENGLISH_LM);
 #else
-  if (!model) throw usage_error{"--model FILE is required (this build has no default model)"};
-  return *model;
+  return model_path(model, nullptr);
 #endif
-}
-
-mha::EnglishLM load_english_lm(const std::string& file) {
-  const std::string bytes = read_input(file);
-  try {
-    return mha::EnglishLM::load(std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
-  } catch (const mha::error& e) {
-    throw input_error{"cannot load the English model " + in_quotes(file) + ": " + e.what()};
-  }
 }
 
 /// "L.H[,L.H...]", e.g. "0.1,1.3".
@@ -104,7 +94,7 @@ int cmd_lm(const std::vector<std::string>& args) {
     if (key != "--ablate") continue;
     for (const auto& h : parse_heads(value)) ablated.push_back(h);
   }
-  const mha::EnglishLM model = load_english_lm(english_lm_path(single(o, "--model")));
+  const mha::EnglishLM model = load_model<mha::EnglishLM>(english_lm_path(single(o, "--model")), "English model");
   const std::string text = o.positional[0] == "-" ? read_input("-") : o.positional[0];
   const mha::EnglishLMRun r = model.run(text, top, ablated);
 
