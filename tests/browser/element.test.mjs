@@ -85,20 +85,24 @@ const text = (page, id, selector) => inElement(page, id, (root, host, s) => root
 const count = (page, id, selector) => inElement(page, id, (root, host, s) => root.querySelectorAll(s).length, selector);
 
 /**
- * Adds an element with `attrs` (and id `id`) to the course page, waits for its first render and
- * returns what it shows: the event, summary, notes, message, and per head figure its name (the
- * caption's own text), role and small print.
+ * Adds an element with `attrs` (and id `id`, when given) to the course page, waits for its first
+ * render and returns what it shows: the event, summary, notes, message, whether its readout and
+ * Save buttons are displayed, and per head figure its name (the caption's own text), role and
+ * small print.
  */
 const addElement = (page, id, attrs) => page.evaluate(([i, a]) => new Promise((resolve) => {
   const e = document.createElement('mha-attention');
-  e.id = i;
+  if (i) e.id = i;
   for (const [k, v] of Object.entries(a)) e.setAttribute(k, v);
   const report = (event) => {
     const root = e.shadowRoot;
+    const shown = (sel) => root.querySelector(sel).getClientRects().length > 0;
     resolve({
       event: event.type,
       summary: root.querySelector('.summary').textContent,
       message: root.querySelector('.message').textContent,
+      toolsVisible: shown('.tools'),
+      readoutVisible: shown('.readout'),
       notes: [...root.querySelectorAll('.notes li')].map((li) => li.textContent),
       heads: [...root.querySelectorAll('figure.head')].map((f) => {
         const c = f.querySelector('figcaption');
@@ -206,27 +210,13 @@ for (const which of [0, 1]) {
           [{ tokens: '<img src=x onerror=window.__pwned=1>', cell: '9.9.9' }, /cell="9\.9\.9" is outside this view/],
           [{ heads: '0,9' }, /heads="0,9" names head 9; this view has heads 0 to 1\./],
         ]) {
-          const got = await page.evaluate((a) => new Promise((resolve) => {
-            const e = document.createElement('mha-attention');
-            for (const [k, v] of Object.entries(a)) e.setAttribute(k, v);
-            const report = (event) => {
-              const root = e.shadowRoot;
-              resolve({
-                event: event.type,
-                message: root.querySelector('.message').textContent,
-                summary: root.querySelector('.summary').textContent,
-                toolsVisible: root.querySelector('.tools').getClientRects().length > 0,
-              });
-            };
-            e.addEventListener('mha-ready', report);
-            e.addEventListener('mha-error', report);
-            document.querySelector('main').append(e);
-          }), attrs);
+          const got = await addElement(page, null, attrs);
           assert.match(got.message, want);
           if (got.event === 'mha-error') {
-            // Nothing was drawn: say so, and offer nothing to save.
+            // Nothing was drawn: say so, and offer nothing to save and no cell to point at.
             assert.equal(got.summary, 'Nothing to show.', JSON.stringify(got));
             assert.equal(got.toolsVisible, false, JSON.stringify(got));
+            assert.equal(got.readoutVisible, false, JSON.stringify(got));
           }
         }
         assert.equal(await page.evaluate(() => window.__pwned), undefined);
@@ -386,6 +376,10 @@ for (const which of [0, 1]) {
         assert.match(await text(page, 'en', '.summary'), /^English language model · layer 1 of 2 · 4 heads · 13 tokens/);
         assert.equal(await setAttributes(page, 'en', { layer: '2' }), 'mha-error');
         assert.equal(await text(page, 'en', '.message'), 'mha-attention: layer="2" is not a layer of the English model (0 to 1).');
+        // An empty text: <bos> alone, said in the singular.
+        const empty = await addElement(page, 'en-empty', { preset: 'english', text: '' });
+        assert.equal(empty.event, 'mha-ready', empty.message);
+        assert.match(empty.summary, /^English language model · 2 layers × 4 heads · 1 token: <bos> alone \(the text is empty\)/);
         // The model came from english_lm.js beside mha-attention.js, with the full module: once.
         assert.equal(requested(pageRequests, 'english_lm.js'), 1);
         assert.equal(requested(pageRequests, 'mha_wasm.js'), 1);
