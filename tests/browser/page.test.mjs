@@ -583,10 +583,13 @@ for (const which of [0, 1]) {
       }));
 
     test('invalid values in the address fall back to defaults with a visible note', () =>
-      withPage(target(), '#d_model=abc&num_heads=2&causal=maybe', async ({ page }) => {
+      withPage(target(), '#d_model=abc&num_heads=2&causal=maybe&kind=cross&sel=1.2&bogus=1', async ({ page }) => {
         const notes = await page.textContent('#notes');
         assert.match(notes, /d_model=abc/);
         assert.match(notes, /causal=maybe/);
+        // Another mode's keys (main.js hands every mode's) are not unknown; others are.
+        assert.match(notes, /Ignored unknown setting "bogus"/);
+        assert.doesNotMatch(notes, /unknown setting "(kind|sel)"/);
         assert.ok(await page.locator('#notes').isVisible());
         assert.equal(await page.inputValue('#d_model'), '8');
         assert.deepEqual(await tableRow(page, 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);

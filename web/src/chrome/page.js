@@ -2,7 +2,7 @@
 // bar (copy link, copy embed snippet, open the full page) and the export buttons. The modes
 // themselves are given to it (main.js); it knows them only by their interface:
 //
-//   mode.id            'random', 'date': the address's mode=… and the tab's data-mode
+//   mode.id            'random', 'date', 'english': the address's mode=… and the tab's data-mode
 //   mode.panel         its tab panel; mode.shareSlot: where the share bar goes while it is shown;
 //                      mode.skipTarget: the skip link's target; mode.exports: whether the export
 //                      buttons apply (mode.exportData(), mode.snapshotParts()); 'figure': Save PNG
@@ -12,8 +12,7 @@
 //   mode.unmount()     hidden (another tab)
 //   mode.hash({embed}) the address of the view on screen (without "#"), or null before the first
 //   mode.setEmbed(on)  (optional) the page switched to or from the minimal chrome
-import { parseMode } from './date_state.js';
-import { DEFAULTS, parseView } from './state.js';
+import { embedOf, parseMode } from './address_keys.js';
 import { copyText, iframeSnippet, linkWithHash, shareableLink } from './share.js';
 import { exportFileName, weightsCsv, weightsJson } from './export.js';
 import { downloadBlob } from './snapshot.js';
@@ -80,7 +79,7 @@ export class Page {
     // written over it, for the view still on screen, while the new view is computed).
     this.address.drop();
     const wanted = parseMode(hash);
-    this.setEmbed(parseView(hash, DEFAULTS).view.embed);
+    this.setEmbed(embedOf(hash));
     const mode = this.modes.get(wanted.mode) ?? this.defaultMode;
     this.show(mode);
     return mode.mount(hash, wanted.notes);
