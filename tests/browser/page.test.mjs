@@ -563,6 +563,16 @@ for (const which of [0, 1]) {
         assert.match(await page.textContent('#readout'), /^head 1 · query 'look' → key 'at': \d\.\d{3}$/);
       }));
 
+    test('the skip link moves the focus to the grids and keeps the view in the address', () =>
+      withPage(target(), '#preset=causal-positions', async ({ page }) => {
+        await page.focus('.skip-link');
+        assert.equal(await page.getAttribute('.skip-link', 'href'), '#heads-section');
+        await page.keyboard.press('Enter');
+        await page.waitForFunction(() => document.activeElement?.id === 'heads-section');
+        assert.equal(await page.evaluate(() => location.hash), '#preset=causal-positions');
+        assert.equal(await page.locator('canvas[data-head]').count(), 4);
+      }));
+
     test('keyboard: every Tab stop from the top of the page to the grids is visible (no 1-px stops)', () =>
       withPage(target(), MODULE_08, async ({ page }) => {
         await page.evaluate(() => document.activeElement?.blur());

@@ -47,11 +47,11 @@ async function boot(doc) {
   // added when first shown; both save their grids as figures (Save PNG, Save SVG).
   const date = new LazyMode(ctx, {
     id: 'date', script: 'date.js', global: 'mhaDateMode', panel: 'date-panel', shareSlot: 'date-share-slot',
-    skipTarget: '#date-heads-section', name: 'Date translator', exports: 'figure',
+    name: 'Date translator', exports: 'figure',
   });
   const english = new LazyMode(ctx, {
     id: 'english', script: 'english.js', global: 'mhaEnglishMode', panel: 'english-panel',
-    skipTarget: '#english-panel', name: 'English mode', exports: 'figure',
+    name: 'English mode', exports: 'figure',
   });
   const page = new Page(doc, { modes: [random, date, english], address, onEmbed: (on) => {
       ctx.compute?.setAhead(!on);
