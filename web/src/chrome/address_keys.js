@@ -68,7 +68,8 @@ export function defaultView() {
 
 /**
  * The view keys of a hash, checked against the settings they apply to (see VIEW_KEYS): `state`
- * is {text, num_heads} of the view (the random-embeddings settings; `cell` applies to them only).
+ * is {text, num_heads} of the view (the random-embeddings settings, which `cell` needs; null when
+ * only `embed` is read).
  * @param {string[]} [keys] the view keys to read (the others keep their fallback)
  * @returns {{view: object, notes: string[]}}
  */

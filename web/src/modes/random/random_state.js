@@ -115,8 +115,8 @@ export function checkPageLimits(state, limits = PAGE_LIMITS) {
  * Never fails: each unknown or invalid value falls back to the preset or the default,
  * with a note saying so. Values are only validated here; they are displayed as text.
  * @param {object} [options]
- * @param {Iterable<string>} [options.modeKeys] the keys the page's other modes read (main.js hands
- *   them: ctx.addressKeys), which are not unknown here either
+ * @param {Iterable<string>} [options.modeKeys] the keys the page's modes read (main.js hands them
+ *   all: ctx.addressKeys), which are not unknown here either
  * @param {object} [options.limits] the page's display limits
  * @returns {{state: object, notes: string[], preset: string|null, view: object}}
  */
