@@ -256,6 +256,16 @@ for (const which of [0, 1]) {
         assert.match(await page.textContent('#english-readout'), /^layer 1 head 0 · query ‘/);
       }));
 
+    test('the skip link goes to the grids of every layer and stays in the English mode', () =>
+      withEnglishPage(target(), hashOf('the cat sat'), async ({ page }) => {
+        await page.focus('.skip-link');
+        assert.equal(await page.getAttribute('.skip-link', 'href'), '#english-heads-section');
+        await page.keyboard.press('Enter');
+        await page.waitForFunction(() => document.activeElement?.id === 'english-heads-section');
+        assert.equal(await page.getAttribute('.mode-tab[aria-selected="true"]', 'data-mode'), 'english');
+        assert.match(await page.evaluate(() => location.hash), /^#mode=english&text=the%20cat%20sat/);
+      }));
+
     test('the examples and the coreference note', () =>
       withEnglishPage(target(), hashOf('the cat'), async ({ page }) => {
         await page.click('button[data-example="coreference"]');

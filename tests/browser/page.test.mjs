@@ -563,6 +563,16 @@ for (const which of [0, 1]) {
         assert.match(await page.textContent('#readout'), /^head 1 · query 'look' → key 'at': \d\.\d{3}$/);
       }));
 
+    test('the skip link moves the focus to the grids and keeps the view in the address', () =>
+      withPage(target(), '#preset=causal-positions', async ({ page }) => {
+        await page.focus('.skip-link');
+        assert.equal(await page.getAttribute('.skip-link', 'href'), '#heads-section');
+        await page.keyboard.press('Enter');
+        await page.waitForFunction(() => document.activeElement?.id === 'heads-section');
+        assert.equal(await page.evaluate(() => location.hash), '#preset=causal-positions');
+        assert.equal(await page.locator('canvas[data-head]').count(), 4);
+      }));
+
     test('keyboard: every Tab stop from the top of the page to the grids is visible (no 1-px stops)', () =>
       withPage(target(), MODULE_08, async ({ page }) => {
         await page.evaluate(() => document.activeElement?.blur());
@@ -583,10 +593,13 @@ for (const which of [0, 1]) {
       }));
 
     test('invalid values in the address fall back to defaults with a visible note', () =>
-      withPage(target(), '#d_model=abc&num_heads=2&causal=maybe', async ({ page }) => {
+      withPage(target(), '#d_model=abc&num_heads=2&causal=maybe&kind=cross&sel=1.2&bogus=1', async ({ page }) => {
         const notes = await page.textContent('#notes');
         assert.match(notes, /d_model=abc/);
         assert.match(notes, /causal=maybe/);
+        // Another mode's keys (main.js hands every mode's) are not unknown; others are.
+        assert.match(notes, /Ignored unknown setting "bogus"/);
+        assert.doesNotMatch(notes, /unknown setting "(kind|sel)"/);
         assert.ok(await page.locator('#notes').isVisible());
         assert.equal(await page.inputValue('#d_model'), '8');
         assert.deepEqual(await tableRow(page, 0, 0), ['0.000', '0.000', '0.424', '0.576', '0.000']);

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CSP } from '../../scripts/serve.mjs';
 import { tokenize } from '../../web/src/chrome/tokenize.js';
-import { quoteValue } from '../../web/src/chrome/state.js';
+import { quoteValue } from '../../web/src/chrome/values.js';
 import { openPage, tableRow, useBrowserAndTargets } from './helpers.mjs';
 
 const POLICY = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";

@@ -1,8 +1,10 @@
-// web/src/chrome/date_state.js: the mode and the Date translator's settings in the URL hash.
+// web/src/chrome/address_keys.js parseMode (the mode) and web/src/modes/date/date_state.js (the
+// Date translator's settings) in the URL hash.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DATE_DEFAULTS, DATE_HASH_KEYS, LAST_LAYER, parseOff, parseMode, parseDateHash, dateStateToHash } from '../../web/src/chrome/date_state.js';
-import { parseHash } from '../../web/src/chrome/state.js';
+import { DATE_DEFAULTS, DATE_HASH_KEYS, LAST_LAYER, parseOff, parseDateHash, dateStateToHash } from '../../web/src/modes/date/date_state.js';
+import { parseMode } from '../../web/src/chrome/address_keys.js';
+import { parseHash } from '../../web/src/modes/random/random_state.js';
 
 test('no mode, or mode=random, is the random-embeddings page; mode=date the translator', () => {
   assert.deepEqual(parseMode(''), { mode: 'random', notes: [] });
@@ -64,7 +66,8 @@ test('heads switched off: kind/layer/head items, in the address and back', () =>
 
 test('the random page does not call the date keys unknown', () => {
   assert.deepEqual(DATE_HASH_KEYS, ['mode', 'date', 'kind', 'layer', 'off']);
-  const { notes } = parseHash('#mode=random&date=x&kind=cross&layer=0&off=cross/0/0&seed=3');
+  // The page hands the random mode every mode's keys (main.js ctx.addressKeys).
+  const { notes } = parseHash('#mode=random&date=x&kind=cross&layer=0&off=cross/0/0&seed=3', { modeKeys: DATE_HASH_KEYS });
   assert.deepEqual(notes, []);
   assert.ok(parseHash('#bogus=1').notes.some((n) => /unknown setting "bogus"/.test(n)));
 });

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ATTRIBUTES, DATE_PRESET, ENGLISH_PRESET, readAttributes } from '../../web/src/element/attributes.js';
-import { PRESETS } from '../../web/src/chrome/state.js';
+import { PRESETS } from '../../web/src/modes/random/random_state.js';
 
 const read = (attrs) => readAttributes((n) => (n in attrs ? attrs[n] : null));
 

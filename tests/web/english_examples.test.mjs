@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tokenize } from '../../web/src/chrome/tokenize.js';
 import { EXAMPLES } from '../../web/src/modes/english/english_text.js';
-import { ENGLISH_DEFAULTS } from '../../web/src/chrome/english_state.js';
+import { ENGLISH_DEFAULTS } from '../../web/src/modes/english/english_state.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 

@@ -1,11 +1,11 @@
-// The English mode's address keys (web/src/chrome/english_state.js): text, off, sel.
+// The English mode's address keys (web/src/modes/english/english_state.js): text, off, sel.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   ENGLISH_DEFAULTS, ENGLISH_HASH_KEYS, MAX_TEXT_CHARS, englishStateToHash, headId, parseEnglishHash, parseHead,
   parseOffHeads,
-} from '../../web/src/chrome/english_state.js';
-import { parseMode } from '../../web/src/chrome/date_state.js';
+} from '../../web/src/modes/english/english_state.js';
+import { parseMode } from '../../web/src/chrome/address_keys.js';
 
 test('mode=english is a mode of the address', () => {
   assert.deepEqual(parseMode('#mode=english&text=hi'), { mode: 'english', notes: [] });

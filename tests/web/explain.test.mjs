@@ -7,7 +7,7 @@ import {
   defaultExplain, parseExplainHash, explainToHash, fitExplain,
 } from '../../web/src/explain/explain_state.js';
 import { formatPercent, ablatedList } from '../../web/src/explain/ablation.js';
-import { parseHash, stateToHash } from '../../web/src/chrome/state.js';
+import { parseHash, stateToHash } from '../../web/src/modes/random/random_state.js';
 import { formatScore, labelText, distanceExtremes, thresholdText, allclose, hasTokenScores, TOKEN_COLUMNS } from '../../web/src/explain/patterns_panel.js';
 import { parseTokenText, labelsFor, readFileBytes, MAX_FILE_BYTES } from '../../web/src/explain/file_load.js';
 import { formatNumber, formatVector } from '../../web/src/explain/step.js';

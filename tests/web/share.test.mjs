@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { elementSnippet, escapeAttribute, iframeSnippet, linkWithHash, shareableLink } from '../../web/src/chrome/share.js';
 import { CellSelection } from '../../web/src/draw/selection.js';
 import { announceText } from '../../web/src/chrome/announce.js';
-import { DEFAULTS } from '../../web/src/chrome/state.js';
+import { DEFAULTS } from '../../web/src/modes/random/random_state.js';
 
 test('links keep the address and replace the hash', () => {
   assert.equal(linkWithHash('https://x.org/a/index.html#old', 'preset=module-08'), 'https://x.org/a/index.html#preset=module-08');

@@ -1,9 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  DEFAULTS, PRESETS, PAGE_LIMITS, SEED_MAX, parseInteger, parseBoolean, largestDivisorAtMost,
-  readControls, checkPageLimits, parseHash, presetOf, stateToHash, VIEW_KEYS, defaultView, parseView, viewToHash,
-} from '../../web/src/chrome/state.js';
+  DEFAULTS, PRESETS, PAGE_LIMITS, SEED_MAX, largestDivisorAtMost,
+  readControls, checkPageLimits, parseHash, presetOf, stateToHash,
+} from '../../web/src/modes/random/random_state.js';
+import { parseInteger, parseBoolean } from '../../web/src/chrome/values.js';
+import { VIEW_KEYS, defaultView, parseView, viewToHash } from '../../web/src/chrome/address_keys.js';
 
 const NO_VIEW = { cell: null, embed: false };
 

@@ -12,6 +12,9 @@ import { CORE_SCRIPT, WasmModules } from './compute/wasm_modules.js';
 import { rampWords } from './draw/color.js';
 import { LabelCache } from './draw/labels.js';
 import { RandomMode } from './modes/random/random_mode.js';
+import { RANDOM_HASH_KEYS } from './modes/random/random_state.js';
+import { DATE_HASH_KEYS } from './modes/date/date_state.js';
+import { ENGLISH_HASH_KEYS } from './modes/english/english_state.js';
 import { LazyMode } from './modes/lazy_mode.js';
 
 /** Idle periods the warm-up takes, and calls of each kind in each. */
@@ -32,21 +35,23 @@ async function boot(doc) {
   };
   const address = new Address(win.location, win.history);
   // One label cache for every grid of the page (both modes and the explain panels): the heads of
-  // a view copy their labels from the same sprites.
+  // a view copy their labels from the same sprites. Every mode's address keys: a mode reading an
+  // address notes the keys none of them reads (chrome/address_keys.js addressNotes).
   const ctx = {
     doc, core: null, compute: null, clock: new UpdateClock(), address, modules, showMemoryStats, labels: new LabelCache(),
     embedded: () => page.embed,
+    addressKeys: [...new Set([...RANDOM_HASH_KEYS, ...DATE_HASH_KEYS, ...ENGLISH_HASH_KEYS])],
   };
   const random = new RandomMode(ctx);
   // The Date translator and the English mode are bundled apart (dist/date.js, dist/english.js),
   // added when first shown; both save their grids as figures (Save PNG, Save SVG).
   const date = new LazyMode(ctx, {
     id: 'date', script: 'date.js', global: 'mhaDateMode', panel: 'date-panel', shareSlot: 'date-share-slot',
-    skipTarget: '#date-heads-section', name: 'Date translator', exports: 'figure',
+    name: 'Date translator', exports: 'figure',
   });
   const english = new LazyMode(ctx, {
     id: 'english', script: 'english.js', global: 'mhaEnglishMode', panel: 'english-panel',
-    skipTarget: '#english-panel', name: 'English mode', exports: 'figure',
+    name: 'English mode', exports: 'figure',
   });
   const page = new Page(doc, { modes: [random, date, english], address, onEmbed: (on) => {
       ctx.compute?.setAhead(!on);

@@ -2,9 +2,11 @@
 // bar (copy link, copy embed snippet, open the full page) and the export buttons. The modes
 // themselves are given to it (main.js); it knows them only by their interface:
 //
-//   mode.id            'random', 'date': the address's mode=… and the tab's data-mode
+//   mode.id            'random', 'date', 'english': the address's mode=… and the tab's data-mode
 //   mode.panel         its tab panel; mode.shareSlot: where the share bar goes while it is shown;
-//                      mode.skipTarget: the skip link's target; mode.exports: whether the export
+//                      mode.skipTarget: the skip link's target, a selector (read when the mode is
+//                      shown and when the link is focused or followed: a mode bundled apart knows
+//                      its own once loaded); mode.exports: whether the export
 //                      buttons apply (mode.exportData(), mode.snapshotParts()); 'figure': Save PNG
 //                      and Save SVG only, of the figure mode.figureParts() describes
 //   mode.mount(hash, notes)  shows the view of an address (notes: what the page's own reading of
@@ -12,8 +14,7 @@
 //   mode.unmount()     hidden (another tab)
 //   mode.hash({embed}) the address of the view on screen (without "#"), or null before the first
 //   mode.setEmbed(on)  (optional) the page switched to or from the minimal chrome
-import { parseMode } from './date_state.js';
-import { DEFAULTS, parseView } from './state.js';
+import { embedOf, parseMode } from './address_keys.js';
 import { copyText, iframeSnippet, linkWithHash, shareableLink } from './share.js';
 import { exportFileName, weightsCsv, weightsJson } from './export.js';
 import { downloadBlob } from './snapshot.js';
@@ -65,6 +66,7 @@ export class Page {
   /** Listens to the tabs, the share bar and the address; shows the mode of the current address. */
   start() {
     this.wireTabs();
+    this.wireSkipLink();
     this.wireShare();
     const win = this.doc.defaultView;
     win.addEventListener('hashchange', () => this.applyHash(win.location.hash));
@@ -80,7 +82,7 @@ export class Page {
     // written over it, for the view still on screen, while the new view is computed).
     this.address.drop();
     const wanted = parseMode(hash);
-    this.setEmbed(parseView(hash, DEFAULTS).view.embed);
+    this.setEmbed(embedOf(hash));
     const mode = this.modes.get(wanted.mode) ?? this.defaultMode;
     this.show(mode);
     return mode.mount(hash, wanted.notes);
@@ -102,9 +104,29 @@ export class Page {
     if (next !== previous) this.shareStatus('');
     // One share bar, under the grids of the mode shown.
     next.shareSlot.append(this.els.share);
-    this.els.skipLink.href = next.skipTarget;
+    this.updateSkipLink();
     for (const mode of this.modes.values()) if (mode !== next) mode.unmount();
     return previous;
+  }
+
+  /** Points the skip link at the grids of the mode shown. */
+  updateSkipLink() {
+    this.els.skipLink.href = this.mode.skipTarget;
+  }
+
+  /**
+   * The skip link follows the mode shown (a mode bundled apart names its grids once loaded) and
+   * moves the focus there itself: followed as a fragment link, it would replace the address, and
+   * the page would show that address's view (the default one) instead of the one on screen.
+   */
+  wireSkipLink() {
+    const { skipLink } = this.els;
+    skipLink.addEventListener('focus', () => this.updateSkipLink());
+    skipLink.addEventListener('click', (e) => {
+      e.preventDefault();
+      this.updateSkipLink();
+      this.doc.querySelector(this.mode.skipTarget)?.focus();
+    });
   }
 
   /** A tab was chosen: switch, keeping each mode's own settings. */

@@ -1,9 +1,10 @@
 // <mha-attention>'s attributes → the settings it shows, or a message naming the bad value.
 // Pure functions, no DOM: tested by tests/web/element_attributes.test.mjs; used by element.js.
-import { PRESETS, checkPageLimits, parseBoolean, parseInteger, quoteValue, readControls } from '../chrome/state.js';
+import { parseBoolean, parseInteger, quoteValue } from '../chrome/values.js';
+import { PRESETS, checkPageLimits, readControls } from '../modes/random/random_state.js';
 import { KIND_IDS } from '../modes/date/date_view.js';
-import { DATE_DEFAULTS } from '../chrome/date_state.js';
-import { ENGLISH_DEFAULTS } from '../chrome/english_state.js';
+import { DATE_DEFAULTS } from '../modes/date/date_state.js';
+import { ENGLISH_DEFAULTS } from '../modes/english/english_state.js';
 import { CELL_SIZE_RANGE } from './columns.js';
 
 /** The preset that shows the trained date translator instead of module 08's experiment. */

@@ -60,7 +60,7 @@ const rejected = (key, raw, why, fallback) =>
   ({ note: `${key}=${quoteValue(raw)} in the address ${why}; using ${fallback}.` });
 
 /**
- * The explain keys, in the form of state.js's hash-key registry: each has
+ * The explain keys, in the form of chrome/address_keys.js's VIEW_KEYS: each has
  *   fallback (the value when absent or invalid; never written to the hash),
  *   parse(raw, {state, tokens}) → {value} | {note} (checked against the settings read so far),
  *   serialize(value) → string, or null for the fallback.
@@ -169,7 +169,7 @@ export function defaultExplain() {
 
 /**
  * The explain keys of a hash, checked against the settings the rest of the hash settled on
- * (`state` from state.js's parseHash, `tokens` its tokens).
+ * (`state` from modes/random/random_state.js parseHash, `tokens` its tokens).
  * @returns {{value: object, notes: string[]}}
  */
 export function parseExplainHash(hash, state, tokens) {

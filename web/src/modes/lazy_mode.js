@@ -24,12 +24,11 @@ export class LazyMode {
    * @param {string} p.panel the id of its tab panel
    * @param {string} [p.shareSlot] the id of its share bar's slot (default: the panel, until the
    *   mode has built its own)
-   * @param {string} p.skipTarget the skip link's target
    * @param {string} p.name what the mode is called in a message
    * @param {boolean|string} [p.exports] the loaded mode's `exports` (the export buttons shown
    *   with its tab before its script has loaded)
    */
-  constructor(ctx, { id, script, global, panel, shareSlot, skipTarget, name, exports = false }) {
+  constructor(ctx, { id, script, global, panel, shareSlot, name, exports = false }) {
     this.id = id;
     this.ctx = ctx;
     this.script = script;
@@ -37,9 +36,13 @@ export class LazyMode {
     this.name = name;
     this.panel = ctx.doc.getElementById(panel);
     this.shareSlot = shareSlot ? ctx.doc.getElementById(shareSlot) : this.panel;
-    this.skipTarget = skipTarget;
     this.mode = null;
     this.declaredExports = exports;
+  }
+
+  /** The skip link's target: the loaded mode's (its grids); before, the mode's panel. */
+  get skipTarget() {
+    return this.mode?.skipTarget ?? `#${this.panel.id}`;
   }
 
   /** Whether the export buttons apply (the loaded mode's answer; before, the one declared). */

@@ -10,8 +10,8 @@
 /* global MHA_DATE_MODEL */
 import { drawLegend } from '../../draw/legend.js';
 import { addNote, errorMessage, sentence, showNotes } from '../../chrome/alerts.js';
-import { DATE_DEFAULTS, LAST_LAYER, dateStateToHash, parseDateHash } from '../../chrome/date_state.js';
-import { viewToHash } from '../../chrome/state.js';
+import { DATE_DEFAULTS, LAST_LAYER, dateStateToHash, parseDateHash } from './date_state.js';
+import { viewToHash } from '../../chrome/address_keys.js';
 import {
   base64ToBytes, checkedHead, dateFigureParts, kindInfo, layerCount, metadataJson, modelSummary, offHeadNames, readRoles,
   roleFindings, rolesChecksum, safetensorsMetadata, sourceLength, tooLongMessage,

@@ -12,7 +12,7 @@
 // than the characters written: the last step wrote <eos>, or its prediction was dropped because
 // max_target_len characters were already written (that row is labelled CUT).
 
-import { KIND_IDS } from '../../chrome/date_state.js';
+import { KIND_IDS } from './date_state.js';
 
 /** The three kinds of attention, in the order the page lists them. */
 export const KINDS = Object.freeze([
@@ -39,7 +39,7 @@ export const KINDS = Object.freeze([
   }),
 ]);
 
-/** The kinds' ids, in the order of KINDS (the address's kind=…: chrome/date_state.js). */
+/** The kinds' ids, in the order of KINDS (the address's kind=…: date_state.js). */
 export { KIND_IDS };
 
 /** @returns {object|undefined} the KINDS entry of `id` */

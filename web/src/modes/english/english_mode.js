@@ -11,8 +11,8 @@
 /* global MHA_ENGLISH_MODEL */
 import { drawLegend } from '../../draw/legend.js';
 import { addNote, errorMessage, sentence, setText, showNotes } from '../../chrome/alerts.js';
-import { ENGLISH_DEFAULTS, englishStateToHash, parseEnglishHash, parseHead } from '../../chrome/english_state.js';
-import { viewToHash } from '../../chrome/state.js';
+import { ENGLISH_DEFAULTS, englishStateToHash, parseEnglishHash, parseHead } from './english_state.js';
+import { viewToHash } from '../../chrome/address_keys.js';
 import {
   EMPTY_NOTE, base64ToBytes, formatProbability, measuredRole, modelSummary, perplexityComparison,
   coreferenceNote, englishFigureParts, headName, inductionFinding, modelKinds, patternsRequest, perplexityText,

@@ -1,6 +1,6 @@
 // The random-embeddings mode's form: the settings, the extra mask's fields, the token chips and
 // the alert that says why a setting was refused. Reads and writes the DOM only; what the values
-// mean is chrome/state.js's and explain/explain_state.js's.
+// mean is random_state.js's and explain/explain_state.js's.
 import { h as element } from '../../explain/dom.js';
 import { tokenize } from '../../chrome/tokenize.js';
 import { sentence, setText } from '../../chrome/alerts.js';
@@ -58,7 +58,7 @@ export class RandomControls {
     els.positional.checked = state.positional;
   }
 
-  /** The controls' raw values (chrome/state.js readControls checks them). */
+  /** The controls' raw values (random_state.js readControls checks them). */
   raw() {
     const { els } = this;
     return {

@@ -77,7 +77,7 @@ export class HeadGrids {
 
   /**
    * Draws `result` (numpyExperiment's) for `tokens`: the figures, the tables, the summary lines.
-   * @param {object} state the settings (chrome/state.js)
+   * @param {object} state the settings (random_state.js)
    * @param {string[]} tokens
    * @param {object} result
    * @param {number[]} offHeads heads switched off (their figures are marked)

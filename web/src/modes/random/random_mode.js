@@ -10,7 +10,8 @@ import { toggleCell } from '../../explain/masks.js';
 import { announceText, createAnnouncer } from '../../chrome/announce.js';
 import { sentence, showNotes } from '../../chrome/alerts.js';
 import { tokenize } from '../../chrome/tokenize.js';
-import { DEFAULTS, PRESETS, parseHash, presetOf, stateToHash, viewToHash } from '../../chrome/state.js';
+import { viewToHash } from '../../chrome/address_keys.js';
+import { DEFAULTS, PRESETS, parseHash, presetOf, stateToHash } from './random_state.js';
 import { RandomControls } from './controls.js';
 import { HeadGrids } from './grids.js';
 import { experimentRequest } from './request.js';
@@ -39,6 +40,8 @@ export class RandomMode {
    *   (loadFullModule, on first call) and classic scripts
    * @param {(stats: object) => void} ctx.showMemoryStats the core's memoryStats() after an update
    * @param {object} ctx.labels the page's label cache (draw/labels.js LabelCache), for every grid
+   * @param {string[]} ctx.addressKeys every key the page's modes read in the address (main.js):
+   *   the address's other keys are noted as unknown
    */
   constructor(ctx) {
     this.id = 'random';
@@ -180,7 +183,7 @@ export class RandomMode {
   mount(hash, notes = []) {
     this.active = true;
     this.wire();
-    const parsed = parseHash(hash);
+    const parsed = parseHash(hash, { modeKeys: this.ctx.addressKeys });
     const { state } = parsed;
     const parsedExplain = parseExplainHash(hash, state, tokenize(state.text));
     this.explainState = parsedExplain.value;

@@ -4,7 +4,7 @@ import { keepsIntermediates } from '../../compute/cost.js';
 import { fitExplain, maskLimits, readMaskControls } from '../../explain/explain_state.js';
 import { maskFields } from '../../explain/masks.js';
 import { errorMessage } from '../../chrome/alerts.js';
-import { checkPageLimits, readControls } from '../../chrome/state.js';
+import { checkPageLimits, readControls } from './random_state.js';
 
 /**
  * The request for the settings of `controls` (controls.js RandomControls; its mask fields are

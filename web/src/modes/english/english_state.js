@@ -2,11 +2,10 @@
 //   #mode=english&text=The%20cat%20sat.&off=0.1,1.3&sel=1.2
 // text: what the text box holds; off: the heads switched off, "layer.head"; sel: the head
 // enlarged, "layer.head". Pure functions, no DOM: tested by tests/web/english_state.test.mjs.
-// (parseMode, in date_state.js, says which mode an address is for.)
+// (chrome/address_keys.js parseMode says which mode an address is for.)
+import { hashParams, quoteValue } from '../../chrome/values.js';
 
-/** Keys this module reads. */
-import { hashParams, quoteValue } from './values.js';
-
+/** Keys this module reads (main.js hands them to the modes that report unknown keys). */
 export const ENGLISH_HASH_KEYS = Object.freeze(['mode', 'text', 'off', 'sel']);
 
 export const ENGLISH_DEFAULTS = Object.freeze({
@@ -76,7 +75,7 @@ export function parseEnglishHash(hash) {
   return { state, notes };
 }
 
-/** The hash (without "#") that parseMode / parseEnglishHash read back as English mode with `state`. */
+/** The hash (without "#") that chrome's parseMode and parseEnglishHash read back as English mode with `state`. */
 export function englishStateToHash(state) {
   // encodeURIComponent keeps spaces as %20 (not "+"); commas and slashes are fine in a fragment.
   const text = encodeURIComponent(state.text).replace(/%2C/g, ',').replace(/%2F/g, '/');

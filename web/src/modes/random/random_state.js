@@ -1,15 +1,14 @@
-// The page's settings: defaults, presets, reading them from the controls and from the URL hash,
-// and writing them back to the hash. Pure functions, no DOM: tested by tests/web/state.test.mjs.
+// The random-embeddings mode's settings: defaults, presets, reading them from the controls and
+// from the URL hash, and writing them back to the hash. Pure functions, no DOM: tested by
+// tests/web/state.test.mjs.
 //
 // State: { text: string, d_model: int, num_heads: int, seed: uint32, causal: bool, positional: bool }
 // The wasm module is the authority on which (d_model, num_heads) pairs are valid; the checks here
 // are only those the module cannot see (empty or non-integer input, this page's display limits).
-import { tokenize, tokenizeChecked, MAX_TOKENS } from './tokenize.js';
-import { DATE_HASH_KEYS } from './date_state.js';
-import { EXPLAIN_KEYS } from '../explain/explain_state.js';
-import { hashParams, parseBoolean, parseInteger, quoteValue } from './values.js';
-
-export { parseBoolean, parseInteger, quoteValue };
+import { tokenizeChecked, MAX_TOKENS } from '../../chrome/tokenize.js';
+import { addressNotes, parseView, viewToHash } from '../../chrome/address_keys.js';
+import { hashParams, parseBoolean, parseInteger, quoteValue } from '../../chrome/values.js';
+import { EXPLAIN_KEYS } from '../../explain/explain_state.js';
 
 export const SEED_MAX = 4294967295; // 2^32 - 1: numpy's legacy np.random.seed range
 
@@ -49,81 +48,9 @@ export const DEFAULT_PRESET = 'module-08';
 export const DEFAULTS = PRESETS[DEFAULT_PRESET].state;
 
 const KEYS = Object.freeze(['text', 'd_model', 'num_heads', 'seed', 'causal', 'positional']);
+/** The keys this mode reads: its settings, a preset's name and the explain panels' keys. */
+export const RANDOM_HASH_KEYS = Object.freeze(['preset', ...KEYS, ...Object.keys(EXPLAIN_KEYS)]);
 const MAX_TEXT_CHARS = 20000; // 2048 tokens of a few characters each
-
-/**
- * Hash keys that say how the result is viewed rather than what is computed. Each entry:
- *   parse(raw, ctx) → {value} | {note}: ctx = {state, tokens} (the settings already read from the
- *     hash, and their tokens), so a value can be checked against them;
- *   serialize(value) → string, or null to leave the key out (its default);
- *   fallback: the value when the key is absent or invalid.
- * A key added here (with a test in tests/web/state.test.mjs) round-trips through parseHash
- * (result.view) and stateToHash(state, view), and is never reported as unknown.
- */
-export const VIEW_KEYS = Object.freeze({
-  // The locked cell: "cell=H.Q.K" = head H, query row Q, key column K (0-based).
-  cell: Object.freeze({
-    fallback: null,
-    parse(raw, { state, tokens }) {
-      const m = /^(\d{1,2})\.(\d{1,3})\.(\d{1,3})$/.exec(raw.trim());
-      const cell = m && { head: Number(m[1]), row: Number(m[2]), col: Number(m[3]) };
-      if (cell && cell.head < state.num_heads && cell.row < tokens.length && cell.col < tokens.length) {
-        return { value: cell };
-      }
-      return {
-        note: `cell=${quoteValue(raw)} in the address is not head.query.key within ` +
-          `${state.num_heads} head${state.num_heads === 1 ? '' : 's'} and ${tokens.length} tokens ` +
-          '(e.g. cell=0.0.2); no cell is selected.',
-      };
-    },
-    serialize: (cell) => (cell ? `${cell.head}.${cell.row}.${cell.col}` : null),
-  }),
-  // Minimal chrome for an iframe: "#preset=module-08&embed" (or embed=1; embed=0 is the full page).
-  embed: Object.freeze({
-    fallback: false,
-    parse(raw) {
-      const v = raw.trim() === '' ? true : parseBoolean(raw);
-      return v === null ? { note: `embed=${quoteValue(raw)} in the address is not 1/0; showing the full page.` } : { value: v };
-    },
-    serialize: (on) => (on ? '1' : null),
-  }),
-});
-
-/** Every view key at its fallback value. */
-export function defaultView() {
-  return Object.fromEntries(Object.entries(VIEW_KEYS).map(([k, spec]) => [k, spec.fallback]));
-}
-
-/**
- * The view keys of a hash, checked against the settings they apply to (see VIEW_KEYS).
- * @returns {{view: object, notes: string[]}}
- */
-export function parseView(hash, state) {
-  const params = hashParams(hash);
-  const view = defaultView();
-  const notes = [];
-  const tokens = tokenize(String(state.text ?? ''));
-  for (const [key, spec] of Object.entries(VIEW_KEYS)) {
-    if (!params.has(key)) continue;
-    const r = spec.parse(params.get(key), { state, tokens });
-    if ('value' in r) view[key] = r.value;
-    else notes.push(r.note);
-  }
-  return { view, notes };
-}
-
-/** Whether some key or value of the hash does not decode (URLSearchParams then substitutes U+FFFD). */
-function hasBrokenEncoding(hash) {
-  const body = String(hash ?? '').replace(/^#/, '');
-  return body.split(/[&=]/).some((part) => {
-    try {
-      decodeURIComponent(part.replace(/\+/g, ' '));
-      return false;
-    } catch {
-      return true;
-    }
-  });
-}
 
 /** The largest divisor of d that is <= cap (at least 1). */
 export function largestDivisorAtMost(d, cap) {
@@ -187,9 +114,13 @@ export function checkPageLimits(state, limits = PAGE_LIMITS) {
  * "#text=Heads+look&d_model=8&num_heads=2&seed=7&causal=0&positional=1".
  * Never fails: each unknown or invalid value falls back to the preset or the default,
  * with a note saying so. Values are only validated here; they are displayed as text.
- * @returns {{state: object, notes: string[], preset: string|null}}
+ * @param {object} [options]
+ * @param {Iterable<string>} [options.modeKeys] the keys the page's modes read (main.js hands them
+ *   all: ctx.addressKeys), which are not unknown here either
+ * @param {object} [options.limits] the page's display limits
+ * @returns {{state: object, notes: string[], preset: string|null, view: object}}
  */
-export function parseHash(hash, limits = PAGE_LIMITS) {
+export function parseHash(hash, { modeKeys = [], limits = PAGE_LIMITS } = {}) {
   const notes = [];
   const params = hashParams(hash);
   let base = DEFAULTS;
@@ -203,26 +134,8 @@ export function parseHash(hash, limits = PAGE_LIMITS) {
       notes.push(`Unknown preset "${quoteValue(name)}" in the address; showing the default.`);
     }
   }
+  notes.push(...addressNotes(hash, [...RANDOM_HASH_KEYS, ...modeKeys]));
   const state = { ...base };
-  for (const key of params.keys()) {
-    if (key !== 'preset' && !KEYS.includes(key) && !DATE_HASH_KEYS.includes(key) && !(key in EXPLAIN_KEYS) &&
-        !(key in VIEW_KEYS)) {
-      notes.push(`Ignored unknown setting "${quoteValue(key)}" in the address.`);
-    }
-  }
-  const seen = new Set();
-  const repeated = new Set();
-  for (const key of params.keys()) {
-    if (seen.has(key) && !repeated.has(key)) {
-      repeated.add(key);
-      notes.push(`"${quoteValue(key)}" appears more than once in the address; using its first value.`);
-    }
-    seen.add(key);
-  }
-  if (hasBrokenEncoding(hash)) {
-    notes.push('Part of the address is not valid percent-encoding (a "%" without two hex digits, or bytes ' +
-      'that are not UTF-8); it was read with replacement characters (\uFFFD).');
-  }
   const fallback = (key, raw, why) => {
     notes.push(`${key}=${quoteValue(raw)} in the address ${why}; using ${key}=${state[key]}.`);
   };
@@ -291,7 +204,7 @@ export function presetOf(state) {
   return null;
 }
 
-/** The hash (without "#") that parseHash reads back as `state` and `view` (see VIEW_KEYS). */
+/** The hash (without "#") that parseHash reads back as `state` and `view` (chrome/address_keys.js VIEW_KEYS). */
 export function stateToHash(state, view = {}) {
   const name = presetOf(state);
   const p = new URLSearchParams();
@@ -305,15 +218,4 @@ export function stateToHash(state, view = {}) {
     p.set('positional', state.positional ? '1' : '0');
   }
   return p.toString() + viewToHash(view);
-}
-
-/** "&cell=0.0.2&embed=1": the view keys that differ from their fallback, or "". */
-export function viewToHash(view = {}) {
-  const p = new URLSearchParams();
-  for (const [key, spec] of Object.entries(VIEW_KEYS)) {
-    const s = key in view ? spec.serialize(view[key]) : null;
-    if (s !== null) p.set(key, s);
-  }
-  const out = p.toString();
-  return out ? `&${out}` : '';
 }

@@ -1,17 +1,14 @@
-// Which mode the page is in, and the Date translator's settings in the URL hash:
+// The Date translator's settings in the URL hash:
 //   #mode=date&date=Nov%2030%2C%202026&kind=cross&layer=0&off=cross/1/2
-// No "mode" (or mode=random) is the random-embeddings page of state.js, whose hashes are unchanged;
-// mode=english is the English model's (english_state.js).
+// (chrome/address_keys.js parseMode says which mode an address is for.)
 // Pure functions, no DOM: tested by tests/web/date_state.test.mjs.
 
-import { hashParams, quoteValue } from './values.js';
-
-export const MODES = Object.freeze(['random', 'date', 'english']);
+import { hashParams, quoteValue } from '../../chrome/values.js';
 
 /** The Date translator's kinds of attention (modes/date/date_view.js KINDS labels them). */
 export const KIND_IDS = Object.freeze(['encoder_self', 'decoder_self', 'cross']);
 
-/** Keys this module reads; state.js does not report them as unknown. */
+/** Keys this module reads (main.js hands them to the modes that report unknown keys). */
 export const DATE_HASH_KEYS = Object.freeze(['mode', 'date', 'kind', 'layer', 'off']);
 
 /** layer LAST_LAYER: the model's last layer of the kind (where the decoder reads the input most clearly). */
@@ -42,16 +39,6 @@ export function parseOff(raw) {
 
 /** Longest date text the address may carry (the model's own limit is smaller; the page says so). */
 export const MAX_DATE_CHARS = 2000;
-
-
-/** @returns {{mode: 'random'|'date', notes: string[]}} */
-export function parseMode(hash) {
-  const p = hashParams(hash);
-  if (!p.has('mode')) return { mode: 'random', notes: [] };
-  const raw = p.get('mode');
-  if (MODES.includes(raw)) return { mode: raw, notes: [] };
-  return { mode: 'random', notes: [`Unknown mode "${quoteValue(raw)}" in the address; showing random embeddings.`] };
-}
 
 /**
  * The Date translator's settings from the hash; invalid values fall back to the defaults with a
@@ -88,7 +75,7 @@ export function parseDateHash(hash) {
   return { state, notes };
 }
 
-/** The hash (without "#") that parseMode / parseDateHash read back as date mode with `state`. */
+/** The hash (without "#") that chrome's parseMode and parseDateHash read back as date mode with `state`. */
 export function dateStateToHash(state) {
   // encodeURIComponent keeps spaces as %20 (not "+"); commas and slashes are fine in a fragment.
   const date = encodeURIComponent(state.date).replace(/%2C/g, ',').replace(/%2F/g, '/');
