@@ -2,10 +2,11 @@
 // the heads' roles, the bundled model's bytes and metadata.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { base64ToBytes } from '../../web/src/compute/bytes.js';
 import { readFileSync } from 'node:fs';
 import {
   KINDS, KIND_IDS, BOS, CUT, decoderSteps, displayToken, sourceLength, tooLongMessage, axisTokens, layerView, allPanels,
-  thumbCell, headKey, readRoles, rolesChecksum, roleFindings, briefFindings, claimsByHead, checkedHead, formatPercent, base64ToBytes, safetensorsMetadata, metadataJson,
+  thumbCell, headKey, readRoles, rolesChecksum, roleFindings, briefFindings, claimsByHead, checkedHead, formatPercent, safetensorsMetadata, metadataJson,
   modelSummary, dateReadout, layerCount, dateFigureParts, offHeadNames,
 } from '../../web/src/modes/date/date_view.js';
 

@@ -4,9 +4,10 @@
 // LABEL_HELP), and module 03's kinds measured in web/english_lm_heads.json.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { base64ToBytes } from '../../web/src/compute/bytes.js';
 import { readFileSync } from 'node:fs';
 import {
-  base64ToBytes, formatPerplexity, formatProbability, measuredRole, perplexityComparison, perplexityText,
+  formatPerplexity, formatProbability, measuredRole, perplexityComparison, perplexityText,
   coreferenceNote, englishFigureParts, readTypicalRoles, rolesChecksum, tokenLabels, tokensNote, typicalText,
   captionTerms, headName, headNameOf, inductionFinding, modelKinds, patternsRequest,
 } from '../../web/src/modes/english/english_view.js';

@@ -34,6 +34,7 @@
 // working and re-renders when an attribute changes.
 import { drawLegend } from '../draw/legend.js';
 import { HeadHeatmap, readTheme } from '../draw/heatmap.js';
+import { el } from '../draw/dom.js';
 import { headTableSteps } from '../draw/table.js';
 import { scheduleTables } from '../draw/tables.js';
 import { readoutText } from '../draw/format.js';
@@ -59,14 +60,6 @@ const HEAD_FRAME = 14;
 const SCRIPT_SRC = (typeof document !== 'undefined' && document.currentScript && document.currentScript.src) || '';
 const SCRIPT_URL = SCRIPT_SRC || (typeof location !== 'undefined' ? location.href : '');
 const SCRIPT_BESIDE = SCRIPT_SRC ? 'mha-attention.js' : 'this page (the element\'s script is inline in it)';
-
-/** Builds an element of `tag` with a class and text (text only: tokens come from authors and users). */
-function el(tag, className, text) {
-  const e = document.createElement(tag);
-  if (className) e.className = className;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 
 /**
  * Calls `then` once the HTML parser has passed `element`, so that its children are whole.

@@ -8,7 +8,7 @@ import common from '../../common.css';
 import css from '../../element.css';
 import { LabelCache } from '../draw/labels.js';
 import { WasmModules } from '../compute/wasm_modules.js';
-import { base64ToBytes } from '../modes/date/date_view.js';
+import { base64ToBytes } from '../compute/bytes.js';
 
 export class ElementShared {
   /**

@@ -7,7 +7,7 @@ import { dropQueued, queueAfterFrame } from '../../draw/tables.js';
 import { CellSelection } from '../../draw/selection.js';
 import { formatWeight } from '../../draw/format.js';
 import { dateReadout, headKey, kindInfo, layerCount, layerView } from './date_view.js';
-import { el } from './dom.js';
+import { el } from '../../draw/dom.js';
 import { Overview } from './overview.js';
 
 export class DateGrids {

@@ -13,12 +13,14 @@ import { addNote, errorMessage, sentence, showNotes } from '../../chrome/alerts.
 import { DATE_DEFAULTS, LAST_LAYER, dateStateToHash, parseDateHash } from './date_state.js';
 import { viewToHash } from '../../chrome/address_keys.js';
 import {
-  base64ToBytes, checkedHead, dateFigureParts, kindInfo, layerCount, metadataJson, modelSummary, offHeadNames, readRoles,
+  checkedHead, dateFigureParts, kindInfo, layerCount, metadataJson, modelSummary, offHeadNames, readRoles,
   roleFindings, rolesChecksum, safetensorsMetadata, sourceLength, tooLongMessage,
 } from './date_view.js';
 import { DateCombined } from './combined.js';
 import { DateGrids } from './date_grids.js';
-import { el, parseHeadKey } from './dom.js';
+import { el } from '../../draw/dom.js';
+import { base64ToBytes } from '../../compute/bytes.js';
+import { parseHeadKey } from './dom.js';
 
 const MODEL_SCRIPT = 'date_model.js';
 /** Milliseconds after the last change before the address follows it. */

@@ -337,14 +337,6 @@ export function checkedHead(json, name) {
   return kind && Number.isInteger(layer) && Number.isInteger(head) ? { kind, layer, head } : null;
 }
 
-/** The bytes of a base64 string (the bundled model; atob exists in browsers and node ≥ 16). */
-export function base64ToBytes(b64) {
-  const bin = atob(b64);
-  const bytes = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-  return bytes;
-}
-
 /**
  * The safetensors header's __metadata__ (strings), or null when the bytes are not safetensors.
  * Only for display (the training figures); the module does the real loading and checking.

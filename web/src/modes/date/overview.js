@@ -3,7 +3,7 @@
 // as the grids (draw/color.js headPixels). Built once per model; a keystroke repaints them.
 import { headPixels } from '../../draw/color.js';
 import { KINDS, headKey, layerView, thumbCell } from './date_view.js';
-import { el } from './dom.js';
+import { el } from '../../draw/dom.js';
 
 export class Overview {
   /**

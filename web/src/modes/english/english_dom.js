@@ -1,14 +1,8 @@
 // The English mode's panel, built into index.html's empty #english-panel when the mode is first
 // shown (the page's first load carries none of it). Text nodes only (textContent).
 import { EXAMPLES, HEADS_HELP, LABEL_HELP } from './english_text.js';
+import { el } from '../../draw/dom.js';
 
-/** <tag class="className">text</tag> of the page's document. */
-export function el(tag, className, text) {
-  const e = document.createElement(tag);
-  if (className) e.className = className;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 
 function withId(e, id) {
   e.id = id;

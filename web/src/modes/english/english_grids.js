@@ -11,7 +11,7 @@ import { CellSelection } from '../../draw/selection.js';
 import { formatWeight } from '../../draw/format.js';
 import { setText } from '../../chrome/alerts.js';
 import { typicalText } from './english_view.js';
-import { el } from './english_dom.js';
+import { el } from '../../draw/dom.js';
 
 /**
  * Largest cell of a small multiple, and the side a small multiple keeps within (CSS px): a short

@@ -14,12 +14,14 @@ import { addNote, errorMessage, sentence, setText, showNotes } from '../../chrom
 import { ENGLISH_DEFAULTS, englishStateToHash, parseEnglishHash, parseHead } from './english_state.js';
 import { viewToHash } from '../../chrome/address_keys.js';
 import {
-  EMPTY_NOTE, base64ToBytes, formatProbability, measuredRole, modelSummary, perplexityComparison,
+  EMPTY_NOTE, formatProbability, measuredRole, modelSummary, perplexityComparison,
   coreferenceNote, englishFigureParts, headName, inductionFinding, modelKinds, patternsRequest, perplexityText,
   readTypicalRoles, rolesChecksum, tokenLabels, tokensNote,
 } from './english_view.js';
 import { COREFERENCE_NOTE, EXAMPLES, REPEAT_NOTE } from './english_text.js';
-import { buildPanel, el } from './english_dom.js';
+import { el } from '../../draw/dom.js';
+import { base64ToBytes } from '../../compute/bytes.js';
+import { buildPanel } from './english_dom.js';
 import { EnglishGrids } from './english_grids.js';
 
 /** The mode's stylesheet (dist/english.css, beside index.html), added once; resolves when it applies. */

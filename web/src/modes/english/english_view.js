@@ -300,14 +300,6 @@ export function tokensNote(run, maxLen) {
 export const EMPTY_NOTE = 'No words yet: the model reads <bos> (the start of a text) alone, and the table shows what it ' +
   'expects the first word to be. Type some English.';
 
-/** base64 → bytes (the file:// script's copy of the model). */
-export function base64ToBytes(b64) {
-  const bin = atob(b64);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
 /** "d_model 128, 4 heads × 2 layers, 5,000 words, context 128 tokens, 1.2 MB". */
 export function modelSummary(config, bytes) {
   const c = config ?? {};
