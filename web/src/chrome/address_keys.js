@@ -92,15 +92,23 @@ export function embedOf(hash) {
   return parseView(hash, null, ['embed']).view.embed;
 }
 
-/** "&cell=0.0.2&embed=1": the view keys that differ from their fallback, or "". */
-export function viewToHash(view = {}) {
+/**
+ * "&key=value&…" for the keys of `specs` ({key: {serialize(value) → string|null}}) whose
+ * serialize gives a string for `values[key]` (null: the fallback, left out), or "".
+ */
+export function keysToHash(specs, values) {
   const p = new URLSearchParams();
-  for (const [key, spec] of Object.entries(VIEW_KEYS)) {
-    const s = key in view ? spec.serialize(view[key]) : null;
+  for (const [key, spec] of Object.entries(specs)) {
+    const s = key in values ? spec.serialize(values[key]) : null;
     if (s !== null) p.set(key, s);
   }
   const out = p.toString();
   return out ? `&${out}` : '';
+}
+
+/** "&cell=0.0.2&embed=1": the view keys that differ from their fallback, or "". */
+export function viewToHash(view = {}) {
+  return keysToHash(VIEW_KEYS, view);
 }
 
 /** Whether some key or value of the hash does not decode (URLSearchParams then substitutes U+FFFD). */

@@ -11,6 +11,7 @@
 //   off=h,…      heads switched off (their output zeroed before out_proj)
 //   combine=mean|max  the combined view of all heads shown in the explain section
 import { parseInteger, quoteValue } from '../chrome/values.js';
+import { keysToHash } from '../chrome/address_keys.js';
 
 export const MASK_KINDS = Object.freeze(['none', 'padding', 'window', 'drawn']);
 export const COMBINED_VIEWS = Object.freeze(['mean', 'max']);
@@ -192,13 +193,7 @@ export function parseExplainHash(hash, state, tokens) {
 
 /** "&mask=window&window=2": the explain keys that differ from their fallback, or "". */
 export function explainToHash(value) {
-  const p = new URLSearchParams();
-  for (const [key, spec] of Object.entries(EXPLAIN_KEYS)) {
-    const s = key in value ? spec.serialize(value[key]) : null;
-    if (s !== null) p.set(key, s);
-  }
-  const out = p.toString();
-  return out ? `&${out}` : '';
+  return keysToHash(EXPLAIN_KEYS, value);
 }
 
 /** `value` with drawn cells and switched-off heads that no longer exist (fewer tokens or heads) dropped. */
