@@ -37,7 +37,7 @@ function checkGolden(doc) {
     models[key] = new mod.EnglishModel(bytesOf(entry.file));
     assert.equal(models[key].checksum, entry.xxh64);
     assert.deepEqual(models[key].vocab, entry.vocab);
-    const config = models[key].config();
+    const config = models[key].config;
     for (const k of ['d_model', 'num_heads', 'num_layers', 'dim_feedforward', 'vocab_size', 'max_len']) {
       assert.equal(config[k], entry.config[k], k);
     }
@@ -87,8 +87,8 @@ test('englishTokenize splits as the page does', () => {
   for (const text of texts) assert.deepEqual(mod.englishTokenize(text), tokenize(text), JSON.stringify(text));
 });
 
-test('config(), defaults of run()', () => {
-  const c = tiny.config();
+test('config, defaults of run()', () => {
+  const c = tiny.config;
   assert.deepEqual(Object.keys(c).sort(), ['d_model', 'dim_feedforward', 'layer_norm_eps', 'max_len',
     'num_heads', 'num_layers', 'relative_bias', 'shortformer_positions', 'vocab_size']);
   assert.equal(c.relative_bias, true);

@@ -160,7 +160,7 @@ EMSCRIPTEN_BINDINGS(mha_lab_english_model) {
       .constructor(&make_english_model, allow_raw_pointers())
       .function("run", &JsEnglishModel::run)
       .function("run", &JsEnglishModel::run_plain)
-      .function("config", &JsEnglishModel::config)
+      .property("config", &JsEnglishModel::config)
       .property("vocab", &JsEnglishModel::vocab)
       .property("checksum", &JsEnglishModel::checksum);
   function("englishTokenize", &english_tokenize_js);

@@ -209,7 +209,7 @@ export async function englishView(mod, read, shared) {
   const typical = headsJson && !elsewhere ? readTypicalRoles(headsJson) : new Map();
   const ids = Array.from({ length: shown * h }, (_, k) => [first + Math.floor(k / h), k % h]);
   const labels = tokenLabels(run);
-  const config = typeof model.config === 'function' ? model.config() : model.config;
+  const config = model.config;
   const unknown = run.unknown.filter(Boolean).length;
   const counts = [n === 1 ? '1 token: <bos> alone (the text is empty)' : `${n} tokens: <bos> and ${n - 1} of the text`];
   if (unknown) counts.push(`${unknown} not in its vocabulary (*)`);

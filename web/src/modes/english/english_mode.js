@@ -179,7 +179,7 @@ export class EnglishMode {
       throw new Error('this build of the attention core has no EnglishModel; rebuild with ./scripts/build.sh');
     }
     this.model = new mod.EnglishModel(bytes); // throws on a bad file (e.g. a checksum mismatch)
-    this.config = typeof this.model.config === 'function' ? this.model.config() : this.model.config;
+    this.config = this.model.config;
     let info = `Model: ${modelSummary(this.config, bytes.length)}.`;
     const heads = this.build.heads ?? null;
     const measuredOn = rolesChecksum(heads);
