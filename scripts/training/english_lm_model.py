@@ -1,6 +1,7 @@
 r"""The English language model of mha-lab in PyTorch: tokenizer, model, file writer and reader.
 
-Shared by scripts/train_english_lm.py (training) and scripts/fixtures (golden data), so
+Shared by scripts/training/train_english_lm.py (training), scripts/training/evaluate_english_lm.py
+(its report) and scripts/fixtures (golden data), so
 that both build exactly the model the C++ core runs (cpp/models/mha/english_lm.*). The file format
 is docs/english-lm-format.md.
 
@@ -39,6 +40,17 @@ import torch.nn as nn
 import torch.nn.functional as F
 import xxhash
 
+from common import (
+    data_xxh64,
+    f16_arrays,
+    read_safetensors_parts,
+    round_to_fp16_,
+    sinusoidal_pe,
+    write_f16_safetensors,
+)
+
+__all__ = ["round_to_fp16_", "sinusoidal_pe"]  # part of this module's interface, from common
+
 FORMAT = "mha-lab-english-lm"
 # Version 2: "xxh64" covers the data section, the tensor entries and every other metadata value
 # (content_xxh64). read_file also reads version 1 (a checksum of the data section alone), so that
@@ -61,18 +73,6 @@ def normalize(token):
     """A token as the model looks it up: ASCII letters lower-cased, U+2019 written as '."""
     return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else ("'" if c == "\u2019" else c)
                    for c in token)
-
-
-def sinusoidal_pe(n, d):
-    """PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...), computed in double and
-    rounded to float32 as mha::sinusoidal_positional_encoding does. (n, d)."""
-    pos = np.arange(n, dtype=np.float64)[:, None]
-    i2 = np.arange(0, d, 2, dtype=np.float64)[None, :]
-    ang = pos / np.power(10000.0, i2 / d)
-    pe = np.zeros((n, d), dtype=np.float64)
-    pe[:, 0::2] = np.sin(ang)
-    pe[:, 1::2] = np.cos(ang)[:, : d // 2]
-    return torch.tensor(pe.astype(np.float32))
 
 
 class Layer(nn.Module):
@@ -203,13 +203,6 @@ def load_tensors_(model, tensors):
             params[rename.get(k, k)].copy_(torch.from_numpy(np.array(tensors[k])))
 
 
-def round_to_fp16_(model):
-    """Round every parameter to IEEE half and back, in place (what the file holds)."""
-    with torch.no_grad():
-        for p in model.parameters():
-            p.copy_(p.half().float())
-
-
 def _utf8_order(key):
     return key.encode("utf-8")
 
@@ -246,13 +239,6 @@ def write_file(path, model, vocab, training):
     metadata with the format, config, vocabulary, training record and the checksum
     (content_xxh64). Returns (bytes written, xxh64 hex)."""
     assert vocab[:2] == SPECIALS and len(vocab) == model.cfg["vocab_size"]
-    header, chunks, offset = {}, [], 0
-    for name, a in export_tensors(model):
-        b = np.ascontiguousarray(a.astype("<f2")).tobytes()
-        header[name] = {"dtype": "F16", "shape": list(a.shape), "data_offsets": [offset, offset + len(b)]}
-        chunks.append(b)
-        offset += len(b)
-    data = b"".join(chunks)
     meta = {
         "format": FORMAT, "format_version": FORMAT_VERSION,
         "xxh64": None,  # placed here in the header; not part of what it covers
@@ -260,30 +246,17 @@ def write_file(path, model, vocab, training):
         "vocab": json.dumps(vocab, separators=(",", ":"), ensure_ascii=True),
         "training": json.dumps(training, separators=(",", ":"), sort_keys=True),
     }
-    meta["xxh64"] = content_xxh64(header, data, meta)
-    doc = {"__metadata__": meta}
-    doc.update(header)
-    hjson = json.dumps(doc, separators=(",", ":"), ensure_ascii=True).encode("utf-8")
-    hjson += b" " * ((-len(hjson)) % 8)
-    blob = struct.pack("<Q", len(hjson)) + hjson + data
-    with open(path, "wb") as f:
-        f.write(blob)
-    return len(blob), meta["xxh64"]
+    return write_f16_safetensors(path, export_tensors(model), meta, content_xxh64)
 
 
 def read_parts(path):
     """(tensor entries {name: {...}}, data section bytes, metadata {key: str}) of a model file of
     a version in READABLE_VERSIONS, its format and checksum checked (version 1: the data section
     alone; version 2: content_xxh64)."""
-    with open(path, "rb") as f:
-        blob = f.read()
-    (n,) = struct.unpack("<Q", blob[:8])
-    doc = json.loads(blob[8:8 + n].decode("utf-8"))
-    data = blob[8 + n:]
-    meta = doc.pop("__metadata__")
+    doc, data, meta = read_safetensors_parts(path)
     assert meta["format"] == FORMAT and meta["format_version"] in READABLE_VERSIONS, meta
     if meta["format_version"] == "1":
-        actual = xxhash.xxh64(data, seed=0).hexdigest()
+        actual = data_xxh64(doc, data, meta)
     else:
         actual = content_xxh64(doc, data, meta)
     assert actual == meta["xxh64"], f"checksum mismatch: the metadata says xxh64 {meta['xxh64']}, the file hashes to {actual}"
@@ -291,13 +264,10 @@ def read_parts(path):
 
 
 def read_file(path):
-    """(model in eval mode, vocab, metadata); checks the format, layout and checksum (read_parts)."""
+    """(model in eval mode, vocab, metadata); checks the format and checksum (read_parts) and the
+    layout (common.f16_arrays)."""
     doc, data, meta = read_parts(path)
-    tensors = {}
-    for name, t in doc.items():
-        assert t["dtype"] == "F16", (name, t)
-        b, e = t["data_offsets"]
-        tensors[name] = np.frombuffer(data[b:e], dtype="<f2").reshape(t["shape"]).astype(np.float32)
+    tensors = f16_arrays(doc, data)
     cfg = json.loads(meta["config"])
     vocab = json.loads(meta["vocab"])
     model = EnglishLM(cfg)

@@ -38,10 +38,8 @@ scripts/fixtures/make_fixtures.py does).
 import argparse
 import datetime
 import json
-import math
 import os
 import random
-import struct
 import sys
 import time
 
@@ -51,10 +49,20 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
-import xxhash  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import date_data as D  # noqa: E402
+from common import (  # noqa: E402
+    Progress,
+    cosine_decay,
+    data_xxh64,
+    f16_arrays,
+    read_safetensors_parts,
+    round_to_fp16_,
+    seed_and_threads,
+    sinusoidal_pe,
+    write_f16_safetensors,
+)
 
 # The repository root: this file is in scripts/training/.
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -91,18 +99,6 @@ CONFIG = {
 # ------------------------------------------------------------------------------------------------
 # Model
 # ------------------------------------------------------------------------------------------------
-
-def sinusoidal_pe(n, d):
-    """(n, d) float32, computed in double as mha::sinusoidal_positional_encoding does:
-    PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d))."""
-    pe = np.zeros((n, d), dtype=np.float64)
-    for pos in range(n):
-        for c in range(d):
-            two_i = c - (c % 2)
-            angle = pos / math.pow(10000.0, two_i / d)
-            pe[pos, c] = math.sin(angle) if c % 2 == 0 else math.cos(angle)
-    return torch.from_numpy(pe.astype(np.float32))
-
 
 def causal_mask(t):
     """(t, t) float: 0 on and below the diagonal, -inf above (nn.Transformer's square subsequent mask)."""
@@ -170,13 +166,6 @@ def export_tensors(model):
             continue
         out.append((name, t.detach().cpu().numpy().astype(np.float32)))
     return out
-
-
-def round_to_fp16_(model):
-    """Round every parameter to IEEE half and back, in place (what the file will hold)."""
-    with torch.no_grad():
-        for p in model.parameters():
-            p.copy_(p.half().float())
 
 
 def count_params(model):
@@ -269,24 +258,23 @@ def train(args, valid, exclude):
         if args.schedule_minutes > 0:
             frac = max(frac, elapsed / (60.0 * args.schedule_minutes))
         frac = min(1.0, frac)
-        return args.lr * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
+        return args.lr * cosine_decay(frac, floor=0.05)
 
     n_formats = len(D.FORMATS)
-    start = time.time()
+    progress = Progress()
     budget = args.budget_minutes * 60.0
     history = []
     step = 0
     best = None
-    loss_avg = None
     stop_reason = "planned steps done"
     while True:
         if step >= args.steps:
             break
-        if lr_at(step, time.time() - start) <= 0.05 * args.lr * 1.0001 and step > args.warmup:
+        if lr_at(step, progress.seconds()) <= 0.05 * args.lr * 1.0001 and step > args.warmup:
             stop_reason = f"learning-rate schedule finished ({args.schedule_minutes} min)"
             break
         model.train()
-        lr = lr_at(step, time.time() - start)
+        lr = lr_at(step, progress.seconds())
         for g in opt.param_groups:
             g["lr"] = lr
         batch = [D.sample(rng, rng.randrange(n_formats), exclude) for _ in range(args.batch)]
@@ -298,16 +286,16 @@ def train(args, valid, exclude):
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         step += 1
-        loss_avg = loss.item() if loss_avg is None else 0.98 * loss_avg + 0.02 * loss.item()
-        elapsed = time.time() - start
+        progress.add_loss(loss.item())
+        elapsed = progress.seconds()
         if step % args.eval_every == 0 or step == args.steps or elapsed > budget:
             acc, per_fmt, _ = exact_match(fp16_copy(model), valid)
-            elapsed = time.time() - start
-            history.append({"step": step, "seconds": round(elapsed, 1), "loss": round(loss_avg, 5),
+            elapsed = progress.seconds()
+            history.append({"step": step, "seconds": round(elapsed, 1), "loss": round(progress.loss, 5),
                             "valid_exact_match_fp16": acc})
             worst = min(per_fmt.items(), key=lambda kv: kv[1])
-            print(f"step {step:6d}  {elapsed:7.1f}s  lr {lr:.2e}  loss {loss_avg:.4f}  "
-                  f"valid exact (fp16) {acc:.4f}  worst {worst[0]} {worst[1]:.3f}", flush=True)
+            progress.log(step, [("lr", f"{lr:.2e}"), ("valid exact (fp16)", f"{acc:.4f}"),
+                                ("worst", f"{worst[0]} {worst[1]:.3f}")])
             if best is None or acc > best[0]:
                 best = (acc, step, {k: v.clone() for k, v in model.state_dict().items()})
             if acc >= args.target:
@@ -316,7 +304,7 @@ def train(args, valid, exclude):
             if elapsed > budget:
                 stop_reason = f"time budget of {args.budget_minutes} min reached"
                 break
-    seconds = time.time() - start
+    seconds = progress.seconds()
     # Keep the best validated weights (normally the last ones).
     if best is not None and best[1] != step:
         model.load_state_dict(best[2])
@@ -331,53 +319,14 @@ def train(args, valid, exclude):
 # The file (safetensors, docs/date-model-format.md)
 # ------------------------------------------------------------------------------------------------
 
-def write_safetensors(path, tensors, metadata):
-    """tensors: [(name, float32 array)] stored as F16 in this order; metadata: {str: str}."""
-    header = {}
-    chunks = []
-    offset = 0
-    for name, a in tensors:
-        h = np.ascontiguousarray(a.astype("<f2"))
-        b = h.tobytes()
-        header[name] = {"dtype": "F16", "shape": list(a.shape), "data_offsets": [offset, offset + len(b)]}
-        chunks.append(b)
-        offset += len(b)
-    data = b"".join(chunks)
-    meta = dict(metadata)
-    meta["xxh64"] = xxhash.xxh64(data, seed=0).hexdigest()
-    assert all(isinstance(v, str) for v in meta.values())
-    doc = {"__metadata__": meta}
-    doc.update(header)
-    hjson = json.dumps(doc, separators=(",", ":"), ensure_ascii=True).encode("utf-8")
-    hjson += b" " * ((-len(hjson)) % 8)  # pad with spaces so the data starts 8-byte aligned
-    blob = struct.pack("<Q", len(hjson)) + hjson + data
-    with open(path, "wb") as f:
-        f.write(blob)
-    return len(blob), meta["xxh64"]
-
-
 def read_safetensors(path):
-    """(metadata, {name: float32 array}); checks the layout and the xxh64 of the data section."""
-    with open(path, "rb") as f:
-        blob = f.read()
-    (n,) = struct.unpack("<Q", blob[:8])
-    doc = json.loads(blob[8: 8 + n].decode("utf-8"))
-    data = blob[8 + n:]
-    meta = doc.pop("__metadata__")
+    """(metadata, {name: float32 array}); checks the format, the xxh64 of the data section and the
+    layout (common.f16_arrays)."""
+    entries, data, meta = read_safetensors_parts(path)
     assert meta["format"] == "mha-lab-date-model" and meta["format_version"] == "1", meta
-    got = xxhash.xxh64(data, seed=0).hexdigest()
+    got = data_xxh64(entries, data, meta)
     assert got == meta["xxh64"], (got, meta["xxh64"])
-    tensors = {}
-    end = 0
-    for name, t in doc.items():
-        assert t["dtype"] == "F16", (name, t)
-        b, e = t["data_offsets"]
-        count = int(np.prod(t["shape"])) if t["shape"] else 1
-        assert e - b == 2 * count and 0 <= b <= e <= len(data), (name, t)
-        tensors[name] = np.frombuffer(data[b:e], dtype="<f2").reshape(t["shape"]).astype(np.float32)
-        end = max(end, e)
-    assert end == len(data), "data section has bytes no tensor uses"
-    return meta, tensors
+    return meta, f16_arrays(entries, data)
 
 
 def model_from_file(path):
@@ -608,8 +557,7 @@ def main():
         GOLDEN_PATH = os.path.join(args.out_root, "tests", "fixtures", "date_model_golden.json")
         HELDOUT_PATH = os.path.join(args.out_root, "tests", "fixtures", "date_heldout.json")
 
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
+    seed_and_threads(args.seed, args.threads)
     wall = time.time()
     if args.fixtures_only:
         write_fixtures_from_file(wall)
@@ -650,7 +598,7 @@ def main():
         "training": json.dumps(training_meta, separators=(",", ":")),
     }
     tmp = MODEL_PATH + ".tmp"
-    size, digest = write_safetensors(tmp, export_tensors(model), metadata)
+    size, digest = write_f16_safetensors(tmp, export_tensors(model), metadata, data_xxh64)
     assert size <= MAX_FILE_BYTES, f"model file is {size} bytes, over {MAX_FILE_BYTES}"
     os.replace(tmp, MODEL_PATH)
     print(f"wrote {os.path.relpath(MODEL_PATH, ROOT)}: {size} bytes, xxh64 {digest}", flush=True)
