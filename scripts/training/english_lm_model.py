@@ -44,12 +44,9 @@ from common import (
     data_xxh64,
     f16_arrays,
     read_safetensors_parts,
-    round_to_fp16_,
     sinusoidal_pe,
     write_f16_safetensors,
 )
-
-__all__ = ["round_to_fp16_", "sinusoidal_pe"]  # part of this module's interface, from common
 
 FORMAT = "mha-lab-english-lm"
 # Version 2: "xxh64" covers the data section, the tensor entries and every other metadata value
