@@ -9,6 +9,9 @@ Each non-empty line of a sample file is one sentence of `word/tag` items; the ta
 `` and '' become ", and the words are re-split by the page's token rule and put in lookup form
 (english_lm_model.split_tokens, normalize). Split: every tenth sample file in sorted order
 (index % 10 == 9) is held out, never trained on.
+
+split_text_file reads any text of one sentence a line the same way (no network; the training smoke
+test's tests/fixtures/english_smoke_corpus.txt): every tenth non-empty line is held out.
 """
 import glob
 import os
@@ -54,4 +57,15 @@ def split(cache):
     train, held = [], []
     for i, f in enumerate(files):
         (held if i % 10 == 9 else train).extend(sentences(f))
+    return train, held
+
+
+def split_text_file(path):
+    """A UTF-8 text file of one sentence a line -> (training sentences, held-out sentences), each a
+    list of tokens in lookup form; every tenth non-empty line (index % 10 == 9) is held out."""
+    with open(path, encoding="utf-8") as f:
+        lines = [line for line in f if line.strip()]
+    train, held = [], []
+    for i, line in enumerate(lines):
+        (held if i % 10 == 9 else train).append([M.normalize(t) for t in M.split_tokens(line)])
     return train, held
