@@ -1,11 +1,13 @@
 """Measure the English model: language quality, in-context copying, and what every head does.
 
-    /usr/bin/python3 scripts/evaluate_english_lm.py [--model web/english_lm.safetensors]
-        [--cache build/corpus] [--heads-out web/english_lm_heads.json] [--sentences 1000]
+    /usr/bin/python3 scripts/training/evaluate_english_lm.py [--model web/english_lm.safetensors]
+        [--cache build/corpus | --corpus-file SENTENCES.txt] [--heads-out web/english_lm_heads.json]
+        [--sentences 1000]
 
 Prints a Markdown report (docs/english-lm.md holds the committed one) and writes the heads' roles
 for the page (web/english_lm_heads.json). Everything is measured on held-out Brown sentences
-(scripts/training/brown_corpus.py: sample files never trained on) and on sequences of random
+(scripts/training/brown_corpus.py: sample files never trained on; with --corpus-file, the held-out
+lines of that file, as scripts/training/train_english_lm.py splits it) and on sequences of random
 common words repeated twice. Fixed seeds: the same model gives the same report.
 
 Per head (averaged over all query rows of all held-out sentences, rows of the <bos> excluded where
@@ -36,11 +38,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "training"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import brown_corpus  # noqa: E402
 import english_lm_model as M  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The repository root: this file is in scripts/training/.
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def is_punctuation(tok):
@@ -101,6 +104,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default=os.path.join(ROOT, "web", "english_lm.safetensors"))
     ap.add_argument("--cache", default=os.path.join(ROOT, "build", "corpus"))
+    ap.add_argument("--corpus-file", help="the text file (one sentence a line) the model was trained on")
     ap.add_argument("--heads-out", default=os.path.join(ROOT, "web", "english_lm_heads.json"))
     ap.add_argument("--sentences", type=int, default=1000)
     a = ap.parse_args()
@@ -108,7 +112,10 @@ def main():
     model, vocab, meta = M.read_file(a.model)
     cfg = model.cfg
     L, H, n_max = cfg["num_layers"], cfg["num_heads"], cfg["max_len"]
-    train, held = brown_corpus.split(a.cache)
+    if a.corpus_file:
+        train, held = brown_corpus.split_text_file(a.corpus_file)
+    else:
+        train, held = brown_corpus.split(a.cache)
     index = {w: i for i, w in enumerate(vocab)}
     held = [s for s in held if 4 <= len(s) <= n_max - 1][:a.sentences]
     held_ids = [[1] + [index.get(t, 0) for t in s] for s in held]
@@ -121,8 +128,9 @@ def main():
 
     # Language quality and per-head scores on held-out sentences.
     lps, top1, top5 = [], 0, 0
-    prev = np.zeros((L, H)); band = np.zeros((L, H)); first = np.zeros((L, H)); punct = np.zeros((L, H))
-    dup = np.zeros((L, H)); rows = 0; dup_rows = 0
+    prev, band, first, punct, dup = (np.zeros((L, H)) for _ in range(5))
+    rows = 0
+    dup_rows = 0
     for ids in held_ids:
         lp, ws = run(ids)
         t = torch.tensor(ids)
@@ -155,9 +163,10 @@ def main():
 
     # Copying and induction on random common words repeated twice.
     rng = np.random.default_rng(2024)
-    common = np.array([i for i in range(2, 1002) if vocab[i][0].isalpha()])
+    common = np.array([i for i in range(2, min(1002, len(vocab))) if vocab[i][0].isalpha()])
     R, trials = 25, 200
-    ind = np.zeros((L, H)); first_copy = second_copy = 0.0
+    ind = np.zeros((L, H))
+    first_copy = second_copy = 0.0
     for _ in range(trials):
         seq = list(rng.choice(common, R))
         ids = [1] + seq + seq
@@ -169,7 +178,9 @@ def main():
         q = torch.arange(R + 1, 2 * R + 1)
         for l, w in enumerate(ws):
             ind[l] += w[:, q, q - R + 1].mean(-1).numpy()
-    first_copy /= trials; second_copy /= trials; ind /= trials
+    first_copy /= trials
+    second_copy /= trials
+    ind /= trials
 
     # Cost of switching each head off.
     cost = np.zeros((L, H))
@@ -208,7 +219,7 @@ def main():
         json.dump({"model_xxh64": meta["xxh64"], "heads": heads, "coreference": coref}, f, indent=1)
         f.write("\n")
 
-    print(f"## Measured (scripts/evaluate_english_lm.py, {len(held)} held-out sentences, {len(lps)} tokens)\n")
+    print(f"## Measured (scripts/training/evaluate_english_lm.py, {len(held)} held-out sentences, {len(lps)} tokens)\n")
     print("| measure | value |\n|---|---|")
     print(f"| perplexity, this model | {ppl:.1f} |")
     print(f"| perplexity, interpolated bigram (λ = {lam_best}) on the same tokens | {ppl_big:.1f} |")
