@@ -1,22 +1,11 @@
-r"""The English language model of mha-lab in PyTorch: tokenizer, model, file writer and reader.
+"""The English language model of mha-lab in PyTorch: model, vocabulary, file writer and reader.
 
 Shared by scripts/training/train_english_lm.py (training), scripts/training/evaluate_english_lm.py
-(its report) and scripts/fixtures (golden data), so
-that both build exactly the model the C++ core runs (cpp/models/mha/english_lm.*). The file format
-is docs/english-lm-format.md.
+(its report) and scripts/fixtures (golden data), so that they build exactly the model the C++
+core runs (cpp/models/mha/english_lm.*). The file format is docs/english-lm-format.md.
 
-Tokens: the page's rule (web/src/chrome/tokenize.js): a word is a run of letters and digits,
-optionally joined by an apostrophe (' or U+2019) to another such run ("didn't"); any other
-non-space character is a token by itself. The model sees the word lower-cased (ASCII letters
-only) with U+2019 written as '; a word outside the vocabulary is <unk>. Every sequence starts
-with <bos>.
-The page's rule is the reference (the C++ tokenizer follows it, tested against tokenize()
-itself). TOKEN_RE below is its form in Python's re, where \w is str.isalnum() plus '_': it
-splits English text identically and differs only where the page's JS classes do: combining marks
-(\p{M}: part of a word in JS, a token of their own here), emoji sequences with modifiers or
-zero-width joiners and flag pairs (one token in JS, several here), and invisible format
-characters such as U+200B or U+00AD (skipped in JS, tokens here). Golden data keeps to text where
-both agree.
+Tokens: scripts/training/english_tokens.py (split_tokens, normalize; the page's rule). Every
+sequence starts with <bos>; a word outside the vocabulary is <unk>.
 
 Model (decoder-only, pre-norm, causal; shape legend n tokens, d d_model, h heads, V vocabulary):
     x = embedding[ids]                                     (n, d)   no positions in the residual
@@ -31,7 +20,6 @@ self_attn is torch.nn.MultiheadAttention (batch_first=True, dropout 0): the same
 mha::MultiheadAttention.
 """
 import json
-import re
 import struct
 
 import numpy as np
@@ -47,6 +35,7 @@ from common import (
     sinusoidal_pe,
     write_f16_safetensors,
 )
+from english_tokens import TOKEN_RE, normalize, split_tokens  # noqa: F401 (M.split_tokens for the scripts)
 
 FORMAT = "mha-lab-english-lm"
 # Version 2: "xxh64" covers the data section, the tensor entries and every other metadata value
@@ -56,21 +45,6 @@ FORMAT_VERSION = "2"
 READABLE_VERSIONS = ("1", "2")
 UNK, BOS = "<unk>", "<bos>"
 SPECIALS = [UNK, BOS]  # ids 0 and 1
-
-# The page's token rule for text (Python's \w covers letters, digits and marks, plus '_').
-TOKEN_RE = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*|[^\s\w]|_")
-
-
-def split_tokens(text):
-    """Text -> the page's tokens (as written)."""
-    return TOKEN_RE.findall(text)
-
-
-def normalize(token):
-    """A token as the model looks it up: ASCII letters lower-cased, U+2019 written as '."""
-    return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else ("'" if c == "\u2019" else c)
-                   for c in token)
-
 
 class Layer(nn.Module):
     def __init__(self, cfg):
