@@ -6,9 +6,10 @@
 # Python: Debian's python3-dev, python3-pybind11 and python3-numpy build and test the package
 # mha_lab (cpp/bindings/python, docs/python.md); nbformat, nbclient, nbconvert and ipykernel run
 # and export the notebook of tests/browser/notebook.test.mjs; mkdocs, Sphinx and MyST build the
-# course-site examples of docs/embedding.md (tests/browser/sites.test.mjs). PyTorch and xxhash are only for regenerating
-# golden data and the date model (scripts/fixtures/make_fixtures.py,
-# scripts/training/train_date_model.py): pass --fixtures to install them as well.
+# course-site examples of docs/embedding.md (tests/browser/sites.test.mjs). PyTorch and xxhash run
+# the training scripts' smoke tests (tests/training, a few steps of each model) and regenerate
+# golden data and the models (scripts/fixtures/, scripts/training/); --fixtures adds the pthread
+# OpenBLAS those use. black and flake8 check the Python code (scripts/lint.sh).
 # --fuzz adds clang and its compiler-rt (libFuzzer, ASan, UBSan) for scripts/fuzz.sh.
 # --bench adds what scripts/bench.sh compares against: Debian's PyTorch, ONNX (for the export)
 # and OpenBLAS, and the npm peers of scripts/bench/package-lock.json (scripts/bench/node_modules).
@@ -18,12 +19,12 @@ cd "$(dirname "$0")/.."
 bench=0
 packages=(cmake make g++ pkg-config libeigen3-dev libopenblas-dev xtl-dev nlohmann-json3-dev libxxhash-dev libgtest-dev
           emscripten chromium fonts-dejavu-core libxml2-utils
-          python3-dev python3-pybind11 python3-numpy
+          python3-dev python3-pybind11 python3-numpy python3-torch python3-xxhash black flake8
           python3-nbformat python3-nbclient python3-nbconvert python3-ipykernel
           mkdocs python3-sphinx python3-myst-parser)
 for arg in "$@"; do
   case "$arg" in
-    --fixtures) packages+=(python3-numpy python3-torch python3-xxhash libopenblas0-pthread) ;;
+    --fixtures) packages+=(libopenblas0-pthread) ;;
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;
     --bench) packages+=(python3-numpy python3-torch python3-onnx libopenblas0-pthread); bench=1 ;;
     *) echo "install_deps: unknown option $arg (--fixtures, --fuzz, --bench)" >&2; exit 2 ;;
