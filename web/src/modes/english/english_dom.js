@@ -138,7 +138,7 @@ export function buildPanel(panel) {
   const kindsList = withId(el('ul'), 'english-kinds-list');
   kinds.append(withId(el('h2', '', 'Module 03’s kinds in this model'), 'english-kinds-title'),
     withId(el('p', 'help', 'Module 03 (“What different heads learn”) lists previous-token, positional, punctuation, ' +
-      'coreference and content-based heads. Measured on held-out text (scripts/evaluate_english_lm.py), this model has:'),
+      'coreference and content-based heads. Measured on held-out text (scripts/training/evaluate_english_lm.py), this model has:'),
     'english-kinds-intro'), kindsList);
   kinds.hidden = true;
 

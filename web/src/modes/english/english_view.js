@@ -89,7 +89,7 @@ export function readTypicalRoles(json) {
 /**
  * The coreference note from the measurement in web/english_lm_heads.json ({"coreference":
  * {"sentences": [...], "best": {layer, head, antecedent, other}, "resolved"}}, written by
- * scripts/evaluate_english_lm.py), or null when the file has none or it is malformed.
+ * scripts/training/evaluate_english_lm.py), or null when the file has none or it is malformed.
  */
 export function coreferenceNote(json) {
   const c = json?.coreference;
@@ -148,7 +148,7 @@ export function patternsRequest(weights, heads, n, tokens, unknown) {
   return req;
 }
 
-/** The least held-out score for a kind to count as present (scripts/evaluate_english_lm.py's roles). */
+/** The least held-out score for a kind to count as present (scripts/training/evaluate_english_lm.py's roles). */
 const KIND_PRESENT = 0.5;
 
 /**
