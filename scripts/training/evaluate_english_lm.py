@@ -47,8 +47,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def is_punctuation(tok):
-    return bool(tok) and all(unicodedata.category(c)[0] == "P" or unicodedata.category(c) in ("Sm", "Sc", "Sk")
-                             for c in tok)
+    return bool(tok) and all(
+        unicodedata.category(c)[0] == "P" or unicodedata.category(c) in ("Sm", "Sc", "Sk")
+        for c in tok
+    )
 
 
 # (sentence, pronoun, antecedent, other noun); every word in the trained vocabulary.
@@ -72,9 +74,9 @@ def coreference(run, index, L, H):
         ids = [1] + [index[w] for w in words]
         _, ws = run(ids)
         q, ka, kb = (1 + words.index(w) for w in (pron, a, b))
-        for l, w in enumerate(ws):
-            ante[l] += w[:, q, ka].numpy()
-            other[l] += w[:, q, kb].numpy()
+        for layer, w in enumerate(ws):
+            ante[layer] += w[:, q, ka].numpy()
+            other[layer] += w[:, q, kb].numpy()
     return ante / len(COREFERENCE), other / len(COREFERENCE)
 
 
@@ -96,15 +98,22 @@ def bigram_model(train, vocab):
 def bigram_logprobs(counts, held_ids, lam):
     """log P(w|v) for every held-out pair, P(w|v) = lam * c(v,w)/c(v) + (1-lam) * (c(w)+1)/(N+V)."""
     uni, big, ctx = counts
-    return np.array([math.log((1 - lam) * uni[w] + (lam * big[(v, w)] / ctx[v] if ctx[v] else 0.0))
-                     for ids in held_ids for v, w in zip(ids[:-1], ids[1:])])
+    return np.array(
+        [
+            math.log((1 - lam) * uni[w] + (lam * big[(v, w)] / ctx[v] if ctx[v] else 0.0))
+            for ids in held_ids
+            for v, w in zip(ids[:-1], ids[1:])
+        ]
+    )
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default=os.path.join(ROOT, "web", "english_lm.safetensors"))
     ap.add_argument("--cache", default=os.path.join(ROOT, "build", "corpus"))
-    ap.add_argument("--corpus-file", help="the text file (one sentence a line) the model was trained on")
+    ap.add_argument(
+        "--corpus-file", help="the text file (one sentence a line) the model was trained on"
+    )
     ap.add_argument("--heads-out", default=os.path.join(ROOT, "web", "english_lm_heads.json"))
     ap.add_argument("--sentences", type=int, default=1000)
     a = ap.parse_args()
@@ -117,7 +126,7 @@ def main():
     else:
         train, held = brown_corpus.split(a.cache)
     index = {w: i for i, w in enumerate(vocab)}
-    held = [s for s in held if 4 <= len(s) <= n_max - 1][:a.sentences]
+    held = [s for s in held if 4 <= len(s) <= n_max - 1][: a.sentences]
     held_ids = [[1] + [index.get(t, 0) for t in s] for s in held]
     punct_id = torch.tensor([is_punctuation(w) and i > 1 for i, w in enumerate(vocab)])
 
@@ -144,12 +153,12 @@ def main():
         same = (t[:, None] == t[None, :]) & (torch.arange(n)[None, :] < torch.arange(n)[:, None])
         has = same.any(-1)
         isp = punct_id[t].float()
-        for l, w in enumerate(ws):
-            prev[l] += w[:, i, i - 1].sum(-1).numpy()
-            band[l] += (w * near)[:, 1:].sum((-1, -2)).numpy()
-            first[l] += w[:, 1:, 0].sum(-1).numpy()
-            punct[l] += (w[:, 1:] * isp).sum((-1, -2)).numpy()
-            dup[l] += (w * same)[:, has].sum((-1, -2)).numpy()
+        for layer, w in enumerate(ws):
+            prev[layer] += w[:, i, i - 1].sum(-1).numpy()
+            band[layer] += (w * near)[:, 1:].sum((-1, -2)).numpy()
+            first[layer] += w[:, 1:, 0].sum(-1).numpy()
+            punct[layer] += (w[:, 1:] * isp).sum((-1, -2)).numpy()
+            dup[layer] += (w * same)[:, has].sum((-1, -2)).numpy()
         rows += n - 1
         dup_rows += int(has.sum())
     lps = np.array(lps)
@@ -157,8 +166,10 @@ def main():
     counts = bigram_model(train, vocab)
     # The baseline's interpolation weight is the best of these on the held-out text itself (in
     # the bigram's favour).
-    lam_best, big = max(((lam, bigram_logprobs(counts, held_ids, lam)) for lam in (0.5, 0.6, 0.7, 0.8, 0.9)),
-                        key=lambda x: x[1].mean())
+    lam_best, big = max(
+        ((lam, bigram_logprobs(counts, held_ids, lam)) for lam in (0.5, 0.6, 0.7, 0.8, 0.9)),
+        key=lambda x: x[1].mean(),
+    )
     ppl_big = math.exp(-big.mean())
 
     # Copying and induction on random common words repeated twice.
@@ -173,71 +184,109 @@ def main():
         lp, ws = run(ids)
         t = torch.tensor(ids)
         got = lp[:-1].gather(1, t[1:, None])[:, 0]
-        first_copy += got[1:R].mean().item()       # tokens 2..R (the first is unpredictable)
-        second_copy += got[R:2 * R - 1].mean().item()  # tokens R+2..2R, the same words again
+        first_copy += got[1:R].mean().item()  # tokens 2..R (the first is unpredictable)
+        second_copy += got[R : 2 * R - 1].mean().item()  # tokens R+2..2R, the same words again
         q = torch.arange(R + 1, 2 * R + 1)
-        for l, w in enumerate(ws):
-            ind[l] += w[:, q, q - R + 1].mean(-1).numpy()
+        for layer, w in enumerate(ws):
+            ind[layer] += w[:, q, q - R + 1].mean(-1).numpy()
     first_copy /= trials
     second_copy /= trials
     ind /= trials
 
     # Cost of switching each head off.
     cost = np.zeros((L, H))
-    for l in range(L):
+    for layer in range(L):
         for h in range(H):
             tot = []
             for ids in held_ids:
-                lp, _ = run(ids, ablate={l: [h]})
+                lp, _ = run(ids, ablate={layer: [h]})
                 tot.extend(lp[:-1].gather(1, torch.tensor(ids)[1:, None])[:, 0].tolist())
-            cost[l, h] = math.exp(-np.mean(tot)) - ppl
+            cost[layer, h] = math.exp(-np.mean(tot)) - ppl
 
     co_ante, co_other = coreference(run, index, L, H)
 
-    scores = {"previous token": prev / rows, "nearby tokens": band / rows, "first token": first / rows,
-              "punctuation": punct / rows, "duplicate token": dup / max(dup_rows, 1), "induction": ind}
+    scores = {
+        "previous token": prev / rows,
+        "nearby tokens": band / rows,
+        "first token": first / rows,
+        "punctuation": punct / rows,
+        "duplicate token": dup / max(dup_rows, 1),
+        "induction": ind,
+    }
     heads = []
-    for l in range(L):
+    for layer in range(L):
         for h in range(H):
             # The role: the highest score among the kinds.
-            kinds = {k: float(v[l, h]) for k, v in scores.items()}
+            kinds = {k: float(v[layer, h]) for k, v in scores.items()}
             # The band includes key i-1: a head whose band is mostly its previous token is a
             # previous-token head.
-            ranked = {k: x for k, x in kinds.items()
-                      if not (k == "nearby tokens" and kinds["previous token"] >= x - 0.1)}
+            ranked = {
+                k: x
+                for k, x in kinds.items()
+                if not (k == "nearby tokens" and kinds["previous token"] >= x - 0.1)
+            }
             role = max(ranked, key=ranked.get)
-            heads.append({"layer": l, "head": h, "role": role if kinds[role] >= 0.5 else "no clear pattern",
-                          "score": round(kinds[role], 3), "ablation_cost": round(float(cost[l, h]), 3),
-                          "scores": {k: round(v, 3) for k, v in kinds.items()}})
+            heads.append(
+                {
+                    "layer": layer,
+                    "head": h,
+                    "role": role if kinds[role] >= 0.5 else "no clear pattern",
+                    "score": round(kinds[role], 3),
+                    "ablation_cost": round(float(cost[layer, h]), 3),
+                    "scores": {k: round(v, 3) for k, v in kinds.items()},
+                }
+            )
     l_best, h_best = np.unravel_index(np.argmax(co_ante - co_other), co_ante.shape)
-    coref = {"sentences": [c[0] for c in COREFERENCE],
-             "best": {"layer": int(l_best), "head": int(h_best),
-                      "antecedent": round(float(co_ante[l_best, h_best]), 3),
-                      "other": round(float(co_other[l_best, h_best]), 3)},
-             "resolved": bool(co_ante[l_best, h_best] >= 0.5 and co_ante[l_best, h_best] > co_other[l_best, h_best])}
+    coref = {
+        "sentences": [c[0] for c in COREFERENCE],
+        "best": {
+            "layer": int(l_best),
+            "head": int(h_best),
+            "antecedent": round(float(co_ante[l_best, h_best]), 3),
+            "other": round(float(co_other[l_best, h_best]), 3),
+        },
+        "resolved": bool(
+            co_ante[l_best, h_best] >= 0.5 and co_ante[l_best, h_best] > co_other[l_best, h_best]
+        ),
+    }
     with open(a.heads_out, "w") as f:
         json.dump({"model_xxh64": meta["xxh64"], "heads": heads, "coreference": coref}, f, indent=1)
         f.write("\n")
 
-    print(f"## Measured (scripts/training/evaluate_english_lm.py, {len(held)} held-out sentences, {len(lps)} tokens)\n")
+    script = "scripts/training/evaluate_english_lm.py"
+    print(f"## Measured ({script}, {len(held)} held-out sentences, {len(lps)} tokens)\n")
     print("| measure | value |\n|---|---|")
     print(f"| perplexity, this model | {ppl:.1f} |")
-    print(f"| perplexity, interpolated bigram (λ = {lam_best}) on the same tokens | {ppl_big:.1f} |")
+    print(
+        f"| perplexity, interpolated bigram (λ = {lam_best}) on the same tokens | {ppl_big:.1f} |"
+    )
     print(f"| top-1 / top-5 next-token accuracy | {top1 / len(lps):.3f} / {top5 / len(lps):.3f} |")
-    print(f"| copying: mean log-probability, second copy − first ({trials} × {R} random common words) | "
-          f"{second_copy - first_copy:+.2f} nats ({first_copy:.2f} → {second_copy:.2f}) |")
-    print("\n| layer.head | previous token | band | first token | punctuation | duplicate | induction | off costs (ppl) | role |")
+    print(
+        f"| copying: mean log-probability, second copy − first ({trials} × {R} random common"
+        f" words) | {second_copy - first_copy:+.2f} nats ({first_copy:.2f} → {second_copy:.2f}) |"
+    )
+    columns = ["previous token", "band", "first token", "punctuation", "duplicate", "induction"]
+    print("\n| layer.head | " + " | ".join(columns) + " | off costs (ppl) | role |")
     print("|---|---|---|---|---|---|---|---|---|")
+    kinds = ["previous token", "nearby tokens", "first token", "punctuation", "duplicate token"]
     for e in heads:
         s = e["scores"]
-        print(f"| {e['layer']}.{e['head']} | {s['previous token']:.2f} | {s['nearby tokens']:.2f} | {s['first token']:.2f} | "
-              f"{s['punctuation']:.2f} | {s['duplicate token']:.2f} | {s['induction']:.2f} | {e['ablation_cost']:+.2f} | {e['role']} |")
-    print(f"\nCoreference ({len(COREFERENCE)} sentences, weight from the pronoun's row; antecedent / other noun):\n")
-    print("| layer.head | " + " | ".join(f"{l}.{h}" for l in range(L) for h in range(H)) + " |")
+        values = " | ".join(f"{s[k]:.2f}" for k in kinds + ["induction"])
+        print(f"| {e['layer']}.{e['head']} | {values} | {e['ablation_cost']:+.2f} | {e['role']} |")
+    print(
+        f"\nCoreference ({len(COREFERENCE)} sentences, weight from the pronoun's row;"
+        " antecedent / other noun):\n"
+    )
+    pairs = [(layer, h) for layer in range(L) for h in range(H)]
+    print("| layer.head | " + " | ".join(f"{layer}.{h}" for layer, h in pairs) + " |")
     print("|---|" + "---|" * (L * H))
-    print("| antecedent / other | " + " | ".join(f"{co_ante[l, h]:.2f} / {co_other[l, h]:.2f}"
-                                              for l in range(L) for h in range(H)) + " |")
-    print(f"\nBest: head {l_best}.{h_best}; resolved: {'yes' if coref['resolved'] else 'no'} (antecedent >= 0.5 and above the other noun).")
+    weights = [f"{co_ante[layer, h]:.2f} / {co_other[layer, h]:.2f}" for layer, h in pairs]
+    print("| antecedent / other | " + " | ".join(weights) + " |")
+    resolved = "yes" if coref["resolved"] else "no"
+    print(
+        f"\nBest: head {l_best}.{h_best}; resolved: {resolved}"
+        " (antecedent >= 0.5 and above the other noun)."
+    )
 
 
 if __name__ == "__main__":

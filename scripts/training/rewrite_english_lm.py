@@ -23,7 +23,9 @@ import english_lm_model as lm  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("model", help="the model file to read")
     ap.add_argument("--out", help="where to write (default: over the input file)")
     a = ap.parse_args()
@@ -53,10 +55,20 @@ def main():
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
-    print(json.dumps({"file": out, "bytes": size, "format_version": new_meta["format_version"],
-                      "xxh64": checksum, "previous_format_version": old_meta["format_version"],
-                      "previous_xxh64": old_meta["xxh64"], "data_section_bytes": len(new_data),
-                      "data_section_identical": True}))
+    print(
+        json.dumps(
+            {
+                "file": out,
+                "bytes": size,
+                "format_version": new_meta["format_version"],
+                "xxh64": checksum,
+                "previous_format_version": old_meta["format_version"],
+                "previous_xxh64": old_meta["xxh64"],
+                "data_section_bytes": len(new_data),
+                "data_section_identical": True,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

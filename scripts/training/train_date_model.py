@@ -2,8 +2,9 @@
 """Train mha-lab's date-translation Transformer and write its model file and golden data.
 
 Run (Debian 12: python3-torch 1.13, python3-numpy, python3-xxhash):
-    OPENBLAS_NUM_THREADS=1 /usr/bin/python3 scripts/training/train_date_model.py           # ~8-10 min
-    OPENBLAS_NUM_THREADS=1 /usr/bin/python3 scripts/training/train_date_model.py --fixtures-only  # no training
+    OPENBLAS_NUM_THREADS=1 /usr/bin/python3 scripts/training/train_date_model.py  # ~8-10 min
+    OPENBLAS_NUM_THREADS=1 /usr/bin/python3 scripts/training/train_date_model.py --fixtures-only
+(the second: no training)
 Options: --steps N (planned optimizer steps; the learning-rate schedule spans them),
 --schedule-minutes M (the decay also completes by M minutes; 0: steps only, bit-repeatable),
 --budget-minutes M (stop training after M minutes whatever happens), --target A (stop as soon as
@@ -72,7 +73,8 @@ HELDOUT_PATH = os.path.join(ROOT, "tests", "fixtures", "date_heldout.json")
 
 MAX_FILE_BYTES = 300_000  # "at most 300 KB", read as 300,000 bytes
 
-# Seeds: training stream, validation set (used to stop), held-out set (reported, never used to stop).
+# Seeds: training stream, validation set (used to stop), held-out set (reported, never used to
+# stop).
 TRAIN_SEED = 1234
 VALID_SEED = 5678
 HELDOUT_SEED = 2026
@@ -100,8 +102,10 @@ CONFIG = {
 # Model
 # ------------------------------------------------------------------------------------------------
 
+
 def causal_mask(t):
-    """(t, t) float: 0 on and below the diagonal, -inf above (nn.Transformer's square subsequent mask)."""
+    """(t, t) float: 0 on and below the diagonal, -inf above (nn.Transformer's square subsequent
+    mask)."""
     return torch.triu(torch.full((t, t), float("-inf")), diagonal=1)
 
 
@@ -110,21 +114,44 @@ class DateTransformer(nn.Module):
 
     def __init__(self, cfg, vocab_size):
         super().__init__()
-        d, h, ff, eps = cfg["d_model"], cfg["num_heads"], cfg["dim_feedforward"], cfg["layer_norm_eps"]
+        d, h, ff, eps = (
+            cfg["d_model"],
+            cfg["num_heads"],
+            cfg["dim_feedforward"],
+            cfg["layer_norm_eps"],
+        )
         assert cfg["activation"] == "relu" and cfg["final_norm"]
         self.cfg = dict(cfg)
         self.embedding = nn.Embedding(vocab_size, d)
-        enc_layer = nn.TransformerEncoderLayer(d, h, ff, dropout=0.0, activation="relu",
-                                               layer_norm_eps=eps, batch_first=True,
-                                               norm_first=cfg["norm_first"])
-        self.encoder = nn.TransformerEncoder(enc_layer, cfg["num_encoder_layers"],
-                                             norm=nn.LayerNorm(d, eps=eps),
-                                             enable_nested_tensor=False)
-        dec_layer = nn.TransformerDecoderLayer(d, h, ff, dropout=0.0, activation="relu",
-                                               layer_norm_eps=eps, batch_first=True,
-                                               norm_first=cfg["norm_first"])
-        self.decoder = nn.TransformerDecoder(dec_layer, cfg["num_decoder_layers"],
-                                             norm=nn.LayerNorm(d, eps=eps))
+        enc_layer = nn.TransformerEncoderLayer(
+            d,
+            h,
+            ff,
+            dropout=0.0,
+            activation="relu",
+            layer_norm_eps=eps,
+            batch_first=True,
+            norm_first=cfg["norm_first"],
+        )
+        self.encoder = nn.TransformerEncoder(
+            enc_layer,
+            cfg["num_encoder_layers"],
+            norm=nn.LayerNorm(d, eps=eps),
+            enable_nested_tensor=False,
+        )
+        dec_layer = nn.TransformerDecoderLayer(
+            d,
+            h,
+            ff,
+            dropout=0.0,
+            activation="relu",
+            layer_norm_eps=eps,
+            batch_first=True,
+            norm_first=cfg["norm_first"],
+        )
+        self.decoder = nn.TransformerDecoder(
+            dec_layer, cfg["num_decoder_layers"], norm=nn.LayerNorm(d, eps=eps)
+        )
         self.generator = nn.Linear(d, vocab_size)
         if cfg["tie_embeddings"]:
             self.generator.weight = self.embedding.weight
@@ -150,8 +177,9 @@ class DateTransformer(nn.Module):
 
     def decode(self, tgt_in, memory, src_pad):
         t = tgt_in.shape[1]
-        y = self.decoder(self.embed(tgt_in), memory, tgt_mask=causal_mask(t),
-                         memory_key_padding_mask=src_pad)
+        y = self.decoder(
+            self.embed(tgt_in), memory, tgt_mask=causal_mask(t), memory_key_padding_mask=src_pad
+        )
         return self.generator(y)
 
     def forward(self, src, src_pad, tgt_in):
@@ -176,6 +204,7 @@ def count_params(model):
 # Batches and greedy decoding
 # ------------------------------------------------------------------------------------------------
 
+
 def make_source_batch(texts):
     s = max(len(t) for t in texts)
     src = torch.full((len(texts), s), D.PAD, dtype=torch.long)
@@ -197,12 +226,13 @@ def make_batch(examples):
 
 @torch.no_grad()
 def greedy_batch(model, texts, chunk=500):
-    """Greedy outputs (strings) for a list of inputs. Argmax ties go to the lowest id (first max)."""
+    """Greedy outputs (strings) for a list of inputs. Argmax ties go to the lowest id (first
+    max)."""
     model.eval()
     outs = []
     max_t = model.cfg["max_target_len"]
     for k in range(0, len(texts), chunk):
-        src, pad = make_source_batch(texts[k: k + chunk])
+        src, pad = make_source_batch(texts[k : k + chunk])
         memory = model.encode(src, pad)
         ys = torch.full((src.shape[0], 1), D.BOS, dtype=torch.long)
         for _ in range(max_t):
@@ -237,6 +267,7 @@ def fp16_copy(model):
 # ------------------------------------------------------------------------------------------------
 # Training
 # ------------------------------------------------------------------------------------------------
+
 
 def train(args, valid, exclude):
     torch.manual_seed(args.seed)
@@ -291,11 +322,23 @@ def train(args, valid, exclude):
         if step % args.eval_every == 0 or step == args.steps or elapsed > budget:
             acc, per_fmt, _ = exact_match(fp16_copy(model), valid)
             elapsed = progress.seconds()
-            history.append({"step": step, "seconds": round(elapsed, 1), "loss": round(progress.loss, 5),
-                            "valid_exact_match_fp16": acc})
+            history.append(
+                {
+                    "step": step,
+                    "seconds": round(elapsed, 1),
+                    "loss": round(progress.loss, 5),
+                    "valid_exact_match_fp16": acc,
+                }
+            )
             worst = min(per_fmt.items(), key=lambda kv: kv[1])
-            progress.log(step, [("lr", f"{lr:.2e}"), ("valid exact (fp16)", f"{acc:.4f}"),
-                                ("worst", f"{worst[0]} {worst[1]:.3f}")])
+            progress.log(
+                step,
+                [
+                    ("lr", f"{lr:.2e}"),
+                    ("valid exact (fp16)", f"{acc:.4f}"),
+                    ("worst", f"{worst[0]} {worst[1]:.3f}"),
+                ],
+            )
             if best is None or acc > best[0]:
                 best = (acc, step, {k: v.clone() for k, v in model.state_dict().items()})
             if acc >= args.target:
@@ -310,14 +353,20 @@ def train(args, valid, exclude):
         model.load_state_dict(best[2])
         print(f"restoring the weights of step {best[1]} (validation {best[0]:.4f})")
     print(f"training stopped after {step} steps, {seconds:.1f} s: {stop_reason}", flush=True)
-    info = {"steps": step, "best_step": best[1] if best else step, "seconds": round(seconds, 1),
-            "stop_reason": stop_reason, "history": history}
+    info = {
+        "steps": step,
+        "best_step": best[1] if best else step,
+        "seconds": round(seconds, 1),
+        "stop_reason": stop_reason,
+        "history": history,
+    }
     return model, info
 
 
 # ------------------------------------------------------------------------------------------------
 # The file (safetensors, docs/date-model-format.md)
 # ------------------------------------------------------------------------------------------------
+
 
 def read_safetensors(path):
     """(metadata, {name: float32 array}); checks the format, the xxh64 of the data section and the
@@ -350,6 +399,7 @@ def model_from_file(path):
 # Explicit forward (golden data)
 # ------------------------------------------------------------------------------------------------
 
+
 @torch.no_grad()
 def explicit_forward(model, src_ids, tgt_in_ids, hidden_states=False):
     """One sequence, no padding. Returns logits (T, V) and attention weights:
@@ -370,10 +420,14 @@ def explicit_forward(model, src_ids, tgt_in_ids, hidden_states=False):
     mask = causal_mask(tgt.shape[1])
     dec_w, cross_w = [], []
     for layer in model.decoder.layers:
-        a, w = layer.self_attn(y, y, y, attn_mask=mask, need_weights=True, average_attn_weights=False)
+        a, w = layer.self_attn(
+            y, y, y, attn_mask=mask, need_weights=True, average_attn_weights=False
+        )
         dec_w.append(w[0])
         y = layer.norm1(y + a)
-        a, w = layer.multihead_attn(y, memory, memory, need_weights=True, average_attn_weights=False)
+        a, w = layer.multihead_attn(
+            y, memory, memory, need_weights=True, average_attn_weights=False
+        )
         cross_w.append(w[0])
         y = layer.norm2(y + a)
         y = layer.norm3(y + layer.linear2(F.relu(layer.linear1(y))))
@@ -417,18 +471,31 @@ def tensor32(a):
 
 
 def fixture_header():
-    return {"format": "mha-lab-fixture", "version": 1, "generator": "scripts/training/train_date_model.py",
-            "numpy": np.__version__, "torch": torch.__version__}
+    return {
+        "format": "mha-lab-fixture",
+        "version": 1,
+        "generator": "scripts/training/train_date_model.py",
+        "numpy": np.__version__,
+        "torch": torch.__version__,
+    }
 
 
 def golden_inputs():
     """(name, input, target or None): every format once, plus odd inputs."""
     rng = random.Random(7)
     cases = []
-    dates = [datetime.date(2026, 11, 30), datetime.date(1900, 1, 1), datetime.date(2099, 12, 31),
-             datetime.date(1969, 7, 20), datetime.date(2000, 2, 29), datetime.date(1987, 5, 3),
-             datetime.date(2045, 8, 12), datetime.date(1912, 4, 15), datetime.date(2063, 10, 21),
-             datetime.date(1999, 12, 31)]
+    dates = [
+        datetime.date(2026, 11, 30),
+        datetime.date(1900, 1, 1),
+        datetime.date(2099, 12, 31),
+        datetime.date(1969, 7, 20),
+        datetime.date(2000, 2, 29),
+        datetime.date(1987, 5, 3),
+        datetime.date(2045, 8, 12),
+        datetime.date(1912, 4, 15),
+        datetime.date(2063, 10, 21),
+        datetime.date(1999, 12, 31),
+    ]
     cases_fmt = list(range(len(D.FORMATS)))
     rng.shuffle(dates)
     for i in cases_fmt:
@@ -439,9 +506,11 @@ def golden_inputs():
         cases.append({"name": fmt, "input": text, "target": target, "format": fmt, "roles": roles})
     # The example of README and the page ("Nov 30, 2026") is covered when the date lands there;
     # add it explicitly, then the odd ones (no target: the model's answer is what it is).
-    extra = [("issue_example", "Nov 30, 2026", "2026-11-30", "mon_d_comma_yyyy", "MMM.DD..YYYY"),
-             ("unparseable", "hello", None, None, None),
-             ("out_of_range", "31 February 2026", None, "d_month_yyyy", "DD.MMMMMMMM.YYYY")]
+    extra = [
+        ("issue_example", "Nov 30, 2026", "2026-11-30", "mon_d_comma_yyyy", "MMM.DD..YYYY"),
+        ("unparseable", "hello", None, None, None),
+        ("out_of_range", "31 February 2026", None, "d_month_yyyy", "DD.MMMMMMMM.YYYY"),
+    ]
     for name, text, target, fmt, roles in extra:
         assert roles is None or len(roles) == len(text)
         cases.append({"name": name, "input": text, "target": target, "format": fmt, "roles": roles})
@@ -458,21 +527,31 @@ def make_golden(model, model_xxh64, file_bytes):
         logits, enc_w, dec_w, cross_w = explicit_forward(model, src_ids, dec_in)
         # Cross-check against the modules' own forward (nn.TransformerEncoder/Decoder).
         # The encoder output and the decoder's last hidden state (LayerNorm outputs, order 1) agree
-        # within 1e-5 absolute; the logits (order 10-30) within 1e-5 relative to their largest value.
+        # within 1e-5 absolute; the logits (order 10-30) within 1e-5 relative to their largest
+        # value.
         src = torch.tensor([src_ids])
         pad = torch.zeros_like(src, dtype=torch.bool)
         with torch.no_grad():
             memory = model.encode(src, pad)
-            hidden = model.decoder(model.embed(torch.tensor([dec_in])), memory,
-                                   tgt_mask=causal_mask(len(dec_in)), memory_key_padding_mask=pad)
+            hidden = model.decoder(
+                model.embed(torch.tensor([dec_in])),
+                memory,
+                tgt_mask=causal_mask(len(dec_in)),
+                memory_key_padding_mask=pad,
+            )
             ref = model.generator(hidden)[0]
             mem_x, hid_x = explicit_forward(model, src_ids, dec_in, hidden_states=True)
         diff_mem = (memory[0] - mem_x).abs().max().item()
         diff_hid = (hidden[0] - hid_x).abs().max().item()
         diff = (ref - logits).abs().max().item()
         scale = max(1.0, logits.abs().max().item())
-        assert diff_mem <= 1e-5 and diff_hid <= 1e-5 and diff <= 1e-5 * scale, \
-            (c["input"], diff_mem, diff_hid, diff, scale)
+        assert diff_mem <= 1e-5 and diff_hid <= 1e-5 and diff <= 1e-5 * scale, (
+            c["input"],
+            diff_mem,
+            diff_hid,
+            diff,
+            scale,
+        )
         # Batched greedy (the accuracy path) gives the same answer.
         assert greedy_batch(model, [c["input"]])[0] == output, c["input"]
         for w in (enc_w, dec_w, cross_w):
@@ -480,38 +559,49 @@ def make_golden(model, model_xxh64, file_bytes):
         t = len(dec_in)
         assert logits.shape == (t, len(D.VOCAB))
         case = dict(c)
-        case.update({
-            "source_ids": src_ids,
-            "output": output,
-            "output_ids": out_ids,
-            "correct": (output == c["target"]) if c["target"] else None,
-            "decoder_input_ids": dec_in,
-            "logits": tensor32(logits),
-            "attention": {"encoder_self": tensor32(enc_w), "decoder_self": tensor32(dec_w),
-                          "cross": tensor32(cross_w)},
-            "max_abs_diff_vs_module_forward": {"encoder_output": diff_mem, "decoder_output": diff_hid,
-                                               "logits": diff},
-        })
+        case.update(
+            {
+                "source_ids": src_ids,
+                "output": output,
+                "output_ids": out_ids,
+                "correct": (output == c["target"]) if c["target"] else None,
+                "decoder_input_ids": dec_in,
+                "logits": tensor32(logits),
+                "attention": {
+                    "encoder_self": tensor32(enc_w),
+                    "decoder_self": tensor32(dec_w),
+                    "cross": tensor32(cross_w),
+                },
+                "max_abs_diff_vs_module_forward": {
+                    "encoder_output": diff_mem,
+                    "decoder_output": diff_hid,
+                    "logits": diff,
+                },
+            }
+        )
         cases.append(case)
     doc = fixture_header()
-    doc.update({
-        "description": "Golden forward passes of web/date_model.safetensors (docs/date-model-format.md) "
-                       "in float32 from its fp16 weights: source_ids = the input's characters; output = "
-                       "greedy decoding (argmax, ties to the lowest id, until <eos> or max_target_len); "
-                       "decoder_input_ids = <bos> + output characters (T = len(output) + 1); logits (T, V) "
-                       "of that teacher-forced pass (the last row predicts <eos>); attention weights per "
-                       "layer and head, never averaged: encoder_self (L_enc, h, S, S), decoder_self "
-                       "(L_dec, h, T, T) with the causal mask, cross (L_dec, h, T, S). Tolerances: "
-                       "logits 1e-3 absolute, attention 1e-4.",
-        "model_file": "web/date_model.safetensors",
-        "model_xxh64": model_xxh64,
-        "model_xxh64_of": "the data section (equal to the file's __metadata__.xxh64)",
-        "model_file_bytes": file_bytes,
-        "config": model.cfg,
-        "vocab": D.VOCAB,
-        "tolerance": {"logits_abs": 1e-3, "attention_abs": 1e-4},
-        "cases": cases,
-    })
+    doc.update(
+        {
+            "description": "Golden forward passes of web/date_model.safetensors "
+            "(docs/date-model-format.md) "
+            "in float32 from its fp16 weights: source_ids = the input's characters; output = "
+            "greedy decoding (argmax, ties to the lowest id, until <eos> or max_target_len); "
+            "decoder_input_ids = <bos> + output characters (T = len(output) + 1); logits (T, V) "
+            "of that teacher-forced pass (the last row predicts <eos>); attention weights per "
+            "layer and head, never averaged: encoder_self (L_enc, h, S, S), decoder_self "
+            "(L_dec, h, T, T) with the causal mask, cross (L_dec, h, T, S). Tolerances: "
+            "logits 1e-3 absolute, attention 1e-4.",
+            "model_file": "web/date_model.safetensors",
+            "model_xxh64": model_xxh64,
+            "model_xxh64_of": "the data section (equal to the file's __metadata__.xxh64)",
+            "model_file_bytes": file_bytes,
+            "config": model.cfg,
+            "vocab": D.VOCAB,
+            "tolerance": {"logits_abs": 1e-3, "attention_abs": 1e-4},
+            "cases": cases,
+        }
+    )
     return doc
 
 
@@ -525,14 +615,23 @@ def write_json(path, doc):
 
 # ------------------------------------------------------------------------------------------------
 
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--steps", type=int, default=4500, help="planned steps (schedule length)")
     ap.add_argument("--budget-minutes", type=float, default=25.0, help="hard stop for training")
-    ap.add_argument("--schedule-minutes", type=float, default=16.0,
-                    help="the learning-rate decay completes by then even if steps remain "
-                         "(0: by the step count only, repeatable)")
-    ap.add_argument("--target", type=float, default=0.998, help="stop at this validation exact match")
+    ap.add_argument(
+        "--schedule-minutes",
+        type=float,
+        default=16.0,
+        help="the learning-rate decay completes by then even if steps remain "
+        "(0: by the step count only, repeatable)",
+    )
+    ap.add_argument(
+        "--target", type=float, default=0.998, help="stop at this validation exact match"
+    )
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--warmup", type=int, default=200)
@@ -540,14 +639,24 @@ def main():
     ap.add_argument("--eval-every", type=int, default=500)
     ap.add_argument("--seed", type=int, default=TRAIN_SEED)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--fixtures-only", action="store_true",
-                    help="no training: read web/date_model.safetensors, re-measure the held-out set "
-                         "and rewrite both fixtures")
-    ap.add_argument("--min-heldout", type=float, default=0.995,
-                    help="exit non-zero (after writing) if the held-out exact match is below this")
-    ap.add_argument("--out-root", default=None,
-                    help="write the three files under this directory (web/, tests/fixtures/) instead "
-                         "of the repository, e.g. to check that a rerun reproduces the committed file")
+    ap.add_argument(
+        "--fixtures-only",
+        action="store_true",
+        help="no training: read web/date_model.safetensors, re-measure the held-out set "
+        "and rewrite both fixtures",
+    )
+    ap.add_argument(
+        "--min-heldout",
+        type=float,
+        default=0.995,
+        help="exit non-zero (after writing) if the held-out exact match is below this",
+    )
+    ap.add_argument(
+        "--out-root",
+        default=None,
+        help="write the three files under this directory (web/, tests/fixtures/) instead "
+        "of the repository, e.g. to check that a rerun reproduces the committed file",
+    )
     args = ap.parse_args()
     if args.out_root:
         global MODEL_PATH, GOLDEN_PATH, HELDOUT_PATH
@@ -567,28 +676,49 @@ def main():
     valid = D.balanced_set(random.Random(VALID_SEED), VALID_COUNT)
     # Held-out and validation dates never appear in training, in any format.
     exclude = {datetime.date.fromisoformat(e[1]).toordinal() for e in heldout + valid}
-    print(f"vocab {len(D.VOCAB)}, formats {len(D.FORMATS)}, held-out {len(heldout)} "
-          f"(seed {HELDOUT_SEED}), validation {len(valid)} (seed {VALID_SEED}), "
-          f"{len(exclude)} dates excluded from training", flush=True)
+    print(
+        f"vocab {len(D.VOCAB)}, formats {len(D.FORMATS)}, held-out {len(heldout)} "
+        f"(seed {HELDOUT_SEED}), validation {len(valid)} (seed {VALID_SEED}), "
+        f"{len(exclude)} dates excluded from training",
+        flush=True,
+    )
 
     model, info = train(args, valid, exclude)
-    print(f"training time: {info['seconds']:.1f} s ({info['seconds'] / 60:.1f} min), "
-          f"{info['steps']} steps of {args.batch}", flush=True)
+    print(
+        f"training time: {info['seconds']:.1f} s ({info['seconds'] / 60:.1f} min), "
+        f"{info['steps']} steps of {args.batch}",
+        flush=True,
+    )
 
     round_to_fp16_(model)
     model.eval()
     acc, per_fmt, _ = exact_match(model, heldout)
     n_params = count_params(model)
-    print(f"parameters: {n_params}; held-out exact match (fp16 weights, PyTorch): {acc:.4f}", flush=True)
+    print(
+        f"parameters: {n_params}; held-out exact match (fp16 weights, PyTorch): {acc:.4f}",
+        flush=True,
+    )
 
     training_meta = {
-        "seed": args.seed, "steps": info["steps"], "best_step": info["best_step"],
-        "seconds": info["seconds"], "batch_size": args.batch, "optimizer": "Adam(0.9, 0.98)",
-        "lr_peak": args.lr, "warmup_steps": args.warmup, "schedule": f"linear warmup, cosine to 5% at {args.steps} steps or {args.schedule_minutes} min",
-        "label_smoothing": args.label_smoothing, "stop_reason": info["stop_reason"],
-        "heldout_exact_match": acc, "heldout_count": len(heldout), "heldout_seed": HELDOUT_SEED,
-        "heldout_per_format": per_fmt, "parameters": n_params,
-        "torch": torch.__version__, "script": "scripts/training/train_date_model.py",
+        "seed": args.seed,
+        "steps": info["steps"],
+        "best_step": info["best_step"],
+        "seconds": info["seconds"],
+        "batch_size": args.batch,
+        "optimizer": "Adam(0.9, 0.98)",
+        "lr_peak": args.lr,
+        "warmup_steps": args.warmup,
+        "schedule": f"linear warmup, cosine to 5% at {args.steps} steps"
+        f" or {args.schedule_minutes} min",
+        "label_smoothing": args.label_smoothing,
+        "stop_reason": info["stop_reason"],
+        "heldout_exact_match": acc,
+        "heldout_count": len(heldout),
+        "heldout_seed": HELDOUT_SEED,
+        "heldout_per_format": per_fmt,
+        "parameters": n_params,
+        "torch": torch.__version__,
+        "script": "scripts/training/train_date_model.py",
     }
     metadata = {
         "format": "mha-lab-date-model",
@@ -625,9 +755,11 @@ def write_fixtures_from_file(wall, expect=None):
     if expect is not None:
         assert (acc2, per_fmt2) == expect, (expect, acc2)
     assert acc2 == json.loads(meta["training"])["heldout_exact_match"], "file metadata disagrees"
-    print(f"read back {os.path.relpath(MODEL_PATH, ROOT)} ({size} bytes, xxh64 {digest}): held-out "
-          f"exact match from the file {acc2:.4f} ({round(acc2 * len(heldout))}/{len(heldout)})",
-          flush=True)
+    print(
+        f"read back {os.path.relpath(MODEL_PATH, ROOT)} ({size} bytes, xxh64 {digest}): held-out "
+        f"exact match from the file {acc2:.4f} ({round(acc2 * len(heldout))}/{len(heldout)})",
+        flush=True,
+    )
     for name in D.FORMAT_NAMES:
         print(f"  {name:22s} {per_fmt2[name]:.4f}")
     wrong = [(e[0], e[1], p) for e, p in zip(heldout, preds) if p != e[1]]
@@ -635,32 +767,42 @@ def write_fixtures_from_file(wall, expect=None):
         print(f"  wrong: {w[0]!r} -> {w[2]!r} (want {w[1]})")
 
     hd = fixture_header()
-    hd.update({
-        "description": "Held-out dates for the date model: every format equally often, dates drawn "
-                       f"with seed {HELDOUT_SEED} (training never sees these dates, in any format). "
-                       "roles: one character per input character, Y year, M month, D day, W weekday "
-                       "name, '.' other. torch_output: PyTorch's greedy answer with the file's fp16 "
-                       "weights (model_xxh64).",
-        "seed": HELDOUT_SEED,
-        "count": len(heldout),
-        "formats": [{"name": f[0], "example": f[1]} for f in D.FORMATS],
-        "model_xxh64": digest,
-        "torch_exact_match": acc2,
-        "torch_per_format": per_fmt2,
-        "examples": [{"input": e[0], "target": e[1], "format": e[2], "roles": e[3], "torch_output": p}
-                     for e, p in zip(heldout, preds)],
-    })
+    hd.update(
+        {
+            "description": "Held-out dates for the date model: every format equally often, "
+            "dates drawn "
+            f"with seed {HELDOUT_SEED} (training never sees these dates, in any format). "
+            "roles: one character per input character, Y year, M month, D day, W weekday "
+            "name, '.' other. torch_output: PyTorch's greedy answer with the file's fp16 "
+            "weights (model_xxh64).",
+            "seed": HELDOUT_SEED,
+            "count": len(heldout),
+            "formats": [{"name": f[0], "example": f[1]} for f in D.FORMATS],
+            "model_xxh64": digest,
+            "torch_exact_match": acc2,
+            "torch_per_format": per_fmt2,
+            "examples": [
+                {"input": e[0], "target": e[1], "format": e[2], "roles": e[3], "torch_output": p}
+                for e, p in zip(heldout, preds)
+            ],
+        }
+    )
     n = write_json(HELDOUT_PATH, hd)
     print(f"wrote {os.path.relpath(HELDOUT_PATH, ROOT)}: {n} bytes", flush=True)
 
     golden = make_golden(loaded, digest, size)
     n = write_json(GOLDEN_PATH, golden)
-    print(f"wrote {os.path.relpath(GOLDEN_PATH, ROOT)}: {n} bytes, {len(golden['cases'])} cases", flush=True)
+    print(
+        f"wrote {os.path.relpath(GOLDEN_PATH, ROOT)}: {n} bytes, {len(golden['cases'])} cases",
+        flush=True,
+    )
     for c in golden["cases"]:
         d = c["max_abs_diff_vs_module_forward"]
-        print(f"  {c['name']:22s} {c['input']!r:32s} -> {c['output']!r}"
-              + ("" if c["correct"] is None else ("  ok" if c["correct"] else "  WRONG"))
-              + f"   (explicit vs module: {d['logits']:.1e} logits)")
+        print(
+            f"  {c['name']:22s} {c['input']!r:32s} -> {c['output']!r}"
+            + ("" if c["correct"] is None else ("  ok" if c["correct"] else "  WRONG"))
+            + f"   (explicit vs module: {d['logits']:.1e} logits)"
+        )
     print(f"total wall time {time.time() - wall:.1f} s")
     return acc2
 

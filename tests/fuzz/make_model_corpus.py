@@ -64,19 +64,35 @@ def model_file(t, config=None, vocab=None, checksum=None):
     for name in sorted(t):
         shape, values = t[name]
         raw = half(values)
-        header[name] = {"dtype": "F16", "shape": shape, "data_offsets": [len(data), len(data) + len(raw)]}
+        header[name] = {
+            "dtype": "F16",
+            "shape": shape,
+            "data_offsets": [len(data), len(data) + len(raw)],
+        }
         data += raw
     cfg = config or {
-        "d_model": D, "num_heads": H, "num_encoder_layers": 1, "num_decoder_layers": 1,
-        "dim_feedforward": F, "activation": "relu", "norm_first": False, "layer_norm_eps": 1e-5,
-        "max_source_len": 12, "max_target_len": 4, "embed_scale": 2.0, "tie_embeddings": True,
+        "d_model": D,
+        "num_heads": H,
+        "num_encoder_layers": 1,
+        "num_decoder_layers": 1,
+        "dim_feedforward": F,
+        "activation": "relu",
+        "norm_first": False,
+        "layer_norm_eps": 1e-5,
+        "max_source_len": 12,
+        "max_target_len": 4,
+        "embed_scale": 2.0,
+        "tie_embeddings": True,
         "final_norm": False,
     }
     header["__metadata__"] = {
-        "format": "mha-lab-date-model", "format_version": "1",
+        "format": "mha-lab-date-model",
+        "format_version": "1",
         "xxh64": checksum or xxhash.xxh64(data, seed=0).hexdigest(),
         "config": json.dumps(cfg),
-        "vocab": json.dumps(vocab or ["<pad>", "<bos>", "<eos>", "<unk>", "0", "1", "2", "-", "a", " "]),
+        "vocab": json.dumps(
+            vocab or ["<pad>", "<bos>", "<eos>", "<unk>", "0", "1", "2", "-", "a", " "]
+        ),
         "training": "{}",
     }
     text = json.dumps(header, separators=(",", ":")).encode()
@@ -97,7 +113,9 @@ def main():
     write("truncated-header", 0, good[:20])
     write("truncated-data", 1, good[:-7])
     write("bad-checksum", 0, model_file(t, checksum="0123456789abcdef"))
-    cfg = json.loads(json.loads(good[8:8 + struct.unpack("<Q", good[:8])[0]])["__metadata__"]["config"])
+    cfg = json.loads(
+        json.loads(good[8 : 8 + struct.unpack("<Q", good[:8])[0]])["__metadata__"]["config"]
+    )
     write("heads-not-dividing", 1, model_file(t, config={**cfg, "num_heads": 3}))
     write("pre-norm", 1, model_file(t, config={**cfg, "norm_first": True}))
     broken = dict(t)

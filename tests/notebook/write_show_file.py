@@ -28,9 +28,19 @@ def main():
     w = (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)
     tokens = [f"w{i}" for i in range(n)]
     mha_lab.show(w if layers > 1 else w[0], tokens, title=TITLE).save_html(path)
-    print(json.dumps({"html": os.path.abspath(path), "bytes": os.path.getsize(path),
-                      "layers": layers, "heads": heads, "tokens": tokens, "title": TITLE,
-                      "rows": [w[l, 3, 5].tolist() for l in range(layers)]}))
+    print(
+        json.dumps(
+            {
+                "html": os.path.abspath(path),
+                "bytes": os.path.getsize(path),
+                "layers": layers,
+                "heads": heads,
+                "tokens": tokens,
+                "title": TITLE,
+                "rows": [w[layer, 3, 5].tolist() for layer in range(layers)],
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -51,13 +51,19 @@ class PageTokens(unittest.TestCase):
         self.assertGreaterEqual(len(other), 1)
         for c in other:
             kept = "".join(english_tokens.split_tokens(c["text"]))
-            self.assertEqual(kept, "".join(ch for ch in c["text"] if not ch.isspace()), ascii(c["text"]))
+            self.assertEqual(
+                kept, "".join(ch for ch in c["text"] if not ch.isspace()), ascii(c["text"])
+            )
 
     def test_examples(self):
-        self.assertEqual(english_tokens.split_tokens("Don\u2019t stop, Bob_2!"),
-                         ["Don\u2019t", "stop", ",", "Bob", "_", "2", "!"])
+        self.assertEqual(
+            english_tokens.split_tokens("Don\u2019t stop, Bob_2!"),
+            ["Don\u2019t", "stop", ",", "Bob", "_", "2", "!"],
+        )
         self.assertEqual(english_tokens.normalize("Don\u2019T"), "don't")
-        self.assertEqual(english_tokens.normalize("\u00c9mile"), "\u00c9mile")  # only ASCII lower-cased
+        self.assertEqual(
+            english_tokens.normalize("\u00c9mile"), "\u00c9mile"
+        )  # only ASCII lower-cased
 
 
 if __name__ == "__main__":

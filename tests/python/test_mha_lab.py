@@ -1,7 +1,8 @@
 """The Python package mha_lab against the CLI, the committed PyTorch golden data and the core's
 errors. Run by ctest (test "python") as
 
-    PYTHONPATH=build/native/python MHA_CLI=build/native/mha /usr/bin/python3 -m unittest discover -s tests/python
+    PYTHONPATH=build/native/python MHA_CLI=build/native/mha \
+        /usr/bin/python3 -m unittest discover -s tests/python
 """
 import base64
 import json
@@ -107,14 +108,28 @@ class Module08(unittest.TestCase):
         np.testing.assert_array_equal(r["Wq"], rng.randn(8, 8))
 
     def test_equals_the_cli(self):
-        for extra, kw in (([], {}), (["--causal"], {"is_causal": True}),
-                          (["--positional"], {"positional": True})):
-            expected = cli("numpy-experiment", "--seed", "7", "--tokens", "5", "--d-model", "8",
-                           "--num-heads", "2", *extra)
+        for extra, kw in (
+            ([], {}),
+            (["--causal"], {"is_causal": True}),
+            (["--positional"], {"positional": True}),
+        ):
+            expected = cli(
+                "numpy-experiment",
+                "--seed",
+                "7",
+                "--tokens",
+                "5",
+                "--d-model",
+                "8",
+                "--num-heads",
+                "2",
+                *extra,
+            )
             r = mha_lab.numpy_experiment(seed=7, tokens=5, d_model=8, num_heads=2, **kw)
             # The CLI prints float32 values in their shortest round-trip form: bit for bit.
-            np.testing.assert_array_equal(r["attn_weights"],
-                                          np.array(expected["attn_weights"], np.float32))
+            np.testing.assert_array_equal(
+                r["attn_weights"], np.array(expected["attn_weights"], np.float32)
+            )
             np.testing.assert_array_equal(r["output"], np.array(expected["output"], np.float32))
             for name in ("X", "Wq", "Wk", "Wv", "Wo"):
                 np.testing.assert_array_equal(r[name], np.array(expected[name]))
@@ -135,8 +150,9 @@ class Module08(unittest.TestCase):
             A /= A.sum(axis=1, keepdims=True)
             np.testing.assert_allclose(r["attn_weights"][i], A, atol=1e-6)
             heads.append(A @ V[:, s])
-        np.testing.assert_allclose(r["output"], np.concatenate(heads, axis=1) @ Wo, rtol=1e-5,
-                                   atol=1e-4)
+        np.testing.assert_allclose(
+            r["output"], np.concatenate(heads, axis=1) @ Wo, rtol=1e-5, atol=1e-4
+        )
 
 
 class PyTorchGolden(unittest.TestCase):
@@ -147,21 +163,27 @@ class PyTorchGolden(unittest.TestCase):
         for c in torch_cases():
             names.append(c["name"])
             r = mha_lab.forward(f32(c["query"]), **forward_args(c))
-            np.testing.assert_allclose(r["attn_weights"], f32(c["expected"]["attn_weights"]),
-                                       atol=1e-5, err_msg=c["name"])
-            np.testing.assert_allclose(r["output"], f32(c["expected"]["output"]), atol=1e-4,
-                                       rtol=1e-4, err_msg=c["name"])
+            np.testing.assert_allclose(
+                r["attn_weights"], f32(c["expected"]["attn_weights"]), atol=1e-5, err_msg=c["name"]
+            )
+            np.testing.assert_allclose(
+                r["output"], f32(c["expected"]["output"]), atol=1e-4, rtol=1e-4, err_msg=c["name"]
+            )
             np.testing.assert_array_equal(
                 r["fully_masked_rows"],
                 np.array(c["expected"]["fully_masked_rows"]["data"], np.uint8).reshape(
-                    c["expected"]["fully_masked_rows"]["shape"]), err_msg=c["name"])
+                    c["expected"]["fully_masked_rows"]["shape"]
+                ),
+                err_msg=c["name"],
+            )
             # The CLI runs the same core on the same float32 inputs: the same bits.
             expected = cli("forward", stdin=json.dumps(cli_request(c)))
-            np.testing.assert_array_equal(r["attn_weights"],
-                                          np.array(expected["attn_weights"], np.float32),
-                                          err_msg=c["name"])
-            np.testing.assert_array_equal(r["output"], np.array(expected["output"], np.float32),
-                                          err_msg=c["name"])
+            np.testing.assert_array_equal(
+                r["attn_weights"], np.array(expected["attn_weights"], np.float32), err_msg=c["name"]
+            )
+            np.testing.assert_array_equal(
+                r["output"], np.array(expected["output"], np.float32), err_msg=c["name"]
+            )
         self.assertIn("float_key_padding_mask", names)
         self.assertIn("float_key_padding_mask_float_attn_mask", names)
 
@@ -169,12 +191,14 @@ class PyTorchGolden(unittest.TestCase):
         c = next(c for c in torch_cases() if c["name"] == "float_key_padding_mask")
         kw = forward_args(c)
         kpm = kw.pop("key_padding_mask")
-        with_mask = mha_lab.forward(f32(c["query"]), key_padding_mask=kpm,
-                                    keep_intermediates=True, **kw)
+        with_mask = mha_lab.forward(
+            f32(c["query"]), key_padding_mask=kpm, keep_intermediates=True, **kw
+        )
         plain = mha_lab.forward(f32(c["query"]), keep_intermediates=True, **kw)
         finite = np.isfinite(kpm)
-        np.testing.assert_allclose(with_mask["scores"][:, :, finite],
-                                   (plain["scores"] + kpm)[:, :, finite], atol=1e-5)
+        np.testing.assert_allclose(
+            with_mask["scores"][:, :, finite], (plain["scores"] + kpm)[:, :, finite], atol=1e-5
+        )
         self.assertTrue(np.all(with_mask["attn_weights"][:, :, ~finite] == 0))
         # float64 masks are taken too (rounded to float32).
         again = mha_lab.forward(f32(c["query"]), key_padding_mask=kpm.astype(np.float64), **kw)
@@ -187,11 +211,18 @@ class PyTorchGolden(unittest.TestCase):
         x = torch.randn(1, 5, 8)
         kpm = torch.tensor([[False, False, True, False, False]])
         with torch.no_grad():
-            out, w = layer(x, x, x, key_padding_mask=kpm, need_weights=True,
-                           average_attn_weights=False)
-        r = mha_lab.forward(x, layer.in_proj_weight, layer.out_proj.weight, 2,
-                            in_proj_bias=layer.in_proj_bias, out_proj_bias=layer.out_proj.bias,
-                            key_padding_mask=kpm)
+            out, w = layer(
+                x, x, x, key_padding_mask=kpm, need_weights=True, average_attn_weights=False
+            )
+        r = mha_lab.forward(
+            x,
+            layer.in_proj_weight,
+            layer.out_proj.weight,
+            2,
+            in_proj_bias=layer.in_proj_bias,
+            out_proj_bias=layer.out_proj.bias,
+            key_padding_mask=kpm,
+        )
         self.assertIsInstance(r["output"], np.ndarray)
         np.testing.assert_allclose(r["attn_weights"], w[0].numpy(), atol=1e-6)
         np.testing.assert_allclose(r["output"], out[0].numpy(), atol=1e-5)
@@ -213,7 +244,9 @@ class Errors(unittest.TestCase):
             mha_lab.forward(self.query, **kw)
 
     def test_wrong_dtype(self):
-        with self.assertRaisesRegex(ValueError, r"query has dtype int64; expected float32 or float64"):
+        with self.assertRaisesRegex(
+            ValueError, r"query has dtype int64; expected float32 or float64"
+        ):
             mha_lab.forward(self.query.astype(np.int64), **self.kw)
         kw = dict(self.kw, attn_mask=np.zeros((5, 5), np.int32))
         with self.assertRaisesRegex(ValueError, r"attn_mask has dtype int32; expected bool"):
@@ -240,8 +273,9 @@ class Errors(unittest.TestCase):
             mha_lab.forward(self.query, **kw)
 
     def test_shapes(self):
-        with self.assertRaisesRegex(ValueError, r"key_padding_mask has 4 values, expected one per "
-                                                r"key token, m = 5"):
+        with self.assertRaisesRegex(
+            ValueError, r"key_padding_mask has 4 values, expected one per " r"key token, m = 5"
+        ):
             mha_lab.forward(self.query, **dict(self.kw, key_padding_mask=np.zeros(4, bool)))
         with self.assertRaisesRegex(ValueError, r"in_proj_weight is \(24, 7\)"):
             kw = dict(self.kw, in_proj_weight=np.zeros((24, 7), np.float32))
@@ -272,14 +306,18 @@ class HeadPatterns(unittest.TestCase):
             np.save(os.path.join(d, "w.npy"), w)
             with open(os.path.join(d, "t.txt"), "w", encoding="utf-8") as f:
                 f.write("\n".join(tokens) + "\n")
-            expected = cli("patterns", os.path.join(d, "w.npy"), "--tokens",
-                           os.path.join(d, "t.txt"))
+            expected = cli(
+                "patterns", os.path.join(d, "w.npy"), "--tokens", os.path.join(d, "t.txt")
+            )
         self.assertEqual(p["layers"], expected["layers"])
         self.assertEqual(p["thresholds"], expected["thresholds"])
         # max_weight is the mean of each row's largest weight (docs/patterns.md).
         for h in range(2):
-            self.assertAlmostEqual(p["layers"][0]["heads"][h]["scores"]["max_weight"],
-                                   float(np.mean(w[h].max(axis=1))), places=6)
+            self.assertAlmostEqual(
+                p["layers"][0]["heads"][h]["scores"]["max_weight"],
+                float(np.mean(w[h].max(axis=1))),
+                places=6,
+            )
 
     def test_layers_and_hugging_face_tuples(self):
         a = mha_lab.numpy_experiment(seed=1)["attn_weights"]
@@ -288,7 +326,10 @@ class HeadPatterns(unittest.TestCase):
         hf = mha_lab.head_patterns((a[None], b[None]))  # output_attentions: (batch 1, h, n, n)
         self.assertEqual(len(stacked["layers"]), 2)
         self.assertEqual(stacked["layers"], hf["layers"])
-        self.assertEqual(stacked["layers"][1], mha_lab.head_patterns(b)["layers"][0] | {"layer": 1, "name": "layer 1"})
+        self.assertEqual(
+            stacked["layers"][1],
+            mha_lab.head_patterns(b)["layers"][0] | {"layer": 1, "name": "layer 1"},
+        )
 
 
 def png_pixels(data):
@@ -296,15 +337,15 @@ def png_pixels(data):
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     at, chunks = 8, {}
     while at < len(data):
-        size, kind = struct.unpack(">I4s", data[at:at + 8])
-        chunks[kind] = chunks.get(kind, b"") + data[at + 8:at + 8 + size]
+        size, kind = struct.unpack(">I4s", data[at : at + 8])
+        chunks[kind] = chunks.get(kind, b"") + data[at + 8 : at + 8 + size]
         at += 12 + size
     cols, rows, depth, colour = struct.unpack(">IIBB", chunks[b"IHDR"][:10])
     assert (depth, colour) == (8, 3)
     raw = np.frombuffer(zlib.decompress(chunks[b"IDAT"]), np.uint8).reshape(rows, cols + 1)
     assert not raw[:, 0].any()  # filter type 0 on every row
     p = chunks[b"PLTE"]
-    return raw[:, 1:].astype(np.int64), [tuple(p[i:i + 3]) for i in range(0, len(p), 3)]
+    return raw[:, 1:].astype(np.int64), [tuple(p[i : i + 3]) for i in range(0, len(p), 3)]
 
 
 def without_scripts(page):
@@ -312,8 +353,9 @@ def without_scripts(page):
     return re.sub(r"<script>.*?</script>", "", page, flags=re.S)
 
 
-DIST_BUILT = os.path.isfile(os.path.join(ROOT, "dist", "mha-attention.js")) and \
-    os.path.isfile(os.path.join(ROOT, "dist", "mha_wasm_core.js"))
+DIST_BUILT = os.path.isfile(os.path.join(ROOT, "dist", "mha-attention.js")) and os.path.isfile(
+    os.path.join(ROOT, "dist", "mha_wasm_core.js")
+)
 
 
 @unittest.skipUnless(DIST_BUILT, "dist/ is not built (./scripts/build.sh writes it)")
@@ -345,8 +387,9 @@ class Show(unittest.TestCase):
         self.assertIn("Head patterns", page)
 
     def test_show_experiment_inlines_the_core(self):
-        view = mha_lab.show_experiment(seed=7, tokens=5, d_model=8, num_heads=2,
-                                       text=" ".join(self.TOKENS))
+        view = mha_lab.show_experiment(
+            seed=7, tokens=5, d_model=8, num_heads=2, text=" ".join(self.TOKENS)
+        )
         page = view._repr_html_()
         self.assertIn('seed="7"', page)
         self.assertIn('tokens="Heads look at different things"', page)
@@ -390,7 +433,9 @@ class Show(unittest.TestCase):
         self.assertNotIn("<rect ", static)
         self.assertIn("524,288 weights, 128 × 128 per head: a pixel per weight", static)
         self.assertIn("queries down: w0 w1 w2 w3 … w125 w126 w127", static)
-        images = re.findall(r'<img src="data:image/png;base64,([^"]+)" width="(\d+)" height="(\d+)"', static)
+        images = re.findall(
+            r'<img src="data:image/png;base64,([^"]+)" width="(\d+)" height="(\d+)"', static
+        )
         self.assertEqual(len(images), 32)
         self.assertEqual(images[0][1:], ("256", "256"))  # 128 pixels, 2 CSS px each
         self.assertIn("layer 1, head 15", static)
@@ -409,8 +454,11 @@ class Show(unittest.TestCase):
         w = np.random.default_rng(9).random((4, 400, 401))
         w = (w / w.sum(axis=-1, keepdims=True)).astype(np.float32)
         static = without_scripts(mha_lab.show(w)._repr_html_()).split("<mha-attention")[0]
-        self.assertIn("641,600 weights, 400 × 401 per head: a pixel per 2 × 2 block of weights, "
-                      "their mean", static)
+        self.assertIn(
+            "641,600 weights, 400 × 401 per head: a pixel per 2 × 2 block of weights, "
+            "their mean",
+            static,
+        )
         images = re.findall(r'<img src="data:image/png;base64,([^"]+)"', static)
         self.assertEqual(len(images), 4)
         pixels, _ = png_pixels(base64.b64decode(images[2]))

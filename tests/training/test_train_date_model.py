@@ -38,18 +38,43 @@ class TrainDateModel(unittest.TestCase):
     def test_three_steps_then_the_core_reads_the_file(self):
         with tempfile.TemporaryDirectory() as out:
             run = subprocess.run(
-                [sys.executable, SCRIPT, "--steps", "3", "--batch", "8", "--schedule-minutes", "0",
-                 "--eval-every", "3", "--threads", "1", "--min-heldout", "0", "--out-root", out],
-                capture_output=True, text=True, env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
+                [
+                    sys.executable,
+                    SCRIPT,
+                    "--steps",
+                    "3",
+                    "--batch",
+                    "8",
+                    "--schedule-minutes",
+                    "0",
+                    "--eval-every",
+                    "3",
+                    "--threads",
+                    "1",
+                    "--min-heldout",
+                    "0",
+                    "--out-root",
+                    out,
+                ],
+                capture_output=True,
+                text=True,
+                env=dict(os.environ, OPENBLAS_NUM_THREADS="1"),
+            )
             self.assertEqual(run.returncode, 0, run.stderr[-2000:])
             self.assertIn("training stopped after 3 steps", run.stdout)
             model = os.path.join(out, "web", "date_model.safetensors")
-            with open(os.path.join(out, "tests", "fixtures", "date_model_golden.json"), encoding="utf-8") as f:
+            with open(
+                os.path.join(out, "tests", "fixtures", "date_model_golden.json"), encoding="utf-8"
+            ) as f:
                 golden = json.load(f)
             self.assertEqual(golden["model_file_bytes"], os.path.getsize(model))
             case = next(c for c in golden["cases"] if c["name"] == "issue_example")
-            got = subprocess.run([CLI, "translate", "--model", model, "--json", case["input"]],
-                                 capture_output=True, text=True, check=True)
+            got = subprocess.run(
+                [CLI, "translate", "--model", model, "--json", case["input"]],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             core = json.loads(got.stdout)
             self.assertEqual(core["output"], case["output"])
             self.assertEqual(core["num_heads"], golden["config"]["num_heads"])

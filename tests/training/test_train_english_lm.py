@@ -23,16 +23,48 @@ CLI = os.environ.get("MHA_CLI", os.path.join(ROOT, "build", "native", "mha"))
 sys.path.insert(0, TRAINING)
 import english_lm_model as M  # noqa: E402
 
-TINY = ["--d-model", "16", "--num-heads", "4", "--num-layers", "2", "--dim-feedforward", "32",
-        "--vocab-size", "64", "--seq-len", "16", "--batch-size", "4", "--steps", "3", "--eval-every", "3",
-        "--common-words", "40", "--curriculum-steps", "1", "--repeat-min", "2", "--repeat-max", "5",
-        "--curriculum-repeat-max", "6", "--threads", "1"]
+TINY = [
+    "--d-model",
+    "16",
+    "--num-heads",
+    "4",
+    "--num-layers",
+    "2",
+    "--dim-feedforward",
+    "32",
+    "--vocab-size",
+    "64",
+    "--seq-len",
+    "16",
+    "--batch-size",
+    "4",
+    "--steps",
+    "3",
+    "--eval-every",
+    "3",
+    "--common-words",
+    "40",
+    "--curriculum-steps",
+    "1",
+    "--repeat-min",
+    "2",
+    "--repeat-max",
+    "5",
+    "--curriculum-repeat-max",
+    "6",
+    "--threads",
+    "1",
+]
 TEXT = "The man saw the girl and he smiled ."
 
 
 def run(args):
-    done = subprocess.run([sys.executable] + args, capture_output=True, text=True,
-                          env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
+    done = subprocess.run(
+        [sys.executable] + args,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, OPENBLAS_NUM_THREADS="1"),
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
 
@@ -41,8 +73,11 @@ class TrainEnglishLM(unittest.TestCase):
     def test_three_steps_then_the_core_reads_the_file_and_the_evaluation_runs(self):
         with tempfile.TemporaryDirectory() as out:
             model_file = os.path.join(out, "tiny.safetensors")
-            log = run([os.path.join(TRAINING, "train_english_lm.py")] + TINY
-                      + ["--corpus-file", CORPUS, "--out", model_file])
+            log = run(
+                [os.path.join(TRAINING, "train_english_lm.py")]
+                + TINY
+                + ["--corpus-file", CORPUS, "--out", model_file]
+            )
             self.assertIn("train 44 sents", log)  # 48 lines, every tenth held out
             self.assertIn("step      3", log)
 
@@ -53,8 +88,14 @@ class TrainEnglishLM(unittest.TestCase):
             ids = M.Vocabulary(vocab).encode(M.split_tokens(TEXT))
             with torch.no_grad():
                 _, weights = model(torch.tensor([ids]), need_weights=True)
-            core = json.loads(subprocess.run([CLI, "lm", "--model", model_file, "--json", TEXT],
-                                             capture_output=True, text=True, check=True).stdout)
+            core = json.loads(
+                subprocess.run(
+                    [CLI, "lm", "--model", model_file, "--json", TEXT],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout
+            )
             self.assertEqual(len(core["attn_weights"]), 2)
             for layer, w in enumerate(weights):
                 want = w[0].numpy()
@@ -63,14 +104,25 @@ class TrainEnglishLM(unittest.TestCase):
                 self.assertLess(abs(got - want).max(), 1e-4, f"layer {layer}")
 
             heads_file = os.path.join(out, "heads.json")
-            report = run([os.path.join(TRAINING, "evaluate_english_lm.py"), "--model", model_file,
-                          "--corpus-file", CORPUS, "--heads-out", heads_file])
+            report = run(
+                [
+                    os.path.join(TRAINING, "evaluate_english_lm.py"),
+                    "--model",
+                    model_file,
+                    "--corpus-file",
+                    CORPUS,
+                    "--heads-out",
+                    heads_file,
+                ]
+            )
             self.assertIn("4 held-out sentences", report)
             self.assertIn("| perplexity, this model |", report)
             with open(heads_file, encoding="utf-8") as f:
                 heads = json.load(f)
-            self.assertEqual([(h["layer"], h["head"]) for h in heads["heads"]],
-                             [(layer, head) for layer in range(2) for head in range(4)])
+            self.assertEqual(
+                [(h["layer"], h["head"]) for h in heads["heads"]],
+                [(layer, head) for layer in range(2) for head in range(4)],
+            )
             self.assertEqual(len(heads["coreference"]["sentences"]), 6)
 
 

@@ -18,8 +18,14 @@ import numpy as _np
 from . import _core
 from .view import AttentionView, show, show_experiment
 
-__all__ = ["numpy_experiment", "forward", "head_patterns", "show", "show_experiment",
-           "AttentionView"]
+__all__ = [
+    "numpy_experiment",
+    "forward",
+    "head_patterns",
+    "show",
+    "show_experiment",
+    "AttentionView",
+]
 
 
 def _as_numpy(x, name):
@@ -59,8 +65,10 @@ def _mask_array(x, name):
     if a.dtype == _np.float16:
         return a.astype(_np.float32)
     if a.dtype.kind != "f":
-        raise ValueError(f"{name} has dtype {a.dtype}; expected bool (True = masked) or a float "
-                         "dtype (added to the scores)")
+        raise ValueError(
+            f"{name} has dtype {a.dtype}; expected bool (True = masked) or a float "
+            "dtype (added to the scores)"
+        )
     return a
 
 
@@ -72,8 +80,9 @@ def _whole(value, name, low, high):
     return int(value)
 
 
-def numpy_experiment(seed=7, tokens=5, d_model=8, num_heads=2, *, is_causal=False,
-                     positional=False):
+def numpy_experiment(
+    seed=7, tokens=5, d_model=8, num_heads=2, *, is_causal=False, positional=False
+):
     """Module 08's seeded experiment, the numbers of ``mha numpy-experiment`` and of the page.
 
     ``np.random.seed(seed)``; ``X = randn(n, d)``; ``Wq, Wk, Wv, Wo = randn(d, d)`` each; per head
@@ -90,17 +99,32 @@ def numpy_experiment(seed=7, tokens=5, d_model=8, num_heads=2, *, is_causal=Fals
     num_heads=3``.
     """
     seed = _whole(seed, "seed", 0, 2**32 - 1)
-    tokens = _whole(tokens, "tokens", -2**31, 2**31 - 1)
-    d_model = _whole(d_model, "d_model", -2**31, 2**31 - 1)
-    num_heads = _whole(num_heads, "num_heads", -2**31, 2**31 - 1)
-    return _core.numpy_experiment(seed, tokens, d_model, num_heads, bool(is_causal),
-                                  bool(positional))
+    tokens = _whole(tokens, "tokens", -(2**31), 2**31 - 1)
+    d_model = _whole(d_model, "d_model", -(2**31), 2**31 - 1)
+    num_heads = _whole(num_heads, "num_heads", -(2**31), 2**31 - 1)
+    return _core.numpy_experiment(
+        seed, tokens, d_model, num_heads, bool(is_causal), bool(positional)
+    )
 
 
-def forward(query, in_proj_weight=None, out_proj_weight=None, num_heads=None, *, key=None,
-            value=None, in_proj_bias=None, out_proj_bias=None, q_proj_weight=None,
-            k_proj_weight=None, v_proj_weight=None, attn_mask=None, key_padding_mask=None,
-            is_causal=False, keep_intermediates=False):
+def forward(
+    query,
+    in_proj_weight=None,
+    out_proj_weight=None,
+    num_heads=None,
+    *,
+    key=None,
+    value=None,
+    in_proj_bias=None,
+    out_proj_bias=None,
+    q_proj_weight=None,
+    k_proj_weight=None,
+    v_proj_weight=None,
+    attn_mask=None,
+    key_padding_mask=None,
+    is_causal=False,
+    keep_intermediates=False,
+):
     """One forward pass of ``nn.MultiheadAttention`` (batch_first, batch 1, no dropout) with
     PyTorch's names; every head's weights are returned, never averaged.
 
@@ -133,7 +157,7 @@ def forward(query, in_proj_weight=None, out_proj_weight=None, num_heads=None, *,
         raise ValueError("out_proj_weight (d_model, d_model) is required")
     if num_heads is None:
         raise ValueError("num_heads is required")
-    num_heads = _whole(num_heads, "num_heads", -2**31, 2**31 - 1)
+    num_heads = _whole(num_heads, "num_heads", -(2**31), 2**31 - 1)
 
     def batch1(x, name, rank):
         a = _float_array(x, name)
@@ -142,13 +166,22 @@ def forward(query, in_proj_weight=None, out_proj_weight=None, num_heads=None, *,
         return a
 
     return _core.forward(
-        batch1(query, "query", 2), batch1(key, "key", 2), batch1(value, "value", 2), num_heads,
-        _float_array(in_proj_weight, "in_proj_weight"), _float_array(in_proj_bias, "in_proj_bias"),
+        batch1(query, "query", 2),
+        batch1(key, "key", 2),
+        batch1(value, "value", 2),
+        num_heads,
+        _float_array(in_proj_weight, "in_proj_weight"),
+        _float_array(in_proj_bias, "in_proj_bias"),
         _float_array(out_proj_weight, "out_proj_weight"),
         _float_array(out_proj_bias, "out_proj_bias"),
-        _float_array(q_proj_weight, "q_proj_weight"), _float_array(k_proj_weight, "k_proj_weight"),
-        _float_array(v_proj_weight, "v_proj_weight"), _mask_array(attn_mask, "attn_mask"),
-        _key_padding(key_padding_mask), bool(is_causal), bool(keep_intermediates))
+        _float_array(q_proj_weight, "q_proj_weight"),
+        _float_array(k_proj_weight, "k_proj_weight"),
+        _float_array(v_proj_weight, "v_proj_weight"),
+        _mask_array(attn_mask, "attn_mask"),
+        _key_padding(key_padding_mask),
+        bool(is_causal),
+        bool(keep_intermediates),
+    )
 
 
 def _key_padding(x):
@@ -167,8 +200,10 @@ def attention_stack(attn):
         layers = [_float_array(a, f"attn[{i}]") for i, a in enumerate(attn)]
         for i, a in enumerate(layers):
             if a.ndim == 4 and a.shape[0] != 1:
-                raise ValueError(f"attn[{i}] has shape {tuple(a.shape)}: a batch of "
-                                 f"{a.shape[0]}; pass one example (batch 1)")
+                raise ValueError(
+                    f"attn[{i}] has shape {tuple(a.shape)}: a batch of "
+                    f"{a.shape[0]}; pass one example (batch 1)"
+                )
         layers = [a[0] if a.ndim == 4 else a for a in layers]
         shapes = {a.shape for a in layers}
         if len(shapes) != 1:

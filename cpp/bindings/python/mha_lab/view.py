@@ -15,7 +15,7 @@ import zlib
 
 import numpy as np
 
-from . import _core
+from . import _core  # noqa: F401 (the view loads with the compiled core, as the package does)
 
 # The page's token rule (web/src/chrome/tokenize.js): a word (letters and digits, with inner
 # apostrophes) or any other non-space character.
@@ -37,8 +37,17 @@ _CORE_SCRIPT = "mha_wasm_core.js"
 
 # Viridis (matplotlib's colour map, as d3-scale-chromatic's interpolateViridis the page uses),
 # sampled at 0, 1/8, ..., 1 and interpolated linearly between the samples.
-_VIRIDIS = [(68, 1, 84), (71, 44, 122), (59, 81, 139), (44, 113, 142), (33, 144, 141),
-            (39, 173, 129), (92, 200, 99), (170, 220, 50), (253, 231, 37)]
+_VIRIDIS = [
+    (68, 1, 84),
+    (71, 44, 122),
+    (59, 81, 139),
+    (44, 113, 142),
+    (33, 144, 141),
+    (39, 173, 129),
+    (92, 200, 99),
+    (170, 220, 50),
+    (253, 231, 37),
+]
 
 
 def _asset_dirs():
@@ -50,6 +59,7 @@ def _asset_dirs():
     dirs.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "web"))
     try:
         from ._build_info import DIST_DIR
+
         dirs.append(DIST_DIR)
     except ImportError:
         pass
@@ -66,9 +76,11 @@ def _asset(name):
             if "</script" in text.lower():
                 raise ValueError(f"{path} holds '</script' and cannot be inlined")
             return text
-    raise ValueError(f"{name} not found in {', '.join(_asset_dirs())}: run ./scripts/build.sh, "
-                     "or set MHA_LAB_DIST to a folder holding mha-attention.js and "
-                     "mha_wasm_core.js")
+    raise ValueError(
+        f"{name} not found in {', '.join(_asset_dirs())}: run ./scripts/build.sh, "
+        "or set MHA_LAB_DIST to a folder holding mha-attention.js and "
+        "mha_wasm_core.js"
+    )
 
 
 def _colour(w):
@@ -81,7 +93,7 @@ def _colour(w):
 
 def _cut(token, most=12):
     """A label of at most `most` characters: a longer token is cut and ends in "…"."""
-    return token if len(token) <= most else token[:most - 1] + "…"
+    return token if len(token) <= most else token[: most - 1] + "…"
 
 
 def _svg_grid(weights, query_tokens, key_tokens, title):
@@ -91,31 +103,40 @@ def _svg_grid(weights, query_tokens, key_tokens, title):
     label_w = 8 + 7 * min(12, max((len(t) for t in query_tokens), default=1))
     label_h = 8 + 7 * min(12, max((len(t) for t in key_tokens), default=1))
     width, height = label_w + m * cell + 2, label_h + n * cell + 2
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-             f'role="img" aria-label="{html.escape(title)}" style="font:11px sans-serif">',
-             f"<title>{html.escape(title)}</title>"]
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'role="img" aria-label="{html.escape(title)}" style="font:11px sans-serif">',
+        f"<title>{html.escape(title)}</title>",
+    ]
     if cell >= 10:
         for i, t in enumerate(query_tokens):
-            parts.append(f'<text x="{label_w - 4}" y="{label_h + i * cell + cell * 0.7:.1f}" '
-                         f'text-anchor="end">{html.escape(_cut(t))}</text>')
+            parts.append(
+                f'<text x="{label_w - 4}" y="{label_h + i * cell + cell * 0.7:.1f}" '
+                f'text-anchor="end">{html.escape(_cut(t))}</text>'
+            )
         for j, t in enumerate(key_tokens):
             x, y = label_w + j * cell + cell * 0.7, label_h - 4
-            parts.append(f'<text x="{x:.1f}" y="{y}" transform="rotate(-90 {x:.1f} {y})">'
-                         f"{html.escape(_cut(t))}</text>")
+            parts.append(
+                f'<text x="{x:.1f}" y="{y}" transform="rotate(-90 {x:.1f} {y})">'
+                f"{html.escape(_cut(t))}</text>"
+            )
     for i in range(n):
         for j in range(m):
             w = weights[i, j]
-            parts.append(f'<rect x="{label_w + j * cell}" y="{label_h + i * cell}" width="{cell}" '
-                         f'height="{cell}" fill="{_colour(w)}"><title>{html.escape(query_tokens[i])}'
-                         f" → {html.escape(key_tokens[j])}: {w:.3f}</title></rect>")
+            parts.append(
+                f'<rect x="{label_w + j * cell}" y="{label_h + i * cell}" width="{cell}" '
+                f'height="{cell}" fill="{_colour(w)}"><title>{html.escape(query_tokens[i])}'
+                f" → {html.escape(key_tokens[j])}: {w:.3f}</title></rect>"
+            )
     parts.append("</svg>")
     return "".join(parts)
 
 
 def _palette():
     """Viridis as 256 RGB entries: entry i is the colour of weight i / 255."""
-    return bytes(int(c[k:k + 2], 16) for i in range(256) for c in [_colour(i / 255)]
-                 for k in (1, 3, 5))
+    return bytes(
+        int(c[k : k + 2], 16) for i in range(256) for c in [_colour(i / 255)] for k in (1, 3, 5)
+    )
 
 
 def _png(index):
@@ -123,16 +144,22 @@ def _png(index):
     rows, cols = index.shape
 
     def chunk(kind, data):
-        return (struct.pack(">I", len(data)) + kind + data +
-                struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+        return (
+            struct.pack(">I", len(data))
+            + kind
+            + data
+            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+        )
 
     raw = np.zeros((rows, cols + 1), np.uint8)  # each row: filter type 0, then its pixels
     raw[:, 1:] = index
-    return (b"\x89PNG\r\n\x1a\n" +
-            chunk(b"IHDR", struct.pack(">IIBBBBB", cols, rows, 8, 3, 0, 0, 0)) +
-            chunk(b"PLTE", _palette()) +
-            chunk(b"IDAT", zlib.compress(raw.tobytes(), 9)) +
-            chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", cols, rows, 8, 3, 0, 0, 0))
+        + chunk(b"PLTE", _palette())
+        + chunk(b"IDAT", zlib.compress(raw.tobytes(), 9))
+        + chunk(b"IEND", b"")
+    )
 
 
 def _shrink_factor(shape):
@@ -171,30 +198,45 @@ def _png_grid(weights, k, title):
     scale = max(1, _PNG_SHOWN // max(rows, cols))
     data = base64.b64encode(_png(index)).decode("ascii")
     per = "one pixel per weight" if k == 1 else f"one pixel per {k} × {k} weights (their mean)"
-    alt = (f"{title}: {n} × {m} attention weights, queries down and keys across, viridis from 0 "
-           f"(dark purple) to 1 (yellow); {per}")
-    return (f'<img src="data:image/png;base64,{data}" width="{cols * scale}" '
-            f'height="{rows * scale}" alt="{html.escape(alt)}" title="{html.escape(alt)}" '
-            'style="image-rendering:pixelated;display:block">')
+    alt = (
+        f"{title}: {n} × {m} attention weights, queries down and keys across, viridis from 0 "
+        f"(dark purple) to 1 (yellow); {per}"
+    )
+    return (
+        f'<img src="data:image/png;base64,{data}" width="{cols * scale}" '
+        f'height="{rows * scale}" alt="{html.escape(alt)}" title="{html.escape(alt)}" '
+        'style="image-rendering:pixelated;display:block">'
+    )
 
 
 def _pattern_table(patterns, layer_names):
     """The head-pattern labels and main scores of every head, as an HTML table."""
-    columns = [("previous_token", "previous token"), ("local_band", "local band"),
-               ("vertical_stripe", "vertical stripe"), ("mean_distance", "mean distance"),
-               ("entropy_bits", "entropy (bits)"), ("max_weight", "max weight")]
+    columns = [
+        ("previous_token", "previous token"),
+        ("local_band", "local band"),
+        ("vertical_stripe", "vertical stripe"),
+        ("mean_distance", "mean distance"),
+        ("entropy_bits", "entropy (bits)"),
+        ("max_weight", "max weight"),
+    ]
     head = "".join(f"<th>{c[1]}</th>" for c in columns)
     rows = []
     for layer, name in zip(patterns["layers"], layer_names):
         for h in layer["heads"]:
             labels = ", ".join(h["labels"]) or "no clear pattern"
-            cells = "".join("<td>%s</td>" % ("–" if h["scores"][c[0]] is None
-                                             else f"{h['scores'][c[0]]:.3f}") for c in columns)
-            rows.append(f"<tr><th>{html.escape(name)}head {h['head']}</th>"
-                        f"<td>{html.escape(labels)}</td>{cells}</tr>")
-    return ('<table class="mha-lab-patterns"><caption>Head patterns (docs/patterns.md)</caption>'
-            f"<thead><tr><th>head</th><th>labels</th>{head}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table>")
+            cells = "".join(
+                "<td>%s</td>" % ("–" if h["scores"][c[0]] is None else f"{h['scores'][c[0]]:.3f}")
+                for c in columns
+            )
+            rows.append(
+                f"<tr><th>{html.escape(name)}head {h['head']}</th>"
+                f"<td>{html.escape(labels)}</td>{cells}</tr>"
+            )
+    return (
+        '<table class="mha-lab-patterns"><caption>Head patterns (docs/patterns.md)</caption>'
+        f"<thead><tr><th>head</th><th>labels</th>{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
 
 
 def _json_for_script(value):
@@ -217,8 +259,10 @@ class AttentionView:
 
     def save_html(self, path):
         """Writes a standalone HTML file that works opened from disk, offline."""
-        page = ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                f"<title>{html.escape(self.title)}</title></head><body>\n{self.html}\n</body></html>\n")
+        page = (
+            '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+            f"<title>{html.escape(self.title)}</title></head><body>\n{self.html}\n</body></html>\n"
+        )
         with open(path, "w", encoding="utf-8") as f:
             f.write(page)
         return path
@@ -228,16 +272,22 @@ def _fragment(elements, scripts, static, title):
     uid = "mha-lab-" + uuid.uuid4().hex[:12]
     # A notebook that loaded require.js (classic Jupyter) would take the wasm glue's
     # define(...) for an anonymous AMD module and fail; the scripts run with define hidden.
-    inline = ("<script>window.__mhaLabDefine=window.define;window.define=undefined;</script>" +
-              "".join(f"<script>{_asset(name)}</script>" for name in scripts) +
-              "<script>window.define=window.__mhaLabDefine;delete window.__mhaLabDefine;</script>")
+    inline = (
+        "<script>window.__mhaLabDefine=window.define;window.define=undefined;</script>"
+        + "".join(f"<script>{_asset(name)}</script>" for name in scripts)
+        + "<script>window.define=window.__mhaLabDefine;delete window.__mhaLabDefine;</script>"
+    )
     # Once an element has drawn, the picture without JavaScript is hidden (the table stays).
-    hide = ("<script>(function(){var r=document.getElementById('%s');if(!r)return;"
-            "r.addEventListener('mha-ready',function(){var g=r.querySelector('.mha-lab-grids');"
-            "if(g)g.hidden=true;});})();</script>" % uid)
-    return (f'<div class="mha-lab" id="{uid}">'
-            f'<div class="mha-lab-static"><p><strong>{html.escape(title)}</strong></p>{static}</div>'
-            f"{hide}{inline}{''.join(elements)}</div>")
+    hide = (
+        "<script>(function(){var r=document.getElementById('%s');if(!r)return;"
+        "r.addEventListener('mha-ready',function(){var g=r.querySelector('.mha-lab-grids');"
+        "if(g)g.hidden=true;});})();</script>" % uid
+    )
+    return (
+        f'<div class="mha-lab" id="{uid}">'
+        f'<div class="mha-lab-static"><p><strong>{html.escape(title)}</strong></p>{static}</div>'
+        f"{hide}{inline}{''.join(elements)}</div>"
+    )
 
 
 def _static(stack, query_tokens, key_tokens, layer_names, patterns):
@@ -248,20 +298,28 @@ def _static(stack, query_tokens, key_tokens, layer_names, patterns):
     if stack.size > _STATIC_MAX_CELLS:
         k = _shrink_factor(stack.shape)
         n, m = stack.shape[2:]
-        per = ("a pixel per weight" if k == 1 else
-               f"a pixel per {k} × {k} block of weights, their mean")
-        note = (f"<p>{stack.size:,} weights, {n} × {m} per head: {per} (viridis, 0 dark purple to "
-                f"1 yellow); queries down: {html.escape(_ends(query_tokens))}; keys across: "
-                f"{html.escape(_ends(key_tokens))}.</p>")
+        per = (
+            "a pixel per weight"
+            if k == 1
+            else f"a pixel per {k} × {k} block of weights, their mean"
+        )
+        note = (
+            f"<p>{stack.size:,} weights, {n} × {m} per head: {per} (viridis, 0 dark purple to "
+            f"1 yellow); queries down: {html.escape(_ends(query_tokens))}; keys across: "
+            f"{html.escape(_ends(key_tokens))}.</p>"
+        )
     else:
         k, note = None, ""
-    for l, layer in enumerate(stack):
+    for i, layer in enumerate(stack):
         for h, w in enumerate(layer):
-            name = f"{layer_names[l]}head {h}"
-            grid = (_svg_grid(w, query_tokens, key_tokens, name) if k is None
-                    else _png_grid(w, k, name))
-            grids.append(f'<figure style="display:inline-block;margin:4px">{grid}'
-                         f"<figcaption>{html.escape(name)}</figcaption></figure>")
+            name = f"{layer_names[i]}head {h}"
+            grid = (
+                _svg_grid(w, query_tokens, key_tokens, name) if k is None else _png_grid(w, k, name)
+            )
+            grids.append(
+                f'<figure style="display:inline-block;margin:4px">{grid}'
+                f"<figcaption>{html.escape(name)}</figcaption></figure>"
+            )
     return f'<div class="mha-lab-grids">{note}{"".join(grids)}</div>{table}'
 
 
@@ -283,29 +341,45 @@ def show(attn, tokens=None, *, query_tokens=None, title="Attention weights"):
 
     Returns an AttentionView (``_repr_html_``, ``save_html(path)``)."""
     from . import attention_stack, head_patterns
+
     a = attention_stack(attn)
     patterns = head_patterns(a, tokens, query_tokens)
     stack = a[None] if a.ndim == 3 else a
     L, h, n, m = stack.shape
     keys = [str(t) for t in tokens] if tokens is not None else [str(j) for j in range(m)]
-    queries = ([str(t) for t in query_tokens] if query_tokens is not None
-               else keys if n == m else [str(i) for i in range(n)])
-    names = [f"layer {l}, " if L > 1 else "" for l in range(L)]
+    queries = (
+        [str(t) for t in query_tokens]
+        if query_tokens is not None
+        else keys
+        if n == m
+        else [str(i) for i in range(n)]
+    )
+    names = [f"layer {i}, " if L > 1 else "" for i in range(L)]
     elements = []
-    for l in range(L):
-        data = {"attn_weights": np.asarray(stack[l], np.float64).round(7).tolist(), "tokens": keys,
-                "title": title + (f", layer {l}" if L > 1 else "")}
+    for i in range(L):
+        data = {
+            "attn_weights": np.asarray(stack[i], np.float64).round(7).tolist(),
+            "tokens": keys,
+            "title": title + (f", layer {i}" if L > 1 else ""),
+        }
         if query_tokens is not None:
             data["query_tokens"] = queries
-        elements.append(f'<mha-attention label="{html.escape(data["title"])}">'
-                        f'<script type="application/json">{_json_for_script(data)}</script>'
-                        "</mha-attention>")
-    return AttentionView(_fragment(elements, [_ELEMENT_SCRIPT],
-                                   _static(stack, queries, keys, names, patterns), title), title)
+        elements.append(
+            f'<mha-attention label="{html.escape(data["title"])}">'
+            f'<script type="application/json">{_json_for_script(data)}</script>'
+            "</mha-attention>"
+        )
+    return AttentionView(
+        _fragment(
+            elements, [_ELEMENT_SCRIPT], _static(stack, queries, keys, names, patterns), title
+        ),
+        title,
+    )
 
 
-def show_experiment(seed=7, tokens=5, d_model=8, num_heads=2, *, text=None, is_causal=False,
-                    positional=False):
+def show_experiment(
+    seed=7, tokens=5, d_model=8, num_heads=2, *, text=None, is_causal=False, positional=False
+):
     """Module 08's seeded experiment drawn by the <mha-attention> element, which computes it with
     the wasm core (both scripts inline: no request), as the page does.
 
@@ -318,21 +392,37 @@ def show_experiment(seed=7, tokens=5, d_model=8, num_heads=2, *, text=None, is_c
 
     Returns an AttentionView (``_repr_html_``, ``save_html(path)``)."""
     from . import head_patterns, numpy_experiment
-    words = (_TOKEN.findall(text) if text is not None else [f"t{i}" for i in range(int(tokens))])
-    r = numpy_experiment(seed, len(words), d_model, num_heads, is_causal=is_causal,
-                         positional=positional)
+
+    words = _TOKEN.findall(text) if text is not None else [f"t{i}" for i in range(int(tokens))]
+    r = numpy_experiment(
+        seed, len(words), d_model, num_heads, is_causal=is_causal, positional=positional
+    )
     patterns = head_patterns(r["attn_weights"], words)
-    title = (f"numpy experiment: seed {seed}, {len(words)} tokens, d_model {d_model}, "
-             f"{num_heads} heads" + (", causal" if is_causal else "") +
-             (", positions" if positional else ""))
-    attrs = {"tokens": text if text is not None else " ".join(words), "seed": str(seed), "d-model": str(d_model),
-             "num-heads": str(num_heads), "label": title}
+    title = (
+        f"numpy experiment: seed {seed}, {len(words)} tokens, d_model {d_model}, "
+        f"{num_heads} heads"
+        + (", causal" if is_causal else "")
+        + (", positions" if positional else "")
+    )
+    attrs = {
+        "tokens": text if text is not None else " ".join(words),
+        "seed": str(seed),
+        "d-model": str(d_model),
+        "num-heads": str(num_heads),
+        "label": title,
+    }
     if is_causal:
         attrs["causal"] = ""
     if positional:
         attrs["positional"] = ""
     attr_text = " ".join(f'{k}="{html.escape(v)}"' for k, v in attrs.items())
     element = f"<mha-attention {attr_text}></mha-attention>"
-    return AttentionView(_fragment([element], [_CORE_SCRIPT, _ELEMENT_SCRIPT],
-                                   _static(r["attn_weights"][None], words, words, [""], patterns),
-                                   title), title)
+    return AttentionView(
+        _fragment(
+            [element],
+            [_CORE_SCRIPT, _ELEMENT_SCRIPT],
+            _static(r["attn_weights"][None], words, words, [""], patterns),
+            title,
+        ),
+        title,
+    )
