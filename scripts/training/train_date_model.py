@@ -308,7 +308,7 @@ def train(args, valid, exclude):
         lr = lr_at(step, progress.seconds())
         for g in opt.param_groups:
             g["lr"] = lr
-        batch = [D.sample(rng, rng.randrange(n_formats), exclude) for _ in range(args.batch)]
+        batch = [D.sample(rng, rng.randrange(n_formats), exclude) for _ in range(args.batch_size)]
         src, pad, tgt_in, tgt_out = make_batch(batch)
         logits = model(src, pad, tgt_in)
         loss = loss_fn(logits.reshape(-1, logits.shape[-1]), tgt_out.reshape(-1))
@@ -632,7 +632,7 @@ def main():
     ap.add_argument(
         "--target", type=float, default=0.998, help="stop at this validation exact match"
     )
-    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--batch-size", "--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--warmup", type=int, default=200)
     ap.add_argument("--label-smoothing", type=float, default=0.0)
@@ -686,7 +686,7 @@ def main():
     model, info = train(args, valid, exclude)
     print(
         f"training time: {info['seconds']:.1f} s ({info['seconds'] / 60:.1f} min), "
-        f"{info['steps']} steps of {args.batch}",
+        f"{info['steps']} steps of {args.batch_size}",
         flush=True,
     )
 
@@ -704,7 +704,7 @@ def main():
         "steps": info["steps"],
         "best_step": info["best_step"],
         "seconds": info["seconds"],
-        "batch_size": args.batch,
+        "batch_size": args.batch_size,
         "optimizer": "Adam(0.9, 0.98)",
         "lr_peak": args.lr,
         "warmup_steps": args.warmup,

@@ -43,7 +43,7 @@ class TrainDateModel(unittest.TestCase):
                     SCRIPT,
                     "--steps",
                     "3",
-                    "--batch",
+                    "--batch-size",
                     "8",
                     "--schedule-minutes",
                     "0",
