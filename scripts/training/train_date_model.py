@@ -123,32 +123,22 @@ class DateTransformer(nn.Module):
         assert cfg["activation"] == "relu" and cfg["final_norm"]
         self.cfg = dict(cfg)
         self.embedding = nn.Embedding(vocab_size, d)
-        enc_layer = nn.TransformerEncoderLayer(
-            d,
-            h,
-            ff,
+        # The same layer settings for the encoder and the decoder.
+        layer = dict(
             dropout=0.0,
             activation="relu",
             layer_norm_eps=eps,
             batch_first=True,
             norm_first=cfg["norm_first"],
         )
+        enc_layer = nn.TransformerEncoderLayer(d, h, ff, **layer)
         self.encoder = nn.TransformerEncoder(
             enc_layer,
             cfg["num_encoder_layers"],
             norm=nn.LayerNorm(d, eps=eps),
             enable_nested_tensor=False,
         )
-        dec_layer = nn.TransformerDecoderLayer(
-            d,
-            h,
-            ff,
-            dropout=0.0,
-            activation="relu",
-            layer_norm_eps=eps,
-            batch_first=True,
-            norm_first=cfg["norm_first"],
-        )
+        dec_layer = nn.TransformerDecoderLayer(d, h, ff, **layer)
         self.decoder = nn.TransformerDecoder(
             dec_layer, cfg["num_decoder_layers"], norm=nn.LayerNorm(d, eps=eps)
         )
