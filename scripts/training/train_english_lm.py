@@ -200,8 +200,8 @@ class Batches:
         index = M.Vocabulary(vocab).index
         self.stream = np.array([index.get(t, 0) for s in train for t in s], dtype=np.int64)
         starts = np.cumsum([0] + [len(s) for s in train])[:-1]
-        # Sequences start at a sentence start, never in the last TAIL_SENTENCES sentences nor
-        # where fewer than seq_len - 1 tokens follow (a small corpus).
+        # Sequences start at a sentence start: in a corpus of more than TAIL_SENTENCES sentences
+        # never in its last TAIL_SENTENCES, and in any corpus only where seq_len - 1 tokens follow.
         full = int(np.searchsorted(starts, len(self.stream) - (args.seq_len - 1), side="right"))
         self.n_starts = (
             min(len(starts) - TAIL_SENTENCES, full) if len(starts) > TAIL_SENTENCES else full
