@@ -205,7 +205,8 @@ def main():
                       "other": round(float(co_other[l_best, h_best]), 3)},
              "resolved": bool(co_ante[l_best, h_best] >= 0.5 and co_ante[l_best, h_best] > co_other[l_best, h_best])}
     with open(a.heads_out, "w") as f:
-        json.dump({"model_xxh64": meta["xxh64"], "heads": heads, "coreference": coref}, f, indent=1)
+        model_entry = {"xxh64": meta["xxh64"], "file": os.path.relpath(a.model, ROOT), "config": json.loads(meta["config"])}
+        json.dump({"model": model_entry, "heads": heads, "coreference": coref}, f, indent=1)
         f.write("\n")
 
     print(f"## Measured (scripts/evaluate_english_lm.py, {len(held)} held-out sentences, {len(lps)} tokens)\n")
