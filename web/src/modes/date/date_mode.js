@@ -87,6 +87,7 @@ export class DateMode extends TrainedMode {
     this.combined = new DateCombined($('date-combined'), { getModule: ctx.modules.loadFullModule, labels: ctx.labels });
   }
 
+  /** The text box and the kind select from this.state. */
   showControls() {
     this.els.text.value = this.state.date;
     this.els.kind.value = this.state.kind;
@@ -104,6 +105,7 @@ export class DateMode extends TrainedMode {
     this.grids.layout();
   }
 
+  /** The text box, the form, the kind and layer selects. */
   wireControls() {
     const { form, text, kind, layer } = this.els;
     text.addEventListener('input', () => this.onInput());
@@ -122,10 +124,12 @@ export class DateMode extends TrainedMode {
     });
   }
 
+  /** date_model.js (MODEL_SOURCE). */
   modelSource() {
     return MODEL_SOURCE;
   }
 
+  /** mod.DateModel of the file's bytes. */
   makeModel(mod, bytes) {
     return new mod.DateModel(bytes); // throws on a bad file (e.g. checksum mismatch)
   }
@@ -220,11 +224,13 @@ export class DateMode extends TrainedMode {
     return true;
   }
 
+  /** A refused input: the alert, and the last output marked as the last input's. */
   fail(message) {
     super.fail(message);
     if (this.result) this.showOutput(this.result, this.result.input);
   }
 
+  /** What stays on screen after a refused input. */
   lastShown() {
     return ` The output and the grids still show the last input the model read, “${this.result.input}”.`;
   }
@@ -247,6 +253,7 @@ export class DateMode extends TrainedMode {
     this.els.outputNote.textContent = note;
   }
 
+  /** The summary line: characters, decoder steps and the time of the update. */
   timed(ms, drawn) {
     if (!this.result || !drawn) return; // the line keeps describing the view on screen
     const r = this.result;

@@ -72,6 +72,7 @@ export class EnglishMode extends TrainedMode {
     this.fillExplain();
   }
 
+  /** The text box from this.state. */
   showControls() {
     this.els.text.value = this.state.text;
   }
@@ -100,6 +101,7 @@ export class EnglishMode extends TrainedMode {
     return { file, script, global: 'MHA_ENGLISH_MODEL', heads: heads ?? null, missing: `neither ${file} nor ${script} could be read: keep them next to index.html` };
   }
 
+  /** mod.EnglishModel of the file's bytes. */
   makeModel(mod, bytes) {
     return new mod.EnglishModel(bytes); // throws on a bad file (e.g. a checksum mismatch)
   }
@@ -151,6 +153,7 @@ export class EnglishMode extends TrainedMode {
     }
   }
 
+  /** The text box, the form, "Repeat this text" and the examples. */
   wireControls() {
     const { form, text, repeat, examples } = this.els;
     text.addEventListener('input', () => {
@@ -215,6 +218,7 @@ export class EnglishMode extends TrainedMode {
     return true;
   }
 
+  /** The summary line (tokens and the time of the update) and the update clock's measure. */
   timed(ms, drawn) {
     if (drawn) {
       setText(this.els.summary, `${this.result.n} tokens · run and drawn in ${msText(ms)} ms`);
@@ -294,6 +298,7 @@ export class EnglishMode extends TrainedMode {
     return englishFigureParts(this.result, { text: this.baseline?.text ?? this.state.text, off: this.state.off, roles: this.grids.lastRoles });
   }
 
+  /** What stays on screen after a refused input. */
   lastShown() {
     return ' The prediction and the grids still show the last text the model read.';
   }

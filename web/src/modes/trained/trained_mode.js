@@ -85,6 +85,7 @@ export class TrainedMode {
     return this.enter(this.state);
   }
 
+  /** Hidden by another tab: no address write from this mode any more. */
   unmount() {
     this.active = false;
     this.ctx.address.drop();
@@ -111,6 +112,7 @@ export class TrainedMode {
     this.setState('ready');
   }
 
+  /** The panel's data-state: 'idle', 'loading', 'error' or 'ready'. */
   setState(s) {
     this.panel.dataset.state = s;
   }
@@ -167,6 +169,7 @@ export class TrainedMode {
     });
   }
 
+  /** The input changed: runs the model again once it is loaded. */
   onInput() {
     if (!this.model) return;
     this.update();
@@ -190,6 +193,7 @@ export class TrainedMode {
     return drawn;
   }
 
+  /** Whether head `key` (the mode's address key of a head) is switched off. */
   isOff(key) {
     return this.state.off.includes(key);
   }
@@ -221,10 +225,12 @@ export class TrainedMode {
     this.els.text.setAttribute('aria-invalid', 'true');
   }
 
+  /** The alert says `message`, as a sentence. */
   showAlert(message) {
     this.els.alert.textContent = sentence(message);
   }
 
+  /** No alert; the text box valid again. */
   clearAlert() {
     if (this.els.alert.textContent) this.els.alert.textContent = '';
     this.els.text.removeAttribute('aria-invalid');
