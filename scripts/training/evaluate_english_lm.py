@@ -250,7 +250,8 @@ def main():
         ),
     }
     with open(a.heads_out, "w") as f:
-        json.dump({"model_xxh64": meta["xxh64"], "heads": heads, "coreference": coref}, f, indent=1)
+        model_entry = {"xxh64": meta["xxh64"], "file": os.path.relpath(a.model, ROOT), "config": json.loads(meta["config"])}
+        json.dump({"model": model_entry, "heads": heads, "coreference": coref}, f, indent=1)
         f.write("\n")
 
     script = "scripts/training/evaluate_english_lm.py"

@@ -4,12 +4,9 @@
 // Needs build/wasm/mha_wasm.js (./scripts/build.sh).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { root, loadModule } from './module.mjs';
+import { fixture, loadModule, maxAbsDiff, repoBytes } from './module.mjs';
 
-const modelBytes = () => new Uint8Array(readFileSync(path.join(root, 'web/date_model.safetensors')));
-const fixture = (name) => JSON.parse(readFileSync(path.join(root, 'tests/fixtures', name), 'utf8'));
+const modelBytes = () => repoBytes('web/date_model.safetensors');
 
 let mod;
 let model;
@@ -18,13 +15,6 @@ before(async () => {
   model = new mod.DateModel(modelBytes());
 });
 after(() => model?.delete());
-
-function maxAbsDiff(actual, expected) {
-  assert.equal(actual.length, expected.length, 'lengths differ');
-  let worst = 0;
-  for (let i = 0; i < actual.length; i++) worst = Math.max(worst, Math.abs(actual[i] - expected[i]));
-  return worst;
-}
 
 /** Per-layer Float32Arrays concatenated, as the golden (L, h, rows, cols) tensor is flat. */
 const concat = (arrays) => {

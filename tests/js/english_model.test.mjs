@@ -7,13 +7,11 @@
 // Run: node --test tests/js/   Needs build/wasm/mha_wasm.js (./scripts/build.sh).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { root, loadModule } from './module.mjs';
+import { root, fixture, loadModule, maxAbsDiff, repoBytes as bytesOf } from './module.mjs';
 import { tokenize } from '../../web/src/chrome/tokenize.js';
 
-const fixture = (name) => JSON.parse(readFileSync(path.join(root, 'tests/fixtures', name), 'utf8'));
-const bytesOf = (rel) => new Uint8Array(readFileSync(path.join(root, rel)));
 const TINY = 'tests/fixtures/english_lm_tiny_relbias_mlp.safetensors';
 
 let mod;
@@ -23,13 +21,6 @@ before(async () => {
   tiny = new mod.EnglishModel(bytesOf(TINY));
 });
 after(() => tiny?.delete());
-
-function maxAbsDiff(actual, expected) {
-  assert.equal(actual.length, expected.length, 'lengths differ');
-  let worst = 0;
-  for (let i = 0; i < actual.length; i++) worst = Math.max(worst, Math.abs(actual[i] - expected[i]));
-  return worst;
-}
 
 function checkGolden(doc) {
   const models = {};

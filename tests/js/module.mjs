@@ -1,6 +1,7 @@
-// Loads a wasm module of build/wasm (by default the full one, mha_wasm.js) for the node tests here.
+// What the node tests here share: a wasm module of build/wasm (by default the full one,
+// mha_wasm.js), the repository's files and golden fixtures, and the largest difference of two arrays.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -20,4 +21,22 @@ export async function loadModule(file = 'mha_wasm.js') {
   const expected = process.env.MHA_EXPECT_GEMM_KERNEL;
   if (expected) assert.equal(mod.gemmKernel, expected, `GEMM kernel of ${file} (${mod.gemmKernelError ?? ''})`);
   return mod;
+}
+
+/** tests/fixtures/`name` parsed as JSON. */
+export function fixture(name) {
+  return JSON.parse(readFileSync(path.join(root, 'tests/fixtures', name), 'utf8'));
+}
+
+/** The bytes of the repository's file `rel` (e.g. 'web/date_model.safetensors'). */
+export function repoBytes(rel) {
+  return new Uint8Array(readFileSync(path.join(root, rel)));
+}
+
+/** Largest |actual[i] - expected[i]| over two arrays of equal length. */
+export function maxAbsDiff(actual, expected) {
+  assert.equal(actual.length, expected.length, 'lengths differ');
+  let worst = 0;
+  for (let i = 0; i < actual.length; i++) worst = Math.max(worst, Math.abs(actual[i] - expected[i]));
+  return worst;
 }

@@ -3,24 +3,12 @@
 // Needs build/wasm/mha_wasm.js (./scripts/build.sh).
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { root, loadModule } from './module.mjs';
-
-const fixture = (name) => JSON.parse(readFileSync(path.join(root, 'tests/fixtures', name), 'utf8'));
+import { fixture, loadModule, maxAbsDiff } from './module.mjs';
 
 let mod;
 before(async () => {
   mod = await loadModule();
 });
-
-/** Largest |a - b| over two equal-length arrays. */
-function maxAbsDiff(a, b) {
-  assert.equal(a.length, b.length, 'lengths differ');
-  let worst = 0;
-  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
-  return worst;
-}
 
 /**
  * Largest |a - b| relative to the scale of the expected matrix, max(1, max |b|). An output entry

@@ -6,7 +6,7 @@ import { base64ToBytes } from '../../web/src/compute/bytes.js';
 import { readFileSync } from 'node:fs';
 import {
   KINDS, KIND_IDS, BOS, CUT, decoderSteps, displayToken, sourceLength, tooLongMessage, axisTokens, layerView, allPanels,
-  thumbCell, headKey, readRoles, rolesChecksum, roleFindings, briefFindings, claimsByHead, checkedHead, formatPercent, safetensorsMetadata, metadataJson,
+  thumbCell, headKey, readRoles, roleFindings, briefFindings, claimsByHead, checkedHead, formatPercent, safetensorsMetadata, metadataJson,
   modelSummary, dateReadout, layerCount, dateFigureParts, offHeadNames,
 } from '../../web/src/modes/date/date_view.js';
 
@@ -141,7 +141,7 @@ test('roles: an array or {heads: [...]}, tolerant field names, fractions or perc
   for (const bad of [null, undefined, 42, 'x', {}, { heads: 'no' }]) assert.equal(readRoles(bad).size, 0);
 });
 
-test('roles as the C++ side writes them (date_model_heads.json): label, ablated_accuracy, checks, model checksum', () => {
+test('roles as the C++ side writes them (date_model_heads.json): label, ablated_accuracy, checks', () => {
   const json = {
     accuracy: 0.998,
     model: { xxh64: 'DDC8DC5EAE1D5285', file: 'web/date_model.safetensors' },
@@ -153,9 +153,6 @@ test('roles as the C++ side writes them (date_model_heads.json): label, ablated_
   };
   assert.deepEqual(readRoles(json).get('cross/1/2'),
     { role: 'reads the year: 82%', ablated: 'without this head: 90% exact match (with all: 99.8%)' });
-  assert.equal(rolesChecksum(json), 'ddc8dc5eae1d5285');
-  assert.equal(rolesChecksum({ model: { xxh64: 'nope' } }), null);
-  assert.equal(rolesChecksum([]), null);
   assert.deepEqual(roleFindings(json), [], 'no claims: no findings');
   json.checks.year_head = { ...json.checks.year_head, kind: 'cross', layer: 1, index: 2 };
   assert.deepEqual(checkedHead(json, 'year_head'), { kind: 'cross', layer: 1, head: 2 });

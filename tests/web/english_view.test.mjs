@@ -8,7 +8,7 @@ import { base64ToBytes } from '../../web/src/compute/bytes.js';
 import { readFileSync } from 'node:fs';
 import {
   formatPerplexity, formatProbability, measuredRole, perplexityComparison, perplexityText,
-  coreferenceNote, englishFigureParts, readTypicalRoles, rolesChecksum, tokenLabels, tokensNote, typicalText,
+  coreferenceNote, englishFigureParts, readTypicalRoles, tokenLabels, tokensNote, typicalText,
   captionTerms, headName, headNameOf, inductionFinding, modelKinds, patternsRequest,
 } from '../../web/src/modes/english/english_view.js';
 import { LABEL_HELP } from '../../web/src/modes/english/english_text.js';
@@ -58,8 +58,6 @@ test('typical roles: the heads file, its bad entries left out, absence gives non
   assert.equal(typicalText(roles.get('1.2')), 'held-out: induction');
   assert.equal(typicalText(undefined), '');
   for (const nothing of [null, {}, { heads: 'no' }, []]) assert.equal(readTypicalRoles(nothing).size, 0);
-  assert.equal(rolesChecksum({ model_xxh64: '817312C41723292B' }), '817312c41723292b');
-  assert.equal(rolesChecksum({ checksum: 'nope' }), null);
 });
 
 test('probabilities, perplexities and their comparison', () => {
@@ -145,8 +143,6 @@ test('the headPatterns request names the model’s unknown token as unmatched', 
   const w = Float32Array.of(1, 0, 0.5, 0.5);
   assert.deepEqual(patternsRequest(w, 1, 2, ['<bos>', '<unk>'], '<unk>'),
     { attn_weights: w, num_heads: 1, n: 2, tokens: ['<bos>', '<unk>'], unmatched_tokens: ['<unk>'] });
-  assert.deepEqual(patternsRequest(w, 1, 2, null, '<unk>'), { attn_weights: w, num_heads: 1, n: 2 });
-  assert.deepEqual(patternsRequest(w, 1, 2, ['a', 'b'], null), { attn_weights: w, num_heads: 1, n: 2, tokens: ['a', 'b'] });
 });
 
 test('captionTerms: the terms of a caption line', () => {

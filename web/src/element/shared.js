@@ -3,12 +3,11 @@
 // label cache. The
 // element's entry file (element.js) makes one ElementShared when it defines the element and gives
 // it to every element it constructs.
-/* global MHA_DATE_MODEL, MHA_ENGLISH_MODEL */
 import common from '../../common.css';
 import css from '../../element.css';
 import { LabelCache } from '../draw/labels.js';
 import { WasmModules } from '../compute/wasm_modules.js';
-import { base64ToBytes } from '../compute/bytes.js';
+import { modelBytes } from '../modes/trained/model_bytes.js';
 
 export class ElementShared {
   /**
@@ -22,8 +21,8 @@ export class ElementShared {
     this.modules = new WasmModules({ base, beside });
     /** Label texts, widths and sprites, shared by every element's grids (draw/labels.js). */
     this.labels = new LabelCache();
-    this.dateModelPromise = null;
-    this.englishModelPromise = null;
+    /** Script name → the promise of its model and heads file (trainedModel). */
+    this.trainedModels = new Map();
     this.sheet = null;
   }
 
@@ -43,38 +42,30 @@ export class ElementShared {
    * @returns {Promise<{model: object, heads: object|null}>}
    */
   dateModel(mod) {
-    if (!this.dateModelPromise) {
-      this.dateModelPromise = (async () => {
-        if (typeof MHA_DATE_MODEL !== 'object' || !MHA_DATE_MODEL) await this.modules.loadScript('date_model.js');
-        if (typeof MHA_DATE_MODEL !== 'object' || !MHA_DATE_MODEL) throw new Error('date_model.js holds no model');
-        return { model: new mod.DateModel(base64ToBytes(MHA_DATE_MODEL.safetensors)), heads: MHA_DATE_MODEL.heads ?? null };
-      })();
-      this.dateModelPromise.catch(() => {
-        this.dateModelPromise = null;
-      });
-    }
-    return this.dateModelPromise;
+    return this.trainedModel('date_model.js', 'MHA_DATE_MODEL', (bytes) => new mod.DateModel(bytes));
   }
 
   /**
    * The English model (english_lm.js → mod.EnglishModel) and its heads' held-out roles (the
    * file's `heads`: web/english_lm_heads.json, or null), loaded once per page (again after a
-   * failure). A classic script as for the date model: it loads from file:// too.
+   * failure).
    * @returns {Promise<{model: object, heads: object|null}>}
    */
   englishModel(mod) {
-    if (!this.englishModelPromise) {
-      this.englishModelPromise = (async () => {
-        if (typeof MHA_ENGLISH_MODEL !== 'object' || !MHA_ENGLISH_MODEL) await this.modules.loadScript('english_lm.js');
-        if (typeof MHA_ENGLISH_MODEL !== 'object' || !MHA_ENGLISH_MODEL) throw new Error('english_lm.js holds no model');
-        if (typeof mod.EnglishModel !== 'function') throw new Error('mha_wasm.js has no EnglishModel: rebuild it with ./scripts/build.sh');
-        return { model: new mod.EnglishModel(base64ToBytes(MHA_ENGLISH_MODEL.safetensors)), heads: MHA_ENGLISH_MODEL.heads ?? null };
-      })();
-      this.englishModelPromise.catch(() => {
-        this.englishModelPromise = null;
-      });
+    return this.trainedModel('english_lm.js', 'MHA_ENGLISH_MODEL', (bytes) => new mod.EnglishModel(bytes));
+  }
+
+  /**
+   * A trained model from its classic script (`script`, which sets the global `global`: a script
+   * loads from file:// too) made by `make(bytes)`, with its heads file; once per page per script.
+   */
+  trainedModel(script, global, make) {
+    if (!this.trainedModels.has(script)) {
+      const loading = modelBytes({ script, global }, this.modules).then(({ bytes, heads }) => ({ model: make(bytes), heads }));
+      this.trainedModels.set(script, loading);
+      loading.catch(() => this.trainedModels.delete(script));
     }
-    return this.englishModelPromise;
+    return this.trainedModels.get(script);
   }
 
   /** The element's stylesheet, constructed once (adoptedStyleSheets are not inline styles for CSP); null where unsupported. */

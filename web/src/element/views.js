@@ -3,25 +3,15 @@
 // {ok: true, result, queryTokens, keyTokens, title, summary, config, headNames?, headNotes?, notes?}
 // (element.js draws it) or {ok: false, message} (element.js shows the message).
 import { formatCount, precisionNote } from '../draw/format.js';
-import { briefFindings, kindInfo, layerCount, layerView, readRoles, rolesChecksum } from '../modes/date/date_view.js';
-import { readTypicalRoles, rolesChecksum as englishRolesChecksum, tokenLabels, typicalText } from '../modes/english/english_view.js';
+import { briefFindings, kindInfo, layerCount, layerView, readRoles } from '../modes/date/date_view.js';
+import { readTypicalRoles, tokenLabels, typicalText } from '../modes/english/english_view.js';
+import { measuredElsewhere } from '../modes/trained/heads_file.js';
 import { attr, attributeNames } from './attributes.js';
 import { quoteValue } from '../chrome/values.js';
+import { errorMessage } from '../chrome/alerts.js';
 
 /** config.source of weights given as the element's JSON child. */
 export const GIVEN = 'weights given to the element';
-
-/**
- * Why a heads file's roles are not shown for `model`: they were measured on another model file
- * (its xxh64 `measuredOn` differs from the model's checksum), as the page says it; null when they
- * were measured on this one, or either checksum is unknown.
- */
-function measuredElsewhere(measuredOn, model, what) {
-  const checksum = typeof model.checksum === 'string' ? model.checksum.toLowerCase() : null;
-  return measuredOn && checksum && measuredOn !== checksum
-    ? `${what} not shown: they were measured on another model file (xxh64 ${measuredOn}, this one is ${checksum}).`
-    : null;
-}
 
 /**
  * The view of the element's child <script>: weights given as JSON (givenWeights) when its type is
@@ -127,29 +117,40 @@ export function randomView(mod, read) {
 }
 
 /**
+ * A trained model loaded for an element (`load`: ElementShared's dateModel or englishModel) and
+ * `run(model)`'s output on the element's input: {model, heads, out}, or {failed: message} when
+ * the model could not be loaded ("the `name` could not be loaded: …") or run refused the input
+ * (its error's message).
+ */
+async function trainedRun(name, load, run) {
+  let loaded;
+  try {
+    loaded = await load();
+  } catch (e) {
+    return { failed: `the ${name} could not be loaded: ${errorMessage(e)}` };
+  }
+  try {
+    return { ...loaded, out: run(loaded.model) };
+  } catch (e) {
+    return { failed: errorMessage(e) };
+  }
+}
+
+/**
  * The Date translator: one layer of one kind of attention of the trained model, each head
  * captioned with its measured role (readRoles of the model's heads file) and the layer's
  * findings: module 03's claims as date-eval measured them.
  */
 export async function dateView(mod, read, shared) {
-  let model, headsJson;
-  try {
-    ({ model, heads: headsJson } = await shared.dateModel(mod));
-  } catch (e) {
-    return { ok: false, message: `the date model could not be loaded: ${e instanceof Error ? e.message : e}` };
-  }
-  if (Array.from(read.text).length > model.maxSourceLength) {
-    return {
-      ok: false,
-      message: `${attr('tokens', read.text)} has ${Array.from(read.text).length} characters; the date model reads at most ${model.maxSourceLength}.`,
-    };
-  }
-  let r;
-  try {
-    r = model.translate(read.text);
-  } catch (e) {
-    return { ok: false, message: e instanceof Error ? e.message : String(e) };
-  }
+  const got = await trainedRun('date model', () => shared.dateModel(mod), (model) => {
+    const length = Array.from(read.text).length;
+    if (length > model.maxSourceLength) {
+      throw new Error(`${attr('tokens', read.text)} has ${length} characters; the date model reads at most ${model.maxSourceLength}.`);
+    }
+    return model.translate(read.text);
+  });
+  if (got.failed) return { ok: false, message: got.failed };
+  const { model, heads: headsJson, out: r } = got;
   const layers = layerCount(r, read.attention);
   const layer = read.layer ?? layers - 1;
   if (layer >= layers) {
@@ -157,7 +158,7 @@ export async function dateView(mod, read, shared) {
   }
   const v = layerView(r, read.attention, layer);
   const info = kindInfo(read.attention);
-  const elsewhere = measuredElsewhere(rolesChecksum(headsJson), model, 'Head roles');
+  const elsewhere = measuredElsewhere(headsJson, model.checksum, 'Head roles');
   const roles = headsJson && !elsewhere ? readRoles(headsJson) : new Map();
   const headNotes = Array.from({ length: r.num_heads }, (_, h) => {
     const role = roles.get(`${read.attention}/${layer}/${h}`);
@@ -169,7 +170,7 @@ export async function dateView(mod, read, shared) {
     queryTokens: v.rows,
     keyTokens: v.cols,
     headNotes,
-    notes: elsewhere ? [elsewhere] : briefFindings(headsJson),
+    notes: elsewhere ? [`${elsewhere}.`] : briefFindings(headsJson),
     title: `Date translator: "${read.text}" → ${r.output}`,
     summary: `"${read.text}" → ${r.output} · ${info.label ?? read.attention}, layer ${layer} · ${r.num_heads} heads`,
     config: {
@@ -186,18 +187,9 @@ export async function dateView(mod, read, shared) {
  * web/english_lm_heads.json: role, score, the perplexity cost of switching it off).
  */
 export async function englishView(mod, read, shared) {
-  let model, headsJson;
-  try {
-    ({ model, heads: headsJson } = await shared.englishModel(mod));
-  } catch (e) {
-    return { ok: false, message: `the English model could not be loaded: ${e instanceof Error ? e.message : e}` };
-  }
-  let run;
-  try {
-    run = model.run(read.text, { top: 1 });
-  } catch (e) {
-    return { ok: false, message: e instanceof Error ? e.message : String(e) };
-  }
+  const got = await trainedRun('English model', () => shared.englishModel(mod), (model) => model.run(read.text, { top: 1 }));
+  if (got.failed) return { ok: false, message: got.failed };
+  const { model, heads: headsJson, out: run } = got;
   const { layers, heads: h, n } = run;
   if (read.layer !== null && read.layer >= layers) {
     return { ok: false, message: `${attr('layer', String(read.layer))} is not a layer of the English model (0 to ${layers - 1}).` };
@@ -205,7 +197,7 @@ export async function englishView(mod, read, shared) {
   const first = read.layer ?? 0;
   const shown = read.layer === null ? layers : 1;
   const weights = run.attnWeights.subarray(first * h * n * n, (first + shown) * h * n * n);
-  const elsewhere = measuredElsewhere(englishRolesChecksum(headsJson), model, 'Held-out head roles');
+  const elsewhere = measuredElsewhere(headsJson, model.checksum, 'Held-out head roles');
   const typical = headsJson && !elsewhere ? readTypicalRoles(headsJson) : new Map();
   const ids = Array.from({ length: shown * h }, (_, k) => [first + Math.floor(k / h), k % h]);
   const labels = tokenLabels(run);
@@ -214,7 +206,7 @@ export async function englishView(mod, read, shared) {
   const counts = [n === 1 ? '1 token: <bos> alone (the text is empty)' : `${n} tokens: <bos> and ${n - 1} of the text`];
   if (unknown) counts.push(`${unknown} not in its vocabulary (*)`);
   if (run.truncatedTokens > 0) counts.push(`${run.truncatedTokens} more cut (it reads at most ${config.max_len})`);
-  const ppl = typeof run.perplexity === 'number' && Number.isFinite(run.perplexity) ? ` · perplexity ${run.perplexity.toFixed(1)}` : '';
+  const ppl = Number.isFinite(run.perplexity) ? ` · perplexity ${run.perplexity.toFixed(1)}` : '';
   const where = read.layer === null ? `${layers} layers × ${h} heads` : `layer ${read.layer} of ${layers} · ${h} heads`;
   return {
     ok: true,
@@ -226,7 +218,7 @@ export async function englishView(mod, read, shared) {
       const t = typical.get(`${l}.${k}`);
       return t ? { role: typicalText(t), details: [] } : null;
     }),
-    notes: elsewhere ? [elsewhere] : [],
+    notes: elsewhere ? [`${elsewhere}.`] : [],
     title: `English language model: "${read.text}"`,
     summary: `English language model · ${where} · ${counts.join(' · ')}${ppl}`,
     config: {

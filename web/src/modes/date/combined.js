@@ -43,10 +43,6 @@ export class DateCombined {
 
   drawWith(mod) {
     const { result: r, kind, layer } = this.last;
-    if (typeof mod.meanOverHeads !== 'function' || typeof mod.attentionRollout !== 'function') {
-      this.body.replaceChildren(h('p', { className: 'help', text: 'This build of the attention core has no meanOverHeads() / attentionRollout(): rebuild it (./scripts/build.sh).' }));
-      return;
-    }
     const view = layerView(r, kind, layer);
     const req = { attn_weights: view.attn_weights, num_heads: r.num_heads, n: view.n, m: view.m };
     const combined = h('div', { className: 'date-combine', data: { panel: 'date-combine' } });

@@ -4,13 +4,13 @@
 import { HeadHeatmap, readTheme } from '../../draw/heatmap.js';
 import { headTable } from '../../draw/table.js';
 import { dropQueued, queueAfterFrame } from '../../draw/tables.js';
-import { CellSelection } from '../../draw/selection.js';
 import { formatWeight } from '../../draw/format.js';
 import { dateReadout, headKey, kindInfo, layerCount, layerView } from './date_view.js';
 import { el } from '../../draw/dom.js';
 import { Overview } from './overview.js';
+import { ModelGrids, cellWeight } from '../trained/model_grids.js';
 
-export class DateGrids {
+export class DateGrids extends ModelGrids {
   /**
    * @param {object} els the panel's elements (date_mode.js)
    * @param {object} p
@@ -20,31 +20,35 @@ export class DateGrids {
    * @param {() => Map} p.roles the measured roles (headKey → readRoles' entries: role, label, claim, type, prunable, ablated)
    */
   constructor(els, { labels, isOff, setOff, roles }) {
-    this.els = els;
-    this.labels = labels;
-    this.isOff = isOff;
-    this.setOff = setOff;
+    super(els, { labels, isOff, setOff });
     this.roles = roles;
-    this.readoutHint = els.readout.textContent;
     this.overview = new Overview(els.overview, (which) => this.zoom(which));
     this.grids = [];
     this.holders = [];
     this.gridsKey = null;
-    this.zoomGrid = null;
     this.zoomHolder = null;
-    this.zoomKey = null;
     this.zoomed = null; // {kind, layer, head}
-    /** The current cell (hovered, or locked by a click, a tap or Enter), and its group of grids. */
-    this.cells = new CellSelection((cell) => this.select(cell, this.group));
-    this.group = 'layer'; // 'layer' (the chosen layer's grids) or 'zoom' (the enlarged head)
+    this.group = 'layer'; // the current cell's grids: 'layer' (the chosen layer's) or 'zoom' (the enlarged head)
     this.widths = { heads: 0, zoom: 0 };
-    this.theme = null;
   }
 
   /** Reads the widths and label colours now (on entering the mode, and after a resize). */
   measure() {
     this.widths = { heads: this.els.heads.clientWidth, zoom: this.els.zoom.clientWidth };
     this.theme = readTheme(this.els.heads);
+  }
+
+  /** After a resize: whether the widths changed (then kept for relayout). */
+  resized() {
+    const heads = this.els.heads.clientWidth;
+    const zoom = this.els.zoom.clientWidth;
+    if (heads === this.widths.heads && zoom === this.widths.zoom) return false;
+    this.widths = { heads, zoom };
+    return true;
+  }
+
+  relayout() {
+    this.layout();
   }
 
   /**
@@ -104,12 +108,7 @@ export class DateGrids {
     if (role?.ablated) caption.append(el('span', 'head-detail head-ablated', role.ablated));
     // Switch the head off (its output zeroed before out_proj) and see what the model writes then.
     const toggle = el('label', 'head-off');
-    const box = el('input');
-    box.type = 'checkbox';
-    box.dataset.offKey = key;
-    box.checked = this.isOff(key);
-    box.addEventListener('change', () => this.setOff(key, box.checked));
-    toggle.append(box, ' switch this head off');
+    toggle.append(this.offBox(key), ' switch this head off');
     caption.append(toggle);
     figure.classList.toggle('is-off', this.isOff(key));
     const name = `${info.label}, layer ${layer}, head ${h}`;
@@ -184,10 +183,7 @@ export class DateGrids {
    * button that switches them all back on shows when any is.
    */
   markOff(off) {
-    for (const box of this.els.panel.querySelectorAll('input[data-off-key]')) {
-      box.checked = off.includes(box.dataset.offKey);
-      box.closest('figure')?.classList.toggle('is-off', box.checked);
-    }
+    super.markOff(off);
     if (this.els.zoom.dataset.kind) {
       const z = this.els.zoom.dataset;
       this.els.zoom.classList.toggle('is-off', off.includes(headKey(z.kind, z.layer, z.head)));
@@ -241,13 +237,12 @@ export class DateGrids {
     for (const g of grids) g.setSelection(sel);
     const { readout } = this.els;
     if (!sel) {
-      readout.textContent = this.readoutHint;
-      readout.dataset.locked = 'false';
+      this.showHint();
       return;
     }
     const g = grids.find((x) => x.head === sel.head);
     if (!g) return;
-    const w = g.weights[(sel.head * g.n + sel.row) * g.m + sel.col];
+    const w = cellWeight(g, sel);
     const kind = g.canvas.dataset.kind;
     readout.textContent = dateReadout(
       kind, Number(g.canvas.dataset.layer), sel.head, g.rowLabels[sel.row], g.colLabels[sel.col], formatWeight(w),

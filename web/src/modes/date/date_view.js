@@ -322,12 +322,6 @@ export function briefFindings(json) {
   return roleFindings(json).map((t) => t.split(' Measured:')[0]);
 }
 
-/** The XXH64 of the model file the roles were measured on (json.model.xxh64), or null. */
-export function rolesChecksum(json) {
-  const x = json && !Array.isArray(json) ? json.model?.xxh64 : undefined;
-  return typeof x === 'string' && /^[0-9a-f]{16}$/i.test(x) ? x.toLowerCase() : null;
-}
-
 /** The head named by json.checks[name] ({kind, layer, index}) as {kind, layer, head}, or null. */
 export function checkedHead(json, name) {
   const c = json && typeof json === 'object' && !Array.isArray(json) ? json.checks?.[name] : null;

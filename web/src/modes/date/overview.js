@@ -1,9 +1,9 @@
 // The Date translator's small multiples: one button per layer × kind × head of the model, each a
 // canvas with one pixel per cell (scaled by CSS without smoothing), coloured by the same table
-// as the grids (draw/color.js headPixels). Built once per model; a keystroke repaints them.
-import { headPixels } from '../../draw/color.js';
+// as the grids (trained/model_grids.js paintThumb). Built once per model; a keystroke repaints them.
 import { KINDS, headKey, layerView, thumbCell } from './date_view.js';
 import { el } from '../../draw/dom.js';
+import { paintThumb } from '../trained/model_grids.js';
 
 export class Overview {
   /**
@@ -61,7 +61,9 @@ export class Overview {
     for (const t of this.thumbs) {
       const key = `${t.kind}/${t.layer}`;
       if (!views.has(key)) views.set(key, layerView(result, t.kind, t.layer));
-      paintThumb(t.canvas, views.get(key), t.head);
+      const { n, m, attn_weights: weights } = views.get(key);
+      const cell = thumbCell(n, m);
+      paintThumb(t.canvas, weights, t.head, n, m, m * cell, n * cell);
     }
   }
 
@@ -77,19 +79,4 @@ export class Overview {
   markOff(off) {
     for (const t of this.thumbs ?? []) t.button.classList.toggle('is-off', off.includes(headKey(t.kind, t.layer, t.head)));
   }
-}
-
-/**
- * A small multiple: one canvas pixel per cell, shown `cell` CSS px wide without smoothing
- * (image-rendering: pixelated), so a keystroke costs one putImageData per head.
- */
-function paintThumb(canvas, view, head) {
-  const { n, m } = view;
-  const cell = thumbCell(n, m);
-  if (canvas.width !== Math.max(1, m)) canvas.width = Math.max(1, m);
-  if (canvas.height !== Math.max(1, n)) canvas.height = Math.max(1, n);
-  canvas.style.width = `${m * cell}px`;
-  canvas.style.height = `${n * cell}px`;
-  if (n === 0 || m === 0) return;
-  canvas.getContext('2d').putImageData(new ImageData(headPixels(view.attn_weights, head, n, m), m, n), 0, 0);
 }

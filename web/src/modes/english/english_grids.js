@@ -1,17 +1,16 @@
 // The English mode's grids: every head of every layer as small multiples (one button per head,
 // a canvas with one pixel per cell scaled by CSS without smoothing, coloured by the page's table,
-// draw/color.js headPixels), each captioned with its measured role on this text and its typical
+// draw/color.js headPixels, through trained/model_grids.js paintThumb), each captioned with its measured role on this text and its typical
 // role over held-out text, with a switch to turn it off; and one head enlarged under them with
 // its token labels (draw/heatmap.js HeadHeatmap), its hidden table and the readout of its cells.
-import { headPixels } from '../../draw/color.js';
 import { HeadHeatmap, readTheme } from '../../draw/heatmap.js';
 import { headTable } from '../../draw/table.js';
 import { dropQueued, queueAfterFrame } from '../../draw/tables.js';
-import { CellSelection } from '../../draw/selection.js';
 import { formatWeight } from '../../draw/format.js';
 import { setText } from '../../chrome/alerts.js';
 import { typicalText } from './english_view.js';
 import { el } from '../../draw/dom.js';
+import { ModelGrids, cellWeight, paintThumb } from '../trained/model_grids.js';
 
 /**
  * Largest cell of a small multiple, and the side a small multiple keeps within (CSS px): a short
@@ -24,7 +23,7 @@ const MAX_THUMB_CELL = 8, MAX_THUMB_SIDE = 200;
  */
 const GAP = 12, INSIDE = 24;
 
-export class EnglishGrids {
+export class EnglishGrids extends ModelGrids {
   /**
    * @param {object} els the panel's elements (english_dom.js)
    * @param {object} p
@@ -34,24 +33,16 @@ export class EnglishGrids {
    * @param {(id: string|null) => void} p.onZoom a head was enlarged (null: none)
    */
   constructor(els, { labels, isOff, setOff, onZoom }) {
-    this.els = els;
-    this.labels = labels;
-    this.isOff = isOff;
-    this.setOff = setOff;
+    super(els, { labels, isOff, setOff });
     this.onZoom = onZoom;
-    this.readoutHint = els.readout.textContent;
     /** [{id, layer, head, figure, button, canvas, role, typical, box}], one per head (null before a model). */
     this.thumbs = null;
     this.shape = null; // `${layers}x${heads}` of the thumbs built
     this.typical = new Map();
     this.zoomed = null; // "layer.head"
-    this.zoomGrid = null;
-    this.zoomKey = null;
     this.zoomParts = null;
     this.view = null; // {n, layers, heads, weights, labels}
     this.width = 0;
-    this.theme = null;
-    this.cells = new CellSelection((cell) => this.select(cell));
   }
 
   /** The figures of a model of `layers` × `heads` (built once per shape), with typical roles `typical`. */
@@ -102,11 +93,7 @@ export class EnglishGrids {
   /** A checkbox "off" for head `id` (its accessible name: "off, layer 0 head 1"). */
   offSwitch(id, name) {
     const toggle = el('label', 'head-off en-off');
-    const box = el('input');
-    box.type = 'checkbox';
-    box.dataset.offKey = id;
-    box.checked = this.isOff(id);
-    box.addEventListener('change', () => this.setOff(id, box.checked));
+    const box = this.offBox(id);
     toggle.append(box, 'off', el('span', 'visually-hidden', `, ${name}`));
     return { toggle, box };
   }
@@ -127,7 +114,7 @@ export class EnglishGrids {
     const layerSize = heads * n * n;
     for (const t of this.thumbs) {
       const layerWeights = weights.subarray(t.layer * layerSize, (t.layer + 1) * layerSize);
-      paintThumb(t.canvas, layerWeights, t.head, n, side);
+      paintThumb(t.canvas, layerWeights, t.head, n, n, side, side);
       const role = roles.get(t.id) ?? '';
       if (t.role.textContent !== role) {
         t.role.textContent = role;
@@ -248,19 +235,22 @@ export class EnglishGrids {
     });
   }
 
-  /** Switches, figures and the enlarged head show which heads are off. */
-  markOff(off) {
-    for (const box of this.els.panel.querySelectorAll('input[data-off-key]')) {
-      box.checked = off.includes(box.dataset.offKey);
-      box.closest('figure')?.classList.toggle('is-off', box.checked);
-    }
-  }
-
   /** Widths and label colours are read on entering the mode and after a resize (not per keystroke). */
   measure() {
     this.width = this.els.layers.clientWidth;
     this.zoomWidth = this.els.zoom.clientWidth;
     this.theme = readTheme(this.els.layers);
+  }
+
+  /** After a resize: whether the small multiples' width changed. */
+  resized() {
+    return this.els.layers.clientWidth !== this.width;
+  }
+
+  /** The widths read again and everything laid out for them. */
+  relayout() {
+    this.measure();
+    this.layout();
   }
 
   layout() {
@@ -282,26 +272,13 @@ export class EnglishGrids {
     g?.setSelection(sel);
     const { readout } = this.els;
     if (!sel || !g) {
-      setText(readout, this.readoutHint);
-      readout.dataset.locked = 'false';
+      this.showHint();
       return;
     }
-    const w = g.weights[(sel.head * g.n + sel.row) * g.m + sel.col];
+    const w = cellWeight(g, sel);
     const layer = g.canvas.dataset.layer;
     setText(readout, `layer ${layer} head ${sel.head} · query ‘${g.rowLabels[sel.row]}’ → key ‘${g.colLabels[sel.col]}’: ` +
       `${formatWeight(w)}${this.cells.locked ? ' · locked' : ''}`);
     readout.dataset.locked = String(this.cells.locked);
   }
-}
-
-/** A small multiple: one canvas pixel per cell, `side` CSS px square without smoothing. */
-function paintThumb(canvas, weights, head, n, side) {
-  if (canvas.width !== n) canvas.width = n;
-  if (canvas.height !== n) canvas.height = n;
-  const px = `${side}px`;
-  if (canvas.style.width !== px) {
-    canvas.style.width = px;
-    canvas.style.height = px;
-  }
-  canvas.getContext('2d').putImageData(new ImageData(headPixels(weights, head, n, n), n, n), 0, 0);
 }

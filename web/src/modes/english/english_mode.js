@@ -8,21 +8,20 @@
 // file://, where a page may not fetch its own files, english_lm.js, a classic script with the same
 // bytes as base64 (both written by scripts/build_web.mjs, which also tells this bundle, in `build`,
 // whether there is a model and the heads' typical roles of web/english_lm_heads.json).
-/* global MHA_ENGLISH_MODEL */
-import { drawLegend } from '../../draw/legend.js';
-import { addNote, errorMessage, sentence, setText, showNotes } from '../../chrome/alerts.js';
+// What every trained-model mode shares (loading, the address, heads switched off, the alert, the
+// timing) is TrainedMode's (modes/trained/trained_mode.js).
+import { addNote, errorMessage, setText } from '../../chrome/alerts.js';
 import { ENGLISH_DEFAULTS, englishStateToHash, parseEnglishHash, parseHead } from './english_state.js';
-import { viewToHash } from '../../chrome/address_keys.js';
 import {
   EMPTY_NOTE, formatProbability, measuredRole, modelSummary, perplexityComparison,
   coreferenceNote, englishFigureParts, headName, inductionFinding, modelKinds, patternsRequest, perplexityText,
-  readTypicalRoles, rolesChecksum, tokenLabels, tokensNote,
+  readTypicalRoles, tokenLabels, tokensNote,
 } from './english_view.js';
 import { COREFERENCE_NOTE, EXAMPLES, REPEAT_NOTE } from './english_text.js';
 import { el } from '../../draw/dom.js';
-import { base64ToBytes } from '../../compute/bytes.js';
 import { buildPanel } from './english_dom.js';
 import { EnglishGrids } from './english_grids.js';
+import { TrainedMode, msText } from '../trained/trained_mode.js';
 
 /** The mode's stylesheet (dist/english.css, beside index.html), added once; resolves when it applies. */
 function loadStylesheet(doc) {
@@ -34,37 +33,10 @@ function loadStylesheet(doc) {
   });
 }
 
-/** Milliseconds after the last change before the address follows it. */
-const ADDRESS_DELAY_MS = 250;
 /** Next-token candidates shown. */
 const TOP = 5;
 
-/**
- * The model file's bytes: fetched when served, else (file://, or a host that refuses the fetch)
- * from english_lm.js's global. @returns {Promise<Uint8Array>}
- */
-async function modelBytes(build, modules, win) {
-  if (win.location.protocol !== 'file:') {
-    try {
-      const response = await win.fetch(build.file);
-      if (response.ok) return new Uint8Array(await response.arrayBuffer());
-    } catch {
-      // the script below has the same bytes
-    }
-  }
-  const bundled = () => (typeof MHA_ENGLISH_MODEL === 'object' && MHA_ENGLISH_MODEL ? MHA_ENGLISH_MODEL : null);
-  if (!bundled()) {
-    try {
-      await modules.loadScript(build.script);
-    } catch {
-      throw new Error(`neither ${build.file} nor ${build.script} could be read: keep them next to index.html`);
-    }
-  }
-  if (!bundled()) throw new Error(`${build.script} loaded but holds no model`);
-  return base64ToBytes(bundled().safetensors);
-}
-
-export class EnglishMode {
+export class EnglishMode extends TrainedMode {
   /**
    * @param {object} ctx what the page gives every mode (main.js): doc, modules (the wasm loader),
    *   labels (the page's LabelCache), clock (UpdateClock: mha:update), address, embedded(),
@@ -74,28 +46,23 @@ export class EnglishMode {
    *   this build of the page has (scripts/build_web.mjs), or null
    */
   constructor(ctx, panel, build) {
-    this.id = 'english';
-    this.ctx = ctx;
+    const els = buildPanel(panel);
+    super(ctx, {
+      id: 'english', panel, els, name: 'English model', rolesName: 'Held-out head roles',
+      address: { parse: parseEnglishHash, toHash: englishStateToHash }, defaults: ENGLISH_DEFAULTS,
+      resizeTarget: els.layers, alsoLoad: [loadStylesheet(ctx.doc)],
+    });
     this.build = build;
-    this.panel = panel;
-    this.els = buildPanel(panel);
     this.shareSlot = this.els.shareSlot;
     this.skipTarget = '#english-heads-section';
     /** Save PNG and Save SVG (chrome/page.js): every head of every layer (figureParts). */
     this.exports = 'figure';
-    this.state = { ...ENGLISH_DEFAULTS, off: [] };
-    this.model = null;
-    this.mod = null;
     this.config = null;
-    this.loading = null;
-    this.active = false;
-    this.wired = false;
-    /** The run on screen, and the run with every head on for the same text (perplexity change). */
-    this.result = null;
+    /** The run with every head on for the text on screen (the perplexity change). */
     this.baseline = null;
     this.grids = new EnglishGrids(this.els, {
       labels: ctx.labels,
-      isOff: (id) => this.state.off.includes(id),
+      isOff: (id) => this.isOff(id),
       setOff: (id, off) => this.setOff(id, off),
       onZoom: (id) => {
         this.state.sel = id;
@@ -103,38 +70,15 @@ export class EnglishMode {
       },
     });
     this.fillExplain();
-    this.styled = loadStylesheet(ctx.doc);
-    panel.dataset.state = 'idle';
-    panel.dataset.tables = 'ready';
   }
 
-  mount(hash, notes = []) {
-    const parsed = parseEnglishHash(hash);
-    return this.enter(parsed.state, [...notes, ...parsed.notes]);
-  }
-
-  resume() {
-    return this.enter(this.state);
-  }
-
-  unmount() {
-    this.active = false;
-    this.ctx.address.drop();
-  }
-
-  hash({ embed }) {
-    return `${englishStateToHash(this.state)}${viewToHash({ embed })}`;
-  }
-
-  async enter(state, notes = []) {
-    this.active = true;
-    this.state = { ...this.state, ...state, off: [...(state.off ?? [])] };
+  /** The text box from this.state. */
+  showControls() {
     this.els.text.value = this.state.text;
-    showNotes(this.els.notes, notes);
-    this.writeHash({ now: true });
-    this.wire();
-    drawLegend(this.els.legend);
-    if (!(await this.load()) || !this.active) return;
+  }
+
+  /** The first view once the model is loaded: every head's small multiple, a run, the head enlarged. */
+  firstView() {
     this.checkHeads();
     this.grids.build(this.config.num_layers, this.config.num_heads, this.typical);
     this.grids.measure();
@@ -142,53 +86,34 @@ export class EnglishMode {
     this.grids.markOff(this.state.off);
     this.update();
     this.grids.zoom(this.state.sel);
-    this.writeHash({ now: true });
-    this.setState('ready');
   }
 
-  setState(s) {
-    this.panel.dataset.state = s;
-  }
-
-  /** Loads the model once. @returns {Promise<boolean>} */
-  load() {
-    this.loading ??= this.loadOnce().then(() => true, (e) => {
-      this.loading = null; // a later visit may try again
-      this.setState('error');
-      this.els.summary.textContent = 'The English model is not available.';
-      this.showAlert(`The English model could not be loaded: ${errorMessage(e)}`);
-      return false;
-    });
-    return this.loading;
-  }
-
-  async loadOnce() {
-    this.setState('loading');
-    this.els.summary.textContent = 'Loading the English model…';
+  /**
+   * Where the model is: english_lm.safetensors (fetched when served) and english_lm.js (file://),
+   * with the heads file this build has (MHA_ENGLISH_BUILD).
+   */
+  modelSource() {
     if (!this.build) {
       throw new Error('this build of the page has none (web/english_lm.safetensors was missing when ' +
         'scripts/build_web.mjs ran)');
     }
-    const [mod, bytes] = await Promise.all([
-      this.ctx.modules.loadFullModule(),
-      modelBytes(this.build, this.ctx.modules, this.ctx.doc.defaultView),
-      this.styled,
-    ]);
-    this.mod = mod;
-    if (typeof mod.EnglishModel !== 'function') {
-      throw new Error('this build of the attention core has no EnglishModel; rebuild with ./scripts/build.sh');
-    }
-    this.model = new mod.EnglishModel(bytes); // throws on a bad file (e.g. a checksum mismatch)
+    const { file, script, heads } = this.build;
+    return { file, script, global: 'MHA_ENGLISH_MODEL', heads: heads ?? null, missing: `neither ${file} nor ${script} could be read: keep them next to index.html` };
+  }
+
+  /** mod.EnglishModel of the file's bytes. */
+  makeModel(mod, bytes) {
+    return new mod.EnglishModel(bytes); // throws on a bad file (e.g. a checksum mismatch)
+  }
+
+  /** The model line; the held-out roles, unless the build has none or they belong to another model file. */
+  opened(bytes, heads, elsewhere) {
     this.config = this.model.config;
     let info = `Model: ${modelSummary(this.config, bytes.length)}.`;
-    const heads = this.build.heads ?? null;
-    const measuredOn = rolesChecksum(heads);
-    const checksum = typeof this.model.checksum === 'string' ? this.model.checksum.toLowerCase() : null;
     this.typical = new Map();
     if (!heads) info += ' No held-out head roles with this build (web/english_lm_heads.json).';
-    else if (measuredOn && checksum && measuredOn !== checksum) {
-      info += ` Held-out head roles not shown: they were measured on another model file (xxh64 ${measuredOn}, this one is ${checksum}).`;
-    } else {
+    else if (elsewhere) info += ` ${elsewhere}.`;
+    else {
       this.typical = readTypicalRoles(heads);
       this.coreference = coreferenceNote(heads);
       if (this.coreference) this.fillExplain();
@@ -196,8 +121,7 @@ export class EnglishMode {
     }
     this.els.modelInfo.textContent = info;
     /** The model's unknown token (its vocabulary's id 0): no repeat of anything in the token scores. */
-    this.unknownToken = this.model.vocab?.[0] ?? null;
-    this.tokenAware = this.probePatterns();
+    this.unknownToken = this.model.vocab[0];
   }
 
   /** Module 03's kinds the model has and lacks (modelKinds), under the page; hidden when unmeasured. */
@@ -210,20 +134,6 @@ export class EnglishMode {
       return li;
     }));
     this.els.kinds.hidden = kinds.length === 0;
-  }
-
-  /**
-   * Whether the core's headPatterns reads the tokens with the unknown token unmatched (for the
-   * token scores: duplicate token, induction, punctuation); an older core refuses the keys, and
-   * the page then scores positions only rather than count unknown words as repeats.
-   */
-  probePatterns() {
-    try {
-      this.mod.headPatterns(patternsRequest(Float32Array.of(1), 1, 1, ['<bos>'], this.unknownToken ?? '<unk>'));
-      return true;
-    } catch {
-      return false;
-    }
   }
 
   /** Drops switched-off and enlarged heads the model does not have (from an address), with a note. */
@@ -243,10 +153,9 @@ export class EnglishMode {
     }
   }
 
-  wire() {
-    if (this.wired) return;
-    this.wired = true;
-    const { form, text, repeat, examples, allOn } = this.els;
+  /** The text box, the form, "Repeat this text" and the examples. */
+  wireControls() {
+    const { form, text, repeat, examples } = this.els;
     text.addEventListener('input', () => {
       this.ctx.clock.inputChanged();
       this.els.look.textContent = '';
@@ -267,27 +176,6 @@ export class EnglishMode {
       else if (x.id === 'punctuation' && kind) this.els.look.textContent = `${look} Over held-out text: ${kind.text}`;
       else this.els.look.textContent = look;
     });
-    allOn.addEventListener('click', () => {
-      this.state.off = [];
-      this.grids.markOff(this.state.off);
-      this.update();
-      this.writeHash();
-    });
-    let frame = 0;
-    new ResizeObserver(() => {
-      const width = this.els.layers.clientWidth;
-      if (width === this.grids.width) return;
-      cancelAnimationFrame(frame);
-      frame = requestAnimationFrame(() => {
-        this.grids.measure();
-        this.grids.layout();
-      });
-    }).observe(this.els.layers);
-    this.ctx.doc.defaultView.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
-      this.grids.theme = null;
-      drawLegend(this.els.legend);
-      this.grids.layout();
-    });
   }
 
   /** "Repeat this text": the text, a space, the text again. */
@@ -303,33 +191,10 @@ export class EnglishMode {
     this.els.look.textContent = this.model ? `${REPEAT_NOTE} ${inductionFinding(this.patterns)}` : REPEAT_NOTE;
   }
 
-  onInput() {
-    if (!this.model) return;
-    this.update();
-  }
-
   /**
-   * Runs the model on the text box (without the heads switched off) and draws. A failure keeps
-   * the last view and says why. The time it took is on #english-summary as data-ms.
+   * Runs the model on the text box (without the heads switched off) and draws (update() times
+   * it, on #english-summary as data-ms). A failure keeps the last view and says why.
    */
-  update() {
-    const t0 = performance.now();
-    let drawn = false;
-    try {
-      drawn = this.runAndDraw();
-    } finally {
-      const ms = performance.now() - t0;
-      this.els.summary.dataset.ms = ms.toFixed(2);
-      if (drawn) {
-        setText(this.els.summary, `${this.result.n} tokens · run and drawn in ${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`);
-        this.ctx.clock.gridsDrawn();
-        this.grids.queueTable(); // after the clock's measure: not part of the keystroke's time
-      } else this.ctx.clock.inputRefused();
-      if (this.mod?.memoryStats) this.ctx.showMemoryStats(this.mod.memoryStats());
-    }
-    return drawn;
-  }
-
   runAndDraw() {
     const text = this.els.text.value;
     const off = this.state.off;
@@ -351,6 +216,15 @@ export class EnglishMode {
     this.drawGrids(result);
     this.writeHash();
     return true;
+  }
+
+  /** The summary line (tokens and the time of the update) and the update clock's measure. */
+  timed(ms, drawn) {
+    if (drawn) {
+      setText(this.els.summary, `${this.result.n} tokens · run and drawn in ${msText(ms)} ms`);
+      this.ctx.clock.gridsDrawn();
+      this.grids.queueTable(); // after the clock's measure: not part of the keystroke's time
+    } else this.ctx.clock.inputRefused();
   }
 
   /** The tokens, the unknown words, the cut; the next-token table and the perplexity. */
@@ -399,7 +273,7 @@ export class EnglishMode {
       let patterns = null;
       try {
         patterns = this.mod.headPatterns(patternsRequest(attnWeights.subarray(layer * size, (layer + 1) * size), heads, n,
-          this.tokenAware ? r.tokens : null, this.unknownToken));
+          r.tokens, this.unknownToken));
       } catch (e) {
         // Said once per message, not on every keystroke.
         const note = `The head-pattern scores could not be computed: ${errorMessage(e)}`;
@@ -424,28 +298,9 @@ export class EnglishMode {
     return englishFigureParts(this.result, { text: this.baseline?.text ?? this.state.text, off: this.state.off, roles: this.grids.lastRoles });
   }
 
-  fail(message) {
-    const last = this.result ? ' The prediction and the grids still show the last text the model read.' : '';
-    this.showAlert(message + last);
-    this.els.text.setAttribute('aria-invalid', 'true');
-  }
-
-  showAlert(message) {
-    this.els.alert.textContent = sentence(message);
-  }
-
-  clearAlert() {
-    if (this.els.alert.textContent) this.els.alert.textContent = '';
-    this.els.text.removeAttribute('aria-invalid');
-  }
-
-  setOff(id, off) {
-    const now = this.state.off.filter((k) => k !== id);
-    if (off) now.push(id);
-    this.state.off = now;
-    this.grids.markOff(now);
-    if (this.model) this.update();
-    this.writeHash();
+  /** What stays on screen after a refused input. */
+  lastShown() {
+    return ' The prediction and the grids still show the last text the model read.';
   }
 
   fillExplain() {
@@ -461,12 +316,5 @@ export class EnglishMode {
         'off=0.1 switches L0 H1 off, sel=1.2 enlarges L1 H2).',
     ];
     this.els.explainList.replaceChildren(...items.map((t) => el('li', '', t)));
-  }
-
-  writeHash({ now = false } = {}) {
-    if (!this.active) return;
-    const hashOf = () => (this.active ? this.hash({ embed: this.ctx.embedded() }) : null);
-    if (now) this.ctx.address.write(hashOf());
-    else this.ctx.address.writeLater(hashOf, ADDRESS_DELAY_MS);
   }
 }

@@ -136,16 +136,11 @@ export function captionTerms(line) {
  * The core's headPatterns request for one layer of a run: its (h, n, n) weights, the tokens as the
  * model read them, and the model's unknown token as unmatched (two words the vocabulary lacks are
  * both read as "<unk>" but are no repeat: docs/patterns.md "Token scores").
- * @param {Float32Array} weights (h, n, n)  @param {string[]|null} tokens the run's tokens, or null
- *   (positions only)  @param {string|null} unknown the model's unknown token
+ * @param {Float32Array} weights (h, n, n)  @param {string[]} tokens the run's tokens
+ * @param {string} unknown the model's unknown token (its vocabulary's id 0)
  */
 export function patternsRequest(weights, heads, n, tokens, unknown) {
-  const req = { attn_weights: weights, num_heads: heads, n };
-  if (tokens) {
-    req.tokens = tokens;
-    if (unknown) req.unmatched_tokens = [unknown];
-  }
-  return req;
+  return { attn_weights: weights, num_heads: heads, n, tokens, unmatched_tokens: [unknown] };
 }
 
 /** The least held-out score for a kind to count as present (scripts/training/evaluate_english_lm.py's roles). */
@@ -213,12 +208,6 @@ export function inductionFinding(patterns) {
   if (found.length) return `On this text, “induction” is earned by ${found.join(', ')}.`;
   return 'On this text no head earns “induction”: this model’s induction heads show it on repeated runs of ' +
     'common words, and on other text often keep their weight on <bos> (“first token”).';
-}
-
-/** The model file the roles were measured on (xxh64 hex), when the heads file names it. */
-export function rolesChecksum(json) {
-  const c = json?.model_xxh64 ?? json?.xxh64 ?? json?.checksum ?? null;
-  return typeof c === 'string' && /^[0-9a-f]{16}$/i.test(c) ? c.toLowerCase() : null;
 }
 
 /**
