@@ -250,7 +250,11 @@ def main():
         ),
     }
     with open(a.heads_out, "w") as f:
-        model_entry = {"xxh64": meta["xxh64"], "file": os.path.relpath(a.model, ROOT), "config": json.loads(meta["config"])}
+        model_entry = {
+            "xxh64": meta["xxh64"],
+            "file": os.path.relpath(a.model, ROOT),
+            "config": json.loads(meta["config"]),
+        }
         json.dump({"model": model_entry, "heads": heads, "coreference": coref}, f, indent=1)
         f.write("\n")
 
