@@ -1,7 +1,7 @@
-// Weight → colour: viridis from d3-scale-chromatic (sequential, perceptually uniform,
-// colour-blind safe). Weights are probabilities in [0, 1], so the domain is fixed to [0, 1]
+// Weight → colour: viridis as d3-scale-chromatic has it (sequential, perceptually uniform,
+// colour-blind safe), from the generated table viridis_table.js (scripts/codegen/gen_viridis.mjs). Weights are probabilities in [0, 1], so the domain is fixed to [0, 1]
 // for every head: the same colour means the same weight in every grid.
-import { interpolateViridis } from 'd3-scale-chromatic';
+import { interpolateViridis } from './viridis_table.js';
 import { weightPixels } from './pixels.js';
 
 /** The scale used everywhere on the page (the legend, the cells, the browser tests). */
