@@ -84,7 +84,7 @@ function startWorker() {
     if (spare.length > MAX_SPARE) spare.shift();
   }
 
-  onmessage = async (e) => {
+  globalThis.onmessage = async (e) => {
     if (e.data.recycle) {
       keepSpare(e.data.recycle);
       return;

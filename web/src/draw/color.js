@@ -19,7 +19,7 @@ export function parseColor(css) {
 /** Colour of weight `w` as [r, g, b]; w is clamped to [0, 1]; NaN → mid grey. */
 export function weightToRgb(w) {
   if (Number.isNaN(w)) return [128, 128, 128];
-  const t = w < 0 ? 0 : w > 1 ? 1 : w;
+  const t = w < 0 ? 0 : Math.min(w , 1);
   return parseColor(colorScale(t));
 }
 

@@ -39,7 +39,7 @@ export function renderAblation(container, { numHeads, off, change, onChange }) {
     fieldset.append(h('span', { className: 'field-check' }, box, h('label', { text: `head ${i}`, attrs: { for: id } })));
   }
   let chosen = 0;
-  let single = [];
+  const single = [];
   try {
     chosen = off.length ? change(ablatedList(numHeads, off)) : 0;
     for (let i = 0; i < numHeads; i++) single.push(change(ablatedList(numHeads, [i])));

@@ -348,7 +348,7 @@ export function safetensorsMetadata(bytes) {
   if (n < 2 || 8 + n > bytes.length) return null;
   try {
     const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-    const meta = header && header.__metadata__;
+    const meta = header?.__metadata__;
     return meta && typeof meta === 'object' ? meta : null;
   } catch {
     return null;
