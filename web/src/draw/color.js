@@ -84,8 +84,8 @@ export function rampWords() {
  * ramp colour floor(w · 256), NaN grey, written a word at a time (pixels.js; several times faster
  * than a byte at a time; tests/web/color.test.mjs checks every pixel against weightToRgb).
  * weights: Float32Array (h, n, m) row-major, head i at offset i*n*m.
- * @param {Uint8ClampedArray} [out] where to write them (n*m*4 bytes); a new array when not given
- * @returns {Uint8ClampedArray} length n*m*4 (`out` when given)
+ * @param {Uint8ClampedArray<ArrayBuffer>} [out] where to write them (n*m*4 bytes); a new array when not given
+ * @returns {Uint8ClampedArray<ArrayBuffer>} length n*m*4 (`out` when given)
  */
 export function headPixels(weights, head, n, m, out) {
   return weightPixels(weights, head * n * m, n * m, rampWords(), out);

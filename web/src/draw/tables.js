@@ -150,6 +150,9 @@ function fillOncePaused(root, state, holders, build, mine, busy, done) {
  * job queued before then: a keystroke's time is the update and what is seen, and typing faster
  * than that skips no job but runs them together. root[data-tables] is "pending" until they ran,
  * then "ready"; `done(ms)` gets the time they took.
+ * @param {HTMLElement} root
+ * @param {() => void} job
+ * @param {(ms: number) => void} [done]
  */
 export function queueAfterFrame(root, job, done = () => {}) {
   const state = stateOf(root);

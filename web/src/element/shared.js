@@ -3,7 +3,6 @@
 // label cache. The
 // element's entry file (element.js) makes one ElementShared when it defines the element and gives
 // it to every element it constructs.
-/* global MHA_DATE_MODEL, MHA_ENGLISH_MODEL */
 import common from '../../common.css';
 import css from '../../element.css';
 import { LabelCache } from '../draw/labels.js';
@@ -28,19 +27,26 @@ export class ElementShared {
   }
 
   /**
-   * The wasm module an element's view needs: the small attention core (mha_wasm_core.js) for the
-   * random-embeddings views, the full module (mha_wasm.js: DateModel, EnglishModel) for the Date
-   * translator and the English model. Either starts once per page (wasm_modules.js), shared by
-   * every element that needs it.
+   * The small attention core (mha_wasm_core.js), for the random-embeddings views: started once per
+   * page (wasm_modules.js), shared by every element that needs it.
    */
-  moduleFor(read) {
-    return read.kind === 'date' || read.kind === 'english' ? this.modules.loadFullModule() : this.modules.loadCore();
+  core() {
+    return this.modules.loadCore();
+  }
+
+  /**
+   * The full module (mha_wasm.js: DateModel, EnglishModel), for the Date translator and the English
+   * model: started once per page, shared by every element that needs it.
+   */
+  fullModule() {
+    return this.modules.loadFullModule();
   }
 
   /**
    * The date model (date_model.js → mod.DateModel) and its heads' measured roles (the file's
    * `heads`: web/date_model_heads.json, or null), loaded once per page (again after a failure).
-   * @returns {Promise<{model: object, heads: object|null}>}
+   * @param {import('../../../cpp/bindings/wasm/mha_wasm').MhaModule} mod the full module
+   * @returns {Promise<{model: import('../../../cpp/bindings/wasm/mha_wasm').DateModel, heads: object|null}>}
    */
   dateModel(mod) {
     if (!this.dateModelPromise) {
@@ -60,14 +66,14 @@ export class ElementShared {
    * The English model (english_lm.js → mod.EnglishModel) and its heads' held-out roles (the
    * file's `heads`: web/english_lm_heads.json, or null), loaded once per page (again after a
    * failure). A classic script as for the date model: it loads from file:// too.
-   * @returns {Promise<{model: object, heads: object|null}>}
+   * @param {import('../../../cpp/bindings/wasm/mha_wasm').MhaModule} mod the full module
+   * @returns {Promise<{model: import('../../../cpp/bindings/wasm/mha_wasm').EnglishModel, heads: object|null}>}
    */
   englishModel(mod) {
     if (!this.englishModelPromise) {
       this.englishModelPromise = (async () => {
         if (typeof MHA_ENGLISH_MODEL !== 'object' || !MHA_ENGLISH_MODEL) await this.modules.loadScript('english_lm.js');
         if (typeof MHA_ENGLISH_MODEL !== 'object' || !MHA_ENGLISH_MODEL) throw new Error('english_lm.js holds no model');
-        if (typeof mod.EnglishModel !== 'function') throw new Error('mha_wasm.js has no EnglishModel: rebuild it with ./scripts/build.sh');
         return { model: new mod.EnglishModel(base64ToBytes(MHA_ENGLISH_MODEL.safetensors)), heads: MHA_ENGLISH_MODEL.heads ?? null };
       })();
       this.englishModelPromise.catch(() => {

@@ -19,7 +19,7 @@ export function ablatedList(numHeads, off) {
 }
 
 /**
- * @param {Element} container
+ * @param {HTMLElement} container
  * @param {{numHeads: number, off: number[], change: (ablated: Uint8Array) => number,
  *          onChange: (off: number[]) => void}} p
  *   change: the relative change of the layer output with those heads off, from the core

@@ -66,9 +66,9 @@ export class DateMode {
     this.els = {
       panel: this.panel,
       form: $('date-controls'),
-      text: $('date-text'),
-      kind: $('date-kind'),
-      layer: $('date-layer'),
+      text: /** @type {HTMLInputElement} */ ($('date-text')),
+      kind: /** @type {HTMLSelectElement} */ ($('date-kind')),
+      layer: /** @type {HTMLSelectElement} */ ($('date-layer')),
       output: $('date-output'),
       outputNote: $('date-output-note'),
       alert: $('date-alert'),
@@ -101,7 +101,7 @@ export class DateMode {
       roles: () => this.roles,
     });
     /** The combined views (mean, max, rollout), drawn only while open. */
-    this.combined = new DateCombined($('date-combined'), { getModule: ctx.modules.loadFullModule, labels: ctx.labels });
+    this.combined = new DateCombined(/** @type {HTMLDetailsElement} */ ($('date-combined')), { getModule: ctx.modules.loadFullModule, labels: ctx.labels });
     this.wired = false;
     this.els.panel.dataset.tables = 'ready'; // none pending
   }

@@ -413,7 +413,7 @@ export function offHeadNames(off) {
  * tokens, columns its keys (axisTokens); the caption lines: the input and output, the attention
  * kind and layer, the axes, the heads switched off; the file name's stem.
  * @param {object} result a translation (model.translate)
- * @param {{kind: string, layer: number, off?: string[], roles?: Map}} p off: headKey strings;
+ * @param {{kind: string, layer: number, off?: readonly string[], roles?: Map}} p off: headKey strings;
  *   roles: readRoles' map
  */
 export function dateFigureParts(result, { kind, layer, off = [], roles = new Map() }) {
