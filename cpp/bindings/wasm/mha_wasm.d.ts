@@ -112,20 +112,14 @@ export interface ForwardResult {
   head_outputs?: Float32Array;
 }
 
-/** layer.forwardViews's result: output, attn_weights, fully_masked_rows are views into wasm memory. */
-export interface ForwardViewsResult {
-  n: number;
-  m: number;
-  d_model: number;
-  num_heads: number;
-  d_head: number;
-  /** (n, d) view, valid until the next call into the module; absent with weights_only. */
-  output?: Float32Array;
-  /** (h, n, m) view, valid until the next call into the module. */
-  attn_weights: Float32Array;
-  /** (h, n) view, valid until the next call into the module. */
-  fully_masked_rows: Uint8Array;
-}
+/**
+ * layer.forwardViews's result: output (absent with weights_only), attn_weights and
+ * fully_masked_rows are views into wasm memory, valid until the next call into the module.
+ */
+export type ForwardViewsResult = Pick<
+  ForwardResult,
+  'n' | 'm' | 'd_model' | 'num_heads' | 'd_head' | 'output' | 'attn_weights' | 'fully_masked_rows'
+>;
 
 /** A layer whose weights stay in wasm memory (validated once): new mod.MultiheadAttention(spec). */
 export interface MultiheadAttention extends EmbindObject {
