@@ -5,7 +5,7 @@
 //                     were a quarter of its gzipped bytes): one stylesheet for the page (a request
 //                     and about 170 bytes gzip less of its first load than the two files)
 //   dist/favicon.svg  web/favicon.svg
-//   dist/app.js       web/src/main.js and its imports (incl. d3-scale-chromatic), bundled and
+//   dist/app.js       web/src/main.js and its imports (incl. the viridis table), bundled and
 //                     minified by esbuild into ONE classic IIFE script (Chrome refuses module
 //                     scripts on file://)
 //   dist/mha-attention.js  the <mha-attention> custom element (web/src/element/element.js and its imports,
@@ -145,32 +145,6 @@ export async function writeEnglishModel({ model, heads, outDir, warn = console.w
 }
 
 /**
- * The page uses one function of d3-scale-chromatic, interpolateViridis, but its single-file ESM
- * build keeps every scheme (top-level calls esbuild cannot drop): 32 KB of the bundle with
- * d3-color and d3-interpolate. In the bundles the import resolves to this module instead: d3's
- * own 256 viridis colours, read from d3 here at build time, behind the same lookup as d3's
- * ramp() (colour i of 256 for t in [i/256, (i+1)/256)). Node tests import the real d3, and the
- * browser tests compare the bundled page's colours with it (tests/web/build_web.test.mjs
- * compares this module with d3 itself).
- */
-export async function viridisModuleSource() {
-  const { interpolateViridis } = await import('d3-scale-chromatic');
-  const colors = Array.from({ length: 256 }, (_, i) => interpolateViridis((i + 0.5) / 256).slice(1)).join('');
-  return `const colors = ${JSON.stringify(colors)};\n` +
-    'export function interpolateViridis(t) {\n' +
-    '  const i = Math.max(0, Math.min(255, Math.floor(t * 256)));\n' +
-    '  return Number.isNaN(i) ? undefined : "#" + colors.slice(6 * i, 6 * i + 6);\n}\n';
-}
-
-const viridisOnly = {
-  name: 'viridis-only',
-  setup(b) {
-    b.onResolve({ filter: /^d3-scale-chromatic$/ }, () => ({ path: 'interpolateViridis', namespace: 'viridis-only' }));
-    b.onLoad({ filter: /.*/, namespace: 'viridis-only' }, async () => ({ contents: await viridisModuleSource(), loader: 'js' }));
-  },
-};
-
-/**
  * The browsers the bundles and the CSS are written for (esbuild targets): the first ones that run
  * the page at all. The attention core needs WebAssembly SIMD128 (-msimd128: Chrome 91, Firefox 89,
  * Safari 16.4) and exceptions (-fwasm-exceptions: Chrome 95, Firefox 100, Safari 15.2), its copies
@@ -183,7 +157,7 @@ const viridisOnly = {
 const TARGET = ['es2022', 'chrome98', 'firefox94', 'safari16.4'];
 
 /**
- * One entry of web/src and its imports (d3-scale-chromatic, CSS files as text) as ONE classic IIFE
+ * One entry of web/src and its imports (CSS files as text) as ONE classic IIFE
  * script: Chrome refuses module scripts on file://.
  */
 function bundle(entry, outfile, what, define = {}) {
@@ -196,7 +170,6 @@ function bundle(entry, outfile, what, define = {}) {
     platform: 'browser',
     target: TARGET,
     loader: { '.css': 'text' },
-    plugins: [viridisOnly],
     outfile,
     minify: true,
     banner: { js: `/* ${what}: built by scripts/build_web.mjs from web/src/${entry} */` },

@@ -264,6 +264,7 @@ export function machineInfo() {
     emcc: sh('NODE_PATH=/usr/share/nodejs em++ --version 2>/dev/null | head -1'),
     chromium: sh(`${CHROMIUM} --version 2>/dev/null`),
     torch: sh("/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null"),
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${Version} is dpkg-query's format field
     openblas: sh("dpkg-query -W -f='${Version}' libopenblas0-pthread 2>/dev/null"),
     blas: sh('readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3'),
     commit: sh(`git -C ${ROOT} rev-parse --short HEAD`),

@@ -130,9 +130,9 @@ const medianOf = (values) => {
 ms.sort((a, b) => a - b);
 const median = medianOf(ms);
 const flop = 2 * n * d * 3 * d + 4 * n * n * d + 2 * n * d * d;
-process.stdout.write(JSON.stringify({
+process.stdout.write(`${JSON.stringify({
   impl: 'mha-lab wasm', api, n, d_model: d, num_heads: h, reps,
   median_ms: median, min_ms: ms[0], max_ms: ms[ms.length - 1], median_cpu_ms: medianOf(cpuMs),
   flop, gflop_per_s: flop / (median * 1e6),
   wasm: path.relative(process.cwd(), path.resolve(opts.wasm)), checksum,
-}) + '\n');
+})}\n`);

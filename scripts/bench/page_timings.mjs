@@ -154,7 +154,7 @@ export async function collectPageTimings(browser, { dist, updates = 10, loads = 
       for (let i = 0; i < (c.loads ?? loads); i++) {
         const problems = [];
         const requests = [];
-        const { page, close } = await openIsolated(browser, server.url + 'index.html' + hash, origin, problems, requests,
+        const { page, close } = await openIsolated(browser, `${server.url}index.html${hash}`, origin, problems, requests,
           { settleMs: WINDOW_SETTLE_MS, intercept: false });
         try {
           await page.waitForTimeout(LOAD_QUIET_MS);

@@ -173,7 +173,7 @@ function report({ results, configs, browserKeys, page, sizes, scale, peak, info,
   if (targetRows.length) {
     p('## Against the targets');
     p();
-    p(`Ours / the fastest peer in the same runtime (time, below 1: ours is faster; the ratio of the medians is held to the target; in brackets the paired ratio, as in the next section but ours / the peer\'s), at every size from (${TARGETS.from_n}, …) up: wasm ≤ ${TARGETS.wasm_ratio} in node (SIMD128) and in Chromium (relaxed SIMD where it validates), native ≤ ${TARGETS.native_ratio.toFixed(1)} × PyTorch; our share of the node SIMD128 peak at (${TARGETS.peak_config.join(', ')}) ≥ ${TARGETS.peak_share_pct} %.`);
+    p(`Ours / the fastest peer in the same runtime (time, below 1: ours is faster; the ratio of the medians is held to the target; in brackets the paired ratio, as in the next section but ours / the peer's), at every size from (${TARGETS.from_n}, …) up: wasm ≤ ${TARGETS.wasm_ratio} in node (SIMD128) and in Chromium (relaxed SIMD where it validates), native ≤ ${TARGETS.native_ratio.toFixed(1)} × PyTorch; our share of the node SIMD128 peak at (${TARGETS.peak_config.join(', ')}) ≥ ${TARGETS.peak_share_pct} %.`);
     p();
     p(table(['target', ...head.slice(1)], targetRows));
     p();

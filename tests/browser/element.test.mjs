@@ -74,15 +74,16 @@ const requested = (pageRequests, file) => pageRequests.filter((u) => new URL(u).
 const inElement = (page, id, fn, arg) => page.evaluate(
   ([i, src, a]) => {
     const host = document.getElementById(i);
-    // eslint-disable-next-line no-new-func -- test-side only: the page itself never evaluates strings
+    // biome-ignore lint/security/noGlobalEval: test-side only (the function is sent as text into the page); the page itself never evaluates strings
+    // biome-ignore lint/complexity/noCommaOperator: (0, eval) is eval in the global scope
     return (0, eval)(`(${src})`)(host.shadowRoot, host, a);
   },
   [id, fn.toString(), arg],
 );
-const row = (page, id, head, r) => inElement(page, id, (root, host, [h, q]) =>
+const row = (page, id, head, r) => inElement(page, id, (root, _host, [h, q]) =>
   [...root.querySelectorAll(`table[data-head="${h}"] tbody tr[data-row="${q}"] td`)].map((td) => td.textContent), [head, r]);
-const text = (page, id, selector) => inElement(page, id, (root, host, s) => root.querySelector(s).textContent, selector);
-const count = (page, id, selector) => inElement(page, id, (root, host, s) => root.querySelectorAll(s).length, selector);
+const text = (page, id, selector) => inElement(page, id, (root, _host, s) => root.querySelector(s).textContent, selector);
+const count = (page, id, selector) => inElement(page, id, (root, _host, s) => root.querySelectorAll(s).length, selector);
 
 /**
  * Adds an element with `attrs` (and id `id`, when given) to the course page, waits for its first
@@ -406,7 +407,7 @@ test('mha-attention.js from another folder: the core is loaded from beside it (f
       'script-src \'self\' \'wasm-unsafe-eval\'; style-src \'self\'"><title>course</title></head>' +
       `<body><main>${element}</main><script src="../widgets/mha-attention.js"></script></body></html>`);
     page('lesson.html', '<mha-attention id="m08" preset="module-08"></mha-attention>');
-    const base = pathToFileURL(tmp).href + '/';
+    const base = `${pathToFileURL(tmp).href}/`;
     const target = { url: `${base}course/lesson.html`, isOwn: (u) => u.startsWith(base) };
     const p = await openPage(env.browser, target, '', { ready: 'mha-attention[data-state="ready"]', setup: (c) => c.addInitScript(recordViolations) });
     try {

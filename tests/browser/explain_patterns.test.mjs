@@ -23,7 +23,7 @@ function npy(shape, data, descr = '<f4') {
   const dims = shape.length === 1 ? `${shape[0]},` : shape.join(', ');
   let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${dims}), }`;
   const pad = 64 - ((10 + header.length + 1) % 64);
-  header += ' '.repeat(pad % 64) + '\n';
+  header += `${' '.repeat(pad % 64)}\n`;
   const Typed = { '<f4': Float32Array, '<f8': Float64Array, '<i1': Int8Array }[descr];
   const body = Buffer.from(new Typed(data).buffer);
   const head = Buffer.alloc(10);

@@ -119,7 +119,7 @@ describe('figure export', { timeout: TIMEOUT }, () => {
 function npy(shape, data) {
   let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(', ')}), }`;
   const pad = 64 - ((10 + header.length + 1) % 64);
-  header += ' '.repeat(pad % 64) + '\n';
+  header += `${' '.repeat(pad % 64)}\n`;
   const head = Buffer.alloc(10);
   head.write('\x93NUMPY', 0, 'latin1');
   head[6] = 1;

@@ -56,7 +56,7 @@ export function launchBrowser() {
 export async function startTargets(dir = DIST) {
   const server = await startServer({ dir, port: 0 });
   const origin = new URL(server.url).origin;
-  const fileBase = pathToFileURL(dir).href + '/';
+  const fileBase = `${pathToFileURL(dir).href}/`;
   return {
     targets: [
       { name: 'served over http', url: server.url, isOwn: (u) => new URL(u).origin === origin },

@@ -60,7 +60,7 @@ function run(cmd, args, cwd) {
 /** Opens `index` from file://, refusing everything outside `siteDir`; checks the element. */
 async function checkSite(siteDir, index) {
   const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-  const base = pathToFileURL(siteDir).href + '/';
+  const base = `${pathToFileURL(siteDir).href}/`;
   const refused = [];
   await context.route('**/*', (route) => {
     const u = route.request().url();

@@ -61,6 +61,7 @@ describe('views', { timeout: TIMEOUT }, () => {
 
   test("module 08's preset: head 0's row 0 as the course prints it, following the selection; Copy", () =>
     withPage('#preset=module-08', async ({ page }) => {
+      // biome-ignore lint/performance/useDomNodeTextContent: the rendered text, as the reader sees it
       const lines = () => page.$$eval('#query-row > div', (ds) => ds.map((d) => d.innerText));
       assert.deepEqual(await lines(), [
         'head 0 weights, token 0: [0. 0. 0.424 0.576 0. ]',

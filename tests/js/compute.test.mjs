@@ -116,7 +116,7 @@ test('on the page: an equal request returns the kept result at once, without com
   assert.equal(again.result, first.result, 'the same result object');
   assert.equal(mod.calls.length, 1, 'not computed again');
   assert.ok(Object.isFrozen(again.result), 'kept results are frozen: nothing can change them for the next reuse');
-  assert.throws(() => { 'use strict'; again.result.parameter_count = 0; }, TypeError);
+  assert.throws(() => {  again.result.parameter_count = 0; }, TypeError);
   assert.equal(again.result.parameter_count, 256);
   // A token more, or one mask cell changed: computed.
   assert.equal(how(c.route({ ...small, tokens: 6, attn_mask: new Uint8Array(36) })), 'page');
@@ -319,7 +319,7 @@ test('the colour table goes with the worker calls whose grids the workers colour
 });
 
 test('two workers: the second one failing mid-call hands the whole call to the first', async () => {
-  const { mod, c, sent, helperSent } = withTwoWorkers();
+  const { mod, c, sent } = withTwoWorkers();
   const p = c.route(grids);
   c.pair.onMessage(1, { failed: 'no memory' });
   assert.equal(c.pair.workers[1], null);

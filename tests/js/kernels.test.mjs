@@ -94,7 +94,7 @@ function makeCase({ n, m, d, h, kdim = d, vdim = d, self, bias, causal, padding,
   const headMask = perHeadMask ? rand(h * n * c.m, 1, state).map((x) => (x < -0.4 ? 1 : 0)) : null;
   c.ablated = Array.from({ length: h }, (_, i) => (h > 1 && i === h - 1 ? 1 : 0));
   c.mask = (i, r, j) =>
-    (padded[j] || (causal && j > r) || (headMask && headMask[(i * n + r) * c.m + j])) ? -Infinity : 0;
+    (padded[j] || (causal && j > r) || (headMask?.[(i * n + r) * c.m + j])) ? -Infinity : 0;
 
   const spec = { d_model: d, num_heads: h, out_proj_weight: c.out_proj_weight };
   if (kdim === d && vdim === d) {

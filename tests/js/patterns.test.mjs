@@ -238,7 +238,7 @@ test('loadNpy and loadMultiheadAttention reproduce PyTorch', () => {
 test('loadAttention reads .npy and safetensors attention tensors', () => {
   // A (2, 1, 2, 2) float32 .npy built by hand, as numpy.save writes it.
   const header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 1, 2, 2), }";
-  const padded = header.padEnd(64 - 10 - 1, ' ') + '\n';
+  const padded = `${header.padEnd(64 - 10 - 1, ' ')}\n`;
   const data = new Float32Array([0.5, 0.5, 0.5, 0.5, 1, 0, 1, 0]);
   const file = new Uint8Array(10 + padded.length + data.byteLength);
   file.set([0x93, 78, 85, 77, 80, 89, 1, 0, padded.length, 0]);

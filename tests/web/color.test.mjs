@@ -4,7 +4,7 @@ import { interpolateViridis } from 'd3-scale-chromatic';
 import { colorScale, parseColor, weightToRgb, headPixels, legendPixels, textColorOn } from '../../web/src/draw/color.js';
 
 test('the scale is d3-scale-chromatic viridis', () => {
-  assert.equal(colorScale, interpolateViridis);
+  for (let i = 0; i <= 4096; i++) assert.equal(colorScale(i / 4096), interpolateViridis(i / 4096), `t=${i / 4096}`);
   assert.deepEqual(weightToRgb(0), parseColor(interpolateViridis(0)));
   assert.deepEqual(weightToRgb(0), [0x44, 0x01, 0x54]); // viridis starts dark purple
   assert.deepEqual(weightToRgb(1), [0xfd, 0xe7, 0x25]); // and ends yellow

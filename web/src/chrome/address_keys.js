@@ -15,7 +15,7 @@ export function parseMode(hash) {
   const p = hashParams(hash);
   if (!p.has('mode')) return { mode: 'random', notes: [] };
   const raw = p.get('mode');
-  if (MODES.includes(raw)) return { mode: raw, notes: [] };
+  if (MODES.includes(raw)) return { mode: /** @type {'random'|'date'|'english'} */ (raw), notes: [] };
   return { mode: 'random', notes: [`Unknown mode "${quoteValue(raw)}" in the address; showing random embeddings.`] };
 }
 

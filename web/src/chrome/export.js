@@ -89,8 +89,9 @@ export function weightsCsv(p) {
  *    model's heads), shape: [h, n, m], attn_weights: h × n × m nested arrays,
  *    fully_masked_rows: h × n of 0/1 (1: every key of that row is masked, its weights are 0)}
  * @param {{weights: Float32Array, heads: number[], queryTokens: string[], keyTokens: string[],
- *          maskedRows?: Uint8Array (H, n), config: object}} p  config: the settings that produced
- *          the weights (d_model, num_heads, d_head, seed, is_causal, positional, ...), copied as is
+ *          maskedRows?: Uint8Array, config: object}} p  maskedRows: (H, n); config: the settings
+ *          that produced the weights (d_model, num_heads, d_head, seed, is_causal, positional, ...),
+ *          copied as is
  * @returns {object} ready for JSON.stringify
  * @throws {Error} when the shapes disagree
  */
@@ -116,7 +117,7 @@ export function weightsJson(p) {
 
 /**
  * A file name for an export: "mha-attention-d8-h2-seed7-causal.png". Only [a-z0-9.-].
- * @param {{d_model: number, num_heads: number, seed?: number, causal?: boolean}} config
+ * @param {{d_model: number, num_heads: number, seed?: number, is_causal?: boolean}} config
  * @param {'png'|'csv'|'json'} ext
  */
 export function exportFileName(config, ext, stem = 'mha-attention') {

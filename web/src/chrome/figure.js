@@ -210,7 +210,7 @@ export function figureLayout(p) {
 /** Text for XML content and attribute values: & < > " ' escaped, and characters XML forbids dropped. */
 export function xmlEscape(s) {
   return String(s)
-    // eslint-disable-next-line no-control-regex
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the control characters XML forbids
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
     .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '')
     .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')

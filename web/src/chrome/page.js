@@ -42,20 +42,20 @@ export class Page {
     this.onEmbed = onEmbed;
     this.loadScript = loadScript;
     this.els = {
-      tabs: [...doc.querySelectorAll('.mode-tab')],
-      skipLink: doc.querySelector('.skip-link'),
+      tabs: /** @type {HTMLElement[]} */ ([...doc.querySelectorAll('.mode-tab')]),
+      skipLink: /** @type {HTMLAnchorElement} */ (doc.querySelector('.skip-link')),
       share: $('share'),
       copyLink: $('copy-link'),
       copyEmbed: $('copy-embed'),
       exportBar: $('export'),
       exportPng: $('export-png'),
       exportSvg: $('export-svg'),
-      exportScale: $('export-scale'),
+      exportScale: /** @type {HTMLSelectElement} */ ($('export-scale')),
       exportCsv: $('export-csv'),
       exportJson: $('export-json'),
       shareStatus: $('share-status'),
-      shareText: $('share-text'),
-      fullPage: $('full-page-link'),
+      shareText: /** @type {HTMLTextAreaElement} */ ($('share-text')),
+      fullPage: /** @type {HTMLAnchorElement} */ ($('full-page-link')),
     };
     /** The mode shown. */
     this.mode = this.defaultMode;

@@ -55,9 +55,10 @@ export function iframeSnippet(src, { title = 'Multi-head attention weights (mha-
 }
 
 /** Attribute names of <mha-attention> for the page's settings (see docs/embedding.md). */
+/** @type {ReadonlyArray<readonly [string, string]>} */
 const ELEMENT_ATTRIBUTES = Object.freeze([
   ['text', 'tokens'], ['d_model', 'd-model'], ['num_heads', 'num-heads'], ['seed', 'seed'],
-].map(Object.freeze));
+].map((pair) => Object.freeze(/** @type {[string, string]} */ (pair))));
 
 /**
  * The <mha-attention> element (and its script tag) for a state of the page.

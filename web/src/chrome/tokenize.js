@@ -12,6 +12,7 @@
 
 /** A word (rule 1) or one other symbol (rule 2). */
 const TOKEN_RE =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: with the u flag each member is one code point (a mark, an emoji modifier, U+FE0F), each joined to the symbol before it
   /[\p{L}\p{N}\p{M}]+(?:['’][\p{L}\p{N}\p{M}]+)*|\p{Regional_Indicator}{2}|[^\s\p{L}\p{N}\p{Cf}](?:[\p{M}\p{Emoji_Modifier}\uFE0F]|\u200D[^\s])*/gu;
 
 /**

@@ -22,7 +22,7 @@ export function parseBoolean(raw) {
 /** A user value quoted for a message (shortened; the page shows messages as text only). */
 export function quoteValue(raw) {
   const chars = Array.from(String(raw));
-  return chars.length > 40 ? chars.slice(0, 39).join('') + '…' : chars.join('');
+  return chars.length > 40 ? `${chars.slice(0, 39).join('')}…` : chars.join('');
 }
 
 /** The URL hash ("#a=1&b=2", with or without "#") as URLSearchParams; empty when it cannot be read. */

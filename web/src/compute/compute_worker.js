@@ -18,7 +18,6 @@
 //                                         recycled: the weights were written into a spare buffer)
 //                or {id, part?, error, stats}   (the core's Error message)
 // stats: the worker core's memoryStats(), for the page's diagnostics.
-/* global createMhaCore */
 import { warmUp } from './warm_up.js';
 import { resultPixels } from '../draw/pixels.js';
 import { costModel } from './cost.js';
@@ -30,6 +29,7 @@ importScripts('mha_wasm_core.js');
  * this call's, made when the worker script runs and kept by the message listener it sets.
  */
 function startWorker() {
+  /** @type {import('../../../cpp/bindings/wasm/mha_wasm').MhaCoreModule | null} */
   let mod = null;
   let cost = null;
   const started = createMhaCore().then(
@@ -61,6 +61,7 @@ function startWorker() {
    * keep the large one's memory), else a new one with room for n rounded up to ROUND_TOKENS. Only for
    * the grids' request (cost.js splittable: at most MAX_KEPT_WEIGHTS weights), the only one whose
    * weights the page gives back; undefined otherwise (the core makes an array of their size).
+   * @returns {(Float32Array & {given?: boolean}) | undefined} given: true for a spare buffer
    */
   function spareWeights(request) {
     if (!cost.splittable(request)) return undefined; // (a half of it has the same keys, plus its heads)
@@ -84,7 +85,7 @@ function startWorker() {
     if (spare.length > MAX_SPARE) spare.shift();
   }
 
-  onmessage = async (e) => {
+  globalThis.onmessage = async (e) => {
     if (e.data.recycle) {
       keepSpare(e.data.recycle);
       return;
@@ -113,6 +114,7 @@ function startWorker() {
     }
     const into = spareWeights(request);
     try {
+      /** @type {import('../../../cpp/bindings/wasm/mha_wasm').ExperimentResult & {pixels?: Uint8ClampedArray[]}} */
       const result = mod.numpyExperiment(into ? { ...request, attn_weights_into: into } : request);
       // The cells coloured here, in parallel with the other worker, not on the page after both.
       if (e.data.lut) result.pixels = resultPixels(result, e.data.lut);

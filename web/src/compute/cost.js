@@ -36,6 +36,13 @@ export function keepsIntermediates(numHeads, n) {
 }
 
 /**
+ * Whether `x` is an array or a typed array (not a DataView: the requests hold none).
+ * @param {unknown} x
+ * @returns {x is ArrayLike<unknown> & {every(f: (v: unknown, i: number) => boolean): boolean}}
+ */
+const isList = (x) => Array.isArray(x) || ArrayBuffer.isView(x);
+
+/**
  * Whether two numpyExperiment requests are the same: the same keys, each value equal (Object.is)
  * or an array / typed array (masks, up to n x n) of the same type, equal element by element. A
  * NaN element never equals anything, and a nested object is never equal: such a request is
@@ -46,7 +53,7 @@ export function sameRequest(a, b) {
   return keys.length === Object.keys(b).length && keys.every((k) => {
     const x = a[k];
     const y = b[k];
-    return k in b && (Object.is(x, y) || ((Array.isArray(x) || ArrayBuffer.isView(x)) &&
+    return k in b && (Object.is(x, y) || (isList(x) &&
       x.constructor === y?.constructor && x.length === y.length && x.every((v, i) => v === y[i])));
   });
 }

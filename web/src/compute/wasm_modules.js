@@ -6,12 +6,19 @@
 // the full module only for what needs it. One loader per bundle (the page's boot file, the
 // element's), so one core and one full module, however many views use them.
 // Classic scripts, not fetch() or import(): they load from file:// and under script-src 'self'.
-/* global createMhaCore, createMhaModule */
+// The modules' API is typed by cpp/bindings/wasm/mha_wasm.d.ts (tsconfig.json; docs/js-api.md).
+/** @typedef {import('../../../cpp/bindings/wasm/mha_wasm').MhaCoreModule} MhaCoreModule */
+/** @typedef {import('../../../cpp/bindings/wasm/mha_wasm').MhaModule} MhaModule */
 
 export const CORE_SCRIPT = 'mha_wasm_core.js';
 export const FULL_SCRIPT = 'mha_wasm.js';
 
-/** Shares one promise per call of `start`; a failed start is forgotten so that a later call may retry. */
+/**
+ * Shares one promise per call of `start`; a failed start is forgotten so that a later call may retry.
+ * @template T
+ * @param {() => Promise<T>} start
+ * @returns {() => Promise<T>}
+ */
 function once(start) {
   let p = null;
   return () => {
@@ -41,7 +48,8 @@ export class WasmModules {
     this.scripts = new Map();
     /**
      * The attention core, its script added first when the page has not loaded it (the element):
-     * one instance per loader, however many callers. @returns {Promise<object>}
+     * one instance per loader, however many callers.
+     * @type {() => Promise<MhaCoreModule>}
      */
     this.loadCore = once(async () => {
       if (!this.coreScriptLoaded()) await this.loadScript(CORE_SCRIPT);
@@ -49,7 +57,8 @@ export class WasmModules {
     });
     /**
      * The full module (core + DateModel, head patterns, explain and file-loading functions),
-     * loaded on first use: one instance per loader. @returns {Promise<object>}
+     * loaded on first use: one instance per loader.
+     * @type {() => Promise<MhaModule>}
      */
     this.loadFullModule = once(async () => {
       if (typeof createMhaModule !== 'function') await this.loadScript(FULL_SCRIPT);
@@ -99,7 +108,7 @@ export class WasmModules {
   }
 
   /**
-   * The page's attention core (index.html loads its script). @returns {Promise<object>} rejected,
+   * The page's attention core (index.html loads its script). @returns {Promise<MhaCoreModule>} rejected,
    * never thrown: the factory throws at once where there is no WebAssembly (a browser setting or
    * policy), and callers start it before their own try (main.js). The first call takes the
    * module the core's script already started (createMhaCore.started: its tag's data-start,

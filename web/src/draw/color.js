@@ -1,7 +1,7 @@
-// Weight → colour: viridis from d3-scale-chromatic (sequential, perceptually uniform,
-// colour-blind safe). Weights are probabilities in [0, 1], so the domain is fixed to [0, 1]
+// Weight → colour: viridis as d3-scale-chromatic has it (sequential, perceptually uniform,
+// colour-blind safe), from the generated table viridis_table.js (scripts/codegen/gen_viridis.mjs). Weights are probabilities in [0, 1], so the domain is fixed to [0, 1]
 // for every head: the same colour means the same weight in every grid.
-import { interpolateViridis } from 'd3-scale-chromatic';
+import { interpolateViridis } from './viridis_table.js';
 import { weightPixels } from './pixels.js';
 
 /** The scale used everywhere on the page (the legend, the cells, the browser tests). */
@@ -19,7 +19,7 @@ export function parseColor(css) {
 /** Colour of weight `w` as [r, g, b]; w is clamped to [0, 1]; NaN → mid grey. */
 export function weightToRgb(w) {
   if (Number.isNaN(w)) return [128, 128, 128];
-  const t = w < 0 ? 0 : w > 1 ? 1 : w;
+  const t = w < 0 ? 0 : Math.min(w , 1);
   return parseColor(colorScale(t));
 }
 
@@ -84,8 +84,8 @@ export function rampWords() {
  * ramp colour floor(w · 256), NaN grey, written a word at a time (pixels.js; several times faster
  * than a byte at a time; tests/web/color.test.mjs checks every pixel against weightToRgb).
  * weights: Float32Array (h, n, m) row-major, head i at offset i*n*m.
- * @param {Uint8ClampedArray} [out] where to write them (n*m*4 bytes); a new array when not given
- * @returns {Uint8ClampedArray} length n*m*4 (`out` when given)
+ * @param {Uint8ClampedArray<ArrayBuffer>} [out] where to write them (n*m*4 bytes); a new array when not given
+ * @returns {Uint8ClampedArray<ArrayBuffer>} length n*m*4 (`out` when given)
  */
 export function headPixels(weights, head, n, m, out) {
   return weightPixels(weights, head * n * m, n * m, rampWords(), out);

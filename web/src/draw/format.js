@@ -18,7 +18,7 @@ export function formatCount(n) {
  */
 export function truncateLabel(token, maxChars = 10) {
   const chars = Array.from(token);
-  return chars.length <= maxChars ? token : chars.slice(0, maxChars - 1).join('') + '…';
+  return chars.length <= maxChars ? token : `${chars.slice(0, maxChars - 1).join('')}…`;
 }
 
 /** The readout line: "head 0 · query 'Heads' → key 'at': 0.424". */
@@ -95,14 +95,14 @@ export function numpyArrayString(values) {
   let s = '', line = indent;
   words.forEach((word, k) => {
     if (line.length + word.length > elemWidth && line.length > indent.length) {
-      s += line.trimEnd() + '\n';
+      s += `${line.trimEnd()}\n`;
       line = indent;
     }
     line += word;
     if (k < words.length - 1) line += ' ';
   });
   s += line;
-  return '[' + s.slice(indent.length) + ']';
+  return `[${s.slice(indent.length)}]`;
 }
 
 /**

@@ -66,23 +66,23 @@ function place(el, x, y, w, h) {
   }
 }
 
-/**
- * @param {object} p
- * @param {LabelCache} [p.labels] the label texts, widths and sprites it shares with the page's other
- *   grids (default: a cache of its own)
- * @param {number} p.head head index
- * @param {object} p.result the module's result ({n, m, attn_weights, fully_masked_rows})
- * @param {string[]} p.tokens labels of the query rows (and of the key columns, by default)
- * @param {string[]} [p.keyTokens] labels of the key columns when they differ (cross-attention)
- * @param {string} [p.name] what the grid is called in its accessible label (default "Head h")
- * @param {(sel: {head: number, row: number, col: number, source: string} | null) => void} p.onSelect
- *   the pointer, the focus ('focus') or the arrow keys ('keyboard') moved to a cell; null: left it
- * @param {(cell: {head: number, row: number, col: number}) => void} [p.onActivate] click, tap,
- *   Enter or Space on a cell (locks / unlocks it); without it, clicks do nothing
- * @param {() => void} [p.onClear] Escape (clears the selection); without it, Escape leaves the grid
- * Put `element` on the page (it holds `canvas`, the focusable cells).
- */
+/** One head's grid. Put `element` on the page (it holds `canvas`, the focusable cells). */
 export class HeadHeatmap {
+  /**
+   * @param {object} p
+   * @param {LabelCache} [p.labels] the label texts, widths and sprites it shares with the page's other
+   *   grids (default: a cache of its own)
+   * @param {number} p.head head index
+   * @param {object} p.result the module's result ({n, m, attn_weights, fully_masked_rows})
+   * @param {string[]} p.tokens labels of the query rows (and of the key columns, by default)
+   * @param {string[]} [p.keyTokens] labels of the key columns when they differ (cross-attention)
+   * @param {string} [p.name] what the grid is called in its accessible label (default "Head h")
+   * @param {(sel: {head: number, row: number, col: number, source: string} | null) => void} p.onSelect
+   *   the pointer, the focus ('focus') or the arrow keys ('keyboard') moved to a cell; null: left it
+   * @param {(cell: {head: number, row: number, col: number}) => void} [p.onActivate] click, tap,
+   *   Enter or Space on a cell (locks / unlocks it); without it, clicks do nothing
+   * @param {() => void} [p.onClear] Escape (clears the selection); without it, Escape leaves the grid
+   */
   constructor({ labels = new LabelCache(), head, result, tokens, keyTokens, name = `Head ${head}`, onSelect, onActivate, onClear }) {
     this.labels = labels;
     this.head = head;
@@ -175,6 +175,7 @@ export class HeadHeatmap {
   /**
    * New weights and labels for this head, keeping its canvases and listeners (the Date translator
    * redraws on every keystroke): the cells are drawn now; call resize() to place and label them.
+   * @param {{result: object, tokens: string[], keyTokens?: string[]}} p
    */
   setData({ result, tokens, keyTokens }) {
     this.n = result.n;
@@ -236,6 +237,7 @@ export class HeadHeatmap {
 
   /**
    * Lays the grid out for `availableWidth` CSS px at the current devicePixelRatio, then draws.
+   * @param {number} availableWidth
    * @param {{ink: string, accent: string}} theme label colours (see readTheme)
    * @param {{labels?: boolean}} [opts] labels: false draws a thumbnail (no labels, no numbers)
    */

@@ -27,7 +27,8 @@ export const COMPACT_MAX_SIDE = 560;
 
 /**
  * @param {object} p
- * @param {number} p.n query tokens (rows), p.m key tokens (columns)
+ * @param {number} p.n query tokens (rows)
+ * @param {number} p.m key tokens (columns)
  * @param {number} p.rowLabelWidth widest row label, CSS px (measured by the caller)
  * @param {number} p.colLabelWidth widest column label, CSS px
  * @param {number} p.availableWidth width the grid may use, CSS px
@@ -109,7 +110,8 @@ export const THUMB_MIN_SIDE = 160;
  * rows then as even as the count allows.
  * @param {object} p
  * @param {number} p.count grids (heads, or layers × heads)
- * @param {number} p.n rows of each grid, p.m its columns
+ * @param {number} p.n rows of each grid
+ * @param {number} p.m its columns
  * @param {number} p.width the row's content width, CSS px
  * @param {number} [p.labelWidth] the widest row label, CSS px (a labelled grid's label band)
  * @param {number} [p.gap] space between two grids, CSS px

@@ -14,9 +14,9 @@ export const MASKED_RGBA = Object.freeze([154, 154, 154, 255]);
  * (w <= 0: word 0, w >= 1: word 255, NaN: word 256).
  * @param {Float32Array} weights @param {number} offset @param {number} count
  * @param {Uint32Array} lut 257 RGBA words in the platform's byte order (color.js rampWords)
- * @param {Uint8ClampedArray} [out] where to write them (count * 4 bytes, at a byte offset that is
+ * @param {Uint8ClampedArray<ArrayBuffer>} [out] where to write them (count * 4 bytes, at a byte offset that is
  *   a multiple of 4); a new array when not given
- * @returns {Uint8ClampedArray} count * 4 bytes, for an ImageData (`out` when given)
+ * @returns {Uint8ClampedArray<ArrayBuffer>} count * 4 bytes, for an ImageData (`out` when given)
  */
 export function weightPixels(weights, offset, count, lut, out = new Uint8ClampedArray(count * 4)) {
   const words = new Uint32Array(out.buffer, out.byteOffset, count);

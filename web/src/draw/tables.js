@@ -37,7 +37,7 @@ const stateOf = (root) => (root[STATE] ??= { generation: 0, timer: 0, frame: 0, 
 
 /** Marks the notes put in holders beyond MAX_TABLE_TOKENS (a holder showing one has no table to remove). */
 const NOTE = Symbol('table note');
-const isNote = (node) => Boolean(node && node[NOTE]);
+const isNote = (node) => Boolean(node?.[NOTE]);
 function note() {
   const p = document.createElement('p');
   p.textContent = `No table for more than ${MAX_TABLE_TOKENS} tokens: focus the grid and use the ` +
@@ -150,6 +150,9 @@ function fillOncePaused(root, state, holders, build, mine, busy, done) {
  * job queued before then: a keystroke's time is the update and what is seen, and typing faster
  * than that skips no job but runs them together. root[data-tables] is "pending" until they ran,
  * then "ready"; `done(ms)` gets the time they took.
+ * @param {HTMLElement} root
+ * @param {() => void} job
+ * @param {(ms: number) => void} [done]
  */
 export function queueAfterFrame(root, job, done = () => {}) {
   const state = stateOf(root);

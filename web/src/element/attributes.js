@@ -39,9 +39,10 @@ export const attr = (name, value) => `${name}="${quoteValue(value)}"`;
  */
 export function readAttributes(get) {
   const display = readDisplay(get);
-  if (!display.ok) return display;
+  if (display.ok === false) return display;
   const read = readView(get);
-  return read.ok ? { ...read, display: display.display } : read;
+  if (read.ok === false) return read;
+  return { ...read, display: display.display };
 }
 
 /**
@@ -66,13 +67,23 @@ export function readDisplay(get) {
   return { ok: true, display: { theme, layout, cellSize } };
 }
 
-/** The view's settings (everything but the display attributes). */
+/**
+ * The view's settings (everything but the display attributes).
+ * @param {(name: string) => string|null} get the attribute getter
+ * @returns {{ok: true, kind: 'random', state: object, tokens: string[], heads: number[]|null,
+ *            cell: object|null, preset: string|null}
+ *         | {ok: true, kind: 'date', text: string, attention: string, layer: number|null,
+ *            heads: number[]|null, cell: object|null}
+ *         | {ok: true, kind: 'english', text: string, layer: number|null, heads: number[]|null,
+ *            cell: object|null}
+ *         | {ok: false, message: string}}
+ */
 function readView(get) {
   const preset = get('preset');
   const has = (n) => get(n) !== null;
   let base = PRESETS['module-08'].state;
   if (preset !== null && !MODEL_PRESETS.includes(preset)) {
-    if (!Object.prototype.hasOwnProperty.call(PRESETS, preset)) {
+    if (!Object.hasOwn(PRESETS, preset)) {
       return {
         ok: false,
         message: `${attr('preset', preset)} is not one of ${[...Object.keys(PRESETS), ...MODEL_PRESETS].join(', ')}.`,
@@ -120,7 +131,7 @@ function readView(get) {
     causal: causal.value,
     positional: positional.value,
   });
-  if (!read.ok) return { ok: false, message: attributeNames(read.message) };
+  if (read.ok === false) return { ok: false, message: attributeNames(read.message) };
   const limit = checkPageLimits(read.state);
   if (limit) return { ok: false, message: attributeNames(limit) };
   const same = preset !== null && ['tokens', 'text', 'd-model', 'num-heads', 'seed', 'causal', 'positional'].every((n) => !has(n));

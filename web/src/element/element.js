@@ -57,7 +57,7 @@ const HEAD_FRAME = 14;
 // mha_wasm.js, date_model.js, english_lm.js and mha-attention.css are beside it (shared.js loads
 // them from there). An inline copy of this script (mha_lab.show's outputs) has no src: those files
 // are looked for beside the page, and a missing one's message says so.
-const SCRIPT_SRC = (typeof document !== 'undefined' && document.currentScript && document.currentScript.src) || '';
+const SCRIPT_SRC = (typeof document !== 'undefined' && /** @type {HTMLScriptElement|null} */ (document.currentScript)?.src) || '';
 const SCRIPT_URL = SCRIPT_SRC || (typeof location !== 'undefined' ? location.href : '');
 const SCRIPT_BESIDE = SCRIPT_SRC ? 'mha-attention.js' : 'this page (the element\'s script is inline in it)';
 
@@ -78,7 +78,7 @@ const SCRIPT_BESIDE = SCRIPT_SRC ? 'mha-attention.js' : 'this page (the element\
  */
 export function whenParsed(element, then) {
   const doc = element.ownerDocument;
-  if (!doc || doc.readyState !== 'loading') then();
+  if (doc?.readyState !== 'loading') then();
   else doc.addEventListener('DOMContentLoaded', () => then(), { once: true });
 }
 
@@ -150,6 +150,7 @@ export class MhaAttention extends HTMLElement {
     this.pending = 0;
     this.renderCount = 0;
     this.lastWidth = 0;
+    /** @type {{theme: 'auto'|'light'|'dark', layout: 'grid'|'stack', cellSize: number|null}} */
     this.display = { theme: 'auto', layout: 'grid', cellSize: null };
     this.resizer = new ResizeObserver(() => {
       const w = this.heads.clientWidth;
@@ -233,7 +234,7 @@ export class MhaAttention extends HTMLElement {
 
   async render() {
     const read = readAttributes((n) => this.getAttribute(n));
-    if (!read.ok) {
+    if (read.ok === false) {
       this.fail(read.message);
       return;
     }
@@ -245,13 +246,15 @@ export class MhaAttention extends HTMLElement {
     if (data) {
       built = childView(data);
       if (!built.ok && this.view && this.view.config.source !== GIVEN) this.clearView();
+    } else if (read.kind === 'date') {
+      built = await dateView(await this.shared.fullModule(), read, this.shared);
+    } else if (read.kind === 'english') {
+      built = await englishView(await this.shared.fullModule(), read, this.shared);
     } else {
-      const mod = await this.shared.moduleFor(read);
-      built = read.kind === 'date' ? await dateView(mod, read, this.shared)
-        : read.kind === 'english' ? await englishView(mod, read, this.shared) : randomView(mod, read);
+      built = randomView(await this.shared.core(), read);
     }
     if (ticket !== this.renderCount) return; // attributes changed meanwhile: a newer render runs
-    if (!built.ok) {
+    if (built.ok === false) {
       this.fail(built.message);
       return;
     }

@@ -27,19 +27,26 @@ export class ElementShared {
   }
 
   /**
-   * The wasm module an element's view needs: the small attention core (mha_wasm_core.js) for the
-   * random-embeddings views, the full module (mha_wasm.js: DateModel, EnglishModel) for the Date
-   * translator and the English model. Either starts once per page (wasm_modules.js), shared by
-   * every element that needs it.
+   * The small attention core (mha_wasm_core.js), for the random-embeddings views: started once per
+   * page (wasm_modules.js), shared by every element that needs it.
    */
-  moduleFor(read) {
-    return read.kind === 'date' || read.kind === 'english' ? this.modules.loadFullModule() : this.modules.loadCore();
+  core() {
+    return this.modules.loadCore();
+  }
+
+  /**
+   * The full module (mha_wasm.js: DateModel, EnglishModel), for the Date translator and the English
+   * model: started once per page, shared by every element that needs it.
+   */
+  fullModule() {
+    return this.modules.loadFullModule();
   }
 
   /**
    * The date model (date_model.js → mod.DateModel) and its heads' measured roles (the file's
    * `heads`: web/date_model_heads.json, or null), loaded once per page (again after a failure).
-   * @returns {Promise<{model: object, heads: object|null}>}
+   * @param {import('../../../cpp/bindings/wasm/mha_wasm').MhaModule} mod the full module
+   * @returns {Promise<{model: import('../../../cpp/bindings/wasm/mha_wasm').DateModel, heads: object|null}>}
    */
   dateModel(mod) {
     return this.trainedModel('date_model.js', 'MHA_DATE_MODEL', (bytes) => new mod.DateModel(bytes));
@@ -49,7 +56,8 @@ export class ElementShared {
    * The English model (english_lm.js → mod.EnglishModel) and its heads' held-out roles (the
    * file's `heads`: web/english_lm_heads.json, or null), loaded once per page (again after a
    * failure).
-   * @returns {Promise<{model: object, heads: object|null}>}
+   * @param {import('../../../cpp/bindings/wasm/mha_wasm').MhaModule} mod the full module
+   * @returns {Promise<{model: import('../../../cpp/bindings/wasm/mha_wasm').EnglishModel, heads: object|null}>}
    */
   englishModel(mod) {
     return this.trainedModel('english_lm.js', 'MHA_ENGLISH_MODEL', (bytes) => new mod.EnglishModel(bytes));

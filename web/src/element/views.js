@@ -10,12 +10,21 @@ import { attr, attributeNames } from './attributes.js';
 import { quoteValue } from '../chrome/values.js';
 import { errorMessage } from '../chrome/alerts.js';
 
+/**
+ * What an element shows, or why it shows nothing.
+ * @typedef {{ok: true, result: object, queryTokens: string[], keyTokens: string[], title: string,
+ *   summary: string, config: object, headNotes?: object[], headNames?: string[], notes?: string[]}
+ *   | {ok: false, message: string}} ElementView
+ */
+
 /** config.source of weights given as the element's JSON child. */
 export const GIVEN = 'weights given to the element';
 
 /**
  * The view of the element's child <script>: weights given as JSON (givenWeights) when its type is
  * application/json, else a message naming the type.
+ * @param {Element} script
+ * @returns {ElementView}
  */
 export function childView(script) {
   const type = (script.getAttribute('type') ?? '').trim().toLowerCase();
@@ -27,7 +36,8 @@ export function childView(script) {
  * The view of weights given as JSON text (the element's <script type="application/json"> child):
  * {attn_weights: (h, n, m) nested arrays of weights in [0, 1], tokens: m strings, query_tokens?: n
  * strings (default: tokens), title?, summary?}. A row of zeros is a fully masked row.
- * @returns {{ok: true, result, queryTokens, keyTokens, title, summary, config} | {ok: false, message: string}}
+ * @param {string} text
+ * @returns {ElementView}
  */
 export function givenWeights(text) {
   if (typeof text !== 'string' || !text.trim()) {
@@ -39,7 +49,7 @@ export function givenWeights(text) {
   } catch (e) {
     return { ok: false, message: `the weights' JSON does not parse: ${e instanceof Error ? e.message : e}` };
   }
-  const w = d && d.attn_weights;
+  const w = d?.attn_weights;
   if (!Array.isArray(w) || !w.length || !Array.isArray(w[0]) || !w[0].length || !Array.isArray(w[0][0])) {
     return { ok: false, message: 'the weights\' JSON needs attn_weights as (num_heads, n, m) nested arrays.' };
   }
@@ -80,7 +90,12 @@ export function givenWeights(text) {
   };
 }
 
-/** Module 08's experiment for the attributes; the module's errors name the values. */
+/**
+ * Module 08's experiment for the attributes; the module's errors name the values.
+ * @param {import('../../../cpp/bindings/wasm/mha_wasm').MhaCoreModule} mod
+ * @param {object} read the element's settings (attributes.js readAttributes)
+ * @returns {ElementView}
+ */
 export function randomView(mod, read) {
   const { state, tokens } = read;
   let result;
@@ -140,6 +155,10 @@ async function trainedRun(name, load, run) {
  * The Date translator: one layer of one kind of attention of the trained model, each head
  * captioned with its measured role (readRoles of the model's heads file) and the layer's
  * findings: module 03's claims as date-eval measured them.
+ * @param {import('../../../cpp/bindings/wasm/mha_wasm').MhaModule} mod
+ * @param {object} read the element's settings (attributes.js readAttributes)
+ * @param {object} shared what the page's elements share (shared.js)
+ * @returns {Promise<ElementView>}
  */
 export async function dateView(mod, read, shared) {
   const got = await trainedRun('date model', () => shared.dateModel(mod), (model) => {
@@ -185,6 +204,10 @@ export async function dateView(mod, read, shared) {
  * `layer` attribute's layer), numbered layer by layer (layer 0's heads first), each captioned
  * "Layer l, head k" with its typical role over held-out text (the model's heads file,
  * web/english_lm_heads.json: role, score, the perplexity cost of switching it off).
+ * @param {import('../../../cpp/bindings/wasm/mha_wasm').MhaModule} mod
+ * @param {object} read the element's settings (attributes.js readAttributes)
+ * @param {object} shared what the page's elements share (shared.js)
+ * @returns {Promise<ElementView>}
  */
 export async function englishView(mod, read, shared) {
   const got = await trainedRun('English model', () => shared.englishModel(mod), (model) => model.run(read.text, { top: 1 }));

@@ -19,7 +19,7 @@ export function ablatedList(numHeads, off) {
 }
 
 /**
- * @param {Element} container
+ * @param {HTMLElement} container
  * @param {{numHeads: number, off: number[], change: (ablated: Uint8Array) => number,
  *          onChange: (off: number[]) => void}} p
  *   change: the relative change of the layer output with those heads off, from the core
@@ -39,7 +39,7 @@ export function renderAblation(container, { numHeads, off, change, onChange }) {
     fieldset.append(h('span', { className: 'field-check' }, box, h('label', { text: `head ${i}`, attrs: { for: id } })));
   }
   let chosen = 0;
-  let single = [];
+  const single = [];
   try {
     chosen = off.length ? change(ablatedList(numHeads, off)) : 0;
     for (let i = 0; i < numHeads; i++) single.push(change(ablatedList(numHeads, [i])));

@@ -23,7 +23,7 @@ export const COMBINATIONS = Object.freeze({
 });
 
 /**
- * @param {Element} container
+ * @param {HTMLElement} container
  * @param {{labels: object, kind: 'mean'|'max', matrix: Float32Array, n: number, m: number, tokens: string[],
  *          keyTokens?: string[], numHeads: number, onKind: (kind: string) => void}} p
  *   labels: the page's label cache (draw/labels.js); matrix: the core's (n, m) combination

@@ -15,8 +15,9 @@ export function compareCaptions(d, numHeads) {
 }
 
 /**
- * @param {Element} container
- * @param {{tokens: string[], single: object, multi: object}} p core results with 1 and h heads
+ * @param {HTMLElement} container
+ * @param {{labels: object, tokens: string[], single: object, multi: object}} p the label cache;
+ *   core results with 1 and h heads
  */
 export function renderCompare(container, { labels, tokens, single, multi }) {
   const d = multi.d_model;

@@ -94,7 +94,7 @@ function missing(name) {
 
 export class ExplainPanels {
   /**
-   * @param {Element} container where the panels go
+   * @param {HTMLElement} container where the panels go
    * @param {{getModule: () => object, getFullModule: () => Promise<object>,
    *          onAblate: (off: number[]) => void, onCombine: (kind: string) => void,
    *          onError: (message: string) => void, onClearError: () => void,

@@ -61,11 +61,27 @@ const rejected = (key, raw, why, fallback) =>
   ({ note: `${key}=${quoteValue(raw)} in the address ${why}; using ${fallback}.` });
 
 /**
+ * The explain views' settings, as the address keeps them.
+ * @typedef {{mask: string, pad: number, window: number, drawn: number[][], off: number[],
+ *   combine: string}} ExplainState
+ */
+
+/**
+ * One address key: its fallback, how a raw value is read against the settings read so far, and
+ * how a value is written (null: the fallback, not written).
+ * @typedef {{fallback: unknown,
+ *   parse: (raw: string, settings: {state: {num_heads: number}, tokens: string[]}) =>
+ *     ({value: any} | {note: string}),
+ *   serialize: (value: any) => string|null}} AddressKey
+ */
+
+/**
  * The explain keys, in the form of chrome/address_keys.js's VIEW_KEYS: each has
  *   fallback (the value when absent or invalid; never written to the hash),
  *   parse(raw, {state, tokens}) → {value} | {note} (checked against the settings read so far),
  *   serialize(value) → string, or null for the fallback.
  */
+/** @type {Readonly<Record<keyof ExplainState, AddressKey>>} */
 export const EXPLAIN_KEYS = Object.freeze({
   mask: Object.freeze({
     fallback: 'none',
@@ -163,15 +179,20 @@ export function readMaskControls(raw, n) {
   return { ok: true, value };
 }
 
-/** Every explain key at its fallback. */
+/**
+ * Every explain key at its fallback.
+ * @returns {ExplainState}
+ */
 export function defaultExplain() {
-  return Object.fromEntries(Object.entries(EXPLAIN_KEYS).map(([k, spec]) => [k, spec.fallback]));
+  return /** @type {ExplainState} */ (
+    Object.fromEntries(Object.entries(EXPLAIN_KEYS).map(([k, spec]) => [k, spec.fallback]))
+  );
 }
 
 /**
  * The explain keys of a hash, checked against the settings the rest of the hash settled on
  * (`state` from modes/random/random_state.js parseHash, `tokens` its tokens).
- * @returns {{value: object, notes: string[]}}
+ * @returns {{value: ExplainState, notes: string[]}}
  */
 export function parseExplainHash(hash, state, tokens) {
   let params;

@@ -153,8 +153,9 @@ function fullyMaskedRows(stack, numHeads, n, m) {
 
 /**
  * Builds the panel in `container`.
- * @param {Element} container
- * @param {{getModule: () => Promise<object>, labels: object, onError: (message: string) => void, onClear: () => void}} deps
+ * @param {HTMLElement} container
+ * @param {{getModule: () => Promise<import('../../../cpp/bindings/wasm/mha_wasm').MhaModule>, labels: object,
+ *   onError: (message: string) => void, onClear: () => void}} deps
  *   getModule: the core module holding the loaders (it may be loaded on demand);
  *   labels: the page's label cache (draw/labels.js LabelCache), which the panel's grids share;
  *   onError: shows a message in the page's alert region; onClear: clears it
@@ -207,11 +208,11 @@ export function buildFilePanel(container, { getModule, labels: labelCache, onErr
     onClear();
     const mod = await getModule();
     const tok = parseTokenText(tokensInput.value);
-    if (!tok.ok) return fail(tok.message);
+    if (tok.ok === false) return fail(tok.message);
     if (!loaded) return;
     const { n, m, num_heads: numHeads, num_layers: numLayers } = loaded;
     const labels = labelsFor(tok.tokens, n, m);
-    if (!labels.ok) return fail(labels.message);
+    if (labels.ok === false) return fail(labels.message);
     const layer = Math.min(Number(layerSelect.value) || 0, numLayers - 1);
     const stack = loaded.layers[layer];
     const heads = (loaded.heads ?? [...Array(numHeads).keys()]);
@@ -257,7 +258,6 @@ export function buildFilePanel(container, { getModule, labels: labelCache, onErr
 
   async function loadAttention(bytes, name) {
     const mod = await getModule();
-    if (typeof mod.loadAttention !== 'function') throw new Error('this build of the attention core has no file loaders');
     const tensor = tensorInput.value.trim();
     const r = tensor ? mod.loadAttention(bytes, { tensor }) : mod.loadAttention(bytes);
     loaded = { ...r, source: `${name} (${r.dtype}, shape (${r.shape.join(', ')}))` };
@@ -265,7 +265,6 @@ export function buildFilePanel(container, { getModule, labels: labelCache, onErr
 
   async function runWeights() {
     const mod = await getModule();
-    if (typeof mod.loadMultiheadAttention !== 'function') throw new Error('this build of the attention core has no file loaders');
     const options = {};
     if (headsInput.value.trim() !== '') {
       const k = Number(headsInput.value);

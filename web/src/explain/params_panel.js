@@ -28,7 +28,7 @@ export function validHeadCounts(d, maxHeads) {
 }
 
 /**
- * @param {Element} container
+ * @param {HTMLElement} container
  * @param {{d_model: number, num_heads: number, count: (req: object) => number, maxHeads: number}} p
  *   count: the core's parameterCount (throws an Error naming the values for an invalid num_heads)
  */

@@ -69,7 +69,7 @@ export function allclose(a, b, rtol = 1e-5, atol = 1e-8) {
 }
 
 /**
- * @param {Element} container
+ * @param {HTMLElement} container
  * @param {{patterns: object, tokens: string[], keyTokens?: string[], weights?: Float32Array}} p
  *   patterns: mod.headPatterns({attn_weights, num_heads, n, m, tokens?, query_tokens?})'s result
  *   (with tokens, the columns of TOKEN_COLUMNS are shown);

@@ -5,9 +5,9 @@ import { stepRows } from './step.js';
 
 /**
  * Fills `container` with the steps of one cell.
- * @param {Element} container
+ * @param {HTMLElement} container
  * @param {object|null} e explainCell(...)'s result, or null for the hint (or for `note`)
- * @param {{queryToken: string, keyToken: string, maskLine: string, note: string}} text labels;
+ * @param {{queryToken?: string, keyToken?: string, maskLine?: string, note?: string}} [text] labels;
  *   `note`, when e is null: why a locked cell has no steps (yet), instead of the hint
  */
 export function renderStepPanel(container, e, { queryToken = '', keyToken = '', maskLine = '', note = '' } = {}) {

@@ -7,6 +7,7 @@ Shape legend: n query tokens, m key tokens, h heads, L layers.
 import base64
 import html
 import json
+import math
 import os
 import re
 import struct
@@ -16,6 +17,7 @@ import zlib
 import numpy as np
 
 from . import _core  # noqa: F401 (the view loads with the compiled core, as the package does)
+from ._viridis import VIRIDIS
 
 # The page's token rule (web/src/chrome/tokenize.js): a word (letters and digits, with inner
 # apostrophes) or any other non-space character.
@@ -34,20 +36,6 @@ _PNG_SHOWN = 352
 
 _ELEMENT_SCRIPT = "mha-attention.js"
 _CORE_SCRIPT = "mha_wasm_core.js"
-
-# Viridis (matplotlib's colour map, as d3-scale-chromatic's interpolateViridis the page uses),
-# sampled at 0, 1/8, ..., 1 and interpolated linearly between the samples.
-_VIRIDIS = [
-    (68, 1, 84),
-    (71, 44, 122),
-    (59, 81, 139),
-    (44, 113, 142),
-    (33, 144, 141),
-    (39, 173, 129),
-    (92, 200, 99),
-    (170, 220, 50),
-    (253, 231, 37),
-]
 
 
 def _asset_dirs():
@@ -84,11 +72,9 @@ def _asset(name):
 
 
 def _colour(w):
-    x = min(max(float(w), 0.0), 1.0) * (len(_VIRIDIS) - 1)
-    i = min(int(x), len(_VIRIDIS) - 2)
-    t = x - i
-    a, b = _VIRIDIS[i], _VIRIDIS[i + 1]
-    return "#%02x%02x%02x" % tuple(round(a[k] + (b[k] - a[k]) * t) for k in range(3))
+    """Weight w's colour as the page draws it: viridis colour floor(w * 256) of 256, clamped."""
+    i = min(max(int(math.floor(min(max(float(w), 0.0), 1.0) * 256)), 0), 255)
+    return "#%02x%02x%02x" % VIRIDIS[i]
 
 
 def _cut(token, most=12):

@@ -47,9 +47,9 @@ export class DateMode extends TrainedMode {
     const els = {
       panel,
       form: $('date-controls'),
-      text: $('date-text'),
-      kind: $('date-kind'),
-      layer: $('date-layer'),
+      text: /** @type {HTMLInputElement} */ ($('date-text')),
+      kind: /** @type {HTMLSelectElement} */ ($('date-kind')),
+      layer: /** @type {HTMLSelectElement} */ ($('date-layer')),
       output: $('date-output'),
       outputNote: $('date-output-note'),
       alert: $('date-alert'),
@@ -84,7 +84,7 @@ export class DateMode extends TrainedMode {
       roles: () => this.roles,
     });
     /** The combined views (mean, max, rollout), drawn only while open. */
-    this.combined = new DateCombined($('date-combined'), { getModule: ctx.modules.loadFullModule, labels: ctx.labels });
+    this.combined = new DateCombined(/** @type {HTMLDetailsElement} */ ($('date-combined')), { getModule: ctx.modules.loadFullModule, labels: ctx.labels });
   }
 
   /** The text box and the kind select from this.state. */

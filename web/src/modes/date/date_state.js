@@ -14,7 +14,13 @@ export const DATE_HASH_KEYS = Object.freeze(['mode', 'date', 'kind', 'layer', 'o
 /** layer LAST_LAYER: the model's last layer of the kind (where the decoder reads the input most clearly). */
 export const LAST_LAYER = -1;
 
-/** `off`: the heads switched off, as "kind/layer/head" strings (see parseOff). */
+/**
+ * The Date translator's settings. `off`: the heads switched off, as "kind/layer/head" strings (see
+ * parseOff).
+ * @typedef {{date: string, kind: string, layer: number, off: readonly string[]}} DateState
+ */
+
+/** @type {Readonly<DateState>} */
 export const DATE_DEFAULTS = Object.freeze({ date: 'Nov 30, 2026', kind: 'cross', layer: LAST_LAYER, off: Object.freeze([]) });
 
 /** At most this many heads switched off from the address (a model has far fewer). */

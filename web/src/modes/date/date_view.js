@@ -342,7 +342,7 @@ export function safetensorsMetadata(bytes) {
   if (n < 2 || 8 + n > bytes.length) return null;
   try {
     const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-    const meta = header && header.__metadata__;
+    const meta = header?.__metadata__;
     return meta && typeof meta === 'object' ? meta : null;
   } catch {
     return null;
@@ -407,7 +407,7 @@ export function offHeadNames(off) {
  * tokens, columns its keys (axisTokens); the caption lines: the input and output, the attention
  * kind and layer, the axes, the heads switched off; the file name's stem.
  * @param {object} result a translation (model.translate)
- * @param {{kind: string, layer: number, off?: string[], roles?: Map}} p off: headKey strings;
+ * @param {{kind: string, layer: number, off?: readonly string[], roles?: Map}} p off: headKey strings;
  *   roles: readRoles' map
  */
 export function dateFigureParts(result, { kind, layer, off = [], roles = new Map() }) {

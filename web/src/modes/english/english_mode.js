@@ -231,7 +231,7 @@ export class EnglishMode extends TrainedMode {
   showReading(r, baseline) {
     const { tokens, tokensNote: note, nextBody, perplexity } = this.els;
     setText(note, r.n === 1 ? EMPTY_NOTE : tokensNote(r, this.config.max_len));
-    const chips = r.tokens.map((t, i) => {
+    const chips = r.tokens.map((_token, i) => {
       const unknown = Boolean(r.unknown[i]);
       const li = el('li', `en-token${unknown ? ' en-unknown' : ''}${i === 0 ? ' en-bos' : ''}`, i === 0 ? '<bos>' : r.words[i]);
       if (unknown) li.title = `not in the vocabulary: the model reads <unk>`;

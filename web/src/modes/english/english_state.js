@@ -8,6 +8,10 @@ import { hashParams, quoteValue } from '../../chrome/values.js';
 /** Keys this module reads (main.js hands them to the modes that report unknown keys). */
 export const ENGLISH_HASH_KEYS = Object.freeze(['mode', 'text', 'off', 'sel']);
 
+/**
+ * The English mode's defaults: the text, the heads switched off, the selected cell.
+ * @type {Readonly<{text: string, off: readonly string[], sel: object|null}>}
+ */
 export const ENGLISH_DEFAULTS = Object.freeze({
   text: 'The dog sat by the door. The man sat by the fire.',
   off: Object.freeze([]),

@@ -160,7 +160,7 @@ export function modelKinds(json) {
   if (!heads.length) return [];
   const score = (h, k) => (typeof h.scores[k] === 'number' && Number.isFinite(h.scores[k]) ? h.scores[k] : null);
   const list = (hs, k) => hs.map((h) => `${headName(h.layer, h.head)} ${formatScore(score(h, k))}`).join(', ');
-  const having = (k, except = () => false) => heads.filter((h) => score(h, k) !== null && score(h, k) >= KIND_PRESENT && !except(h))
+  const having = (k, except = (_h) => false) => heads.filter((h) => score(h, k) !== null && score(h, k) >= KIND_PRESENT && !except(h))
     .sort((a, b) => score(b, k) - score(a, k));
   const best = (k) => heads.filter((h) => score(h, k) !== null).sort((a, b) => score(b, k) - score(a, k))[0] ?? null;
   const out = [];

@@ -13,18 +13,20 @@ export class RandomControls {
   /** @param {Document} doc the page */
   constructor(doc) {
     const $ = (id) => doc.getElementById(id);
+    const input = (id) => /** @type {HTMLInputElement} */ ($(id));
+    const select = (id) => /** @type {HTMLSelectElement} */ ($(id));
     this.els = {
       form: $('controls'),
-      text: $('text'),
-      d_model: $('d_model'),
-      num_heads: $('num_heads'),
-      seed: $('seed'),
-      causal: $('causal'),
-      positional: $('positional'),
-      preset: $('preset'),
-      mask: $('mask'),
-      maskPad: $('mask-pad'),
-      maskWindow: $('mask-window'),
+      text: input('text'),
+      d_model: input('d_model'),
+      num_heads: input('num_heads'),
+      seed: input('seed'),
+      causal: input('causal'),
+      positional: input('positional'),
+      preset: select('preset'),
+      mask: select('mask'),
+      maskPad: input('mask-pad'),
+      maskWindow: input('mask-window'),
       maskPadField: $('mask-pad-field'),
       maskWindowField: $('mask-window-field'),
       maskDrawnField: $('mask-drawn-field'),
@@ -102,7 +104,9 @@ export class RandomControls {
    */
   limitMaskFields(limits) {
     const { els } = this;
-    for (const [field, key, kind] of [[els.maskPad, 'pad', 'padding'], [els.maskWindow, 'window', 'window']]) {
+    /** @type {Array<[HTMLInputElement, string, string]>} */
+    const fields = [[els.maskPad, 'pad', 'padding'], [els.maskWindow, 'window', 'window']];
+    for (const [field, key, kind] of fields) {
       if (field.max !== String(limits[key])) field.max = String(limits[key]);
       if (els.mask.value !== kind && Number(field.value) > limits[key]) field.value = String(limits[key]);
     }

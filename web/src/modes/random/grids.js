@@ -46,16 +46,18 @@ export class HeadGrids {
     this.readoutHint = this.els.readout.textContent;
     /** The enlarged head (null: none). */
     this.enlarged = null;
-    this.queryRow = new QueryRowText(doc, $('query-row'), $('query-row-copy'));
+    this.queryRow = new QueryRowText(doc, $('query-row'), /** @type {HTMLButtonElement} */ ($('query-row-copy')));
     this.els.heads.addEventListener('click', (e) => {
-      const button = e.target.closest?.('.head-toggle');
+      const target = /** @type {HTMLElement} */ (e.target);
+      const button = target.closest?.('.head-toggle');
       if (button) this.toggleEnlarged(Number(button.closest('figure').dataset.head));
     });
     this.els.heads.addEventListener('keydown', (e) => {
-      if ((e.key === 'z' || e.key === 'Z') && !e.ctrlKey && !e.metaKey && !e.altKey && e.target.matches?.('canvas.heatmap')) {
+      const target = /** @type {HTMLElement} */ (e.target);
+      if ((e.key === 'z' || e.key === 'Z') && !e.ctrlKey && !e.metaKey && !e.altKey && target.matches?.('canvas.heatmap')) {
         e.preventDefault();
-        this.toggleEnlarged(Number(e.target.dataset.head));
-        e.target.focus();
+        this.toggleEnlarged(Number(target.dataset.head));
+        target.focus();
       }
     });
     // What every heatmap is given: the page's label cache and the mode's callbacks.
@@ -171,7 +173,8 @@ export class HeadGrids {
 
   /** The enlarged head's figure marked (class and its caption button's aria-pressed). */
   markEnlarged() {
-    for (const figure of this.els.heads.querySelectorAll(':scope > figure.head')) {
+    const figures = /** @type {NodeListOf<HTMLElement>} */ (this.els.heads.querySelectorAll(':scope > figure.head'));
+    for (const figure of figures) {
       const on = Number(figure.dataset.head) === this.enlarged;
       figure.classList.toggle('is-enlarged', on);
       figure.querySelector('.head-toggle')?.setAttribute('aria-pressed', String(on));

@@ -129,7 +129,7 @@ export class RandomMode {
       if (e.target === els.preset) return;
       clock.inputChanged();
       if (e.target === els.mask) this.controls.showMaskFields(this.explainState.drawn.length);
-      if (e.target.type === 'checkbox' || e.target === els.mask) this.update();
+      if (/** @type {HTMLInputElement} */ (e.target).type === 'checkbox' || e.target === els.mask) this.update();
       else this.updateSoon();
     });
     els.form.addEventListener('submit', (e) => {
@@ -277,7 +277,7 @@ export class RandomMode {
     const generation = ++this.generation;
     const fromTyping = this.typing;
     const asked = this.request();
-    if (asked.refused !== undefined) {
+    if ('refused' in asked) {
       this.showAlert(asked.refused);
       if (asked.maskKey) this.controls.markMaskInvalid(asked.maskKey);
       return Promise.resolve(this.settle('refused', generation));

@@ -19,6 +19,12 @@ export const SEED_MAX = 4294967295; // 2^32 - 1: numpy's legacy np.random.seed r
  */
 export const PAGE_LIMITS = Object.freeze({ maxTokens: MAX_TOKENS, maxDModel: 1024, maxHeads: 16 });
 
+/**
+ * The random-embeddings mode's settings.
+ * @typedef {{text: string, d_model: number, num_heads: number, seed: number, causal: boolean,
+ *   positional: boolean}} RandomState
+ */
+
 export const PRESETS = Object.freeze({
   'module-08': Object.freeze({
     label: 'Module 08 experiment',
@@ -80,7 +86,7 @@ export function readControls(raw, limits = PAGE_LIMITS) {
     return { ok: false, message: `seed=${ints.seed} is outside 0..${SEED_MAX} (numpy's seed range).` };
   }
   const tok = tokenizeChecked(String(raw.text ?? ''), limits.maxTokens);
-  if (!tok.ok) return { ok: false, message: tok.message };
+  if (tok.ok === false) return { ok: false, message: tok.message };
   const state = {
     text: String(raw.text),
     d_model: ints.d_model,
@@ -127,7 +133,7 @@ export function parseHash(hash, { modeKeys = [], limits = PAGE_LIMITS } = {}) {
   let preset = null;
   if (params.has('preset')) {
     const name = params.get('preset');
-    if (Object.prototype.hasOwnProperty.call(PRESETS, name)) {
+    if (Object.hasOwn(PRESETS, name)) {
       base = PRESETS[name].state;
       preset = name;
     } else {
@@ -135,6 +141,7 @@ export function parseHash(hash, { modeKeys = [], limits = PAGE_LIMITS } = {}) {
     }
   }
   notes.push(...addressNotes(hash, [...RANDOM_HASH_KEYS, ...modeKeys]));
+  /** @type {RandomState} */
   const state = { ...base };
   const fallback = (key, raw, why) => {
     notes.push(`${key}=${quoteValue(raw)} in the address ${why}; using ${key}=${state[key]}.`);
@@ -145,7 +152,7 @@ export function parseHash(hash, { modeKeys = [], limits = PAGE_LIMITS } = {}) {
     const tok = raw.length > MAX_TEXT_CHARS ? null : tokenizeChecked(raw, limits.maxTokens);
     if (tok?.ok) state.text = raw;
     else {
-      const why = tok
+      const why = tok?.ok === false
         ? `The text in the address cannot be shown: ${tok.message}`
         : `The text in the address has ${raw.length} characters (at most ${MAX_TEXT_CHARS}).`;
       notes.push(`${why} Using "${state.text}".`);

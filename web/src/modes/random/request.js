@@ -9,7 +9,8 @@ import { checkPageLimits, readControls } from './random_state.js';
 /**
  * The request for the settings of `controls` (controls.js RandomControls; its mask fields are
  * limited to the token count here).
- * @param {object} core the attention core (windowMask, parameterCount)
+ * @param {import('../../../../cpp/bindings/wasm/mha_wasm').MhaCoreModule} core the attention core
+ *   (windowMask, parameterCount)
  * @param {object} controls the mode's form
  * @param {object} explainState the explain keys on show (explain/explain_state.js)
  * @param {{cell: object|null, needsParameters: () => boolean}} explain the explain panels: a locked
@@ -20,13 +21,14 @@ import { checkPageLimits, readControls } from './random_state.js';
  */
 export function experimentRequest(core, controls, explainState, explain) {
   const read = readControls(controls.raw());
-  if (!read.ok) return { refused: read.message };
+  if (read.ok === false) return { refused: read.message };
   const { state, tokens } = read;
   controls.limitMaskFields(maskLimits(tokens.length));
   const masks = readMaskControls(controls.rawMask(), tokens.length);
-  if (!masks.ok) return { refused: masks.message, maskKey: masks.key };
+  if (masks.ok === false) return { refused: masks.message, maskKey: masks.key };
   const explained = fitExplain({ ...explainState, ...masks.value }, tokens.length, state.num_heads);
   const fields = maskFields(explained, tokens.length, (n, window) => core.windowMask({ n, window }));
+  /** @type {import('../../../../cpp/bindings/wasm/mha_wasm').ExperimentRequest} */
   let request;
   try {
     // The module is the authority on (d_model, num_heads): zero, negative or non-dividing

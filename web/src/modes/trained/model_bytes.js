@@ -18,7 +18,7 @@ import { base64ToBytes } from '../../compute/bytes.js';
  * @param {Window} [win] the page's window (for fetch and the address's protocol)
  * @returns {Promise<{bytes: Uint8Array, heads: object|null}>}
  */
-export async function modelBytes(source, modules, win = globalThis) {
+export async function modelBytes(source, modules, win = window) {
   const heads = (bundle) => (source.heads !== undefined ? source.heads : bundle?.heads ?? null);
   if (source.file && win.location?.protocol !== 'file:') {
     try {

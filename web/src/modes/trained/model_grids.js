@@ -40,6 +40,8 @@ export class ModelGrids {
     this.theme = null;
     this.zoomGrid = null;
     this.zoomKey = null;
+    /** Which of the model's grids the current cell is in, where it has several (the date model's layer row, the enlarged head). */
+    this.group = null;
     /** The current cell (hovered, or locked by a click, a tap or Enter); select() shows it. */
     this.cells = new CellSelection((cell) => this.select(cell, this.group));
   }
@@ -66,6 +68,14 @@ export class ModelGrids {
   showHint() {
     setText(this.els.readout, this.readoutHint);
     this.els.readout.dataset.locked = 'false';
+  }
+
+  /**
+   * Shows the current cell `cell` (null: none) in the grids of `group`; each model's grids
+   * implement it (their figures and readout are their own).
+   */
+  select(cell, group) {
+    throw new Error(`select(${cell}, ${group}) is not implemented by these grids`);
   }
 }
 

@@ -7,19 +7,8 @@
 // pauses; the grids laid out again on a resize and a change of colour scheme; the time of each
 // update on the summary (data-ms).
 //
-// A model's mode extends TrainedMode and adds what is its own:
-//   modelSource()            where its file is (model_bytes.js modelBytes' source); throws when
-//                            this build of the page has none
-//   showControls()           its controls from this.state (entering the mode)
-//   wireControls()           its controls' listeners (once)
-//   makeModel(mod, bytes)    its model from the file's bytes (throws on a bad file)
-//   opened(bytes, heads, elsewhere)  its model line and roles, once loaded (`elsewhere`: why the
-//                            heads file's roles are not shown, or null)
-//   firstView()              what its first view needs once loaded, then this.update()
-//   runAndDraw()             runs the model on its input and draws; false when refused (this.fail)
-//   timed(ms, drawn)         its summary line after an update
-//   lastShown()              the alert's words on what stays on screen after a refused input
-// and has `grids` with measure(), layout(), resized(), relayout(), markOff(off) and `theme`.
+// A model's mode extends TrainedMode and implements the hooks at the end of the class (each
+// throws here); its `grids` has measure(), layout(), resized(), relayout(), markOff(off) and `theme`.
 import { drawLegend } from '../../draw/legend.js';
 import { errorMessage, sentence, showNotes } from '../../chrome/alerts.js';
 import { viewToHash } from '../../chrome/address_keys.js';
@@ -63,6 +52,7 @@ export class TrainedMode {
     this.alsoLoad = alsoLoad;
     this.state = { ...defaults, off: [...(defaults.off ?? [])] };
     this.mod = null;
+    /** @type {any} its model: an instance of the model's class in the full module (makeModel) */
     this.model = null;
     this.loading = null;
     this.active = false;
@@ -234,5 +224,62 @@ export class TrainedMode {
   clearAlert() {
     if (this.els.alert.textContent) this.els.alert.textContent = '';
     this.els.text.removeAttribute('aria-invalid');
+  }
+
+  // The hooks a model's mode implements.
+
+  /** Where its model file is (model_bytes.js modelBytes' source); throws when this build of the page has none. @returns {{file?: string, script: string, global: string, heads?: object|null, missing?: string}} */
+  modelSource() {
+    throw new Error(`${this.id}: modelSource() is not implemented`);
+  }
+
+  /** Its controls from this.state (entering the mode). */
+  showControls() {
+    throw new Error(`${this.id}: showControls() is not implemented`);
+  }
+
+  /** Its controls' listeners (once). */
+  wireControls() {
+    throw new Error(`${this.id}: wireControls() is not implemented`);
+  }
+
+  /**
+   * Its model from the file's bytes; throws on a bad file.
+   * @param {import('../../../../cpp/bindings/wasm/mha_wasm').MhaModule} mod the full module
+   * @param {Uint8Array} bytes the model file
+   * @returns {{checksum: string}}
+   */
+  makeModel(mod, bytes) {
+    throw new Error(`${this.id}: makeModel() is not implemented (${mod}, ${bytes.length} bytes)`);
+  }
+
+  /**
+   * Its model line and roles, once loaded.
+   * @param {Uint8Array} bytes the model file
+   * @param {object|null} heads its heads file
+   * @param {string|null} elsewhere why the heads file's roles are not shown, or null
+   */
+  opened(bytes, heads, elsewhere) {
+    throw new Error(`${this.id}: opened() is not implemented (${bytes.length} bytes, ${heads}, ${elsewhere})`);
+  }
+
+  /** What its first view needs once loaded, then this.update(). */
+  firstView() {
+    throw new Error(`${this.id}: firstView() is not implemented`);
+  }
+
+  /** Runs the model on its input and draws; false when refused (this.fail). @returns {boolean} */
+  runAndDraw() {
+    throw new Error(`${this.id}: runAndDraw() is not implemented`);
+  }
+
+  /** Its summary line after an update of `ms` milliseconds (`drawn`: whether it drew). */
+  timed(ms, drawn) {
+    throw new Error(`${this.id}: timed() is not implemented (${ms} ms, drawn ${drawn})`);
+  }
+
+  /** The alert's words on what stays on screen after a refused input. @returns {string} */
+  lastShown() {
+    throw new Error(`${this.id}: lastShown() is not implemented`);
   }
 }
