@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test:
+# Installs what is missing, checks the style, builds, and runs every test:
+#   0. the static checks (scripts/lint.sh: Biome and tsc --checkJs, black and flake8), before the
+#      builds: seconds
 #   1. native GoogleTest suite and the Python package's unittest suite (ctest), then the same suite and the fuzz corpus replay built with
 #      ASan+UBSan in build/asan (-DMHA_SANITIZE=address,undefined)
 #   2. the libFuzzer targets built with clang (build/fuzz), each run for FUZZ_SMOKE_SECONDS (15)
@@ -8,9 +10,13 @@
 # Exits non-zero if anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/build.sh
+./scripts/install_deps.sh
 
 status=0
+echo "== static checks (scripts/lint.sh)"
+./scripts/lint.sh || status=1
+
+./scripts/build.sh
 echo "== native tests (ctest)"
 ctest --test-dir build/native --output-on-failure -j "$(nproc 2>/dev/null || echo 2)" || status=1
 
