@@ -49,8 +49,8 @@ export function interpolateViridis(t) {
 /** The Python module: the colours as (r, g, b) tuples. */
 export function pythonTable(colors = viridisColors()) {
   const rgb = colors.map((c) => `(${[0, 2, 4].map((k) => parseInt(c.slice(k, k + 2), 16)).join(', ')})`);
-  const rows = [];
-  for (let i = 0; i < rgb.length; i += 6) rows.push(`    ${rgb.slice(i, i + 6).join(', ')},`);
+  // One colour a line, as black formats a tuple with a trailing comma (scripts/lint.sh).
+  const rows = rgb.map((c) => `    ${c},`);
   return `# ${HEADER}
 """Viridis as d3-scale-chromatic's interpolateViridis (the page's colours): 256 (r, g, b)
 colours, colour i for a weight in [i/256, (i+1)/256)."""

@@ -1,6 +1,6 @@
 // A trained model's heads file: what was measured of each head on held-out data, written by the
 // model's evaluation (web/date_model_heads.json by `mha date-eval`, web/english_lm_heads.json by
-// scripts/evaluate_english_lm.py). One schema for every model:
+// scripts/training/evaluate_english_lm.py). One schema for every model:
 //   {"model": {"xxh64": "<16 hex digits>", "file": "web/….safetensors", "config": {…}},
 //    "heads": [{"layer": 0, "head": 1, "role": "…", …}, …], …}
 // `model.xxh64` is the checksum the core verifies when it loads that file (model.checksum); roles
