@@ -1,8 +1,8 @@
 // What the trained models' Embind adapters share (bindings_date.cpp: DateModel;
-// bindings_english.cpp: EnglishModel): one class shape (a constructor from the file's bytes; config,
-// vocab and checksum as properties), the checks of a call's arguments (the text, the options
-// object, the list of heads to switch off) and the run result's `attention` list. Only in the full
-// module (mha_wasm.js). API reference: docs/js-api.md "The trained models".
+// bindings_english.cpp: EnglishModel): one class shape (a constructor from the file's bytes;
+// config, vocab and checksum as properties), the checks of a call's arguments (the text, the
+// options object, the list of heads to switch off) and the run result's `attention` list. Only in
+// the full module (mha_wasm.js). API reference: docs/js-api.md "The trained models".
 //
 // Shape legend: h = num_heads, q = queries, k = keys of one attention stack; weights are flat
 // row-major Float32Arrays of h*q*k floats.
@@ -107,7 +107,8 @@ inline void append_attention(val& attention, const char* kind,
 template <class JsModel, class Model>
 JsModel* load_js_model(const val& bytes, const char* name) {
   return guarded([&] {
-    return new JsModel(Model::load(byte_vector(bytes, std::string(name) + " (the .safetensors file)")));
+    return new JsModel(
+        Model::load(byte_vector(bytes, std::string(name) + " (the .safetensors file)")));
   });
 }
 
