@@ -66,9 +66,16 @@ bool has_flag(const Options& o, const std::string& name);
 
 // The trained models' files (every model command: cli_common.cpp).
 
-/// A model's file: `model` (--model FILE), or `built_in`, the repository's copy that the build
-/// names (nullptr in a build that names none). Throws usage_error when neither is there.
-std::string model_path(const std::optional<std::string>& model, const char* built_in);
+/// The repository's files that the build names (cpp/cli/CMakeLists.txt): the shipped models and
+/// the date model's held-out examples.
+enum class BuiltInFile { date_model, english_lm, date_heldout };
+
+/// The path of `file` in this repository, or nullptr in a build that names none.
+const char* built_in_file(BuiltInFile file);
+
+/// A model's file: `model` (--model FILE), or the repository's copy `built_in`. Throws usage_error
+/// when neither is there.
+std::string model_path(const std::optional<std::string>& model, BuiltInFile built_in);
 
 /// The bytes of the model file `file`, read whole. Throws input_error naming the file when it
 /// cannot be read.
@@ -88,10 +95,6 @@ Model load_model(const std::string& file, const std::string& what) {
 }
 
 // The date model's commands (cli_date_model.cpp).
-
-/// The date model's file: `model`, or the repository's web/date_model.safetensors where the build
-/// knows it. Throws usage_error when neither is there.
-std::string date_model_path(const std::optional<std::string>& model);
 
 /// The date model of `file` (load_model). Throws input_error naming the file when it cannot be
 /// read or is not a date model.

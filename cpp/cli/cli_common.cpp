@@ -117,16 +117,32 @@ bool has_flag(const Options& o, const std::string& name) {
   }
   return false;
 }
-std::string model_path(const std::optional<std::string>& model, const char* built_in) {
+const char* built_in_file(BuiltInFile file) {
+#if defined(MHA_DEFAULT_DATE_MODEL) && defined(MHA_DEFAULT_ENGLISH_LM) && \
+    defined(MHA_DEFAULT_DATE_HELDOUT)
+  switch (file) {
+    case BuiltInFile::date_model:
+      return MHA_DEFAULT_DATE_MODEL;
+    case BuiltInFile::english_lm:
+      return MHA_DEFAULT_ENGLISH_LM;
+    case BuiltInFile::date_heldout:
+      return MHA_DEFAULT_DATE_HELDOUT;
+  }
+#endif
+  (void)file;
+  return nullptr;
+}
+
+std::string model_path(const std::optional<std::string>& model, BuiltInFile built_in) {
   if (model) return *model;
-  if (!built_in) throw usage_error{"--model FILE is required (this build has no default model)"};
-  return built_in;
+  const char* path = built_in_file(built_in);
+  if (!path) throw usage_error{"--model FILE is required (this build has no default model)"};
+  return path;
 }
 
 std::vector<std::uint8_t> read_model_bytes(const std::string& file) {
   const std::string text = read_input(file);
   return std::vector<std::uint8_t>(text.begin(), text.end());
 }
-
 
 }  // namespace mha_cli

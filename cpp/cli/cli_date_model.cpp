@@ -1,8 +1,8 @@
 // What the date-model commands (`mha translate`, `mha date-eval`, `mha patterns --input` /
-// `--heldout`) share: the model's file, loading it, the held-out examples and --limit.
+// `--heldout`) share: loading the model, the held-out examples and --limit (the model's file:
+// model_path, cli_common.cpp).
 #include <cstdint>
 #include <limits>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,14 +10,6 @@
 #include "mha/date_report.hpp"
 
 namespace mha_cli {
-
-std::string date_model_path(const std::optional<std::string>& model) {
-#ifdef MHA_DEFAULT_DATE_MODEL
-  return model_path(model, MHA_DEFAULT_DATE_MODEL);
-#else
-  return model_path(model, nullptr);
-#endif
-}
 
 mha::DateModel load_date_model(const std::string& file) {
   return load_model<mha::DateModel>(file, "date model");

@@ -16,13 +16,11 @@ int cmd_date_eval(const std::vector<std::string>& args) {
   if (!o.positional.empty()) {
     throw usage_error{"date-eval takes no positional argument, got " + in_quotes(o.positional[0])};
   }
-  const std::string model_file = date_model_path(single(o, "--model"));
-#ifdef MHA_DEFAULT_DATE_HELDOUT
-  const std::string heldout_file = single(o, "--heldout").value_or(MHA_DEFAULT_DATE_HELDOUT);
-#else
+  const std::string model_file = model_path(single(o, "--model"), BuiltInFile::date_model);
+  const char* built_in_heldout = built_in_file(BuiltInFile::date_heldout);
   const std::string heldout_file =
-      single(o, "--heldout").value_or("tests/fixtures/date_heldout.json");
-#endif
+      single(o, "--heldout")
+          .value_or(built_in_heldout ? built_in_heldout : "tests/fixtures/date_heldout.json");
   const mha::DateModel model = load_date_model(model_file);
   std::vector<mha::DateExample> examples = read_heldout(heldout_file);
   if (const auto limit = single(o, "--limit")) {

@@ -1,30 +1,17 @@
 // `mha lm` (docs/cli.md, docs/english-lm-format.md): read the arguments, the model file and the
-// text, run the English model (mha_models), print the tokens, the next-token prediction and the
-// perplexity, or all of it with every attention weight as JSON.
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <optional>
-#include <set>
+// text, run the English model (mha_models), print its report: the tokens, the next-token
+// prediction and the perplexity (mha::english_lm_run_to_text), or all of it with every attention
+// weight as JSON (mha::english_lm_run_to_json).
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "cli.hpp"
 #include "mha/english_lm.hpp"
-#include "mha/json_io.hpp"
+#include "mha/english_report.hpp"
 
 namespace mha_cli {
 
 namespace {
-
-std::string english_lm_path(const std::optional<std::string>& model) {
-#ifdef MHA_DEFAULT_ENGLISH_LM
-  return model_path(model, MHA_DEFAULT_ENGLISH_LM);
-#else
-  return model_path(model, nullptr);
-#endif
-}
 
 /// "L.H[,L.H...]", e.g. "0.1,1.3".
 std::vector<mha::LMHead> parse_heads(const std::string& text) {
@@ -47,34 +34,6 @@ std::vector<mha::LMHead> parse_heads(const std::string& text) {
   return heads;
 }
 
-std::string fixed(double x, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
-  return buf;
-}
-
-std::string text_report(const mha::EnglishLMRun& r, const mha::EnglishLM& model) {
-  const mha::EnglishTokens& t = r.tokens;
-  std::string out = "tokens:";
-  std::size_t unknown = 0;
-  for (std::size_t i = 0; i < t.words.size(); ++i) {
-    out += " " + t.words[i] + (t.unknown[i] ? "*" : "");
-    unknown += t.unknown[i] ? 1 : 0;
-  }
-  out += "\n";
-  if (unknown > 0) out += "  (* " + std::to_string(unknown) + " not in the vocabulary: <unk>)\n";
-  if (t.truncated_tokens > 0) {
-    out += "truncated: " + std::to_string(t.truncated_tokens) +
-           " tokens beyond the model's max_len=" + std::to_string(model.config().max_len) +
-           " were dropped\n";
-  }
-  out += "next token:\n";
-  for (const auto& p : r.next_token) out += "  " + fixed(p.probability, 4) + "  " + p.token + "\n";
-  out += std::isnan(r.perplexity) ? std::string("perplexity: none (no text token to score)\n")
-                                  : "perplexity: " + fixed(r.perplexity, 2) + "\n";
-  return out;
-}
-
 }  // namespace
 
 int cmd_lm(const std::vector<std::string>& args) {
@@ -94,40 +53,14 @@ int cmd_lm(const std::vector<std::string>& args) {
     if (key != "--ablate") continue;
     for (const auto& h : parse_heads(value)) ablated.push_back(h);
   }
-  const mha::EnglishLM model = load_model<mha::EnglishLM>(english_lm_path(single(o, "--model")), "English model");
+  const mha::EnglishLM model = load_model<mha::EnglishLM>(
+      model_path(single(o, "--model"), BuiltInFile::english_lm), "English model");
   const std::string text = o.positional[0] == "-" ? read_input("-") : o.positional[0];
   const mha::EnglishLMRun r = model.run(text, top, ablated);
 
-  if (!has_flag(o, "--json")) {
-    const std::string report = text_report(r, model);
-    const bool ok = std::fwrite(report.data(), 1, report.size(), stdout) == report.size();
-    return ok && std::fflush(stdout) == 0 ? exit_ok : exit_internal;
-  }
-  nlohmann::json next = nlohmann::json::array();
-  for (const auto& p : r.next_token)
-    next.push_back({{"token", p.token}, {"probability", p.probability}});
-  nlohmann::json weights = nlohmann::json::array();
-  for (const auto& s : r.attn_weights) weights.push_back(mha::head_stack_to_json(s));
-  std::set<std::pair<mha::Index, mha::Index>> off;
-  for (const auto& h : ablated) off.insert({h.layer, h.head});
-  nlohmann::json ablated_json = nlohmann::json::array();
-  for (const auto& [layer, head] : off) ablated_json.push_back({layer, head});
-  const nlohmann::json out = {
-      {"tokens", r.tokens.tokens},
-      {"words", r.tokens.words},
-      {"unknown", r.tokens.unknown},
-      {"ids", r.tokens.ids},
-      {"truncated_tokens", r.tokens.truncated_tokens},
-      {"next_token", next},
-      {"next_token_logprob", r.next_token_logprob},
-      {"perplexity", std::isnan(r.perplexity)   ? nlohmann::json(nullptr)
-                     : std::isinf(r.perplexity) ? nlohmann::json("inf")  // JSON has no infinity
-                                                : nlohmann::json(r.perplexity)},
-      {"layers", model.config().num_layers},
-      {"num_heads", model.config().num_heads},
-      {"attn_weights", weights},
-      {"ablated", ablated_json}};
-  return write_response(out) ? exit_ok : exit_internal;
+  if (!has_flag(o, "--json"))
+    return write_text(mha::english_lm_run_to_text(model, r)) ? exit_ok : exit_internal;
+  return write_response(mha::english_lm_run_to_json(model, r, ablated)) ? exit_ok : exit_internal;
 }
 
 }  // namespace mha_cli

@@ -107,7 +107,7 @@ int date_model_patterns(const Options& o, DateOptions d, bool table) {
     throw usage_error{"--format table is for exported weights (FILE); the date model's "
                       "patterns are JSON"};
   }
-  const mha::DateModel model = load_date_model(date_model_path(d.model));
+  const mha::DateModel model = load_date_model(model_path(d.model, BuiltInFile::date_model));
   if (heldout) {
     for (const auto& ex : read_heldout(*heldout)) inputs.push_back(ex.input);
     if (limit) {

@@ -46,7 +46,8 @@ int cmd_translate(const std::vector<std::string>& args) {
   for (const auto& [key, value] : o.values) {
     if (key == "--ablate") ablation.push_back(parse_head(value));
   }
-  const mha::DateModel model = load_date_model(date_model_path(single(o, "--model")));
+  const mha::DateModel model =
+      load_date_model(model_path(single(o, "--model"), BuiltInFile::date_model));
   const mha::DateTranslation t = model.translate(o.positional[0], ablation, logits);
   if (!json) return write_text(t.output + "\n") ? exit_ok : exit_internal;
   return write_response(mha::date_translation_to_json(model, t, logits)) ? exit_ok : exit_internal;

@@ -223,6 +223,31 @@ inline void report(const std::string& what, const Deviation& d) {
   std::printf("[ maxdev   ] %-60s abs %.3e  rel %.3e\n", what.c_str(), d.max_abs, d.max_rel);
 }
 
+/// The golden tests' tolerances (numpy_golden_test.cpp and torch_golden_test.cpp say why):
+///   weights: |a - e| <= 1e-5 (absolute; weights are in [0, 1]);
+///   output : |a - e| <= 1e-5 * max|e| + 1e-5 |e| (relative to the output's scale).
+constexpr double kGoldenWeightsAtol = 1e-5;
+constexpr double kGoldenOutputScaledAtol = 1e-5;
+constexpr double kGoldenOutputRtol = 1e-5;
+
+/// Expects r.attn_weights and r.output within the golden tolerances of `expected`'s
+/// "attn_weights" and "output" (flat tensors of the same sizes), naming `what` in a failure, and
+/// prints both deviations ("[ maxdev ] <what> weights", "<what> output (scale S)").
+inline void expect_golden(const mha::AttentionResult& r, const json& expected,
+                          const std::string& what) {
+  const auto out = flat(expected.at("output"));
+  const auto w = flat(expected.at("attn_weights"));
+  double scale = 0.0;
+  for (double v : out) scale = std::max(scale, std::abs(v));
+  const auto dw = compare(r.attn_weights.data(), w.data(), w.size(), kGoldenWeightsAtol, 0.0);
+  EXPECT_TRUE(close(dw)) << what << " attn_weights";
+  const auto dout = compare(r.output.data(), out.data(), out.size(),
+                            kGoldenOutputScaledAtol * scale, kGoldenOutputRtol);
+  EXPECT_TRUE(close(dout)) << what << " output";
+  report(what + " weights", dw);
+  report(what + " output (scale " + std::to_string(scale) + ")", dout);
+}
+
 }  // namespace mha_test
 
 /// Expects `part` inside the error message `msg`, printing both when it is missing.

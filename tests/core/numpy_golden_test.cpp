@@ -8,6 +8,7 @@
 // accumulating d-term dot products in float32 perturbs a score by roughly
 // eps32 * sum_j |q_j k_j| / sqrt(d_head) <= ~1e-5 absolute; a softmax weight moves by at most
 // w (1 - w) |ds| <= |ds| / 4, and an output by about the same relative amount. We therefore allow
+// (mha_test::expect_golden)
 //   weights: |a - e| <= 1e-5                       (absolute; weights are in [0, 1])
 //   output : |a - e| <= 1e-5 * max|e| + 1e-5 |e|    (relative to the output's scale, ~14..47)
 // Measured (fast path and reference, all five cases): weights <= 8e-7, output <= 6e-7 * max|e|.
@@ -29,10 +30,6 @@ const json& fixture() {
   return doc;
 }
 
-constexpr double kWeightsAtol = 1e-5;
-constexpr double kOutputScaledAtol = 1e-5;
-constexpr double kOutputRtol = 1e-5;
-
 std::string name_of(const json& c) { return c.at("name").get<std::string>(); }
 
 /// Exact equality, shapes first (Eigen's operator== requires equal shapes).
@@ -42,9 +39,6 @@ bool same(const A& a, const B& b) {
 }
 
 void expect_matches_numpy(const json& c, const mha::AttentionResult& r, const std::string& how) {
-  const json& exp = c.at("expected");
-  const auto out = mha_test::flat(exp.at("output"));
-  const auto w = mha_test::flat(exp.at("attn_weights"));
   const auto n = c.at("n").get<mha::Index>();
   const auto d = c.at("d_model").get<mha::Index>();
   const auto h = c.at("num_heads").get<mha::Index>();
@@ -53,17 +47,7 @@ void expect_matches_numpy(const json& c, const mha::AttentionResult& r, const st
   ASSERT_EQ(r.attn_weights.heads(), h);
   ASSERT_EQ(r.attn_weights.rows(), n);
   ASSERT_EQ(r.attn_weights.cols(), n);
-  double scale = 0.0;
-  for (double v : out) scale = std::max(scale, std::abs(v));
-
-  const auto dw = mha_test::compare(r.attn_weights.data(), w.data(), w.size(), kWeightsAtol, 0.0);
-  EXPECT_TRUE(mha_test::close(dw)) << name_of(c) << " (" << how << ") attn_weights";
-  const auto dout = mha_test::compare(r.output.data(), out.data(), out.size(),
-                                      kOutputScaledAtol * scale, kOutputRtol);
-  EXPECT_TRUE(mha_test::close(dout)) << name_of(c) << " (" << how << ") output";
-  mha_test::report("numpy " + name_of(c) + " " + how + " weights", dw);
-  mha_test::report(
-      "numpy " + name_of(c) + " " + how + " output (scale " + std::to_string(scale) + ")", dout);
+  mha_test::expect_golden(r, c.at("expected"), "numpy " + name_of(c) + " " + how);
   for (std::uint8_t f : r.fully_masked_rows) EXPECT_EQ(f, 0);
 }
 

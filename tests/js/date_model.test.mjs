@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixture, loadModule, maxAbsDiff, repoBytes } from './module.mjs';
+import { checkAttention } from './model_checks.mjs';
 
 const modelBytes = () => repoBytes('web/date_model.safetensors');
 
@@ -107,12 +108,36 @@ test('ablation: a head switched off keeps its weights, changes what follows', ()
   assert.equal(typeof none.output, 'string');
 });
 
+test('attention: one entry per stack (encoder, decoder, cross), the very arrays of the result', () => {
+  const r = model.translate('Nov 30, 2026', { logits: true });
+  const S = r.source_length;
+  const T = r.steps;
+  assert.equal(S, 'Nov 30, 2026'.length);
+  assert.equal(T, r.output_tokens.length);
+  const entries = (kind, arrays, queries, keys) =>
+    arrays.map((weights, layer) => ({ kind, layer, queries, keys, weights }));
+  const expected = [...entries('encoder_self', r.encoder_self, S, S),
+    ...entries('decoder_self', r.decoder_self, T, T), ...entries('cross', r.cross, T, S)];
+  assert.equal(expected.length, r.num_encoder_layers + 2 * r.num_decoder_layers);
+  checkAttention(r.attention, expected, r.num_heads);
+  r.attention.forEach((a, k) => assert.equal(a.weights, expected[k].weights));  // the same objects
+  // The decoder's first step sees only itself: weight 1 in every head.
+  const dec = r.attention.find((a) => a.kind === 'decoder_self');
+  for (let head = 0; head < r.num_heads; head++) assert.equal(dec.weights[head * T * T], 1);
+});
+
 test('errors are JS Errors with the message; the model keeps working', () => {
   const limit = model.maxSourceLength;
   assert.throws(() => model.translate('1'.repeat(limit + 20)),
     { message: `input has ${limit + 20} characters, the model reads at most ${limit}` });
   assert.throws(() => model.translate(''), { message: /input is empty/ });
-  assert.throws(() => model.translate(42), { message: /text must be a string/ });
+  assert.throws(() => model.translate(42), { message: 'translate(text): text must be a string, got a number' });
+  assert.throws(() => model.translate('bad \uD800'), { message: 'text is not valid Unicode: a lone surrogate at index 4' });
+  assert.throws(() => model.translate('x', 'logits'),
+    { message: 'translate(text, options) must be an object of named fields, got string' });
+  assert.throws(() => model.translate('x', { logit: true }), { message: /^unknown key 'logit' in translate\(text, options\) \(known keys: ablated, logits\)$/ });
+  assert.throws(() => model.translate('x', { ablated: [{ kind: 'cross', layer: '0', head: 0 }] }),
+    { message: 'ablated[0]: layer must be a number, got a string' });
   assert.throws(() => model.translate('x', { ablated: [{ kind: 'cros', layer: 0, head: 0 }] }),
     { message: /ablated\[0\]: attention kind "cros" is not one of/ });
   assert.throws(() => model.translate('x', { ablated: [{ kind: 'cross', layer: 7, head: 0 }] }),

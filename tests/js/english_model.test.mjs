@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { root, fixture, loadModule, maxAbsDiff, repoBytes as bytesOf } from './module.mjs';
+import { checkAttention } from './model_checks.mjs';
 import { tokenize } from '../../web/src/chrome/tokenize.js';
 
 const TINY = 'tests/fixtures/english_lm_tiny_relbias_mlp.safetensors';
@@ -91,11 +92,30 @@ test('config, defaults of run()', () => {
   assert.equal(tiny.run('', { top: 1 }).nextToken.length, 1);
 });
 
+test('attention: one self-attention entry per layer, a view of its part of attnWeights', () => {
+  const r = tiny.run('the cat sat on the mat', { ablate: [[1, 2]] });
+  const size = r.heads * r.n * r.n;
+  const expected = Array.from({ length: r.layers }, (_, layer) => ({
+    kind: 'self', layer, queries: r.n, keys: r.n,
+    weights: r.attnWeights.subarray(layer * size, (layer + 1) * size),
+  }));
+  checkAttention(r.attention, expected, r.heads);
+  // Causal: the first token sees only itself; nothing above the diagonal.
+  for (const a of r.attention) {
+    for (let head = 0; head < r.heads; head++) {
+      assert.equal(a.weights[head * r.n * r.n], 1);
+      assert.equal(a.weights[head * r.n * r.n + 1], 0);
+    }
+  }
+});
+
 test('errors are JS Errors with the message; the module keeps working', () => {
   assert.throws(() => tiny.run('the cat', { ablate: [[9, 9]] }),
     { message: 'cannot ablate layer 9 head 9: the model has 2 layers of 4 heads' });
   assert.throws(() => tiny.run('the cat', { ablate: [[0]] }), { message: /ablate\[0\] must be a \[layer, head\] pair/ });
-  assert.throws(() => tiny.run('the cat', { ablate: 'x' }), { message: /ablate must be an array/ });
+  assert.throws(() => tiny.run('the cat', { ablate: 'x' }), { message: 'ablate must be an array of [layer, head] pairs' });
+  assert.throws(() => tiny.run('the cat', { ablate: [[0, -1]] }), { message: 'ablate[0]: head=-1 is outside [0, 1048576]' });
+  assert.throws(() => tiny.run('the cat', 5), { message: 'run(text, options) must be an object of named fields, got number' });
   assert.throws(() => tiny.run('the cat', { top: 0 }), { message: /top=0/ });
   assert.throws(() => tiny.run('the cat', { top: 61 }), { message: /top_k=61/ });
   assert.throws(() => tiny.run('the cat', { temperature: 2 }), { message: /unknown key 'temperature'/ });

@@ -358,6 +358,26 @@ DIST_BUILT = os.path.isfile(os.path.join(ROOT, "dist", "mha-attention.js")) and 
 )
 
 
+class Tokenize(unittest.TestCase):
+    """tokenize(): the core's token rule, the page's and the element's."""
+
+    def test_tokenize_is_the_core_rule(self):
+        # The page's tokenize() wrote these cases (tests/fixtures/english_tokenize.json).
+        with open(os.path.join(FIXTURES, "english_tokenize.json"), encoding="utf-8") as f:
+            cases = json.load(f)["cases"]
+        self.assertGreater(len(cases), 5)
+        for case in cases:
+            self.assertEqual(mha_lab.tokenize(case["text"]), case["tokens"], case["text"])
+        self.assertEqual(mha_lab.tokenize("naïve 👍🏽!"), ["naïve", "👍🏽", "!"])
+        self.assertEqual(mha_lab.tokenize("  "), [])
+        with self.assertRaisesRegex(ValueError, "text must be a str"):
+            mha_lab.tokenize(42)
+        with self.assertRaisesRegex(
+            ValueError, "^text is not valid Unicode: a lone surrogate at index 4$"
+        ):
+            mha_lab.tokenize("bad \ud800 surrogate")
+
+
 @unittest.skipUnless(DIST_BUILT, "dist/ is not built (./scripts/build.sh writes it)")
 class Show(unittest.TestCase):
     """show() and show_experiment(): the element with its scripts inline, a picture without
@@ -422,6 +442,12 @@ class Show(unittest.TestCase):
         self.assertIn('tokens="Heads look at the cat&#x27;s toy."', page)
         self.assertIn("cat&#x27;s → toy", page)
         self.assertIn("toy → .", page)
+
+    def test_text_beyond_ascii_is_split_by_the_core(self):
+        # "e" + U+0301 (a combining mark) stays in its word, as the element splits it; Python's
+        # \w would end the word there.
+        page = mha_lab.show_experiment(text="cafe\u0301 au lait")._repr_html_()
+        self.assertIn("seed 7, 3 tokens", page)
 
     def test_large_weights_get_a_png_per_head(self):
         # 2 layers x 16 heads x 128 tokens: 524,288 weights, one pixel each.

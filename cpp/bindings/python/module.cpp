@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "mha/attention.hpp"
+#include "mha/english_tokenizer.hpp"
 #include "mha/experiment_request.hpp"
 #include "mha/npy.hpp"
 #include "mha/patterns_io.hpp"
@@ -301,5 +302,8 @@ PYBIND11_MODULE(_core, m) {
         py::arg("d_model"), py::arg("num_heads"), py::arg("is_causal"), py::arg("positional"));
   m.def("head_patterns_json", &head_patterns_json, py::arg("attn"), py::arg("tokens"),
         py::arg("query_tokens"));
+  // The token rule of the page, the element and the English model (mha::english_tokenize): a str
+  // in (as UTF-8; mha_lab.tokenize refuses a lone surrogate first), its tokens out.
+  m.def("english_tokenize", &mha::english_tokenize, py::arg("text"));
   m.attr("max_tokens") = mha::limits::max_tokens;
 }

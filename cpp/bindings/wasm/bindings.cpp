@@ -38,6 +38,21 @@ using namespace mha_js;  // js_convert.hpp: guarded(), readers and writers of JS
 // ---------------------------------------------------------------------------------------------
 // Exported API
 
+/// The inputs, masks and options of `request` (n, query, m?, key?, value?, attn_mask?,
+/// key_padding_mask?, is_causal?, keep_intermediates?, weights_only?, ablated_heads?) through
+/// `layer`: the result object of forward() (docs/js-api.md). Throws what the readers and the
+/// layer throw (parse_error, shape_error, ...).
+val forward_inputs(const mha::MultiheadAttention& layer, const val& request) {
+  const mha::AttentionConfig& c = layer.config();
+  const Inputs in = read_inputs(request, c);
+  const Index m = in.self ? in.query.rows() : in.key.rows();
+  const mha::AttentionMasks masks = read_masks(request, c.num_heads, in.query.rows(), m);
+  const mha::AttentionResult r =
+      in.self ? layer.forward(in.query, masks, read_options(request))
+              : layer.forward(in.query, in.key, in.value, masks, read_options(request));
+  return result_to_js(r, c);
+}
+
 /// One layer kept in wasm memory: weights validated once, forward() as often as needed.
 class JsMultiheadAttention {
  public:
@@ -48,14 +63,7 @@ class JsMultiheadAttention {
   val forward(val request) const {
     return guarded([&] {
       expect_request(request, "the layer's forward request", {&kInputKeys});
-      const mha::AttentionConfig& c = layer_.config();
-      const Inputs in = read_inputs(request, c);
-      const Index m = in.self ? in.query.rows() : in.key.rows();
-      const mha::AttentionMasks masks = read_masks(request, c.num_heads, in.query.rows(), m);
-      const mha::AttentionResult r =
-          in.self ? layer_.forward(in.query, masks, read_options(request))
-                  : layer_.forward(in.query, in.key, in.value, masks, read_options(request));
-      return result_to_js(r, c);
+      return forward_inputs(layer_, request);
     });
   }
 
@@ -134,14 +142,7 @@ val forward(val request) {
   return guarded([&] {
     expect_request(request, "the forward request", {&kConfigKeys, &kWeightKeys, &kInputKeys});
     const mha::AttentionConfig c = read_config(request);
-    const mha::MultiheadAttention layer(c, read_weights(request, c));
-    const Inputs in = read_inputs(request, c);
-    const Index m = in.self ? in.query.rows() : in.key.rows();
-    const mha::AttentionMasks masks = read_masks(request, c.num_heads, in.query.rows(), m);
-    const mha::AttentionResult r =
-        in.self ? layer.forward(in.query, masks, read_options(request))
-                : layer.forward(in.query, in.key, in.value, masks, read_options(request));
-    return result_to_js(r, c);
+    return forward_inputs(mha::MultiheadAttention(c, read_weights(request, c)), request);
   });
 }
 

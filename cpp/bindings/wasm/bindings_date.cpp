@@ -11,11 +11,15 @@
 
 #include "js_convert.hpp"
 #include "mha/date_model.hpp"
+#include "model_convert.hpp"
 
 namespace {
 
-using namespace mha_js;  // js_convert.hpp: guarded(), readers and writers of JS values
+using namespace mha_js;  // js_convert.hpp, model_convert.hpp: guarded(), readers and writers
 
+const std::vector<std::string> kTranslateOptions = {"ablated", "logits"};
+
+/// One Float32Array per stack (L of them), copies of the stacks.
 val stacks_to_js(const std::vector<mha::HeadStack>& stacks) {
   val out = val::array();
   for (std::size_t l = 0; l < stacks.size(); ++l) {
@@ -26,31 +30,24 @@ val stacks_to_js(const std::vector<mha::HeadStack>& stacks) {
 
 /// options.ablated: [{kind: 'encoder_self' | 'decoder_self' | 'cross', layer, head}, ...].
 mha::Ablation read_ablation(const val& options) {
-  mha::Ablation ablation;
-  if (!has(options, "ablated")) return ablation;
-  const val list = options["ablated"];
-  if (!list.isArray()) throw mha::parse_error("ablated must be an array of {kind, layer, head}");
-  const auto count = list["length"].as<std::size_t>();
-  for (std::size_t i = 0; i < count; ++i) {
-    const val item = list[i];
-    const std::string where = "ablated[" + std::to_string(i) + "]";
-    if (item.typeOf().as<std::string>() != "object" || item.isNull()) {
-      throw mha::parse_error(where + " must be an object {kind, layer, head}");
-    }
-    if (!has(item, "kind") || item["kind"].typeOf().as<std::string>() != "string") {
-      throw mha::parse_error(where + ".kind must be 'encoder_self', 'decoder_self' or 'cross'");
-    }
-    mha::HeadId id;
-    try {
-      id.kind = mha::parse_attention_kind(item["kind"].as<std::string>());
-    } catch (const mha::parse_error& e) {
-      throw mha::parse_error(where + ": " + e.what());
-    }
-    id.layer = static_cast<Index>(integer(item, "layer", 0, 1 << 20));
-    id.head = static_cast<Index>(integer(item, "head", 0, 1 << 20));
-    ablation.push_back(id);
-  }
-  return ablation;
+  return read_head_list<mha::HeadId>(
+      options, "ablated", "{kind, layer, head}", [](const val& item, const std::string& where) {
+        if (item.typeOf().as<std::string>() != "object" || item.isNull()) {
+          throw mha::parse_error(where + " must be an object {kind, layer, head}");
+        }
+        if (!has(item, "kind") || item["kind"].typeOf().as<std::string>() != "string") {
+          throw mha::parse_error(where + ".kind must be 'encoder_self', 'decoder_self' or 'cross'");
+        }
+        mha::HeadId id;
+        try {
+          id.kind = mha::parse_attention_kind(item["kind"].as<std::string>());
+        } catch (const mha::parse_error& e) {
+          throw mha::parse_error(where + ": " + e.what());
+        }
+        id.layer = head_field(item, "layer", where);
+        id.head = head_field(item, "head", where);
+        return id;
+      });
 }
 
 /// The date model kept in wasm memory: new mod.DateModel(bytes), then translate() per keystroke.
@@ -67,17 +64,11 @@ class JsDateModel {
 
   val translate(val text, val options) const {
     return guarded([&] {
-      if (text.typeOf().as<std::string>() != "string") {
-        throw mha::parse_error("translate(text): text must be a string, got a " +
-                               text.typeOf().as<std::string>());
-      }
-      const bool options_given = !options.isUndefined() && !options.isNull();
-      if (options_given && options.typeOf().as<std::string>() != "object") {
-        throw mha::parse_error("translate(text, options): options must be an object");
-      }
-      const mha::Ablation ablation = options_given ? read_ablation(options) : mha::Ablation{};
-      const bool logits = options_given && boolean_or(options, "logits", false);
-      const mha::DateTranslation t = model_.translate(text.as<std::string>(), ablation, logits);
+      const std::string input = text_argument(text, "translate(text)");
+      const bool given = options_given(options, "translate(text, options)", kTranslateOptions);
+      const mha::Ablation ablation = given ? read_ablation(options) : mha::Ablation{};
+      const bool logits = given && boolean_or(options, "logits", false);
+      const mha::DateTranslation t = model_.translate(input, ablation, logits);
       const mha::Seq2SeqConfig& c = model_.transformer().config();
       val out = val::object();
       out.set("input", val(t.input));
@@ -91,9 +82,17 @@ class JsDateModel {
       out.set("source_length", static_cast<double>(t.source_tokens.size()));
       out.set("steps", static_cast<double>(
                            t.trace.decoder_self.empty() ? 0 : t.trace.decoder_self[0].rows()));
-      out.set("encoder_self", stacks_to_js(t.trace.encoder_self));
-      out.set("decoder_self", stacks_to_js(t.trace.decoder_self));
-      out.set("cross", stacks_to_js(t.trace.cross));
+      const val encoder_self = stacks_to_js(t.trace.encoder_self);
+      const val decoder_self = stacks_to_js(t.trace.decoder_self);
+      const val cross = stacks_to_js(t.trace.cross);
+      out.set("encoder_self", encoder_self);
+      out.set("decoder_self", decoder_self);
+      out.set("cross", cross);
+      val attention = val::array();
+      append_attention(attention, "encoder_self", t.trace.encoder_self, encoder_self);
+      append_attention(attention, "decoder_self", t.trace.decoder_self, decoder_self);
+      append_attention(attention, "cross", t.trace.cross, cross);
+      out.set("attention", attention);
       if (logits) out.set("logits", float32_copy(t.trace.logits.data(), t.trace.logits.size()));
       return out;
     });
@@ -104,24 +103,15 @@ class JsDateModel {
   mha::DateModel model_;
 };
 
-/// new mod.DateModel(bytes): bytes is a Uint8Array (or ArrayBuffer) of the .safetensors file.
 JsDateModel* make_date_model(val bytes) {
-  return guarded([&] {
-    return new JsDateModel(
-        mha::DateModel::load(byte_vector(bytes, "DateModel (the .safetensors file)")));
-  });
+  return load_js_model<JsDateModel, mha::DateModel>(bytes, "DateModel");
 }
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(mha_lab_date_model) {
-  using namespace emscripten;
-  class_<JsDateModel>("DateModel")
-      .constructor(&make_date_model, allow_raw_pointers())
+  model_class<JsDateModel>("DateModel", &make_date_model)
       .function("translate", &JsDateModel::translate)
       .function("translate", &JsDateModel::translate_plain)
-      .property("config", &JsDateModel::config)
-      .property("vocab", &JsDateModel::vocab)
-      .property("maxSourceLength", &JsDateModel::max_source_length)
-      .property("checksum", &JsDateModel::checksum);
+      .property("maxSourceLength", &JsDateModel::max_source_length);
 }

@@ -11,52 +11,26 @@
 #include "js_convert.hpp"
 #include "mha/english_lm.hpp"
 #include "mha/english_tokenizer.hpp"
+#include "model_convert.hpp"
 
 namespace {
 
-using namespace mha_js;  // js_convert.hpp: guarded(), readers and writers of JS values
+using namespace mha_js;  // js_convert.hpp, model_convert.hpp: guarded(), readers and writers
 
 const std::vector<std::string> kRunOptions = {"top", "ablate"};
 
-std::string text_argument(const val& text, const char* call) {
-  if (text.typeOf().as<std::string>() != "string") {
-    throw mha::parse_error(std::string(call) + ": text must be a string, got a " +
-                           text.typeOf().as<std::string>());
-  }
-  // Embind's UTF-8 conversion pairs a lone surrogate with whatever follows it, so it is refused
-  // here, while it is still visible.
-  const int at = text.call<int>("search", val::global("RegExp").new_(val("\\p{Cs}"), val("u")));
-  if (at >= 0) {
-    throw mha::value_error("text is not valid Unicode: a lone surrogate at index " +
-                           std::to_string(at));
-  }
-  return text.as<std::string>();
-}
-
 /// options.ablate: [[layer, head], ...].
 std::vector<mha::LMHead> read_ablate(const val& options) {
-  std::vector<mha::LMHead> heads;
-  if (!has(options, "ablate")) return heads;
-  const val list = options["ablate"];
-  if (!list.isArray()) throw mha::parse_error("ablate must be an array of [layer, head] pairs");
-  const auto count = list["length"].as<std::size_t>();
-  for (std::size_t i = 0; i < count; ++i) {
-    const val item = list[i];
-    const std::string where = "ablate[" + std::to_string(i) + "]";
-    if (!item.isArray() || item["length"].as<std::size_t>() != 2) {
-      throw mha::parse_error(where + " must be a [layer, head] pair, got " + js_repr(item));
-    }
-    val pair = val::object();
-    pair.set("layer", item[0]);
-    pair.set("head", item[1]);
-    try {
-      heads.push_back({static_cast<Index>(integer(pair, "layer", 0, 1 << 20)),
-                       static_cast<Index>(integer(pair, "head", 0, 1 << 20))});
-    } catch (const mha::error& e) {
-      throw mha::parse_error(where + ": " + e.what());
-    }
-  }
-  return heads;
+  return read_head_list<mha::LMHead>(
+      options, "ablate", "[layer, head] pairs", [](const val& item, const std::string& where) {
+        if (!item.isArray() || item["length"].as<std::size_t>() != 2) {
+          throw mha::parse_error(where + " must be a [layer, head] pair, got " + js_repr(item));
+        }
+        val pair = val::object();
+        pair.set("layer", item[0]);
+        pair.set("head", item[1]);
+        return mha::LMHead{head_field(pair, "layer", where), head_field(pair, "head", where)};
+      });
 }
 
 val float64_copy(const std::vector<double>& data) {
@@ -94,8 +68,7 @@ class JsEnglishModel {
   val run(val text, val options) const {
     return guarded([&] {
       const std::string t = text_argument(text, "run(text)");
-      const bool given = !options.isUndefined() && !options.isNull();
-      if (given) expect_request(options, "run(text, options)", {&kRunOptions});
+      const bool given = options_given(options, "run(text, options)", kRunOptions);
       const Index top = given && has(options, "top")
                             ? static_cast<Index>(integer(options, "top", 1, 1 << 20))
                             : 5;
@@ -124,10 +97,26 @@ class JsEnglishModel {
       out.set("layers", static_cast<double>(model_.config().num_layers));
       out.set("heads", static_cast<double>(model_.config().num_heads));
       out.set("n", static_cast<double>(n));
-      std::vector<float> weights;
-      for (const auto& s : r.attn_weights)
-        weights.insert(weights.end(), s.data(), s.data() + s.size());
-      out.set("attnWeights", float32_copy(weights.data(), static_cast<Index>(weights.size())));
+      // attnWeights (L, h, n, n) in one Float32Array, written layer by layer; attention[l].weights
+      // is layer l's (h, n, n) part of it, a view (subarray).
+      std::size_t total = 0;
+      for (const auto& s : r.attn_weights) total += static_cast<std::size_t>(s.size());
+      const val attn_weights = val::global("Float32Array").new_(static_cast<double>(total));
+      val layers = val::array();
+      std::size_t begin = 0;
+      for (std::size_t l = 0; l < r.attn_weights.size(); ++l) {
+        const mha::HeadStack& s = r.attn_weights[l];
+        const auto size = static_cast<std::size_t>(s.size());
+        const val part = attn_weights.call<val>("subarray", static_cast<double>(begin),
+                                                static_cast<double>(begin + size));
+        part.call<void>("set", val(emscripten::typed_memory_view(size, s.data())));
+        layers.set(l, part);
+        begin += size;
+      }
+      out.set("attnWeights", attn_weights);
+      val attention = val::array();
+      append_attention(attention, "self", r.attn_weights, layers);
+      out.set("attention", attention);
       return out;
     });
   }
@@ -137,12 +126,8 @@ class JsEnglishModel {
   mha::EnglishLM model_;
 };
 
-/// new mod.EnglishModel(bytes): bytes is a Uint8Array (or ArrayBuffer) of the .safetensors file.
 JsEnglishModel* make_english_model(val bytes) {
-  return guarded([&] {
-    return new JsEnglishModel(
-        mha::EnglishLM::load(byte_vector(bytes, "EnglishModel (the .safetensors file)")));
-  });
+  return load_js_model<JsEnglishModel, mha::EnglishLM>(bytes, "EnglishModel");
 }
 
 /// mod.englishTokenize(text): the page's tokens of text, as the English model splits it.
@@ -155,13 +140,8 @@ val english_tokenize_js(val text) {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(mha_lab_english_model) {
-  using namespace emscripten;
-  class_<JsEnglishModel>("EnglishModel")
-      .constructor(&make_english_model, allow_raw_pointers())
+  model_class<JsEnglishModel>("EnglishModel", &make_english_model)
       .function("run", &JsEnglishModel::run)
-      .function("run", &JsEnglishModel::run_plain)
-      .property("config", &JsEnglishModel::config)
-      .property("vocab", &JsEnglishModel::vocab)
-      .property("checksum", &JsEnglishModel::checksum);
-  function("englishTokenize", &english_tokenize_js);
+      .function("run", &JsEnglishModel::run_plain);
+  emscripten::function("englishTokenize", &english_tokenize_js);
 }

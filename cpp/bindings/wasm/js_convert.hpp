@@ -1,7 +1,8 @@
 // Conversions between JS values and the core's types, shared by the Embind adapter's files
-// (bindings.cpp: forward, layers, the date model; explain_bindings.cpp: head patterns and cell
-// explanations; load_bindings.cpp: .npy and safetensors files). The layers below know nothing of
-// Emscripten. API reference: docs/js-api.md.
+// (bindings.cpp: forward, layers, the experiment; explain_bindings.cpp: head patterns and cell
+// explanations; load_bindings.cpp: .npy and safetensors files; bindings_date.cpp and
+// bindings_english.cpp, through model_convert.hpp: the trained models). The layers below know
+// nothing of Emscripten. API reference: docs/js-api.md.
 //
 // Shape legend: n = query tokens, m = key tokens, d = d_model, h = num_heads, d_head = d / h.
 // Arrays are flat and row-major: query (n*d), key (m*kdim), value (m*vdim), attn_mask (n*m or

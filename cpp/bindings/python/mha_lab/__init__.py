@@ -22,10 +22,31 @@ __all__ = [
     "numpy_experiment",
     "forward",
     "head_patterns",
+    "tokenize",
     "show",
     "show_experiment",
     "AttentionView",
 ]
+
+
+def tokenize(text):
+    """The tokens of ``text`` as the page, the ``<mha-attention>`` element and the English model
+    split it (the core's rule, docs/english-lm-format.md): a word (letters, digits and combining
+    marks, with inner apostrophes ' or ’), a flag, or any other non-space character with the marks,
+    modifiers and zero-width-joined characters that follow it. Spaces and invisible format
+    characters only separate.
+
+    Returns a list of str, empty for blank text. Raises ValueError when ``text`` is not a str or
+    holds a lone surrogate."""
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a str, got {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ValueError(
+            f"text is not valid Unicode: a lone surrogate at index {e.start}"
+        ) from None
+    return _core.english_tokenize(text)
 
 
 def _as_numpy(x, name):

@@ -9,7 +9,6 @@ import html
 import json
 import math
 import os
-import re
 import struct
 import uuid
 import zlib
@@ -19,9 +18,6 @@ import numpy as np
 from . import _core  # noqa: F401 (the view loads with the compiled core, as the package does)
 from ._viridis import VIRIDIS
 
-# The page's token rule (web/src/chrome/tokenize.js): a word (letters and digits, with inner
-# apostrophes) or any other non-space character.
-_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\S")
 # The picture without JavaScript: up to this many weights in all, an SVG grid per head (a
 # rectangle and a tooltip per cell, about 200 bytes each); above, a PNG image per head, which
 # costs at most a byte per pixel before compression.
@@ -372,14 +368,13 @@ def show_experiment(
     ``text``: the sentence whose tokens the grids are labelled with (the element's ``tokens``
     attribute: each word is a token, every other non-space character one), its token count
     replacing ``tokens``; else ``tokens`` words "t0", "t1", ... . The picture without JavaScript
-    is computed here by ``numpy_experiment`` (the same numbers), its tokens split by the same rule
-    (letters and digits as Python's ``re`` knows them, so beyond ASCII a token may differ from
-    the element's).
+    is computed here by ``numpy_experiment`` (the same numbers), its tokens split by ``tokenize``
+    (the core's rule, the element's).
 
     Returns an AttentionView (``_repr_html_``, ``save_html(path)``)."""
-    from . import head_patterns, numpy_experiment
+    from . import head_patterns, numpy_experiment, tokenize
 
-    words = _TOKEN.findall(text) if text is not None else [f"t{i}" for i in range(int(tokens))]
+    words = tokenize(text) if text is not None else [f"t{i}" for i in range(int(tokens))]
     r = numpy_experiment(
         seed, len(words), d_model, num_heads, is_causal=is_causal, positional=positional
     )
