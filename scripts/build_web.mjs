@@ -67,9 +67,11 @@ const PLACEHOLDER = /%MHA_LAB_VERSION%/g;
 
 function usage(message) {
   if (message) console.error(`build_web: ${message}`);
-  console.error('usage: node scripts/build_web.mjs --wasm build/wasm/mha_wasm.js --out dist ' +
-    '[--core build/wasm/mha_wasm_core.js] [--date-model web/date_model.safetensors] [--date-heads web/date_model_heads.json] ' +
-    '[--english-model web/english_lm.safetensors] [--english-heads web/english_lm_heads.json]');
+  console.error(
+    'usage: node scripts/build_web.mjs --wasm build/wasm/mha_wasm.js --out dist ' +
+      '[--core build/wasm/mha_wasm_core.js] [--date-model web/date_model.safetensors] [--date-heads web/date_model_heads.json] ' +
+      '[--english-model web/english_lm.safetensors] [--english-heads web/english_lm_heads.json]',
+  );
   process.exit(2);
 }
 
@@ -126,7 +128,8 @@ export async function writeDateModel({ model, heads, outDir, warn = console.warn
  *   what the English mode's bundle is told (MHA_ENGLISH_BUILD)
  */
 export async function writeEnglishModel({ model, heads, outDir, warn = console.warn }) {
-  const file = 'english_lm.safetensors', script = 'english_lm.js';
+  const file = 'english_lm.safetensors',
+    script = 'english_lm.js';
   const bytes = await readIfExists(model);
   if (!bytes) {
     await Promise.all([file, script].map((f) => rm(path.join(outDir, f), { force: true })));
@@ -183,8 +186,14 @@ function bundle(entry, outfile, what, define = {}) {
  * into outDir/<name>.
  */
 async function minifyCss(name, outDir, before = null) {
-  const parts = await Promise.all([before, name].filter(Boolean).map((f) => readFile(path.join(WEB, f), 'utf8')));
-  const { code } = await transform(parts.join('\n'), { loader: 'css', minify: true, target: TARGET });
+  const parts = await Promise.all(
+    [before, name].filter(Boolean).map((f) => readFile(path.join(WEB, f), 'utf8')),
+  );
+  const { code } = await transform(parts.join('\n'), {
+    loader: 'css',
+    minify: true,
+    target: TARGET,
+  });
   await writeFile(path.join(outDir, name), code);
 }
 
@@ -206,8 +215,10 @@ const DATA_URI = /(["'])data:application\/octet-stream;base64,([A-Za-z0-9+/]+={0
 export async function packWasmScript(source, name, { zopfli = false } = {}) {
   const found = [...source.matchAll(DATA_URI)];
   if (found.length !== 1) {
-    throw new Error(`${name} has ${found.length} inlined wasm data: URIs, expected 1 ` +
-      '(build it with -sSINGLE_FILE=1: ./scripts/build.sh)');
+    throw new Error(
+      `${name} has ${found.length} inlined wasm data: URIs, expected 1 ` +
+        '(build it with -sSINGLE_FILE=1: ./scripts/build.sh)',
+    );
   }
   const [literal, quote, base64] = found[0];
   const wasm = Buffer.from(base64, 'base64');
@@ -227,7 +238,8 @@ export async function packWasmScript(source, name, { zopfli = false } = {}) {
  * load (tests/web/size_budget.test.mjs).
  */
 export function compactHtml(html) {
-  if (/<pre\b|<textarea\b[^>]*>[^<]/i.test(html)) throw new Error('compactHtml: the page has <pre> or textarea content; keep its whitespace');
+  if (/<pre\b|<textarea\b[^>]*>[^<]/i.test(html))
+    throw new Error('compactHtml: the page has <pre> or textarea content; keep its whitespace');
   return html.replace(/<!--[\s\S]*?-->[ \t]*\n?/g, '').replace(/\n[ \t]+/g, '\n');
 }
 
@@ -257,18 +269,38 @@ export async function buildWeb({
   await mkdir(outDir, { recursive: true });
   await bundle('main.js', path.join(outDir, 'app.js'), `mha-lab page v${version}`);
   // The page's compute worker (a classic worker script; it loads mha_wasm_core.js itself).
-  await bundle('compute/compute_worker.js', path.join(outDir, 'compute_worker.js'), `mha-lab compute worker v${version}`);
+  await bundle(
+    'compute/compute_worker.js',
+    path.join(outDir, 'compute_worker.js'),
+    `mha-lab compute worker v${version}`,
+  );
   // The Files panel, loaded when first opened (not part of the first load).
-  await bundle('explain/file_panel.js', path.join(outDir, 'file_panel.js'), `mha-lab Files panel v${version}`);
+  await bundle(
+    'explain/file_panel.js',
+    path.join(outDir, 'file_panel.js'),
+    `mha-lab Files panel v${version}`,
+  );
   // The Date translator, loaded when its tab is first shown (modes/lazy_mode.js).
-  await bundle('modes/date/date_entry.js', path.join(outDir, 'date.js'), `mha-lab Date translator v${version}`);
+  await bundle(
+    'modes/date/date_entry.js',
+    path.join(outDir, 'date.js'),
+    `mha-lab Date translator v${version}`,
+  );
   // The figure export (Save SVG, Save PNG at 1×/2×/4×), loaded on the first export.
-  await bundle('chrome/figure_entry.js', path.join(outDir, 'figure.js'), `mha-lab figure export v${version}`);
+  await bundle(
+    'chrome/figure_entry.js',
+    path.join(outDir, 'figure.js'),
+    `mha-lab figure export v${version}`,
+  );
 
   // The <mha-attention> element: its own classic script (it adds mha_wasm_core.js itself, and
   // mha_wasm.js only for the Date translator), its shadow-root CSS bundled in as text (a
   // constructed stylesheet) and also beside it as a file.
-  await bundle('element/element.js', path.join(outDir, 'mha-attention.js'), `<mha-attention> v${version}`);
+  await bundle(
+    'element/element.js',
+    path.join(outDir, 'mha-attention.js'),
+    `<mha-attention> v${version}`,
+  );
   await copyFile(path.join(WEB, 'element.css'), path.join(outDir, 'mha-attention.css'));
   await copyFile(path.join(WEB, 'mha-embed.js'), path.join(outDir, 'mha-embed.js'));
   await minifyCss('common.css', outDir);
@@ -276,16 +308,26 @@ export async function buildWeb({
   await writeFile(path.join(outDir, 'embed-example.html'), example.replace(PLACEHOLDER, version));
 
   const html = await readFile(path.join(WEB, 'index.html'), 'utf8');
-  if (!html.includes('%MHA_LAB_VERSION%')) throw new Error('web/index.html has no %MHA_LAB_VERSION% placeholder');
+  if (!html.includes('%MHA_LAB_VERSION%'))
+    throw new Error('web/index.html has no %MHA_LAB_VERSION% placeholder');
   await writeFile(path.join(outDir, 'index.html'), compactHtml(html.replace(PLACEHOLDER, version)));
   await minifyCss('style.css', outDir, 'common.css');
   await copyFile(path.join(WEB, 'favicon.svg'), path.join(outDir, 'favicon.svg'));
   // The core is on every first load: Zopfli's smaller gzip. The full module loads on demand.
-  for (const [from, to, zopfli] of [[corePath, 'mha_wasm_core.js', true], [wasmPath, 'mha_wasm.js', false]]) {
-    const { code } = await packWasmScript(await readFile(from, 'utf8'), path.basename(from), { zopfli });
+  for (const [from, to, zopfli] of [
+    [corePath, 'mha_wasm_core.js', true],
+    [wasmPath, 'mha_wasm.js', false],
+  ]) {
+    const { code } = await packWasmScript(await readFile(from, 'utf8'), path.basename(from), {
+      zopfli,
+    });
     await writeFile(path.join(outDir, to), code);
   }
-  const date = await writeDateModel({ model: path.resolve(dateModel), heads: path.resolve(dateHeads), outDir });
+  const date = await writeDateModel({
+    model: path.resolve(dateModel),
+    heads: path.resolve(dateHeads),
+    outDir,
+  });
   const english = await buildEnglish({ outDir, version, englishModel, englishHeads });
   return { outDir, version, date, english };
 }
@@ -301,9 +343,17 @@ export async function buildEnglish({
   englishModel = path.join(WEB, 'english_lm.safetensors'),
   englishHeads = path.join(WEB, 'english_lm_heads.json'),
 }) {
-  const english = await writeEnglishModel({ model: path.resolve(englishModel), heads: path.resolve(englishHeads), outDir });
-  await bundle('modes/english/english_entry.js', path.join(outDir, 'english.js'), `mha-lab English mode v${version}`,
-    { MHA_ENGLISH_BUILD: JSON.stringify(english) });
+  const english = await writeEnglishModel({
+    model: path.resolve(englishModel),
+    heads: path.resolve(englishHeads),
+    outDir,
+  });
+  await bundle(
+    'modes/english/english_entry.js',
+    path.join(outDir, 'english.js'),
+    `mha-lab English mode v${version}`,
+    { MHA_ENGLISH_BUILD: JSON.stringify(english) },
+  );
   await minifyCss('english.css', outDir);
   return english;
 }
@@ -340,15 +390,19 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     });
     const where = path.relative(process.cwd(), outDir) || '.';
     console.log(`build_web: page v${version} written to ${where}/`);
-    console.log(date
-      ? `build_web: date model (${date.bytes} bytes${date.heads ? ', with head roles' : ', no head roles'}) in ${where}/date_model.js`
-      : `build_web: no ${values['date-model'] ?? 'web/date_model.safetensors'}: ` +
-        'the Date translator will say the model is missing');
-    console.log(english
-      ? `build_web: English model (${english.bytes} bytes${english.heads ? ', with head roles' : ', no head roles'}) ` +
-        `in ${where}/english_lm.safetensors and ${where}/english_lm.js`
-      : `build_web: no ${values['english-model'] ?? 'web/english_lm.safetensors'}: ` +
-        'the English mode will say the model is missing');
+    console.log(
+      date
+        ? `build_web: date model (${date.bytes} bytes${date.heads ? ', with head roles' : ', no head roles'}) in ${where}/date_model.js`
+        : `build_web: no ${values['date-model'] ?? 'web/date_model.safetensors'}: ` +
+            'the Date translator will say the model is missing',
+    );
+    console.log(
+      english
+        ? `build_web: English model (${english.bytes} bytes${english.heads ? ', with head roles' : ', no head roles'}) ` +
+            `in ${where}/english_lm.safetensors and ${where}/english_lm.js`
+        : `build_web: no ${values['english-model'] ?? 'web/english_lm.safetensors'}: ` +
+            'the English mode will say the model is missing',
+    );
   } catch (e) {
     console.error(`build_web: ${e.message}`);
     process.exit(1);

@@ -129,7 +129,8 @@ export async function startServer({ dir, port = 0, host = '127.0.0.1' }) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const usage = 'usage: node scripts/serve.mjs [--dir DIR (dist)] [--port PORT (8000)] [--host HOST (127.0.0.1)]';
+  const usage =
+    'usage: node scripts/serve.mjs [--dir DIR (dist)] [--port PORT (8000)] [--host HOST (127.0.0.1)]';
   let values;
   try {
     ({ values } = parseArgs({

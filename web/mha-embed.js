@@ -15,7 +15,10 @@
     // Loaded by the mha-lab page itself, opened with embed=1 in an iframe: report the content's
     // height (CSS px) whenever it changes. Any origin may read it (a file:// parent's is "null").
     new ResizeObserver(function () {
-      window.parent.postMessage({ type: 'mha-lab:height', height: Math.ceil(html.getBoundingClientRect().height) }, '*');
+      window.parent.postMessage(
+        { type: 'mha-lab:height', height: Math.ceil(html.getBoundingClientRect().height) },
+        '*',
+      );
     }).observe(html);
     return;
   }
@@ -30,10 +33,16 @@
         var frame = frames[i];
         var style = getComputedStyle(frame);
         // A border-box iframe (a page's "* { box-sizing: border-box }") adds its border and padding.
-        var extra = style.boxSizing !== 'border-box' ? 0
-          : ['borderTopWidth', 'borderBottomWidth', 'paddingTop', 'paddingBottom']
-            .reduce(function (sum, k) { return sum + (parseFloat(style[k]) || 0); }, 0);
-        frame.style.height = (Math.ceil(data.height) + extra) + 'px';
+        var extra =
+          style.boxSizing !== 'border-box'
+            ? 0
+            : ['borderTopWidth', 'borderBottomWidth', 'paddingTop', 'paddingBottom'].reduce(
+                function (sum, k) {
+                  return sum + (parseFloat(style[k]) || 0);
+                },
+                0,
+              );
+        frame.style.height = Math.ceil(data.height) + extra + 'px';
         return;
       }
     }

@@ -31,10 +31,19 @@ async function runRounds(factories, configs, rounds, budgetMs) {
   const out = [];
   for (const [n, d, h] of configs) {
     let s = (n * 7919 + d) >>> 0; // LCG: the same inputs for every build
-    const rand = () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 4294967296 - 0.5; };
+    const rand = () => {
+      s = (s * 1664525 + 1013904223) >>> 0;
+      return s / 4294967296 - 0.5;
+    };
     const arr = (len, scale) => Float32Array.from({ length: len }, () => rand() * scale);
-    const spec = { d_model: d, num_heads: h, in_proj_weight: arr(3 * d * d, 0.1), in_proj_bias: arr(3 * d, 0.1),
-      out_proj_weight: arr(d * d, 0.1), out_proj_bias: arr(d, 0.1) };
+    const spec = {
+      d_model: d,
+      num_heads: h,
+      in_proj_weight: arr(3 * d * d, 0.1),
+      in_proj_bias: arr(3 * d, 0.1),
+      out_proj_weight: arr(d * d, 0.1),
+      out_proj_bias: arr(d, 0.1),
+    };
     const query = arr(n * d, 1);
     const layers = mods.map((m) => new m.MultiheadAttention(spec));
     const outputs = layers.map((layer) => {
@@ -50,14 +59,20 @@ async function runRounds(factories, configs, rounds, budgetMs) {
           const t0 = performance.now();
           let calls = 0;
           let t = t0;
-          do { layer.forwardViews({ n, query }); calls++; t = performance.now(); } while (t - t0 < 2);
+          do {
+            layer.forwardViews({ n, query });
+            calls++;
+            t = performance.now();
+          } while (t - t0 < 2);
           samples.push((t - t0) / calls);
         }
         samples.sort((a, b) => a - b);
         times[v].push(samples[samples.length >> 1]);
       });
     }
-    const maxDiff = outputs.map((o) => o.reduce((m, x, i) => Math.max(m, Math.abs(x - outputs[0][i])), 0));
+    const maxDiff = outputs.map((o) =>
+      o.reduce((m, x, i) => Math.max(m, Math.abs(x - outputs[0][i])), 0),
+    );
     layers.forEach((layer) => layer.delete());
     out.push({ n, d, h, times, maxDiff });
   }
@@ -76,32 +91,51 @@ const { values, positionals } = parseArgs({
 if (positionals.length < 1) throw new Error('ab_core: give at least one build (FILE.js ...)');
 const files = positionals.map((f) => path.resolve(f));
 const configs = (values.configs ?? ['64,128,4', '128,512,8', '512,768,12'])
-  .flatMap((c) => c.split(' ')).filter(Boolean).map((c) => c.split(',').map(Number));
-const rounds = Number(values.rounds), budgetMs = Number(values['budget-ms']);
+  .flatMap((c) => c.split(' '))
+  .filter(Boolean)
+  .map((c) => c.split(',').map(Number));
+const rounds = Number(values.rounds),
+  budgetMs = Number(values['budget-ms']);
 
 let results, env;
 if (!values.browser) {
   env = `node ${process.version}`;
-  results = await runRounds(files.map((f) => require(f)), configs, rounds, budgetMs);
+  results = await runRounds(
+    files.map((f) => require(f)),
+    configs,
+    rounds,
+    budgetMs,
+  );
 } else {
   const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu'],
+  });
   try {
     env = `Chromium ${browser.version()}`;
     const page = await browser.newPage();
     await page.goto('about:blank');
     for (const [i, f] of files.entries()) {
-      await page.addScriptTag({ content: `${readFileSync(f, 'utf8')}\nwindow.__build${i} = ` +
-        "typeof createMhaCore !== 'undefined' ? createMhaCore : createMhaModule;" });
+      await page.addScriptTag({
+        content:
+          `${readFileSync(f, 'utf8')}\nwindow.__build${i} = ` +
+          "typeof createMhaCore !== 'undefined' ? createMhaCore : createMhaModule;",
+      });
     }
     const factories = files.map((_, i) => `window.__build${i}`).join(', ');
-    results = await page.evaluate(`(${runRounds})([${factories}], ${JSON.stringify(configs)}, ${rounds}, ${budgetMs})`);
+    results = await page.evaluate(
+      `(${runRounds})([${factories}], ${JSON.stringify(configs)}, ${rounds}, ${budgetMs})`,
+    );
   } finally {
     await browser.close();
   }
 }
 
-const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[s.length >> 1]; };
+const median = (a) => {
+  const s = [...a].sort((x, y) => x - y);
+  return s[s.length >> 1];
+};
 console.log(`${env}, ${rounds} rounds, ${budgetMs} ms each`);
 for (const { n, d, h, times, maxDiff } of results) {
   const cells = files.map((f, v) => {

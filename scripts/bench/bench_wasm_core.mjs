@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');  // scripts/bench/ -> root
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..'); // scripts/bench/ -> root
 
 function fail(message) {
   process.stderr.write(`bench_wasm_core: error: ${message}\n`);
@@ -43,8 +43,10 @@ function parseArgs(argv) {
       if (i + 1 >= argv.length) fail(`${a} needs a value`);
       opts[a.slice(2)] = argv[++i];
     } else if (a === '-h' || a === '--help') {
-      process.stdout.write('usage: node scripts/bench/bench_wasm_core.mjs N D_MODEL NUM_HEADS [REPS] ' +
-                           '[--wasm FILE] [--api copy|views] [--seed S]\n');
+      process.stdout.write(
+        'usage: node scripts/bench/bench_wasm_core.mjs N D_MODEL NUM_HEADS [REPS] ' +
+          '[--wasm FILE] [--api copy|views] [--seed S]\n',
+      );
       process.exit(0);
     } else {
       positional.push(a);
@@ -75,9 +77,11 @@ function parseArgs(argv) {
 function randn(count, scale, state) {
   const out = new Float32Array(count);
   const next = () => {
-    state.x ^= state.x << 13; state.x >>>= 0;
+    state.x ^= state.x << 13;
+    state.x >>>= 0;
     state.x ^= state.x >>> 17;
-    state.x ^= state.x << 5; state.x >>>= 0;
+    state.x ^= state.x << 5;
+    state.x >>>= 0;
     return (state.x + 0.5) / 4294967296;
   };
   for (let i = 0; i < count; i++) {
@@ -104,13 +108,15 @@ const api = opts.api ?? (typeof layer.forwardViews === 'function' ? 'views' : 'c
 if (api === 'views' && typeof layer.forwardViews !== 'function') {
   fail(`${opts.wasm} has no MultiheadAttention.forwardViews; use --api copy`);
 }
-const run = api === 'views'
-  ? () => layer.forwardViews({ n, query })
-  : () => layer.forward({ n, query, keep_intermediates: false });
+const run =
+  api === 'views'
+    ? () => layer.forwardViews({ n, query })
+    : () => layer.forward({ n, query, keep_intermediates: false });
 
 let checksum = 0;
 for (let i = 0; i < 2; i++) checksum += run().output[0];
-const ms = [], cpuMs = [];
+const ms = [],
+  cpuMs = [];
 for (let r = 0; r < reps; r++) {
   const c0 = process.cpuUsage();
   const t0 = performance.now();
@@ -130,9 +136,21 @@ const medianOf = (values) => {
 ms.sort((a, b) => a - b);
 const median = medianOf(ms);
 const flop = 2 * n * d * 3 * d + 4 * n * n * d + 2 * n * d * d;
-process.stdout.write(`${JSON.stringify({
-  impl: 'mha-lab wasm', api, n, d_model: d, num_heads: h, reps,
-  median_ms: median, min_ms: ms[0], max_ms: ms[ms.length - 1], median_cpu_ms: medianOf(cpuMs),
-  flop, gflop_per_s: flop / (median * 1e6),
-  wasm: path.relative(process.cwd(), path.resolve(opts.wasm)), checksum,
-})}\n`);
+process.stdout.write(
+  `${JSON.stringify({
+    impl: 'mha-lab wasm',
+    api,
+    n,
+    d_model: d,
+    num_heads: h,
+    reps,
+    median_ms: median,
+    min_ms: ms[0],
+    max_ms: ms[ms.length - 1],
+    median_cpu_ms: medianOf(cpuMs),
+    flop,
+    gflop_per_s: flop / (median * 1e6),
+    wasm: path.relative(process.cwd(), path.resolve(opts.wasm)),
+    checksum,
+  })}\n`,
+);

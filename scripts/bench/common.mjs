@@ -17,8 +17,10 @@ export const SIMD_PEAK = path.join(BENCH, 'simd_peak.js'); // scripts/bench/simd
 export const RESULTS = path.join(BENCH, 'results.json');
 // The attention module the page loads: mha_wasm_core.js (createMhaCore) where the build splits the
 // date model off, else the one mha_wasm.js (createMhaModule). Same attention code either way.
-export const WASM = ['mha_wasm_core.js', 'mha_wasm.js'].map((f) => path.join(ROOT, 'build', 'wasm', f)).find(existsSync)
-  ?? path.join(ROOT, 'build', 'wasm', 'mha_wasm.js');
+export const WASM =
+  ['mha_wasm_core.js', 'mha_wasm.js']
+    .map((f) => path.join(ROOT, 'build', 'wasm', f))
+    .find(existsSync) ?? path.join(ROOT, 'build', 'wasm', 'mha_wasm.js');
 
 /** Floating-point operations counted for one self-attention forward (multiply + add = 2):
  * the q/k/v projections 2·n·d·3d, the scores and A·V 2·2·n²·d, out_proj 2·n·d². Softmax, bias
@@ -44,28 +46,33 @@ export function sh(cmd) {
  * (scripts/bench/notes.md), and an unpinned system's rounds would mix them.
  */
 export const BENCH_CPU = (() => {
-  if (process.env.BENCH_CPU === 'none' || spawnSync('taskset', ['--version']).status !== 0) return null;
+  if (process.env.BENCH_CPU === 'none' || spawnSync('taskset', ['--version']).status !== 0)
+    return null;
   const status = existsSync('/proc/self/status') ? readFileSync('/proc/self/status', 'utf8') : '';
   const list = /^Cpus_allowed_list:\s*(\S+)/m.exec(status)?.[1];
   const allowed = list
     ? list.split(',').flatMap((r) => {
-      const [a, b = a] = r.split('-').map(Number);
-      return Array.from({ length: b - a + 1 }, (_, k) => a + k);
-    })
+        const [a, b = a] = r.split('-').map(Number);
+        return Array.from({ length: b - a + 1 }, (_, k) => a + k);
+      })
     : os.cpus().map((_, k) => k);
   if (process.env.BENCH_CPU === undefined) return Math.max(...allowed);
   const cpu = Number(process.env.BENCH_CPU);
   if (!Number.isInteger(cpu) || !allowed.includes(cpu)) {
-    throw new Error(`BENCH_CPU=${process.env.BENCH_CPU}: not a CPU this process may use (${list ?? allowed.join(',')}), or 'none'`);
+    throw new Error(
+      `BENCH_CPU=${process.env.BENCH_CPU}: not a CPU this process may use (${list ?? allowed.join(',')}), or 'none'`,
+    );
   }
   return cpu;
 })();
 
 /** cmd and args, run under `taskset -c BENCH_CPU` when pinning. */
-export const pinned = (cmd, args) => (BENCH_CPU === null ? [cmd, args] : ['taskset', ['-c', String(BENCH_CPU), cmd, ...args]]);
+export const pinned = (cmd, args) =>
+  BENCH_CPU === null ? [cmd, args] : ['taskset', ['-c', String(BENCH_CPU), cmd, ...args]];
 
 /** The row of `results` for system `key` and configuration cfg, or undefined. */
-export const find = (results, key, [n, d, h]) => results.find((r) => r.key === key && r.n === n && r.d === d && r.h === h);
+export const find = (results, key, [n, d, h]) =>
+  results.find((r) => r.key === key && r.n === n && r.d === d && r.h === h);
 
 /** Rounds of the wasm systems (node and Chromium); 1 with --quick. */
 export const ROUNDS = (quick) => (quick ? 1 : 5);

@@ -7,11 +7,16 @@ import { gzipSync } from 'node:zlib';
 import { log } from './common.mjs';
 
 export const PAGE_TARGETS = {
-  update_small_ms: 16, update_large_ms: 50, first_grid_ms: 300, download_kb: 150, date_keystroke_ms: 50,
+  update_small_ms: 16,
+  update_large_ms: 50,
+  first_grid_ms: 300,
+  download_kb: 150,
+  date_keystroke_ms: 50,
   english_keystroke_ms: 30,
 };
 /** The English mode's keystroke timing: the text's tokens (with <bos>), and the keys typed. */
-const ENGLISH_TOKENS = 64, ENGLISH_KEYS = 24;
+const ENGLISH_TOKENS = 64,
+  ENGLISH_KEYS = 24;
 /** The date typed into the Date translator, one key at a time, for its per-keystroke timing. */
 const KEYSTROKE_DATE = 'Nov 30, 2026';
 const PAGE_CASES = [
@@ -38,7 +43,9 @@ export const WINDOW_SETTLE_MS = 1500;
  */
 export const LOAD_QUIET_MS = 2000;
 /** Changes measured after a pause (a third kind of update), the pause, and the quiet wait after each. */
-export const PAUSED_CHANGES = 6, PAUSE_BEFORE_CHANGE_MS = 1000, AFTER_PAUSED_CHANGE_MS = 1000;
+export const PAUSED_CHANGES = 6,
+  PAUSE_BEFORE_CHANGE_MS = 1000,
+  AFTER_PAUSED_CHANGE_MS = 1000;
 /**
  * The pause before each change of the typing column: the keys of one word (five keys 60 ms apart,
  * a brisk typist) between two changes of the token count.
@@ -52,7 +59,14 @@ export const TYPING_PAUSE_MS = 300;
  * 412 ms instead of 361, paired); the page's CSP (default-src 'self') refuses another origin, and
  * its console error and any request that left anyway are reported as problems.
  */
-export async function openIsolated(browser, url, origin, problems, requests = [], { settleMs = 0, intercept = true } = {}) {
+export async function openIsolated(
+  browser,
+  url,
+  origin,
+  problems,
+  requests = [],
+  { settleMs = 0, intercept = true } = {},
+) {
   const context = await browser.newContext();
   const ours = (u) => u.startsWith(origin) || u.startsWith('data:') || u.startsWith('blob:');
   if (intercept) {
@@ -69,7 +83,9 @@ export async function openIsolated(browser, url, origin, problems, requests = []
     if (!intercept && !ours(r.url())) problems.push(`request to another origin: ${r.url()}`);
   });
   page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console error: ${m.text()}`);
+  });
   if (settleMs) await page.waitForTimeout(settleMs);
   await page.goto(url);
   return { page, close: () => context.close() };
@@ -79,14 +95,28 @@ export async function openIsolated(browser, url, origin, problems, requests = []
  * (ms) and the wasm memory of the core that computed the view (bytes), as the page reports it. */
 async function hoverAndHeap(page, n, h) {
   const sel = `canvas[data-head="${h - 1}"]`;
-  const g = await page.$eval(sel, (c) => ({ cell: Number(c.dataset.cell), x: Number(c.dataset.originX), y: Number(c.dataset.originY) }));
+  const g = await page.$eval(sel, (c) => ({
+    cell: Number(c.dataset.cell),
+    x: Number(c.dataset.originX),
+    y: Number(c.dataset.originY),
+  }));
   const box = await page.locator(sel).boundingBox();
-  const hover_ms = await page.evaluate(([s, x, y]) => {
-    const c = document.querySelector(s);
-    const t0 = performance.now();
-    c.dispatchEvent(new PointerEvent('pointermove', { clientX: x, clientY: y, bubbles: true, pointerType: 'mouse' }));
-    return performance.now() - t0;
-  }, [sel, box.x + g.x + (Math.floor(n / 3) + 0.5) * g.cell, box.y + g.y + (n - 2 + 0.5) * g.cell]);
+  const hover_ms = await page.evaluate(
+    ([s, x, y]) => {
+      const c = document.querySelector(s);
+      const t0 = performance.now();
+      c.dispatchEvent(
+        new PointerEvent('pointermove', {
+          clientX: x,
+          clientY: y,
+          bubbles: true,
+          pointerType: 'mouse',
+        }),
+      );
+      return performance.now() - t0;
+    },
+    [sel, box.x + g.x + (Math.floor(n / 3) + 0.5) * g.cell, box.y + g.y + (n - 2 + 0.5) * g.cell],
+  );
   const heap = Number(await page.getAttribute('#core-version', 'data-wasm-memory-bytes'));
   return { hover_ms, heap_bytes: Number.isFinite(heap) && heap > 0 ? heap : null };
 }
@@ -94,7 +124,8 @@ async function hoverAndHeap(page, n, h) {
 /** `count` one-letter-per-word tokens ("a b c … a1 b1 …"), each a word of the page's tokenizer. */
 function sentence(count, variant = '') {
   const words = [];
-  for (let i = 0; i < count; i++) words.push(`${String.fromCharCode(97 + (i % 26))}${Math.floor(i / 26) || ''}`);
+  for (let i = 0; i < count; i++)
+    words.push(`${String.fromCharCode(97 + (i % 26))}${Math.floor(i / 26) || ''}`);
   if (variant) words[0] = variant;
   return words.join(' ');
 }
@@ -112,8 +143,11 @@ async function measureChanges(page, row, changes) {
     const before = (await measures(page, 'mha:update')).length;
     await page.fill('#text', text);
     try {
-      await page.waitForFunction((b) => performance.getEntriesByName('mha:update', 'measure').length > b,
-        before, { timeout: 60000 });
+      await page.waitForFunction(
+        (b) => performance.getEntriesByName('mha:update', 'measure').length > b,
+        before,
+        { timeout: 60000 },
+      );
     } catch {
       row.note = "not instrumented (no performance.measure('mha:update') after an input change)";
       return;
@@ -147,38 +181,70 @@ export async function collectPageTimings(browser, { dist, updates = 10, loads = 
   let firstLoad = [];
   try {
     for (const c of [{ tokens: null }, ...PAGE_CASES]) {
-      const hash = c.tokens ? `#text=${encodeURIComponent(sentence(c.tokens))}&d_model=${c.d}&num_heads=${c.h}` : '';
-      const label = c.tokens ? `${c.tokens} tokens, d_model ${c.d}, ${c.h} heads` : 'default page (no address)';
+      const hash = c.tokens
+        ? `#text=${encodeURIComponent(sentence(c.tokens))}&d_model=${c.d}&num_heads=${c.h}`
+        : '';
+      const label = c.tokens
+        ? `${c.tokens} tokens, d_model ${c.d}, ${c.h} heads`
+        : 'default page (no address)';
       log(`page timings: ${label}`);
       const row = { label, default_page: !c.tokens, first_grid: [], update: [], note: '' };
       for (let i = 0; i < (c.loads ?? loads); i++) {
         const problems = [];
         const requests = [];
-        const { page, close } = await openIsolated(browser, `${server.url}index.html${hash}`, origin, problems, requests,
-          { settleMs: WINDOW_SETTLE_MS, intercept: false });
+        const { page, close } = await openIsolated(
+          browser,
+          `${server.url}index.html${hash}`,
+          origin,
+          problems,
+          requests,
+          { settleMs: WINDOW_SETTLE_MS, intercept: false },
+        );
         try {
           await page.waitForTimeout(LOAD_QUIET_MS);
           await page.waitForSelector('html[data-ready="true"]', { timeout: 60000 });
           // The first grid, or an alert saying why there is none: a view too large for the page's
           // thread is computed by the workers, after data-ready (compute.js WORKER_FIRST_COST).
-          await page.waitForFunction(() => document.documentElement.dataset.firstGridMs !== undefined ||
-            document.getElementById('alert')?.textContent.trim(), null, { timeout: 120000 }).catch(() => {});
+          await page
+            .waitForFunction(
+              () =>
+                document.documentElement.dataset.firstGridMs !== undefined ||
+                document.getElementById('alert')?.textContent.trim(),
+              null,
+              { timeout: 120000 },
+            )
+            .catch(() => {});
           // The page is told (d_model, h, tokens); did it draw them, or refuse with a note?
           const shown = await page.evaluate(() => ({
             grids: document.querySelectorAll('canvas[data-head]').length,
             d: document.getElementById('d_model')?.value,
             h: document.getElementById('num_heads')?.value,
             text: document.getElementById('text')?.value,
-            notes: [...document.querySelectorAll('[role="status"], .note, .error')].map((e) => e.textContent.trim()).filter(Boolean).join(' | '),
+            notes: [...document.querySelectorAll('[role="status"], .note, .error')]
+              .map((e) => e.textContent.trim())
+              .filter(Boolean)
+              .join(' | '),
           }));
-          if (c.tokens && (shown.grids < c.h || Number(shown.d) !== c.d || Number(shown.h) !== c.h ||
-                           shown.text !== sentence(c.tokens))) {
+          if (
+            c.tokens &&
+            (shown.grids < c.h ||
+              Number(shown.d) !== c.d ||
+              Number(shown.h) !== c.h ||
+              shown.text !== sentence(c.tokens))
+          ) {
             row.note = `page did not draw this case (${shown.grids} grids, d_model ${shown.d}, ${shown.h} heads): ${shown.notes.slice(0, 200)}`;
             break;
           }
           await page.waitForTimeout(200);
-          if (!c.tokens && i === 0) { // what the default page fetched: its first load
-            firstLoad = [...new Set(requests.filter((u) => u.startsWith(origin)).map((u) => new URL(u).pathname.slice(1) || 'index.html'))];
+          if (!c.tokens && i === 0) {
+            // what the default page fetched: its first load
+            firstLoad = [
+              ...new Set(
+                requests
+                  .filter((u) => u.startsWith(origin))
+                  .map((u) => new URL(u).pathname.slice(1) || 'index.html'),
+              ),
+            ];
           }
           const fg = await measures(page, 'mha:first-grid');
           if (fg.length) row.first_grid.push(fg[0]);
@@ -189,17 +255,35 @@ export async function collectPageTimings(browser, { dist, updates = 10, loads = 
             // Typing (the target's column): one token more each change, n − count/2 … n + count/2 − 1,
             // each TYPING_PAUSE_MS after the last was drawn (the keys of a word): the page may
             // have computed it ahead in that pause (compute.js), which is counted.
-            await measureChanges(page, row, [[null, sentence(c.tokens - half - 1, 't')],
-              ...Array.from({ length: count }, (_, u) => ['update', sentence(c.tokens - half + u, `t${u}`), TYPING_PAUSE_MS])]);
+            await measureChanges(page, row, [
+              [null, sentence(c.tokens - half - 1, 't')],
+              ...Array.from({ length: count }, (_, u) => [
+                'update',
+                sentence(c.tokens - half + u, `t${u}`),
+                TYPING_PAUSE_MS,
+              ]),
+            ]);
             // Same token count: the first word changes at n tokens (the page reuses its last result).
             if (!row.note) {
-              await measureChanges(page, row, Array.from({ length: count }, (_, u) => ['update_same_count', sentence(c.tokens, `v${u}`)]));
+              await measureChanges(
+                page,
+                row,
+                Array.from({ length: count }, (_, u) => [
+                  'update_same_count',
+                  sentence(c.tokens, `v${u}`),
+                ]),
+              );
             }
             // Nothing computed ahead or kept: the count goes down by 2 each change, back to back,
             // from n + count − 2 (after a jump to n + count): every change computes.
             if (!row.note && !c.large) {
-              await measureChanges(page, row, [[null, sentence(c.tokens + count, 'k')],
-                ...Array.from({ length: count }, (_, u) => ['update_not_kept', sentence(c.tokens + count - 2 * (u + 1), `k${u}`)])]);
+              await measureChanges(page, row, [
+                [null, sentence(c.tokens + count, 'k')],
+                ...Array.from({ length: count }, (_, u) => [
+                  'update_not_kept',
+                  sentence(c.tokens + count - 2 * (u + 1), `k${u}`),
+                ]),
+              ]);
             }
             // A change after a pause, as a user types again after reading: the page has built
             // the last view's hidden tables meanwhile (tables.js, after 400 ms), and the harness
@@ -247,23 +331,41 @@ export async function collectKeystrokeTimings(browser, { serverUrl, loads = 3 })
   const origin = new URL(serverUrl).origin;
   const row = {
     label: `Date translator: one keystroke ("${KEYSTROKE_DATE}" typed key by key, the page's data-ms)`,
-    first_grid: [], update: [], note: '', target: PAGE_TARGETS.date_keystroke_ms, keystroke: true,
+    first_grid: [],
+    update: [],
+    note: '',
+    target: PAGE_TARGETS.date_keystroke_ms,
+    keystroke: true,
   };
   for (let i = 0; i < loads; i++) {
     const problems = [];
-    const { page, close } = await openIsolated(browser, `${serverUrl}index.html#mode=date&date=`, origin, problems);
+    const { page, close } = await openIsolated(
+      browser,
+      `${serverUrl}index.html#mode=date&date=`,
+      origin,
+      problems,
+    );
     try {
       await page.waitForSelector('#date-panel[data-state="ready"]', { timeout: 60000 });
-      await page.evaluate(() => { // every data-ms the page writes (one per update), even a repeated value
+      await page.evaluate(() => {
+        // every data-ms the page writes (one per update), even a repeated value
         window.__ms = [];
         const s = document.getElementById('date-summary');
-        new MutationObserver(() => window.__ms.push(Number(s.dataset.ms))).observe(s, { attributeFilter: ['data-ms'] });
+        new MutationObserver(() => window.__ms.push(Number(s.dataset.ms))).observe(s, {
+          attributeFilter: ['data-ms'],
+        });
       });
       await page.click('#date-text');
       for (let k = 1; k <= KEYSTROKE_DATE.length; k++) {
         await page.keyboard.type(KEYSTROKE_DATE[k - 1]);
-        await page.waitForFunction((n) => window.__ms.length >= n &&
-          document.querySelectorAll('#date-heads table[data-head="0"] th[scope="col"]').length === n, k, { timeout: 15000 });
+        await page.waitForFunction(
+          (n) =>
+            window.__ms.length >= n &&
+            document.querySelectorAll('#date-heads table[data-head="0"] th[scope="col"]').length ===
+              n,
+          k,
+          { timeout: 15000 },
+        );
       }
       row.update.push(...(await page.evaluate(() => window.__ms)));
       const out = await page.textContent('#date-output');
@@ -292,18 +394,30 @@ export async function collectEnglishTimings(browser, { serverUrl, dist, loads = 
   const origin = new URL(serverUrl).origin;
   const row = {
     label: `English mode: one keystroke at ${ENGLISH_TOKENS} tokens (mha:update: run, scores, every head painted)`,
-    first_grid: [], update: [], note: '', target: PAGE_TARGETS.english_keystroke_ms, keystroke: true,
+    first_grid: [],
+    update: [],
+    note: '',
+    target: PAGE_TARGETS.english_keystroke_ms,
+    keystroke: true,
   };
   if (!existsSync(path.join(dist, 'english_lm.safetensors'))) {
-    row.note = 'not measured: dist/ has no English model (web/english_lm.safetensors when the page was built)';
+    row.note =
+      'not measured: dist/ has no English model (web/english_lm.safetensors when the page was built)';
     return row;
   }
   const words = ['the', 'cat', 'sat', 'on', 'a', 'mat', 'and', 'it', 'was', 'happy'];
-  const text = Array.from({ length: ENGLISH_TOKENS - 1 }, (_, i) => words[i % words.length]).join(' ');
+  const text = Array.from({ length: ENGLISH_TOKENS - 1 }, (_, i) => words[i % words.length]).join(
+    ' ',
+  );
   const hash = `#mode=english&sel=0.0&text=${encodeURIComponent(text)}`;
   for (let i = 0; i < loads; i++) {
     const problems = [];
-    const { page, close } = await openIsolated(browser, `${serverUrl}index.html${hash}`, origin, problems);
+    const { page, close } = await openIsolated(
+      browser,
+      `${serverUrl}index.html${hash}`,
+      origin,
+      problems,
+    );
     try {
       await page.waitForSelector('#english-panel[data-state="ready"]', { timeout: 60000 });
       await page.focus('#english-text');
@@ -312,7 +426,11 @@ export async function collectEnglishTimings(browser, { serverUrl, dist, loads = 
         const before = (await measures(page, 'mha:update')).length;
         // Letters onto the last word, then back: the count stays at ENGLISH_TOKENS.
         await page.keyboard.press(k < ENGLISH_KEYS / 2 ? 's' : 'Backspace');
-        await page.waitForFunction((b) => performance.getEntriesByName('mha:update', 'measure').length > b, before, { timeout: 15000 });
+        await page.waitForFunction(
+          (b) => performance.getEntriesByName('mha:update', 'measure').length > b,
+          before,
+          { timeout: 15000 },
+        );
         const all = await measures(page, 'mha:update');
         row.update.push(all[all.length - 1]);
       }

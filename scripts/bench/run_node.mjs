@@ -18,7 +18,15 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { oursWasm, onnxRuntime, tfjs, timeRunner, median, maxAbsDiff, simdPeak } from './systems.mjs';
+import {
+  oursWasm,
+  onnxRuntime,
+  tfjs,
+  timeRunner,
+  median,
+  maxAbsDiff,
+  simdPeak,
+} from './systems.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -34,7 +42,10 @@ export function loadCase(dataDir, [n, d, h], { onnx = true } = {}) {
   const dir = path.join(dataDir, `n${n}_d${d}_h${h}`);
   const f = (name) => readF32(path.join(dir, `${name}.f32`));
   return {
-    n, d, h, dir,
+    n,
+    d,
+    h,
+    dir,
     x: f('x'),
     in_proj_weight: f('in_proj_weight'),
     in_proj_bias: f('in_proj_bias'),
@@ -61,7 +72,8 @@ export async function makeSystem(key, { wasm } = {}) {
       const dist = path.join(HERE, 'node_modules/@tensorflow/tfjs-backend-wasm/dist') + path.sep;
       wasmBackend.setWasmPaths(dist);
       tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
-      if (!(await tf.setBackend('wasm'))) throw new Error('tfjs: the wasm backend did not initialise');
+      if (!(await tf.setBackend('wasm')))
+        throw new Error('tfjs: the wasm backend did not initialise');
       await tf.ready();
       const simd = await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT');
       return tfjs(tf, `tfjs-backend-wasm ${wasmBackend.version_wasm}${simd ? ' SIMD' : ''}`);
@@ -91,17 +103,29 @@ async function scalingPoint(wasm, [n, d, h], opts) {
   const system = oursWasm(mod);
   const before = mod.memoryStats();
   const runner = await system.prepare({
-    n, d, h, x: rand(n * d, 1),
-    in_proj_weight: rand(3 * d * d, w), in_proj_bias: new Float32Array(3 * d),
-    out_proj_weight: rand(d * d, w), out_proj_bias: new Float32Array(d),
+    n,
+    d,
+    h,
+    x: rand(n * d, 1),
+    in_proj_weight: rand(3 * d * d, w),
+    in_proj_bias: new Float32Array(3 * d),
+    out_proj_weight: rand(d * d, w),
+    out_proj_bias: new Float32Array(d),
   });
   const { times } = await timeRunner(runner, opts);
   const after = mod.memoryStats();
   runner.dispose();
   return {
-    system: 'ours', env: `node ${process.version}`, n, d, h, median_ms: median(times),
-    min_ms: Math.min(...times), reps: times.length,
-    wasm_memory_bytes_before: before.wasm_memory_bytes, wasm_memory_bytes: after.wasm_memory_bytes,
+    system: 'ours',
+    env: `node ${process.version}`,
+    n,
+    d,
+    h,
+    median_ms: median(times),
+    min_ms: Math.min(...times),
+    reps: times.length,
+    wasm_memory_bytes_before: before.wasm_memory_bytes,
+    wasm_memory_bytes: after.wasm_memory_bytes,
   };
 }
 
@@ -128,12 +152,16 @@ async function main() {
     maxReps: Number(values['max-reps']),
   };
   if (values.peak) {
-    const peak = await simdPeak(require(path.resolve(values.peak)), { now: () => performance.now() });
+    const peak = await simdPeak(require(path.resolve(values.peak)), {
+      now: () => performance.now(),
+    });
     console.log(JSON.stringify({ ...peak, env: `node ${process.version}` }));
     return;
   }
   if (values.scaling) {
-    console.log(JSON.stringify(await scalingPoint(values.wasm, values.scaling.split(',').map(Number), opts)));
+    console.log(
+      JSON.stringify(await scalingPoint(values.wasm, values.scaling.split(',').map(Number), opts)),
+    );
     return;
   }
   const system = await makeSystem(values.system, { wasm: values.wasm });
@@ -145,13 +173,24 @@ async function main() {
     const errOutput = maxAbsDiff(result.output, readF32(path.join(c.dir, 'torch_output.f32')));
     const errWeights = maxAbsDiff(result.weights, readF32(path.join(c.dir, 'torch_weights.f32')));
     runner.dispose();
-    console.log(JSON.stringify({
-      system: values.system, name: system.name, version: system.version, env: `node ${process.version}`,
-      n: c.n, d: c.d, h: c.h, median_ms: median(times), min_ms: Math.min(...times), reps: times.length, inner,
-      // JSON has no Infinity: a failed comparison travels as the string "Infinity".
-      max_abs_err_output: Number.isFinite(errOutput) ? errOutput : 'Infinity',
-      max_abs_err_weights: Number.isFinite(errWeights) ? errWeights : 'Infinity',
-    }));
+    console.log(
+      JSON.stringify({
+        system: values.system,
+        name: system.name,
+        version: system.version,
+        env: `node ${process.version}`,
+        n: c.n,
+        d: c.d,
+        h: c.h,
+        median_ms: median(times),
+        min_ms: Math.min(...times),
+        reps: times.length,
+        inner,
+        // JSON has no Infinity: a failed comparison travels as the string "Infinity".
+        max_abs_err_output: Number.isFinite(errOutput) ? errOutput : 'Infinity',
+        max_abs_err_weights: Number.isFinite(errWeights) ? errWeights : 'Infinity',
+      }),
+    );
   }
 }
 

@@ -24,17 +24,44 @@ export function scaling(reps) {
     log(`scaling n=${p.n} d=${p.d} h=${p.h}`);
     const row = { ...p };
     for (const [name, cmd, args] of [
-      ['native', NATIVE_BENCH, ['scaling', p.n, p.d, p.h, reps.budgetMs, reps.minReps, reps.maxReps].map(String)],
-      ['wasm', process.execPath, [path.join(HERE, 'run_node.mjs'), '--scaling', `${p.n},${p.d},${p.h}`,
-        '--wasm', WASM, '--budget-ms', String(reps.budgetMs), '--min-reps', String(reps.minReps),
-        '--max-reps', String(reps.maxReps)]],
+      [
+        'native',
+        NATIVE_BENCH,
+        ['scaling', p.n, p.d, p.h, reps.budgetMs, reps.minReps, reps.maxReps].map(String),
+      ],
+      [
+        'wasm',
+        process.execPath,
+        [
+          path.join(HERE, 'run_node.mjs'),
+          '--scaling',
+          `${p.n},${p.d},${p.h}`,
+          '--wasm',
+          WASM,
+          '--budget-ms',
+          String(reps.budgetMs),
+          '--min-reps',
+          String(reps.minReps),
+          '--max-reps',
+          String(reps.maxReps),
+        ],
+      ],
     ]) {
-      const r = spawnSync(...pinned(cmd, args), { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 20 });
+      const r = spawnSync(...pinned(cmd, args), {
+        cwd: ROOT,
+        encoding: 'utf8',
+        maxBuffer: 1 << 20,
+      });
       if (r.status === 0) {
         row[name] = JSON.parse(r.stdout.split('\n').find((l) => l.startsWith('{')));
       } else {
         const lines = (r.stderr || `exit ${r.status}`).trim().split('\n');
-        row[name] = { error: (lines.find((l) => /error/i.test(l)) ?? lines[0]).replace(/^.*?(Error|error): /, '') };
+        row[name] = {
+          error: (lines.find((l) => /error/i.test(l)) ?? lines[0]).replace(
+            /^.*?(Error|error): /,
+            '',
+          ),
+        };
       }
     }
     out.push(row);
@@ -44,9 +71,15 @@ export function scaling(reps) {
 
 /** Least-squares slope of log(y) against log(x). */
 export function logSlope(xs, ys) {
-  const lx = xs.map(Math.log), ly = ys.map(Math.log);
-  const mx = lx.reduce((a, b) => a + b, 0) / lx.length, my = ly.reduce((a, b) => a + b, 0) / ly.length;
-  let num = 0, den = 0;
-  for (let i = 0; i < lx.length; i++) { num += (lx[i] - mx) * (ly[i] - my); den += (lx[i] - mx) ** 2; }
+  const lx = xs.map(Math.log),
+    ly = ys.map(Math.log);
+  const mx = lx.reduce((a, b) => a + b, 0) / lx.length,
+    my = ly.reduce((a, b) => a + b, 0) / ly.length;
+  let num = 0,
+    den = 0;
+  for (let i = 0; i < lx.length; i++) {
+    num += (lx[i] - mx) * (ly[i] - my);
+    den += (lx[i] - mx) ** 2;
+  }
   return num / den;
 }

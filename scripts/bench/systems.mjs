@@ -34,7 +34,9 @@ export function oursWasm(mod, { views = false } = {}) {
         out_proj_weight: c.out_proj_weight,
         out_proj_bias: c.out_proj_bias,
       });
-      const request = views ? { n: c.n, query: c.x } : { n: c.n, query: c.x, keep_intermediates: false };
+      const request = views
+        ? { n: c.n, query: c.x }
+        : { n: c.n, query: c.x, keep_intermediates: false };
       return {
         run: async () => {
           const r = views ? layer.forwardViews(request) : layer.forward(request);
@@ -133,9 +135,12 @@ export const WARM_UP_MS = 500;
  * Returns the per-call milliseconds of each sample, the calls per sample of the last one, and the
  * last result.
  */
-export async function timeRunner(runner, { now, budgetMs, minReps, maxReps, warmUpMs = WARM_UP_MS }) {
+export async function timeRunner(
+  runner,
+  { now, budgetMs, minReps, maxReps, warmUpMs = WARM_UP_MS },
+) {
   let result = await runner.run(); // compilation, first allocations
-  for (const warm = now(); now() - warm < warmUpMs;) result = await runner.run();
+  for (const warm = now(); now() - warm < warmUpMs; ) result = await runner.run();
   const times = [];
   let inner = 1;
   const start = now();

@@ -11,14 +11,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import wabtInit from 'wabt';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');  // scripts/codegen/ -> root
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..'); // scripts/codegen/ -> root
 export const WAT = path.join(ROOT, 'cpp', 'bindings', 'wasm', 'relaxed_simd.wat');
 export const POST_JS = path.join(ROOT, 'cpp', 'bindings', 'wasm', 'relaxed_simd.js');
 
 /** The kernel's wasm bytes, assembled and validated by wabt (features: SIMD, relaxed SIMD). */
 export async function assembleKernel() {
   const wabt = await wabtInit();
-  const module = wabt.parseWat('relaxed_simd.wat', await readFile(WAT, 'utf8'), { simd: true, relaxed_simd: true });
+  const module = wabt.parseWat('relaxed_simd.wat', await readFile(WAT, 'utf8'), {
+    simd: true,
+    relaxed_simd: true,
+  });
   try {
     module.validate();
     return Buffer.from(module.toBinary({}).buffer);

@@ -48,7 +48,9 @@ export function interpolateViridis(t) {
 
 /** The Python module: the colours as (r, g, b) tuples. */
 export function pythonTable(colors = viridisColors()) {
-  const rgb = colors.map((c) => `(${[0, 2, 4].map((k) => parseInt(c.slice(k, k + 2), 16)).join(', ')})`);
+  const rgb = colors.map(
+    (c) => `(${[0, 2, 4].map((k) => parseInt(c.slice(k, k + 2), 16)).join(', ')})`,
+  );
   // One colour a line, as black formats a tuple with a trailing comma (scripts/lint.sh).
   const rows = rgb.map((c) => `    ${c},`);
   return `# ${HEADER}
@@ -87,7 +89,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       // missing: stale
     }
     if (old !== text) {
-      console.error(`${file} is not gen_viridis.mjs's output: run node scripts/codegen/gen_viridis.mjs`);
+      console.error(
+        `${file} is not gen_viridis.mjs's output: run node scripts/codegen/gen_viridis.mjs`,
+      );
       stale++;
     }
   }

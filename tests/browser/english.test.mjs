@@ -24,7 +24,11 @@ const FIXTURES = path.join(ROOT, 'tests', 'fixtures');
 /** The model file to test with: the trained one, else a tiny fixture; null when there is none. */
 function modelFile() {
   if (existsSync(TRAINED)) return TRAINED;
-  const tiny = existsSync(FIXTURES) ? readdirSync(FIXTURES).filter((f) => /^english_lm_tiny_.*\.safetensors$/.test(f)).sort() : [];
+  const tiny = existsSync(FIXTURES)
+    ? readdirSync(FIXTURES)
+        .filter((f) => /^english_lm_tiny_.*\.safetensors$/.test(f))
+        .sort()
+    : [];
   return tiny.length ? path.join(FIXTURES, tiny[0]) : null;
 }
 
@@ -36,7 +40,9 @@ function configOf(file) {
 }
 
 const MODEL = modelFile();
-const SKIP = MODEL ? false : 'no English model file (web/english_lm.safetensors or tests/fixtures/english_lm_tiny_*.safetensors)';
+const SKIP = MODEL
+  ? false
+  : 'no English model file (web/english_lm.safetensors or tests/fixtures/english_lm_tiny_*.safetensors)';
 let config = null;
 let tmp = null;
 
@@ -64,8 +70,14 @@ const hashOf = (text, extra = '') => `#mode=english&text=${encodeURIComponent(te
 async function withEnglishPage(target, hash, fn, options) {
   const p = await openPage(env.browser, target, hash, options);
   try {
-    await p.page.waitForSelector(`${panel}[data-state="ready"], ${panel}[data-state="error"]`, { timeout: 60_000 });
-    assert.equal(await p.page.getAttribute(panel, 'data-state'), 'ready', await p.page.textContent('#english-alert'));
+    await p.page.waitForSelector(`${panel}[data-state="ready"], ${panel}[data-state="error"]`, {
+      timeout: 60_000,
+    });
+    assert.equal(
+      await p.page.getAttribute(panel, 'data-state'),
+      'ready',
+      await p.page.textContent('#english-alert'),
+    );
     await fn(p);
     assert.deepEqual(p.problems, [], 'no console errors, failed requests or foreign requests');
     for (const u of p.requests) assert.ok(target.isOwn(u), `own files only: ${u}`);
@@ -74,7 +86,10 @@ async function withEnglishPage(target, hash, fn, options) {
   }
 }
 
-const chips = (page) => page.$$eval('#english-tokens li', (ls) => ls.map((l) => ({ text: l.textContent, cls: l.className })));
+const chips = (page) =>
+  page.$$eval('#english-tokens li', (ls) =>
+    ls.map((l) => ({ text: l.textContent, cls: l.className })),
+  );
 const perplexity = (page) => page.textContent('#english-perplexity');
 /** Sets the text box as typing would (an input event), and waits for the tokens to follow. */
 async function typeText(page, text) {
@@ -88,49 +103,89 @@ for (const which of [0, 1]) {
   const how = which === 0 ? 'served over http' : 'opened from file://';
   describe(`English mode, ${how}`, { timeout: TIMEOUT, skip: SKIP }, () => {
     test('opens from the address: every layer × head drawn, the next-token table, the perplexity', () =>
-      withEnglishPage(target(), hashOf('the dog sat on the mat', '&sel=1.2'), async ({ page, requests }) => {
-        const { num_layers: L, num_heads: H } = config;
-        assert.equal(await page.$$eval('#english-layers figure.en-head', (f) => f.length), L * H);
-        assert.equal(await page.$$eval('#english-layers .en-layer', (f) => f.length), L);
-        // Every small multiple holds one pixel per cell: 7 tokens (<bos> and 6 words).
-        const sizes = await page.$$eval('#english-layers canvas', (cs) => cs.map((c) => `${c.width}x${c.height}`));
-        assert.deepEqual([...new Set(sizes)], ['7x7']);
-        const rows = await page.$$eval('#english-next tbody tr', (trs) => trs.map((tr) => tr.textContent));
-        assert.equal(rows.length, Math.min(5, config.vocab_size));
-        for (const r of rows) assert.match(r, /\d+\.\d %|<0\.1 %/);
-        assert.match(await perplexity(page), /^Perplexity: [\d.,]+ over 6 words/);
-        // Every head's caption: its role on this text (or "no clear pattern").
-        const roles = await page.$$eval('#english-layers .en-role', (rs) => rs.map((r) => r.textContent));
-        assert.equal(roles.length, L * H);
-        for (const r of roles) assert.match(r, /^this text: /);
-        // sel=1.2: that head enlarged, with its labels and its hidden table.
-        assert.equal(await page.getAttribute('#english-zoom', 'data-layer'), '1');
-        assert.equal(await page.getAttribute('#english-zoom', 'data-head'), '2');
-        await page.waitForSelector(`${panel}[data-tables="ready"]`, { state: 'attached' });
-        const cols = await page.$$eval('#english-zoom table th[scope="col"]', (t) => t.map((x) => x.dataset.token ?? x.textContent));
-        assert.deepEqual(cols.slice(0, 3), ['<bos>', 'the', 'dog']);
-        assert.equal(await page.getAttribute('#english-layers figure[data-layer="1"][data-head="2"] button', 'aria-pressed'), 'true');
-        // The model came by fetch() when served, by its script from file://.
-        const model = requests.filter((u) => /english_lm\.(safetensors|js)$/.test(u)).map((u) => u.split('/').pop());
-        assert.deepEqual(model, which === 0 ? ['english_lm.safetensors'] : ['english_lm.js']);
-      }));
+      withEnglishPage(
+        target(),
+        hashOf('the dog sat on the mat', '&sel=1.2'),
+        async ({ page, requests }) => {
+          const { num_layers: L, num_heads: H } = config;
+          assert.equal(await page.$$eval('#english-layers figure.en-head', (f) => f.length), L * H);
+          assert.equal(await page.$$eval('#english-layers .en-layer', (f) => f.length), L);
+          // Every small multiple holds one pixel per cell: 7 tokens (<bos> and 6 words).
+          const sizes = await page.$$eval('#english-layers canvas', (cs) =>
+            cs.map((c) => `${c.width}x${c.height}`),
+          );
+          assert.deepEqual([...new Set(sizes)], ['7x7']);
+          const rows = await page.$$eval('#english-next tbody tr', (trs) =>
+            trs.map((tr) => tr.textContent),
+          );
+          assert.equal(rows.length, Math.min(5, config.vocab_size));
+          for (const r of rows) assert.match(r, /\d+\.\d %|<0\.1 %/);
+          assert.match(await perplexity(page), /^Perplexity: [\d.,]+ over 6 words/);
+          // Every head's caption: its role on this text (or "no clear pattern").
+          const roles = await page.$$eval('#english-layers .en-role', (rs) =>
+            rs.map((r) => r.textContent),
+          );
+          assert.equal(roles.length, L * H);
+          for (const r of roles) assert.match(r, /^this text: /);
+          // sel=1.2: that head enlarged, with its labels and its hidden table.
+          assert.equal(await page.getAttribute('#english-zoom', 'data-layer'), '1');
+          assert.equal(await page.getAttribute('#english-zoom', 'data-head'), '2');
+          await page.waitForSelector(`${panel}[data-tables="ready"]`, { state: 'attached' });
+          const cols = await page.$$eval('#english-zoom table th[scope="col"]', (t) =>
+            t.map((x) => x.dataset.token ?? x.textContent),
+          );
+          assert.deepEqual(cols.slice(0, 3), ['<bos>', 'the', 'dog']);
+          assert.equal(
+            await page.getAttribute(
+              '#english-layers figure[data-layer="1"][data-head="2"] button',
+              'aria-pressed',
+            ),
+            'true',
+          );
+          // The model came by fetch() when served, by its script from file://.
+          const model = requests
+            .filter((u) => /english_lm\.(safetensors|js)$/.test(u))
+            .map((u) => u.split('/').pop());
+          assert.deepEqual(model, which === 0 ? ['english_lm.safetensors'] : ['english_lm.js']);
+        },
+      ));
 
     test('unknown words are marked; a text beyond the context is cut with a note', () =>
       withEnglishPage(target(), hashOf('the zorpish dog 😀 sat'), async ({ page }) => {
         const c = await chips(page);
-        assert.deepEqual(c.map((x) => x.text), ['<bos>', 'the', 'zorpish', 'dog', '😀', 'sat']);
-        assert.deepEqual(c.filter((x) => x.cls.includes('en-unknown')).map((x) => x.text), ['zorpish', '😀']);
-        assert.match(await page.textContent('#english-tokens-note'), /2 not in the model’s vocabulary/);
+        assert.deepEqual(
+          c.map((x) => x.text),
+          ['<bos>', 'the', 'zorpish', 'dog', '😀', 'sat'],
+        );
+        assert.deepEqual(
+          c.filter((x) => x.cls.includes('en-unknown')).map((x) => x.text),
+          ['zorpish', '😀'],
+        );
+        assert.match(
+          await page.textContent('#english-tokens-note'),
+          /2 not in the model’s vocabulary/,
+        );
         assert.ok(await page.isVisible('.en-unknown-legend'));
         // 10,000 characters: the model reads max_len tokens and says how many were cut.
         const long = 'the cat sat on the mat . '.repeat(400);
         await typeText(page, long);
         const words = long.trim().split(/\s+/).length;
         const note = await page.textContent('#english-tokens-note');
-        assert.match(note, new RegExp(`${words - (config.max_len - 1)} more tokens cut: the model reads at most ${config.max_len} tokens`));
-        assert.equal((await chips(page)).length, config.max_len + 1, 'max_len tokens and the "cut" chip');
+        assert.match(
+          note,
+          new RegExp(
+            `${words - (config.max_len - 1)} more tokens cut: the model reads at most ${config.max_len} tokens`,
+          ),
+        );
+        assert.equal(
+          (await chips(page)).length,
+          config.max_len + 1,
+          'max_len tokens and the "cut" chip',
+        );
         assert.match(await page.textContent('#english-tokens li.en-cut'), /^\+\d+ cut$/);
-        const sizes = await page.$$eval('#english-layers canvas', (cs) => [...new Set(cs.map((c) => c.width))]);
+        const sizes = await page.$$eval('#english-layers canvas', (cs) => [
+          ...new Set(cs.map((c) => c.width)),
+        ]);
         assert.deepEqual(sizes, [config.max_len]);
       }));
 
@@ -138,97 +193,193 @@ for (const which of [0, 1]) {
       withEnglishPage(target(), hashOf('red blue cat tree'), async ({ page }) => {
         assert.equal((await chips(page)).length, 5);
         await page.click('#english-repeat');
-        await page.waitForFunction(() => document.querySelectorAll('#english-tokens li').length === 9);
+        await page.waitForFunction(
+          () => document.querySelectorAll('#english-tokens li').length === 9,
+        );
         assert.equal(await page.inputValue('#english-text'), 'red blue cat tree red blue cat tree');
         const look = await page.textContent('#english-look');
-        assert.match(look, /induction head attends to the token after the same token’s first occurrence/);
+        assert.match(
+          look,
+          /induction head attends to the token after the same token’s first occurrence/,
+        );
         // What the note says the heads did is what the captions show.
-        const captioned = await page.$$eval('#english-layers figure.en-head', (fs) => fs
-          .filter((f) => f.querySelector('.en-role').textContent.includes('induction'))
-          .map((f) => `L${f.dataset.layer} H${f.dataset.head}`));
-        if (captioned.length) assert.match(look, new RegExp(`On this text, “induction” is earned by ${captioned.map((h) => `${h} \\([\\d.]+\\)`).join(', ')}\\.$`));
+        const captioned = await page.$$eval('#english-layers figure.en-head', (fs) =>
+          fs
+            .filter((f) => f.querySelector('.en-role').textContent.includes('induction'))
+            .map((f) => `L${f.dataset.layer} H${f.dataset.head}`),
+        );
+        if (captioned.length)
+          assert.match(
+            look,
+            new RegExp(
+              `On this text, “induction” is earned by ${captioned.map((h) => `${h} \\([\\d.]+\\)`).join(', ')}\\.$`,
+            ),
+          );
         else assert.match(look, /On this text no head earns “induction”/);
-        await page.waitForFunction(() => decodeURIComponent(location.hash).includes('text=red blue cat tree red blue cat tree'));
+        await page.waitForFunction(() =>
+          decodeURIComponent(location.hash).includes('text=red blue cat tree red blue cat tree'),
+        );
       }));
 
     test('unknown words are no repeat: no induction or duplicate-token caption on text without a repeated word', () =>
       // Five words the vocabulary lacks in a row (all read as <unk>) and emoji: nothing repeats.
-      withEnglishPage(target(), hashOf('the qwzxv vbnmq plkjh zxcvb mnbvc man sat 😀 🎉'), async ({ page }) => {
-        assert.equal((await chips(page)).filter((c) => c.cls.includes('en-unknown')).length, 7);
-        const roles = await page.$$eval('#english-layers .en-role', (r) => r.map((x) => x.textContent));
-        assert.equal(roles.length, config.num_layers * config.num_heads);
-        for (const role of roles) {
-          assert.match(role, /^this text: /);
-          assert.doesNotMatch(role, /induction|duplicate token/, role);
-        }
-      }));
+      withEnglishPage(
+        target(),
+        hashOf('the qwzxv vbnmq plkjh zxcvb mnbvc man sat 😀 🎉'),
+        async ({ page }) => {
+          assert.equal((await chips(page)).filter((c) => c.cls.includes('en-unknown')).length, 7);
+          const roles = await page.$$eval('#english-layers .en-role', (r) =>
+            r.map((x) => x.textContent),
+          );
+          assert.equal(roles.length, config.num_layers * config.num_heads);
+          for (const role of roles) {
+            assert.match(role, /^this text: /);
+            assert.doesNotMatch(role, /induction|duplicate token/, role);
+          }
+        },
+      ));
 
     test('every term the captions show is explained on the page', () =>
-      withEnglishPage(target(), hashOf('the cat sat on the mat , and the dog sat on the mat .', '&sel=1.3'), async ({ page }) => {
-        const help = new Map(await page.$$eval('#english-term-list dt', (d) => d.map((t) => [t.textContent, t.nextElementSibling.textContent])));
-        assert.ok(await page.isVisible('#english-term-list'));
-        const lines = await page.$$eval('#english-panel .en-role, #english-panel .en-typical', (r) => r.map((x) => x.textContent).filter(Boolean));
-        assert.ok(lines.length >= config.num_layers * config.num_heads);
-        const terms = new Set(lines.flatMap(captionTerms));
-        assert.ok(terms.has('this text'));
-        for (const term of terms) assert.ok(help.get(term)?.length > 20, `“${term}” (${[...terms].join(', ')}) has no explanation`);
-        for (const term of ['first token', 'nearby tokens', 'no clear pattern', 'previous token', 'induction', 'punctuation']) {
-          assert.ok(help.has(term), term);
-        }
-        assert.match(help.get('first token'), /attention sink.*weights must sum to 1.*Xiao et al\. 2023.*Clark et al\. 2019/);
-      }));
+      withEnglishPage(
+        target(),
+        hashOf('the cat sat on the mat , and the dog sat on the mat .', '&sel=1.3'),
+        async ({ page }) => {
+          const help = new Map(
+            await page.$$eval('#english-term-list dt', (d) =>
+              d.map((t) => [t.textContent, t.nextElementSibling.textContent]),
+            ),
+          );
+          assert.ok(await page.isVisible('#english-term-list'));
+          const lines = await page.$$eval(
+            '#english-panel .en-role, #english-panel .en-typical',
+            (r) => r.map((x) => x.textContent).filter(Boolean),
+          );
+          assert.ok(lines.length >= config.num_layers * config.num_heads);
+          const terms = new Set(lines.flatMap(captionTerms));
+          assert.ok(terms.has('this text'));
+          for (const term of terms)
+            assert.ok(
+              help.get(term)?.length > 20,
+              `“${term}” (${[...terms].join(', ')}) has no explanation`,
+            );
+          for (const term of [
+            'first token',
+            'nearby tokens',
+            'no clear pattern',
+            'previous token',
+            'induction',
+            'punctuation',
+          ]) {
+            assert.ok(help.has(term), term);
+          }
+          assert.match(
+            help.get('first token'),
+            /attention sink.*weights must sum to 1.*Xiao et al\. 2023.*Clark et al\. 2019/,
+          );
+        },
+      ));
 
     test('module 03’s kinds: which the model has and lacks, as measured', () =>
       withEnglishPage(target(), hashOf('the cat'), async ({ page }) => {
-        const rolesShown = await page.$$eval('#english-layers .en-typical', (t) => t.some((x) => !x.hidden));
+        const rolesShown = await page.$$eval('#english-layers .en-typical', (t) =>
+          t.some((x) => !x.hidden),
+        );
         if (!rolesShown) {
           // A model without its heads file (the tiny test model): nothing measured, nothing claimed.
           assert.ok(await page.isHidden('#english-kinds'));
           return;
         }
         assert.ok(await page.isVisible('#english-kinds'));
-        const kinds = await page.$$eval('#english-kinds-list li', (l) => l.map((x) => [x.dataset.kind, x.dataset.present, x.textContent]));
-        assert.deepEqual(kinds.slice(0, 5).map((k) => k.slice(0, 2)), [
-          ['Previous token', 'true'], ['Positional / neighbourhood', 'true'], ['Punctuation', 'false'], ['Coreference', 'false'], ['Content-based', 'null'],
-        ]);
-        assert.equal(kinds[2][2], 'Punctuation: no; the highest is L0 H2 0.15 (mean weight on punctuation), under 0.5.');
-        assert.equal(kinds[0][2], 'Previous token: yes, L0 H3 0.92 (mean weight on the word before).');
+        const kinds = await page.$$eval('#english-kinds-list li', (l) =>
+          l.map((x) => [x.dataset.kind, x.dataset.present, x.textContent]),
+        );
+        assert.deepEqual(
+          kinds.slice(0, 5).map((k) => k.slice(0, 2)),
+          [
+            ['Previous token', 'true'],
+            ['Positional / neighbourhood', 'true'],
+            ['Punctuation', 'false'],
+            ['Coreference', 'false'],
+            ['Content-based', 'null'],
+          ],
+        );
+        assert.equal(
+          kinds[2][2],
+          'Punctuation: no; the highest is L0 H2 0.15 (mean weight on punctuation), under 0.5.',
+        );
+        assert.equal(
+          kinds[0][2],
+          'Previous token: yes, L0 H3 0.92 (mean weight on the word before).',
+        );
         // The example no longer promises punctuation heads: it says what was measured.
         await page.click('button[data-example="punctuation"]');
         const look = await page.textContent('#english-look');
-        assert.match(look, /a caption says “punctuation” only where a head earns it on this text\. Over held-out text: Punctuation: no;/);
+        assert.match(
+          look,
+          /a caption says “punctuation” only where a head earns it on this text\. Over held-out text: Punctuation: no;/,
+        );
         const explain = await page.textContent('#english-panel .explain:not(.en-kinds)');
         assert.doesNotMatch(explain, /Punctuation heads: bright columns/);
       }));
 
     test('switching a head off runs the model without it and compares the perplexity', () =>
-      withEnglishPage(target(), hashOf('the cat sat on the mat and the dog sat on the mat'), async ({ page }) => {
-        const on = await perplexity(page);
-        const onValue = /Perplexity: ([\d.,]+)/.exec(on)[1];
-        await page.check('#english-layers input[data-off-key="0.0"]');
-        await page.waitForFunction(() => document.getElementById('english-perplexity').textContent.includes('1 head off'));
-        const off = await perplexity(page);
-        assert.match(off, new RegExp(`with 1 head off \\([+−][\\d.,]+ against ${onValue.replace('.', '\\.')} with every head on\\)`));
-        assert.ok(await page.isVisible('#english-all-on'));
-        assert.ok(await page.$eval('figure[data-layer="0"][data-head="0"]', (f) => f.classList.contains('is-off')));
-        await page.waitForFunction(() => location.hash.includes('off=0.0'));
-        await page.click('#english-all-on');
-        await page.waitForFunction((t) => document.getElementById('english-perplexity').textContent === t, on);
-        // From the address: the head stays off after a reload of the link.
-        await page.goto(page.url().replace(/#.*$/, '') + hashOf('the cat sat', '&off=1.1,9.9'));
-        await page.waitForSelector(`${panel}[data-state="ready"]`);
-        assert.match(await perplexity(page), /with 1 head off/);
-        assert.match(await page.textContent('#english-notes'), /off=9\.9 in the address: the model has/);
-      }));
+      withEnglishPage(
+        target(),
+        hashOf('the cat sat on the mat and the dog sat on the mat'),
+        async ({ page }) => {
+          const on = await perplexity(page);
+          const onValue = /Perplexity: ([\d.,]+)/.exec(on)[1];
+          await page.check('#english-layers input[data-off-key="0.0"]');
+          await page.waitForFunction(() =>
+            document.getElementById('english-perplexity').textContent.includes('1 head off'),
+          );
+          const off = await perplexity(page);
+          assert.match(
+            off,
+            new RegExp(
+              `with 1 head off \\([+−][\\d.,]+ against ${onValue.replace('.', '\\.')} with every head on\\)`,
+            ),
+          );
+          assert.ok(await page.isVisible('#english-all-on'));
+          assert.ok(
+            await page.$eval('figure[data-layer="0"][data-head="0"]', (f) =>
+              f.classList.contains('is-off'),
+            ),
+          );
+          await page.waitForFunction(() => location.hash.includes('off=0.0'));
+          await page.click('#english-all-on');
+          await page.waitForFunction(
+            (t) => document.getElementById('english-perplexity').textContent === t,
+            on,
+          );
+          // From the address: the head stays off after a reload of the link.
+          await page.goto(page.url().replace(/#.*$/, '') + hashOf('the cat sat', '&off=1.1,9.9'));
+          await page.waitForSelector(`${panel}[data-state="ready"]`);
+          assert.match(await perplexity(page), /with 1 head off/);
+          assert.match(
+            await page.textContent('#english-notes'),
+            /off=9\.9 in the address: the model has/,
+          );
+        },
+      ));
 
     test('any input gets a visible answer: empty, emoji only, a lone surrogate', () =>
       withEnglishPage(target(), hashOf(''), async ({ page }) => {
-        assert.match(await page.textContent('#english-tokens-note'), /No words yet: the model reads <bos>/);
-        assert.ok((await page.$$eval('#english-next tbody tr', (t) => t.length)) > 0, 'a prediction from <bos> alone');
+        assert.match(
+          await page.textContent('#english-tokens-note'),
+          /No words yet: the model reads <bos>/,
+        );
+        assert.ok(
+          (await page.$$eval('#english-next tbody tr', (t) => t.length)) > 0,
+          'a prediction from <bos> alone',
+        );
         assert.match(await perplexity(page), /no word to score yet/);
         assert.equal(await page.$$eval('#english-layers canvas', (cs) => cs[0].width), 1);
         await typeText(page, '😀🎉');
-        assert.deepEqual((await chips(page)).map((c) => c.cls.includes('en-unknown')), [false, true, true]);
+        assert.deepEqual(
+          (await chips(page)).map((c) => c.cls.includes('en-unknown')),
+          [false, true, true],
+        );
         // A lone surrogate: the core refuses it (the alert says why, the last view stays), or the
         // browser's input already replaced it (an unknown token).
         await page.evaluate(() => {
@@ -248,8 +399,13 @@ for (const which of [0, 1]) {
         assert.equal(await page.getAttribute('#english-zoom', 'data-head'), '1');
         await page.focus('#english-layers figure[data-layer="1"][data-head="0"] button');
         await page.keyboard.press('Enter');
-        await page.waitForFunction(() => document.getElementById('english-zoom').dataset.layer === '1');
-        assert.equal(await page.$$eval('#english-layers figure.en-head', (f) => f.length), config.num_layers * config.num_heads);
+        await page.waitForFunction(
+          () => document.getElementById('english-zoom').dataset.layer === '1',
+        );
+        assert.equal(
+          await page.$$eval('#english-layers figure.en-head', (f) => f.length),
+          config.num_layers * config.num_heads,
+        );
         await page.waitForFunction(() => location.hash.includes('sel=1.0'));
         await page.focus('#english-zoom canvas.heatmap');
         await page.keyboard.press('ArrowDown');
@@ -262,33 +418,66 @@ for (const which of [0, 1]) {
         assert.equal(await page.getAttribute('.skip-link', 'href'), '#english-heads-section');
         await page.keyboard.press('Enter');
         await page.waitForFunction(() => document.activeElement?.id === 'english-heads-section');
-        assert.equal(await page.getAttribute('.mode-tab[aria-selected="true"]', 'data-mode'), 'english');
-        assert.match(await page.evaluate(() => location.hash), /^#mode=english&text=the%20cat%20sat/);
+        assert.equal(
+          await page.getAttribute('.mode-tab[aria-selected="true"]', 'data-mode'),
+          'english',
+        );
+        assert.match(
+          await page.evaluate(() => location.hash),
+          /^#mode=english&text=the%20cat%20sat/,
+        );
       }));
 
     test('the examples and the coreference note', () =>
       withEnglishPage(target(), hashOf('the cat'), async ({ page }) => {
         await page.click('button[data-example="coreference"]');
-        assert.equal(await page.inputValue('#english-text'), "The animal didn't cross the street because it was too tired.");
+        assert.equal(
+          await page.inputValue('#english-text'),
+          "The animal didn't cross the street because it was too tired.",
+        );
         const coreference = await page.textContent('#english-look');
-        assert.match(coreference, /Coreference, measured on 6 sentences where a pronoun refers to one of two earlier nouns/);
+        assert.match(
+          coreference,
+          /Coreference, measured on 6 sentences where a pronoun refers to one of two earlier nouns/,
+        );
         // Heads named as the grids name them.
         assert.match(coreference, /the head that favours the antecedent most, L1 H2, puts 21 %/);
         assert.doesNotMatch(coreference, /\b\d\.\d\b/);
-        assert.equal(await page.textContent('#english-layers figure[data-layer="1"][data-head="2"] .en-head-title'), 'L1 H2');
+        assert.equal(
+          await page.textContent(
+            '#english-layers figure[data-layer="1"][data-head="2"] .en-head-title',
+          ),
+          'L1 H2',
+        );
         await page.click('button[data-example="induction"]');
-        await page.waitForFunction(() => document.querySelectorAll('#english-tokens li').length > 10);
+        await page.waitForFunction(
+          () => document.querySelectorAll('#english-tokens li').length > 10,
+        );
       }));
 
     test('axe-core: no serious or critical violation (light and dark)', async () => {
       for (const colorScheme of ['light', 'dark']) {
-        await withEnglishPage(target(), hashOf('the zorpish cat sat', '&off=0.1&sel=1.2'), async ({ page }) => {
-          await page.evaluate(AXE);
-          const r = await page.evaluate(() => window.axe.run(document, { iframes: false, preload: false }));
-          const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-            .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 5).join(' | ')}`);
-          assert.deepEqual(bad, [], `${colorScheme}: ${bad.join('\n')}`);
-        }, { contextOptions: { colorScheme } });
+        await withEnglishPage(
+          target(),
+          hashOf('the zorpish cat sat', '&off=0.1&sel=1.2'),
+          async ({ page }) => {
+            await page.evaluate(AXE);
+            const r = await page.evaluate(() =>
+              window.axe.run(document, { iframes: false, preload: false }),
+            );
+            const bad = r.violations
+              .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+              .map(
+                (v) =>
+                  `${v.impact} ${v.id}: ${v.nodes
+                    .map((n) => n.target.join(' '))
+                    .slice(0, 5)
+                    .join(' | ')}`,
+              );
+            assert.deepEqual(bad, [], `${colorScheme}: ${bad.join('\n')}`);
+          },
+          { contextOptions: { colorScheme } },
+        );
       }
     });
   });

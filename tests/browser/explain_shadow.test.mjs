@@ -54,32 +54,59 @@ document.documentElement.dataset.ready = 'true';
 `;
 
 // The shadow root links the stylesheets itself; the light DOM has only the host.
-const env = useHarness(HARNESS, { css: ['style.css', 'common.css'], body: '<div id="host"></div>' });
+const env = useHarness(HARNESS, {
+  css: ['style.css', 'common.css'],
+  body: '<div id="host"></div>',
+});
 
 test('the explain builders work inside a shadow root: content, labels and controls stay in it', async () => {
   const page = await env.browser.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   try {
     await page.goto(env.url);
     await page.waitForSelector('html[data-ready="true"]');
     // Nothing was added to the light DOM.
-    assert.deepEqual(await page.evaluate(() => [...document.body.children].map((e) => e.id || e.tagName)), ['host', 'SCRIPT']);
+    assert.deepEqual(
+      await page.evaluate(() => [...document.body.children].map((e) => e.id || e.tagName)),
+      ['host', 'SCRIPT'],
+    );
     // Playwright's CSS selectors pierce open shadow roots.
     assert.equal(await page.locator('[data-panel="pipeline"] [data-stage]').count(), 8);
-    assert.equal(await page.textContent('[data-panel="pipeline"] [data-stage="qkv"] .pipeline-shape'), '(5, 8) @ (8, 24) → (5, 24)');
-    assert.deepEqual(await page.$$eval('[data-panel="params"] tr[data-heads]', (trs) => trs.map((tr) => tr.dataset.heads)), ['1', '2', '4', '8']);
+    assert.equal(
+      await page.textContent('[data-panel="pipeline"] [data-stage="qkv"] .pipeline-shape'),
+      '(5, 8) @ (8, 24) → (5, 24)',
+    );
+    assert.deepEqual(
+      await page.$$eval('[data-panel="params"] tr[data-heads]', (trs) =>
+        trs.map((tr) => tr.dataset.heads),
+      ),
+      ['1', '2', '4', '8'],
+    );
     await page.fill('[data-panel="params"] .params-try input', '3');
-    assert.equal(await page.textContent('[data-panel="params"] .params-try-out'), 'd_model=8 is not divisible by num_heads=3');
-    assert.equal(await page.getAttribute('[data-panel="step"] tr[data-step="weight"]', 'data-value'), '0.75');
-    assert.equal(await page.textContent('[data-panel="patterns"] table.patterns-table tbody td'), '— (uniform 0.500)');
+    assert.equal(
+      await page.textContent('[data-panel="params"] .params-try-out'),
+      'd_model=8 is not divisible by num_heads=3',
+    );
+    assert.equal(
+      await page.getAttribute('[data-panel="step"] tr[data-step="weight"]', 'data-value'),
+      '0.75',
+    );
+    assert.equal(
+      await page.textContent('[data-panel="patterns"] table.patterns-table tbody td'),
+      '— (uniform 0.500)',
+    );
     await page.check('[data-panel="combined"] input[value="max"]');
     await page.waitForSelector('[data-panel="combined"] table[data-combined="max"]');
     // Every label's control is found in the shadow root (label for= works there).
     const orphans = await page.evaluate(() => {
       const root = document.getElementById('host').shadowRoot;
-      return [...root.querySelectorAll('label[for]')].filter((l) => !root.getElementById(l.htmlFor)).map((l) => l.htmlFor);
+      return [...root.querySelectorAll('label[for]')]
+        .filter((l) => !root.getElementById(l.htmlFor))
+        .map((l) => l.htmlFor);
     });
     assert.deepEqual(orphans, []);
     assert.deepEqual(errors, []);

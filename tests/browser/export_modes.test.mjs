@@ -14,12 +14,17 @@ const env = useBrowserAndTargets();
 const count = (texts, t) => texts.filter((x) => x === t).length;
 
 /** The view's link as captions show it: the address when served (target 0), "index.html#…" from disk. */
-const shownLink = (page, which) => page.evaluate(() => location.href).then((h) => (which === 0 ? h : `index.html${new URL(h).hash}`));
+const shownLink = (page, which) =>
+  page
+    .evaluate(() => location.href)
+    .then((h) => (which === 0 ? h : `index.html${new URL(h).hash}`));
 
 /** The export buttons of a figure mode: Save PNG, its scale and Save SVG shown; CSV and JSON not. */
 async function checkButtons(page) {
-  for (const id of ['#export-png', '#export-scale', '#export-svg']) assert.ok(await page.isVisible(id), `${id} shown`);
-  for (const id of ['#export-csv', '#export-json']) assert.ok(await page.isHidden(id), `${id} hidden`);
+  for (const id of ['#export-png', '#export-scale', '#export-svg'])
+    assert.ok(await page.isVisible(id), `${id} shown`);
+  for (const id of ['#export-csv', '#export-json'])
+    assert.ok(await page.isHidden(id), `${id} hidden`);
   assert.equal(await page.getAttribute('#export', 'aria-label'), 'Save the weights shown');
   assert.equal(await page.getAttribute('#export-scale', 'aria-label'), 'PNG scale');
 }
@@ -32,10 +37,16 @@ async function pngs(page, stem, svgSize) {
     const png = await download(page, () => page.click('#export-png'));
     assert.equal(png.name, scale === 1 ? `${stem}.png` : `${stem}-${scale}x.png`);
     sizes[scale] = { ...pngSize(png.bytes), bytes: png.bytes.length };
-    assert.equal(await page.textContent('#share-status'),
-      `Saved ${png.name} (${sizes[scale].width} × ${sizes[scale].height} pixels, ${png.bytes.length} bytes).`);
+    assert.equal(
+      await page.textContent('#share-status'),
+      `Saved ${png.name} (${sizes[scale].width} × ${sizes[scale].height} pixels, ${png.bytes.length} bytes).`,
+    );
   }
-  assert.deepEqual([sizes[1].width, sizes[1].height], [svgSize.width, svgSize.height], '1× is the SVG\'s size');
+  assert.deepEqual(
+    [sizes[1].width, sizes[1].height],
+    [svgSize.width, svgSize.height],
+    "1× is the SVG's size",
+  );
   assert.deepEqual([sizes[2].width, sizes[2].height], [2 * sizes[1].width, 2 * sizes[1].height]);
   assert.deepEqual([sizes[4].width, sizes[4].height], [4 * sizes[1].width, 4 * sizes[1].height]);
   return sizes;
@@ -45,8 +56,15 @@ describe('figure export of the Date translator and the English mode', { timeout:
   for (const which of [0, 1]) {
     test(`Date translator (${which ? 'file://' : 'served'}): the cross-attention layer's 4 heads, every input and output character, roles, settings, link`, () =>
       withCheckedPage(env.browser, env.servers.targets[which], '#mode=date', async ({ page }) => {
-        await page.waitForSelector('#date-panel[data-state="ready"], #date-panel[data-state="error"]', { timeout: 60_000 });
-        assert.equal(await page.getAttribute('#date-panel', 'data-state'), 'ready', await page.textContent('#date-alert'));
+        await page.waitForSelector(
+          '#date-panel[data-state="ready"], #date-panel[data-state="error"]',
+          { timeout: 60_000 },
+        );
+        assert.equal(
+          await page.getAttribute('#date-panel', 'data-state'),
+          'ready',
+          await page.textContent('#date-alert'),
+        );
         await checkButtons(page);
         const output = await page.textContent('#date-output');
         assert.equal(output, '2026-11-30', 'the model translates the default date');
@@ -66,47 +84,83 @@ describe('figure export of the Date translator and the English mode', { timeout:
         // Every output character labels a row and every input character a column, in each of the
         // 4 heads; "0" and "1" are also the legend's ticks.
         for (const t of new Set([...rows, ...cols])) {
-          const expected = 4 * (rows.filter((x) => x === t).length + cols.filter((x) => x === t).length) + (t === '0' || t === '1' ? 1 : 0);
+          const expected =
+            4 * (rows.filter((x) => x === t).length + cols.filter((x) => x === t).length) +
+            (t === '0' || t === '1' ? 1 : 0);
           assert.equal(count(parsed.texts, t), expected, `label ${t}`);
         }
-        for (let h = 0; h < 4; h++) assert.equal(count(parsed.texts, `head ${h}`), 1, `head ${h}'s caption`);
+        for (let h = 0; h < 4; h++)
+          assert.equal(count(parsed.texts, `head ${h}`), 1, `head ${h}'s caption`);
         assert.equal(count(parsed.texts, 'head 4'), 0);
         assert.equal(parsed.cells.length, 4 * rows.length * cols.length);
         assert.deepEqual([...new Set(parsed.cells.map((c) => c.head))], [0, 1, 2, 3]);
         // Each head's measured role (as its figure on the page shows it) under its caption.
-        const roles = await page.$$eval('#date-heads figure .head-role', (els) => els.map((e) => e.textContent));
+        const roles = await page.$$eval('#date-heads figure .head-role', (els) =>
+          els.map((e) => e.textContent),
+        );
         assert.equal(roles.length, 4);
         const all = parsed.texts.join(' ');
         for (const role of roles) assert.ok(all.includes(role), `role "${role}" in the SVG`);
-        assert.ok(parsed.texts.includes('Date translator: Cross-attention, layer 1, reading “Nov 30, 2026”'));
-        assert.ok(parsed.texts.includes('Input “Nov 30, 2026” → output “2026-11-30” · Cross-attention, layer 1 (layers 0–1) · 4 heads'));
+        assert.ok(
+          parsed.texts.includes(
+            'Date translator: Cross-attention, layer 1, reading “Nov 30, 2026”',
+          ),
+        );
+        assert.ok(
+          parsed.texts.includes(
+            'Input “Nov 30, 2026” → output “2026-11-30” · Cross-attention, layer 1 (layers 0–1) · 4 heads',
+          ),
+        );
         assert.ok(parsed.texts.includes('Heads switched off: none'));
         // Served: the whole address; from disk: relative, naming no folder of the disk.
         const link = await shownLink(page, which);
         assert.match(link, /#mode=date&date=Nov%2030,%202026&kind=cross&layer=1$/);
-        assert.equal(parsed.texts.join('').includes('file:') || parsed.desc.includes('file:'), false, 'no file: URL');
+        assert.equal(
+          parsed.texts.join('').includes('file:') || parsed.desc.includes('file:'),
+          false,
+          'no file: URL',
+        );
         assert.ok(parsed.texts.join('').includes(link), `the caption shows ${link}`);
         assert.ok(parsed.desc.includes(link));
         const sizes = await pngs(page, 'mha-date-cross-l1', parsed);
-        console.log(`# date cross l1: SVG ${svgFile.bytes.length} bytes ${parsed.width}×${parsed.height}; PNG ${JSON.stringify(sizes)}`);
+        console.log(
+          `# date cross l1: SVG ${svgFile.bytes.length} bytes ${parsed.width}×${parsed.height}; PNG ${JSON.stringify(sizes)}`,
+        );
 
         // A head switched off and another kind: the file name, the captions and the link follow.
         await page.check('#date-heads input[data-off-key="cross/1/2"]');
-        await page.waitForFunction(() => location.hash.includes('off=cross/1/2') || decodeURIComponent(location.hash).includes('off=cross/1/2'));
+        await page.waitForFunction(
+          () =>
+            location.hash.includes('off=cross/1/2') ||
+            decodeURIComponent(location.hash).includes('off=cross/1/2'),
+        );
         await page.selectOption('#date-kind', 'encoder_self');
         await page.waitForFunction(() => location.hash.includes('kind=encoder_self'));
-        const enc = await parseSvg(page, (await download(page, () => page.click('#export-svg'))).bytes.toString('utf8'));
+        const enc = await parseSvg(
+          page,
+          (await download(page, () => page.click('#export-svg'))).bytes.toString('utf8'),
+        );
         assert.equal(enc.error, '');
-        assert.equal(await page.textContent('#share-status').then((s) => s.split(' ')[1]), 'mha-date-encoder-self-l1.svg');
+        assert.equal(
+          await page.textContent('#share-status').then((s) => s.split(' ')[1]),
+          'mha-date-encoder-self-l1.svg',
+        );
         for (const t of new Set(cols)) {
-          assert.equal(count(enc.texts, t), 8 * cols.filter((x) => x === t).length + (t === '0' ? 1 : 0), `encoder label ${t}`);
+          assert.equal(
+            count(enc.texts, t),
+            8 * cols.filter((x) => x === t).length + (t === '0' ? 1 : 0),
+            `encoder label ${t}`,
+          );
         }
         assert.ok(enc.texts.includes('Heads switched off: cross layer 1 head 2'));
         assert.equal(count(enc.texts, 'head 2'), 1, 'an encoder head is not marked off');
         assert.ok(enc.texts.join('').includes(await shownLink(page, which)));
         await page.selectOption('#date-kind', 'cross');
         await page.waitForFunction(() => location.hash.includes('kind=cross'));
-        const off = await parseSvg(page, (await download(page, () => page.click('#export-svg'))).bytes.toString('utf8'));
+        const off = await parseSvg(
+          page,
+          (await download(page, () => page.click('#export-svg'))).bytes.toString('utf8'),
+        );
         assert.equal(count(off.texts, 'head 2 (switched off)'), 1);
         assert.equal(count(off.texts, 'head 2'), 0);
       }));
@@ -115,12 +169,36 @@ describe('figure export of the Date translator and the English mode', { timeout:
   test('English mode: every layer × head (2 × 4), every token of the default text, roles, settings, link', () =>
     withCheckedPage(env.browser, env.servers.targets[0], '#mode=english', async ({ page }) => {
       const panel = '#english-panel';
-      await page.waitForSelector(`${panel}[data-state="ready"], ${panel}[data-state="error"]`, { timeout: 60_000 });
-      assert.equal(await page.getAttribute(panel, 'data-state'), 'ready', await page.textContent('#english-alert'));
+      await page.waitForSelector(`${panel}[data-state="ready"], ${panel}[data-state="error"]`, {
+        timeout: 60_000,
+      });
+      assert.equal(
+        await page.getAttribute(panel, 'data-state'),
+        'ready',
+        await page.textContent('#english-alert'),
+      );
       await checkButtons(page);
       // The default text as the model reads it: <bos>, then lower-cased words and marks.
-      const tokens = ['<bos>', 'the', 'dog', 'sat', 'by', 'the', 'door', '.', 'the', 'man', 'sat', 'by', 'the', 'fire', '.'];
-      const chips = await page.$$eval('#english-tokens li', (els) => els.map((e) => e.textContent.toLowerCase()));
+      const tokens = [
+        '<bos>',
+        'the',
+        'dog',
+        'sat',
+        'by',
+        'the',
+        'door',
+        '.',
+        'the',
+        'man',
+        'sat',
+        'by',
+        'the',
+        'fire',
+        '.',
+      ];
+      const chips = await page.$$eval('#english-tokens li', (els) =>
+        els.map((e) => e.textContent.toLowerCase()),
+      );
       assert.deepEqual(chips, tokens, 'the page reads the same tokens');
       const svgFile = await download(page, () => page.click('#export-svg'));
       assert.equal(svgFile.name, 'mha-english-l2-h4-n15.svg');
@@ -128,9 +206,19 @@ describe('figure export of the Date translator and the English mode', { timeout:
       assert.equal(parsed.error, '');
       assert.equal(parsed.ns, 'http://www.w3.org/2000/svg');
       // Every token labels a row and a column of each of the 8 heads.
-      for (const t of new Set(tokens)) assert.equal(count(parsed.texts, t), 8 * 2 * tokens.filter((x) => x === t).length, `label ${t}`);
+      for (const t of new Set(tokens))
+        assert.equal(
+          count(parsed.texts, t),
+          8 * 2 * tokens.filter((x) => x === t).length,
+          `label ${t}`,
+        );
       for (let l = 0; l < 2; l++) {
-        for (let h = 0; h < 4; h++) assert.equal(count(parsed.texts, `layer ${l}, head ${h}`), 1, `caption layer ${l}, head ${h}`);
+        for (let h = 0; h < 4; h++)
+          assert.equal(
+            count(parsed.texts, `layer ${l}, head ${h}`),
+            1,
+            `caption layer ${l}, head ${h}`,
+          );
       }
       assert.equal(parsed.cells.length, 8 * 15 * 15);
       // A row of heads per layer: layer 0's four grids side by side, layer 1's under them.
@@ -143,7 +231,9 @@ describe('figure export of the Date translator and the English mode', { timeout:
       }
       assert.ok(top(4) > top(0) + 15 * parsed.cells[0].size);
       // Each head's role measured on this text, as its small multiple's caption shows it.
-      const roles = await page.$$eval('#english-layers .en-role', (els) => els.map((e) => e.textContent));
+      const roles = await page.$$eval('#english-layers .en-role', (els) =>
+        els.map((e) => e.textContent),
+      );
       assert.equal(roles.length, 8);
       const all = parsed.texts.join(' ');
       for (const role of roles) {
@@ -157,13 +247,20 @@ describe('figure export of the Date translator and the English mode', { timeout:
       assert.match(link, /#mode=english&text=The%20dog/);
       assert.ok(parsed.texts.join('').includes(link), `the caption shows ${link}`);
       const sizes = await pngs(page, 'mha-english-l2-h4-n15', parsed);
-      console.log(`# english 2×4 heads: SVG ${svgFile.bytes.length} bytes ${parsed.width}×${parsed.height}; PNG ${JSON.stringify(sizes)}`);
+      console.log(
+        `# english 2×4 heads: SVG ${svgFile.bytes.length} bytes ${parsed.width}×${parsed.height}; PNG ${JSON.stringify(sizes)}`,
+      );
 
       // A head switched off: its caption and the settings say so, and the link carries it.
       await page.check('#english-layers input[data-off-key="1.2"]');
-      await page.waitForFunction(() => document.getElementById('english-perplexity').textContent.includes('1 head off'));
+      await page.waitForFunction(() =>
+        document.getElementById('english-perplexity').textContent.includes('1 head off'),
+      );
       await page.waitForFunction(() => location.hash.includes('off=1.2'));
-      const off = await parseSvg(page, (await download(page, () => page.click('#export-svg'))).bytes.toString('utf8'));
+      const off = await parseSvg(
+        page,
+        (await download(page, () => page.click('#export-svg'))).bytes.toString('utf8'),
+      );
       assert.equal(count(off.texts, 'layer 1, head 2 (switched off)'), 1);
       assert.ok(off.texts.includes('Heads switched off: layer 1 head 2'));
       assert.ok(off.texts.join('').includes(await page.evaluate(() => location.href)));
@@ -171,6 +268,10 @@ describe('figure export of the Date translator and the English mode', { timeout:
       await page.click('.mode-tab[data-mode="random"]');
       assert.ok(await page.isVisible('#export-csv'));
       assert.ok(await page.isVisible('#export-json'));
-      assert.equal(await page.textContent('#share-status'), '', 'the English mode\'s message stays with it');
+      assert.equal(
+        await page.textContent('#share-status'),
+        '',
+        "the English mode's message stays with it",
+      );
     }));
 });

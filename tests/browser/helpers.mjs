@@ -28,7 +28,9 @@ export function assertPrerequisites() {
     );
   }
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`,
+    );
   }
 }
 
@@ -60,7 +62,11 @@ export async function startTargets(dir = DIST) {
   return {
     targets: [
       { name: 'served over http', url: server.url, isOwn: (u) => new URL(u).origin === origin },
-      { name: 'opened from file://', url: `${fileBase}index.html`, isOwn: (u) => u.startsWith(fileBase) },
+      {
+        name: 'opened from file://',
+        url: `${fileBase}index.html`,
+        isOwn: (u) => u.startsWith(fileBase),
+      },
     ],
     close: () => server.close(),
   };
@@ -73,10 +79,25 @@ export async function startTargets(dir = DIST) {
  * leave the machine). `setup(context)`, if given, runs before the page is created.
  * `path`: another page of dist/ (e.g. 'embed-example.html'); `ready`: the selector to wait for.
  */
-export async function openPage(browser, target, hash = '', {
-  width = 1280, height = 900, dpr = 1, setup, path = null, ready = 'html[data-ready="true"]', contextOptions = {},
-} = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: dpr, ...contextOptions });
+export async function openPage(
+  browser,
+  target,
+  hash = '',
+  {
+    width = 1280,
+    height = 900,
+    dpr = 1,
+    setup,
+    path = null,
+    ready = 'html[data-ready="true"]',
+    contextOptions = {},
+  } = {},
+) {
+  const context = await browser.newContext({
+    viewport: { width, height },
+    deviceScaleFactor: dpr,
+    ...contextOptions,
+  });
   // Optional: prepare the context before the page exists (e.g. context.addInitScript(...)).
   if (setup) await setup(context);
   const problems = [];
@@ -89,7 +110,8 @@ export async function openPage(browser, target, hash = '', {
   });
   const page = await context.newPage();
   page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+    if (m.type() === 'error' || m.type() === 'warning')
+      problems.push(`console ${m.type()}: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
   // The page never opens a dialog: one would mean that supplied text ran as script.
@@ -104,7 +126,9 @@ export async function openPage(browser, target, hash = '', {
       problems.push(`request to another origin: ${u}`);
     }
   });
-  page.on('requestfailed', (r) => problems.push(`failed request: ${r.url()} (${r.failure()?.errorText})`));
+  page.on('requestfailed', (r) =>
+    problems.push(`failed request: ${r.url()} (${r.failure()?.errorText})`),
+  );
   page.on('response', (r) => {
     if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
   });
@@ -193,17 +217,30 @@ export async function screenPixel(page, x, y) {
     scrollBy(0, py - innerHeight / 2);
     return scrollY - before;
   }, y);
-  const png = await page.screenshot({ clip: { x: Math.floor(x), y: Math.floor(y), width: 1, height: 1 }, scale: 'device' });
-  return page.evaluate(async ([b64, fx, fy]) => {
-    // (A Blob, not a data: URL: the page's CSP allows no fetch of one.)
-    const bytes = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
-    const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
-    const c = new OffscreenCanvas(bitmap.width, bitmap.height);
-    const ctx = c.getContext('2d', { willReadFrequently: true });
-    ctx.drawImage(bitmap, 0, 0);
-    const s = bitmap.width;
-    return Array.from(ctx.getImageData(Math.min(s - 1, Math.floor(fx * s)), Math.min(s - 1, Math.floor(fy * s)), 1, 1).data);
-  }, [png.toString('base64'), x - Math.floor(x), y - Math.floor(y)]);
+  const png = await page.screenshot({
+    clip: { x: Math.floor(x), y: Math.floor(y), width: 1, height: 1 },
+    scale: 'device',
+  });
+  return page.evaluate(
+    async ([b64, fx, fy]) => {
+      // (A Blob, not a data: URL: the page's CSP allows no fetch of one.)
+      const bytes = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
+      const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
+      const c = new OffscreenCanvas(bitmap.width, bitmap.height);
+      const ctx = c.getContext('2d', { willReadFrequently: true });
+      ctx.drawImage(bitmap, 0, 0);
+      const s = bitmap.width;
+      return Array.from(
+        ctx.getImageData(
+          Math.min(s - 1, Math.floor(fx * s)),
+          Math.min(s - 1, Math.floor(fy * s)),
+          1,
+          1,
+        ).data,
+      );
+    },
+    [png.toString('base64'), x - Math.floor(x), y - Math.floor(y)],
+  );
 }
 
 /**
@@ -236,17 +273,27 @@ export function useBrowserAndTargets(setup) {
 export function useHarness(source, { css = ['style.css'], body = '' } = {}) {
   const env = { browser: null, url: null, dir: null };
   before(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium`);
     env.dir = await mkdtemp(path.join(os.tmpdir(), 'mha-harness-'));
     await build({
-      stdin: { contents: source, resolveDir: path.join(ROOT, 'web', 'src'), sourcefile: 'harness.js' },
-      bundle: true, format: 'iife', outfile: path.join(env.dir, 'harness.js'), logLevel: 'error',
+      stdin: {
+        contents: source,
+        resolveDir: path.join(ROOT, 'web', 'src'),
+        sourcefile: 'harness.js',
+      },
+      bundle: true,
+      format: 'iife',
+      outfile: path.join(env.dir, 'harness.js'),
+      logLevel: 'error',
     });
     for (const f of css) await copyFile(path.join(ROOT, 'web', f), path.join(env.dir, f));
     const links = css.map((f) => `<link rel="stylesheet" href="${f}">`).join('');
-    await writeFile(path.join(env.dir, 'index.html'),
+    await writeFile(
+      path.join(env.dir, 'index.html'),
       `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>harness</title>${links}</head>` +
-      `<body>${body}<script src="harness.js"></script></body></html>`);
+        `<body>${body}<script src="harness.js"></script></body></html>`,
+    );
     env.url = pathToFileURL(path.join(env.dir, 'index.html')).href;
     env.browser = await launchBrowser();
   });
@@ -288,15 +335,20 @@ export function parseSvg(page, svg) {
     const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
     const root = doc.documentElement;
     return {
-      error: doc.getElementsByTagName('parsererror').length ? doc.getElementsByTagName('parsererror')[0].textContent : '',
+      error: doc.getElementsByTagName('parsererror').length
+        ? doc.getElementsByTagName('parsererror')[0].textContent
+        : '',
       ns: root.namespaceURI,
       width: Number(root.getAttribute('width')),
       height: Number(root.getAttribute('height')),
       desc: root.querySelector('desc')?.textContent ?? '',
       texts: [...root.querySelectorAll('text')].map((t) => t.textContent),
       cells: [...root.querySelectorAll('g[data-head] rect')].map((r) => ({
-        head: Number(r.parentNode.getAttribute('data-head')), x: Number(r.getAttribute('x')), y: Number(r.getAttribute('y')),
-        size: Number(r.getAttribute('width')), fill: r.getAttribute('fill'),
+        head: Number(r.parentNode.getAttribute('data-head')),
+        x: Number(r.getAttribute('x')),
+        y: Number(r.getAttribute('y')),
+        size: Number(r.getAttribute('width')),
+        fill: r.getAttribute('fill'),
       })),
       images: root.querySelectorAll('image').length,
     };
@@ -305,18 +357,22 @@ export function parseSvg(page, svg) {
 
 /** Sets attributes of the element with id `id` (null removes one) and waits for its next mha-ready or mha-error; resolves to the event type. */
 export function setAttributes(page, id, attrs) {
-  return page.evaluate(([i, a]) => new Promise((resolve) => {
-    const host = document.getElementById(i);
-    const done = (e) => {
-      host.removeEventListener('mha-ready', done);
-      host.removeEventListener('mha-error', done);
-      resolve(e.type);
-    };
-    host.addEventListener('mha-ready', done);
-    host.addEventListener('mha-error', done);
-    for (const [k, v] of Object.entries(a)) {
-      if (v === null) host.removeAttribute(k);
-      else host.setAttribute(k, v);
-    }
-  }), [id, attrs]);
+  return page.evaluate(
+    ([i, a]) =>
+      new Promise((resolve) => {
+        const host = document.getElementById(i);
+        const done = (e) => {
+          host.removeEventListener('mha-ready', done);
+          host.removeEventListener('mha-error', done);
+          resolve(e.type);
+        };
+        host.addEventListener('mha-ready', done);
+        host.addEventListener('mha-error', done);
+        for (const [k, v] of Object.entries(a)) {
+          if (v === null) host.removeAttribute(k);
+          else host.setAttribute(k, v);
+        }
+      }),
+    [id, attrs],
+  );
 }

@@ -25,7 +25,9 @@ export function iframeFiles(markdown) {
     }
     rows.push(line);
   }
-  const files = rows.slice(2).flatMap((r) => [...r.split('|')[1].matchAll(/`([^`]+)`/g)].map((m) => m[1]));
+  const files = rows
+    .slice(2)
+    .flatMap((r) => [...r.split('|')[1].matchAll(/`([^`]+)`/g)].map((m) => m[1]));
   assert.ok(files.length > 0, 'the iframe table names files');
   return files;
 }
@@ -43,25 +45,50 @@ const MODES = [
   ['random embeddings', '#preset=module-08&cell=0.0.2', '#heads canvas[data-head="1"]'],
   ['embed=1', '#preset=module-08&cell=0.0.2&embed=1', '#heads canvas[data-head="1"]'],
   ['the Date translator', '#mode=date&date=30.11.26', '#date-panel[data-state="ready"]'],
-  ['the English mode', '#mode=english&text=The%20dog%20sat%20by%20the%20door.', '#english-panel[data-state="ready"]'],
+  [
+    'the English mode',
+    '#mode=english&text=The%20dog%20sat%20by%20the%20door.',
+    '#english-panel[data-state="ready"]',
+  ],
 ];
 
 for (const which of [0, 1]) {
   const target = () => env.servers.targets[which];
-  describe(`the iframe's files of docs/embedding.md, ${which === 0 ? 'served over http' : 'opened from file://'}`, { timeout: TIMEOUT }, () => {
+  describe(`the iframe's files of docs/embedding.md, ${which === 0 ? 'served over http' : 'opened from file://'}`, {
+    timeout: TIMEOUT,
+  }, () => {
     for (const [name, hash, ready] of MODES) {
       test(`${name}: ready from the listed files alone`, async () => {
         const p = await openPage(env.browser, target(), hash);
         try {
-          await p.page.waitForSelector(`${ready}, p.alert[role="alert"]:not(:empty)`, { timeout: 60_000 });
-          const alerts = await p.page.$$eval('[role="alert"]', (as) => as.map((a) => a.textContent).filter(Boolean));
-          assert.deepEqual(alerts.filter((a) => /did not load|could not be loaded/.test(a)), []);
+          await p.page.waitForSelector(`${ready}, p.alert[role="alert"]:not(:empty)`, {
+            timeout: 60_000,
+          });
+          const alerts = await p.page.$$eval('[role="alert"]', (as) =>
+            as.map((a) => a.textContent).filter(Boolean),
+          );
+          assert.deepEqual(
+            alerts.filter((a) => /did not load|could not be loaded/.test(a)),
+            [],
+          );
           assert.ok(await p.page.$(ready), `${ready}: ${alerts.join(' | ')}`);
           assert.doesNotMatch(await p.page.textContent('body'), /did not load/);
-          assert.deepEqual(p.problems, [], 'no failed request (every file it asked for is listed), no console error');
-          const asked = new Set(p.requests.filter((u) => !u.startsWith('data:') && !u.startsWith('blob:'))
-            .map((u) => decodeURIComponent(new URL(u).pathname.split('/').pop())).filter(Boolean));
-          for (const f of asked) assert.ok(FILES.includes(f), `${f} is requested but not listed: ${[...asked].join(' ')}`);
+          assert.deepEqual(
+            p.problems,
+            [],
+            'no failed request (every file it asked for is listed), no console error',
+          );
+          const asked = new Set(
+            p.requests
+              .filter((u) => !u.startsWith('data:') && !u.startsWith('blob:'))
+              .map((u) => decodeURIComponent(new URL(u).pathname.split('/').pop()))
+              .filter(Boolean),
+          );
+          for (const f of asked)
+            assert.ok(
+              FILES.includes(f),
+              `${f} is requested but not listed: ${[...asked].join(' ')}`,
+            );
         } finally {
           await p.close();
         }
@@ -70,14 +97,21 @@ for (const which of [0, 1]) {
   });
 }
 
-test('english.js missing: the English tab says once that it did not load', { timeout: TIMEOUT }, async () => {
+test('english.js missing: the English tab says once that it did not load', {
+  timeout: TIMEOUT,
+}, async () => {
   rmSync(path.join(tmp, 'english.js'));
   try {
     const p = await openPage(env.browser, env.servers.targets[1], '#mode=english');
     try {
-      const alert = await (await p.page.waitForSelector('#english-panel p.alert', { timeout: 30_000 })).textContent();
-      assert.equal(alert, 'The English mode could not be loaded: english.js did not load: keep it next to index.html ' +
-        '(./scripts/build.sh writes it).');
+      const alert = await (
+        await p.page.waitForSelector('#english-panel p.alert', { timeout: 30_000 })
+      ).textContent();
+      assert.equal(
+        alert,
+        'The English mode could not be loaded: english.js did not load: keep it next to index.html ' +
+          '(./scripts/build.sh writes it).',
+      );
       assert.equal(alert.match(/did not load/g).length, 1);
     } finally {
       await p.close();

@@ -26,7 +26,10 @@ window.hm = hm;
 document.documentElement.dataset.ready = 'true';
 `;
 
-const env = useHarness(HARNESS, { css: ['common.css', 'style.css'], body: '<div id="heads" class="heads"></div>' });
+const env = useHarness(HARNESS, {
+  css: ['common.css', 'style.css'],
+  body: '<div id="heads" class="heads"></div>',
+});
 
 test('a fully masked row is hatched on the canvas and marked in the table', async () => {
   const page = await env.browser.newPage({ viewport: { width: 800, height: 600 } });
@@ -43,7 +46,11 @@ test('a fully masked row is hatched on the canvas and marked in the table', asyn
   const cell = Number(await page.getAttribute('canvas[data-head="0"]', 'data-cell'));
   const px = (r, f, y = 0.5) => screenPixel(page, box.x + f * 3 * cell, box.y + (r + y) * cell);
   const CORNER = 0.12;
-  assert.equal(await page.getAttribute('canvas[data-head="0"]', 'data-numbers'), '6', 'numbers in the 6 unmasked cells');
+  assert.equal(
+    await page.getAttribute('canvas[data-head="0"]', 'data-numbers'),
+    '6',
+    'numbers in the 6 unmasked cells',
+  );
 
   const zero = parseColor(interpolateViridis(0));
   // Row 0 cell (0, 2) has weight 0: the viridis colour of 0.
@@ -53,30 +60,58 @@ test('a fully masked row is hatched on the canvas and marked in the table', asyn
   for (const f of [0.05, 0.2, 0.8, 0.95]) {
     const [r, g, b] = await px(1, f);
     assert.ok(Math.abs(r - g) < 8 && Math.abs(g - b) < 8, `grey at ${f}: ${[r, g, b]}`);
-    assert.ok(Math.abs(r - zero[0]) + Math.abs(g - zero[1]) + Math.abs(b - zero[2]) > 60, `not viridis(0) at ${f}`);
+    assert.ok(
+      Math.abs(r - zero[0]) + Math.abs(g - zero[1]) + Math.abs(b - zero[2]) > 60,
+      `not viridis(0) at ${f}`,
+    );
   }
 
   // Under the hatch, the pixel buffer has the row grey too (what a compact grid shows); the
   // hatch layer exists because a row is masked, and the PNG snapshot has it.
   const grey = [154, 154, 154, 255];
-  assert.deepEqual(await canvasPixelAt(page, 'canvas[data-head="0"]', 0.5 * cell, 1.5 * cell), grey);
+  assert.deepEqual(
+    await canvasPixelAt(page, 'canvas[data-head="0"]', 0.5 * cell, 1.5 * cell),
+    grey,
+  );
   assert.equal(await page.locator('canvas.hm-masked:not([hidden])').count(), 1);
-  const shot = await page.evaluate(([c, k]) => {
-    const snap = window.hm.snapshotCanvas();
-    const a = window.hm.canvas.getBoundingClientRect(), b = window.hm.element.getBoundingClientRect();
-    const s = snap.width / b.width;
-    const at = (r, f, y = 0.5) => Array.from(snap.getContext('2d').getImageData(
-      Math.floor((a.left - b.left + f * 3 * c) * s), Math.floor((a.top - b.top + (r + y) * c) * s), 1, 1).data);
-    return { normal: at(0, (2 + k) / 3, k), masked: [0.05, 0.2, 0.8, 0.95].map((f) => at(1, f)) };
-  }, [cell, CORNER]);
+  const shot = await page.evaluate(
+    ([c, k]) => {
+      const snap = window.hm.snapshotCanvas();
+      const a = window.hm.canvas.getBoundingClientRect(),
+        b = window.hm.element.getBoundingClientRect();
+      const s = snap.width / b.width;
+      const at = (r, f, y = 0.5) =>
+        Array.from(
+          snap
+            .getContext('2d')
+            .getImageData(
+              Math.floor((a.left - b.left + f * 3 * c) * s),
+              Math.floor((a.top - b.top + (r + y) * c) * s),
+              1,
+              1,
+            ).data,
+        );
+      return { normal: at(0, (2 + k) / 3, k), masked: [0.05, 0.2, 0.8, 0.95].map((f) => at(1, f)) };
+    },
+    [cell, CORNER],
+  );
   assert.deepEqual(shot.normal.slice(0, 3), zero);
   for (const [r, g, b] of shot.masked) {
     assert.ok(Math.abs(r - g) < 8 && Math.abs(g - b) < 8, `snapshot grey: ${[r, g, b]}`);
-    assert.ok(Math.abs(r - zero[0]) + Math.abs(g - zero[1]) + Math.abs(b - zero[2]) > 60, 'snapshot: not viridis(0)');
+    assert.ok(
+      Math.abs(r - zero[0]) + Math.abs(g - zero[1]) + Math.abs(b - zero[2]) > 60,
+      'snapshot: not viridis(0)',
+    );
   }
   // New weights without a masked row: the layer is hidden, row 1 shows its colour.
   await page.evaluate(() => {
-    const result = { n: 3, m: 3, num_heads: 1, attn_weights: Float32Array.from([1, 0, 0, 0, 0, 1, 0.5, 0.5, 0]), fully_masked_rows: new Uint8Array(3) };
+    const result = {
+      n: 3,
+      m: 3,
+      num_heads: 1,
+      attn_weights: Float32Array.from([1, 0, 0, 0, 0, 1, 0.5, 0.5, 0]),
+      fully_masked_rows: new Uint8Array(3),
+    };
     window.hm.setData({ result, tokens: ['a', 'b', 'c'] });
     window.hm.resize(400, { ink: '#000', accent: '#b3006b' });
   });

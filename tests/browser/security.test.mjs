@@ -26,13 +26,25 @@ const PAYLOADS = [
   'abc\u202Edef\u202C \u200B\u200D\uFEFF x\u2028y\u2029 \u0007\u0085',
 ];
 const LONG = '<img src=x onerror=alert(1)>'.repeat(4000); // 112,000 characters
-const HASH_KEYS = ['text', 'd_model', 'num_heads', 'seed', 'causal', 'positional', 'preset', 'cell', 'embed'];
+const HASH_KEYS = [
+  'text',
+  'd_model',
+  'num_heads',
+  'seed',
+  'causal',
+  'positional',
+  'preset',
+  'cell',
+  'embed',
+];
 
 // Installed before any page script: records CSP violations, and flags any injected script that runs.
 function recordViolations() {
   window.__csp = [];
   document.addEventListener('securitypolicyviolation', (e) => {
-    window.__csp.push(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`);
+    window.__csp.push(
+      `${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`,
+    );
   });
 }
 
@@ -44,10 +56,15 @@ function surface(page) {
     inlineScript: document.querySelectorAll('script:not([src])').length,
     iframe: document.querySelectorAll('iframe, object, embed, frame').length,
     svg: document.querySelectorAll('svg').length,
-    jsLinks: document.querySelectorAll('a[href^="javascript" i], [src^="javascript" i], [action^="javascript" i]').length,
+    jsLinks: document.querySelectorAll(
+      'a[href^="javascript" i], [src^="javascript" i], [action^="javascript" i]',
+    ).length,
     hrefs: [...document.querySelectorAll('[href]')].map((a) => a.getAttribute('href')),
     onAttributes: [...document.querySelectorAll('*')].flatMap((el) =>
-      [...el.attributes].filter((a) => a.name.startsWith('on')).map((a) => `${el.tagName}[${a.name}]`)),
+      [...el.attributes]
+        .filter((a) => a.name.startsWith('on'))
+        .map((a) => `${el.tagName}[${a.name}]`),
+    ),
     title: document.title,
     pwned: window.__pwned,
   }));
@@ -55,20 +72,36 @@ function surface(page) {
 
 /** Sets the address hash and waits until the page has handled it. */
 function setHash(page, hash) {
-  return page.evaluate((h) => new Promise((resolve) => {
-    window.addEventListener('hashchange', () => resolve(), { once: true });
-    const before = location.href;
-    location.hash = h;
-    if (location.href === before) resolve(); // the same address: no hashchange comes
-  }), hash);
+  return page.evaluate(
+    (h) =>
+      new Promise((resolve) => {
+        window.addEventListener('hashchange', () => resolve(), { once: true });
+        const before = location.href;
+        location.hash = h;
+        if (location.href === before) resolve(); // the same address: no hashchange comes
+      }),
+    hash,
+  );
 }
 
 const env = useBrowserAndTargets();
 
 test('the server sends the strict Content-Security-Policy with every file', async () => {
   assert.equal(CSP, POLICY);
-  for (const file of ['', 'index.html', 'app.js', 'mha_wasm_core.js', 'mha_wasm.js', 'style.css', 'favicon.svg',
-    'common.css', 'embed-example.html', 'mha-attention.js', 'mha-attention.css', 'mha-embed.js']) {
+  for (const file of [
+    '',
+    'index.html',
+    'app.js',
+    'mha_wasm_core.js',
+    'mha_wasm.js',
+    'style.css',
+    'favicon.svg',
+    'common.css',
+    'embed-example.html',
+    'mha-attention.js',
+    'mha-attention.css',
+    'mha-embed.js',
+  ]) {
     const res = await fetch(env.servers.targets[0].url + file);
     assert.equal(res.status, 200, file);
     assert.equal(res.headers.get('content-security-policy'), POLICY, `${file || '/'}: CSP header`);
@@ -79,9 +112,13 @@ test('the server sends the strict Content-Security-Policy with every file', asyn
 
 for (const which of [0, 1]) {
   const target = () => env.servers.targets[which];
-  describe(`page ${which === 0 ? 'served over http (CSP header + meta)' : 'opened from file:// (CSP meta)'}`, { timeout: TIMEOUT }, () => {
+  describe(`page ${which === 0 ? 'served over http (CSP header + meta)' : 'opened from file:// (CSP meta)'}`, {
+    timeout: TIMEOUT,
+  }, () => {
     test('markup, script and javascript: in tokens and in every hash value stay text; nothing runs', async () => {
-      const p = await openPage(env.browser, target(), '#preset=module-08', { setup: (c) => c.addInitScript(recordViolations) });
+      const p = await openPage(env.browser, target(), '#preset=module-08', {
+        setup: (c) => c.addInitScript(recordViolations),
+      });
       const { page, problems } = p;
       try {
         // Module 08's numbers under the policy, with no violation.
@@ -91,7 +128,10 @@ for (const which of [0, 1]) {
         assert.equal(baseline.inlineScript, 0);
         assert.deepEqual(baseline.onAttributes, []);
         // The page's own links only: anchors, its stylesheet and icon, its two preloaded scripts.
-        assert.ok(baseline.hrefs.every((h) => h.startsWith('#') || /^[\w.-]+\.(css|svg|js)$/.test(h)), baseline.hrefs.join(' '));
+        assert.ok(
+          baseline.hrefs.every((h) => h.startsWith('#') || /^[\w.-]+\.(css|svg|js)$/.test(h)),
+          baseline.hrefs.join(' '),
+        );
         const unchanged = async (label) => assert.deepEqual(await surface(page), baseline, label);
 
         // 1. As the sentence, typed into the text field.
@@ -100,10 +140,16 @@ for (const which of [0, 1]) {
           await page.press('#text', 'Enter');
           const want = tokenize(payload);
           assert.deepEqual(
-            await page.$$eval('table[data-head="0"] th[scope="col"]', (ths) => ths.map((t) => t.dataset.token)),
-            want, `tokens of ${JSON.stringify(payload)}`);
+            await page.$$eval('table[data-head="0"] th[scope="col"]', (ths) =>
+              ths.map((t) => t.dataset.token),
+            ),
+            want,
+            `tokens of ${JSON.stringify(payload)}`,
+          );
           assert.deepEqual(
-            await page.$$eval('#tokens-line .token', (s) => s.map((x) => x.textContent)), want);
+            await page.$$eval('#tokens-line .token', (s) => s.map((x) => x.textContent)),
+            want,
+          );
           assert.equal(await page.inputValue('#text'), payload);
           await unchanged(`typed ${JSON.stringify(payload)}`);
         }
@@ -116,20 +162,37 @@ for (const which of [0, 1]) {
             const notes = await page.textContent('#notes');
             if (key === 'text') {
               if (payload === LONG) {
-                assert.ok(notes.includes(`The text in the address has ${LONG.length} characters (at most 20000).`), notes);
+                assert.ok(
+                  notes.includes(
+                    `The text in the address has ${LONG.length} characters (at most 20000).`,
+                  ),
+                  notes,
+                );
               } else {
-                assert.deepEqual(await page.$$eval('table[data-head="0"] th[scope="col"]', (ths) =>
-                  ths.map((t) => t.dataset.token)), tokenize(payload), `#text=${payload}`);
+                assert.deepEqual(
+                  await page.$$eval('table[data-head="0"] th[scope="col"]', (ths) =>
+                    ths.map((t) => t.dataset.token),
+                  ),
+                  tokenize(payload),
+                  `#text=${payload}`,
+                );
               }
             } else if (key === 'preset') {
               assert.ok(notes.includes(`Unknown preset "${quoteValue(payload)}"`), notes);
             } else {
-              assert.ok(notes.includes(`${key}=${quoteValue(payload)} in the address`), `${key}: ${notes}`);
+              assert.ok(
+                notes.includes(`${key}=${quoteValue(payload)} in the address`),
+                `${key}: ${notes}`,
+              );
             }
             await unchanged(`#${key}=${payload.slice(0, 40)}`);
           }
           await setHash(page, `#${enc}=1&seed=7`);
-          assert.ok((await page.textContent('#notes')).includes(`Ignored unknown setting "${quoteValue(payload)}"`));
+          assert.ok(
+            (await page.textContent('#notes')).includes(
+              `Ignored unknown setting "${quoteValue(payload)}"`,
+            ),
+          );
           await unchanged(`#${payload.slice(0, 40)}=1`);
         }
         // Notes and alerts hold text only (p elements with text nodes).
@@ -154,7 +217,10 @@ for (const which of [0, 1]) {
         await page.waitForFunction(() => window.__csp.length > 0);
         assert.equal(await page.evaluate(() => window.__pwned), undefined);
         assert.match((await page.evaluate(() => window.__csp)).join('\n'), /script-src/);
-        assert.ok(problems.some((m) => /Content Security Policy/.test(m)), 'the refusal is logged in the console');
+        assert.ok(
+          problems.some((m) => /Content Security Policy/.test(m)),
+          'the refusal is logged in the console',
+        );
       } finally {
         await p.close();
       }

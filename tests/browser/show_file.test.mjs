@@ -31,11 +31,19 @@ let origin;
 
 /** Runs write_show_file.py; its JSON line. */
 function writeShowFile(name, shape = []) {
-  const p = spawnSync('/usr/bin/python3', [path.join(ROOT, 'tests', 'notebook', 'write_show_file.py'), path.join(dir, name), ...shape.map(String)], {
-    env: { ...process.env, PYTHONPATH, OPENBLAS_NUM_THREADS: '1' },
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
+  const p = spawnSync(
+    '/usr/bin/python3',
+    [
+      path.join(ROOT, 'tests', 'notebook', 'write_show_file.py'),
+      path.join(dir, name),
+      ...shape.map(String),
+    ],
+    {
+      env: { ...process.env, PYTHONPATH, OPENBLAS_NUM_THREADS: '1' },
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  );
   assert.equal(p.status, 0, `write_show_file.py failed:\n${p.stderr}`);
   return JSON.parse(p.stdout.trim().split('\n').pop());
 }
@@ -48,14 +56,20 @@ before(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'mha-show-file-'));
   large = writeShowFile('large.html');
   small = writeShowFile('small.html', [1, 4, 24]);
-  const files = { '/large.html': await readFile(large.html), '/small.html': await readFile(small.html) };
+  const files = {
+    '/large.html': await readFile(large.html),
+    '/small.html': await readFile(small.html),
+  };
   server = http.createServer(async (req, res) => {
     const body = files[req.url];
     if (!body) {
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': body.length });
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': body.length,
+    });
     for (let at = 0; at < body.length && !res.destroyed; at += PIECE) {
       res.write(body.subarray(at, at + PIECE));
       await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
@@ -92,20 +106,29 @@ async function openAndRead(url) {
     const page = await context.newPage();
     page.on('pageerror', (e) => errors.push(String(e)));
     await page.goto(url, { timeout: 120_000 });
-    await page.waitForFunction(() => {
-      const els = [...document.querySelectorAll('mha-attention')];
-      return els.length > 0 && els.every((e) => e.dataset.state === 'ready' || e.dataset.state === 'error');
-    }, null, { timeout: 60_000 });
-    const views = await page.evaluate(() => [...document.querySelectorAll('mha-attention')].map((host) => {
-      const root = host.shadowRoot;
-      return {
-        state: host.dataset.state,
-        summary: root.querySelector('.summary').textContent,
-        message: root.querySelector('.message').textContent,
-        heads: root.querySelectorAll('.heads figure.head').length,
-        tables: root.querySelector('.heads').dataset.tables,
-      };
-    }));
+    await page.waitForFunction(
+      () => {
+        const els = [...document.querySelectorAll('mha-attention')];
+        return (
+          els.length > 0 &&
+          els.every((e) => e.dataset.state === 'ready' || e.dataset.state === 'error')
+        );
+      },
+      null,
+      { timeout: 60_000 },
+    );
+    const views = await page.evaluate(() =>
+      [...document.querySelectorAll('mha-attention')].map((host) => {
+        const root = host.shadowRoot;
+        return {
+          state: host.dataset.state,
+          summary: root.querySelector('.summary').textContent,
+          message: root.querySelector('.message').textContent,
+          heads: root.querySelectorAll('.heads figure.head').length,
+          tables: root.querySelector('.heads').dataset.tables,
+        };
+      }),
+    );
     // The weights drawn, as the element saves them (Save JSON): the tokens and head 3's row 5.
     for (const [l, view] of views.entries()) {
       if (view.state !== 'ready') continue;
@@ -114,7 +137,11 @@ async function openAndRead(url) {
         page.locator('mha-attention').nth(l).locator('button[data-export="json"]').click(),
       ]);
       const saved = JSON.parse(await readFile(await download.path(), 'utf8'));
-      Object.assign(view, { keys: saved.key_tokens, row5: saved.attn_weights[3][5], row5Token: saved.tokens[5] });
+      Object.assign(view, {
+        keys: saved.key_tokens,
+        row5: saved.attn_weights[3][5],
+        row5Token: saved.tokens[5],
+      });
     }
     return { views, refused, errors };
   } finally {
@@ -139,23 +166,35 @@ function assertDrawsTheFile(file, got, open) {
     assert.deepEqual(v.keys, file.tokens, where);
     assert.equal(v.row5Token, 'w5', where);
     assert.equal(v.row5.length, n, where);
-    v.row5.forEach((x, j) => assert.ok(Math.abs(x - file.rows[l][j]) <= 0.0005 + 1e-9,
-      `${where}: layer ${l}, head 3, row 5, key ${j}: ${x}, expected ${file.rows[l][j]}`));
+    v.row5.forEach((x, j) =>
+      assert.ok(
+        Math.abs(x - file.rows[l][j]) <= 0.0005 + 1e-9,
+        `${where}: layer ${l}, head 3, row 5, key ${j}: ${x}, expected ${file.rows[l][j]}`,
+      ),
+    );
   });
   assert.deepEqual(refused, [], `open ${open}: requests refused`);
   assert.deepEqual(errors, [], `open ${open}: page errors`);
 }
 
-test('a show() file over 5 MB opened from file:// draws its own weights in 10 opens of 10', { timeout: TIMEOUT }, async () => {
+test('a show() file over 5 MB opened from file:// draws its own weights in 10 opens of 10', {
+  timeout: TIMEOUT,
+}, async () => {
   assert.ok(large.bytes >= 5_000_000, `the file is ${large.bytes} bytes`);
   const url = pathToFileURL(large.html).href;
   for (let open = 1; open <= 10; open++) assertDrawsTheFile(large, await openAndRead(url), open);
 });
 
-test('a show() file over 5 MB served in small pieces draws its own weights in 3 opens of 3', { timeout: TIMEOUT }, async () => {
-  for (let open = 1; open <= 3; open++) assertDrawsTheFile(large, await openAndRead(`${origin}/large.html`), open);
+test('a show() file over 5 MB served in small pieces draws its own weights in 3 opens of 3', {
+  timeout: TIMEOUT,
+}, async () => {
+  for (let open = 1; open <= 3; open++)
+    assertDrawsTheFile(large, await openAndRead(`${origin}/large.html`), open);
 });
 
-test('a small show() file served in small pieces draws its own weights and loads no wasm core', { timeout: TIMEOUT }, async () => {
-  for (let open = 1; open <= 3; open++) assertDrawsTheFile(small, await openAndRead(`${origin}/small.html`), open);
+test('a small show() file served in small pieces draws its own weights and loads no wasm core', {
+  timeout: TIMEOUT,
+}, async () => {
+  for (let open = 1; open <= 3; open++)
+    assertDrawsTheFile(small, await openAndRead(`${origin}/small.html`), open);
 });

@@ -33,7 +33,8 @@ after(async () => {
 async function exampleFiles() {
   const doc = await readFile(path.join(ROOT, 'docs', 'embedding.md'), 'utf8');
   const files = {};
-  for (const m of doc.matchAll(/<!-- site file: (\S+) -->\n```[a-z]*\n([\s\S]*?)\n```/g)) files[m[1]] = `${m[2]}\n`;
+  for (const m of doc.matchAll(/<!-- site file: (\S+) -->\n```[a-z]*\n([\s\S]*?)\n```/g))
+    files[m[1]] = `${m[2]}\n`;
   return files;
 }
 
@@ -48,7 +49,8 @@ async function writeSite(name, assets) {
     await writeFile(path.join(dir, p), text);
   }
   await mkdir(path.join(root, assets), { recursive: true });
-  for (const f of ['mha-attention.js', 'mha_wasm_core.js']) await copyFile(path.join(DIST, f), path.join(root, assets, f));
+  for (const f of ['mha-attention.js', 'mha_wasm_core.js'])
+    await copyFile(path.join(DIST, f), path.join(root, assets, f));
   return root;
 }
 
@@ -71,7 +73,12 @@ async function checkSite(siteDir, index) {
   await context.addInitScript(() => {
     window.__violations = [];
     document.addEventListener('securitypolicyviolation', (e) => {
-      window.__violations.push({ directive: e.violatedDirective, blocked: e.blockedURI, source: e.sourceFile, sample: e.sample });
+      window.__violations.push({
+        directive: e.violatedDirective,
+        blocked: e.blockedURI,
+        source: e.sourceFile,
+        sample: e.sample,
+      });
     });
   });
   const page = await context.newPage();
@@ -79,34 +86,61 @@ async function checkSite(siteDir, index) {
   page.on('pageerror', (e) => errors.push(String(e)));
   try {
     await page.goto(pathToFileURL(path.join(siteDir, index)).href);
-    await page.waitForFunction(() => document.getElementById('m08')?.dataset.state === 'ready', null, { timeout: 60_000 });
-    const row = await page.evaluate(() => [...document.getElementById('m08').shadowRoot
-      .querySelectorAll('table[data-head="0"] tbody tr[data-row="0"] td')].map((td) => td.textContent));
+    await page.waitForFunction(
+      () => document.getElementById('m08')?.dataset.state === 'ready',
+      null,
+      { timeout: 60_000 },
+    );
+    const row = await page.evaluate(() =>
+      [
+        ...document
+          .getElementById('m08')
+          .shadowRoot.querySelectorAll('table[data-head="0"] tbody tr[data-row="0"] td'),
+      ].map((td) => td.textContent),
+    );
     assert.deepEqual(row, ['0.000', '0.000', '0.424', '0.576', '0.000']);
-    const readout = await page.evaluate(() => document.getElementById('m08').shadowRoot.querySelector('.readout').textContent);
+    const readout = await page.evaluate(
+      () => document.getElementById('m08').shadowRoot.querySelector('.readout').textContent,
+    );
     assert.equal(readout, "head 0 · query 'Heads' → key 'at': 0.424 · locked");
-    assert.ok(await page.evaluate(() => !!document.querySelector('meta[http-equiv="Content-Security-Policy"]')), 'the policy is in the page');
+    assert.ok(
+      await page.evaluate(
+        () => !!document.querySelector('meta[http-equiv="Content-Security-Policy"]'),
+      ),
+      'the policy is in the page',
+    );
     assert.deepEqual(refused, [], 'no request outside the site');
     const violations = await page.evaluate(() => window.__violations);
     // Only the themes' inline code is refused; nothing of the element (its files, its styles).
     for (const v of violations) assert.equal(v.blocked, 'inline', JSON.stringify(v));
-    assert.deepEqual(errors.filter((e) => /mha|attention|wasm/i.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => /mha|attention|wasm/i.test(e)),
+      [],
+    );
     return violations;
   } finally {
     await context.close();
   }
 }
 
-test('the MkDocs example of docs/embedding.md builds and draws under its CSP', { timeout: TIMEOUT }, async () => {
+test('the MkDocs example of docs/embedding.md builds and draws under its CSP', {
+  timeout: TIMEOUT,
+}, async () => {
   const root = await writeSite('mkdocs', 'docs/mha');
   run('mkdocs', ['build', '--quiet', '--site-dir', path.join(root, 'site')], root);
   const violations = await checkSite(path.join(root, 'site'), 'index.html');
-  console.log(`mkdocs: theme's inline code refused: ${violations.map((v) => v.directive).join(', ') || 'none'}`);
+  console.log(
+    `mkdocs: theme's inline code refused: ${violations.map((v) => v.directive).join(', ') || 'none'}`,
+  );
 });
 
-test('the Sphinx + MyST example of docs/embedding.md builds and draws under its CSP', { timeout: TIMEOUT }, async () => {
+test('the Sphinx + MyST example of docs/embedding.md builds and draws under its CSP', {
+  timeout: TIMEOUT,
+}, async () => {
   const root = await writeSite('sphinx', '_static/mha');
   run('sphinx-build', ['-q', '-W', '-b', 'html', '.', '_build/html'], root);
   const violations = await checkSite(path.join(root, '_build', 'html'), 'index.html');
-  console.log(`sphinx: theme's inline code refused: ${violations.map((v) => v.directive).join(', ') || 'none'}`);
+  console.log(
+    `sphinx: theme's inline code refused: ${violations.map((v) => v.directive).join(', ') || 'none'}`,
+  );
 });

@@ -11,7 +11,6 @@ import { oursWasm, timeRunner, maxAbsDiff, median } from '../../scripts/bench/sy
 import { TOLERANCE, flops, mergeRounds, pairedRatio } from '../../scripts/bench/bench.mjs';
 import { root, loadModule } from './module.mjs';
 
-
 let mod;
 before(async () => {
   mod = await loadModule();
@@ -23,17 +22,28 @@ test('bench harness: our wasm module, as benchmarked, agrees with PyTorch on (5,
   assert.deepEqual([c.n, c.d_model, c.num_heads, c.self_attention], [5, 8, 2, true]);
   const f32 = (t) => Float32Array.from(t.data);
   const runner = await oursWasm(mod).prepare({
-    n: c.n, d: c.d_model, h: c.num_heads, x: f32(c.query),
-    in_proj_weight: f32(c.weights.in_proj_weight), in_proj_bias: f32(c.weights.in_proj_bias),
-    out_proj_weight: f32(c.weights.out_proj_weight), out_proj_bias: f32(c.weights.out_proj_bias),
+    n: c.n,
+    d: c.d_model,
+    h: c.num_heads,
+    x: f32(c.query),
+    in_proj_weight: f32(c.weights.in_proj_weight),
+    in_proj_bias: f32(c.weights.in_proj_bias),
+    out_proj_weight: f32(c.weights.out_proj_weight),
+    out_proj_bias: f32(c.weights.out_proj_bias),
   });
   let clock = 0; // a fake clock: 0.25 ms per reading, so the run is deterministic
   const { times, result } = await timeRunner(runner, {
-    now: () => (clock += 0.25), budgetMs: 0, minReps: 3, maxReps: 3,
+    now: () => (clock += 0.25),
+    budgetMs: 0,
+    minReps: 3,
+    maxReps: 3,
   });
   runner.dispose();
   assert.equal(times.length, 3);
-  assert.ok(times.every((t) => t > 0 && Number.isFinite(t)), `${times}`);
+  assert.ok(
+    times.every((t) => t > 0 && Number.isFinite(t)),
+    `${times}`,
+  );
   assert.ok(Number.isFinite(median(times)));
   assert.equal(result.output.length, 5 * 8);
   assert.equal(result.weights.length, 2 * 5 * 5);
@@ -57,13 +67,23 @@ test('bench harness: flops counts 2·n·d·3d + 2·2·n²·d + 2·n·d²', () =>
   assert.equal(flops(512, 768), 3221225472); // as build/native/mha_bench prints for 512 768 12
 });
 
-test('bench harness: rounds merge into one row per system and configuration (median of the rounds\' medians)', () => {
+test("bench harness: rounds merge into one row per system and configuration (median of the rounds' medians)", () => {
   const row = (key, n, m, min, reps, errOut, errW) => ({
-    key, n, d: 8, h: 2, median_ms: m, min_ms: min, reps, max_abs_err_output: errOut, max_abs_err_weights: errW,
+    key,
+    n,
+    d: 8,
+    h: 2,
+    median_ms: m,
+    min_ms: min,
+    reps,
+    max_abs_err_output: errOut,
+    max_abs_err_weights: errW,
   });
   const merged = mergeRounds([
-    row('ours', 5, 1.0, 0.9, 10, 1e-7, 1e-8), row('ort', 5, 2.0, 1.5, 5, 2e-7, 2e-8),
-    row('ours', 5, 4.0, 0.8, 10, 3e-7, 1e-8), row('ort', 5, 2.2, 1.9, 5, 'Infinity', 1e-8),
+    row('ours', 5, 1.0, 0.9, 10, 1e-7, 1e-8),
+    row('ort', 5, 2.0, 1.5, 5, 2e-7, 2e-8),
+    row('ours', 5, 4.0, 0.8, 10, 3e-7, 1e-8),
+    row('ort', 5, 2.2, 1.9, 5, 'Infinity', 1e-8),
     row('ours', 5, 1.2, 1.1, 10, 1e-7, 5e-8),
   ]);
   assert.equal(merged.length, 2);
@@ -76,7 +96,11 @@ test('bench harness: rounds merge into one row per system and configuration (med
   assert.equal(ours.max_abs_err_weights, 5e-8);
   const ort = merged.find((r) => r.key === 'ort');
   assert.equal(ort.median_ms, 2.1);
-  assert.equal(ort.max_abs_err_output, 'Infinity', 'a failed comparison in any round fails the row');
+  assert.equal(
+    ort.max_abs_err_output,
+    'Infinity',
+    'a failed comparison in any round fails the row',
+  );
 });
 
 test('bench harness: the paired ratio is the median of the per-round ratios, and needs matching rounds', () => {
@@ -86,8 +110,16 @@ test('bench harness: the paired ratio is the median of the per-round ratios, and
   const peer = { round_medians: [2.0, 2.0, 8.0, 8.0, 3.0] };
   assert.equal(pairedRatio(ours, peer), 2);
   assert.equal(pairedRatio(peer, ours), 0.5);
-  assert.equal(median(peer.round_medians) / median(ours.round_medians), 2.5, 'the measure it replaces differs');
+  assert.equal(
+    median(peer.round_medians) / median(ours.round_medians),
+    2.5,
+    'the measure it replaces differs',
+  );
   assert.equal(pairedRatio(ours, { round_medians: [2.0, 6.0] }), null, 'rounds that do not match');
-  assert.equal(pairedRatio({ round_medians: [1.0] }, { round_medians: [2.0] }), null, 'one round: no pairs to take a median of');
+  assert.equal(
+    pairedRatio({ round_medians: [1.0] }, { round_medians: [2.0] }),
+    null,
+    'one round: no pairs to take a median of',
+  );
   assert.equal(pairedRatio(ours, undefined), null);
 });

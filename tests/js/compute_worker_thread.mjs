@@ -14,7 +14,8 @@ const fail = workerData?.fail;
 globalThis.importScripts = (name) => {
   if (fail === 'script') throw new Error(`${name} did not load`);
   const create = require(path.join(root, 'build/wasm', name));
-  globalThis.createMhaCore = fail === 'core' ? () => Promise.reject(new Error('out of memory')) : create;
+  globalThis.createMhaCore =
+    fail === 'core' ? () => Promise.reject(new Error('out of memory')) : create;
 };
 globalThis.onmessage = null;
 globalThis.postMessage = (message, transfer) => parentPort.postMessage(message, transfer);

@@ -20,12 +20,28 @@ const dtsPath = path.join(root, 'cpp/bindings/wasm/mha_wasm.d.ts');
  * and the runtime's and Embind's bookkeeping.
  */
 const GLUE = new Set([
-  'ready', 'instantiateWasm', 'inspect', 'preloadedImages', 'preloadedAudios', 'InternalError',
-  'BindingError', 'UnboundTypeError', 'getInheritedInstanceCount', 'getLiveInheritedInstances',
-  'flushPendingDeletes', 'setDelayFunction', 'count_emval_handles', 'get_first_emval',
-  'stackSave', 'stackRestore', 'run', 'asm', 'calledRun',
+  'ready',
+  'instantiateWasm',
+  'inspect',
+  'preloadedImages',
+  'preloadedAudios',
+  'InternalError',
+  'BindingError',
+  'UnboundTypeError',
+  'getInheritedInstanceCount',
+  'getLiveInheritedInstances',
+  'flushPendingDeletes',
+  'setDelayFunction',
+  'count_emval_handles',
+  'get_first_emval',
+  'stackSave',
+  'stackRestore',
+  'run',
+  'asm',
+  'calledRun',
 ]);
-const isGlue = (name) => GLUE.has(name) || name.startsWith('_') || /^HEAP/.test(name) || name.startsWith('dynCall_');
+const isGlue = (name) =>
+  GLUE.has(name) || name.startsWith('_') || /^HEAP/.test(name) || name.startsWith('dynCall_');
 
 /** Members every Embind object has from Embind's base class (ClassHandle), beside the declared ones. */
 const HANDLE = new Set(['constructor', 'clone', 'delete', 'isDeleted', 'deleteLater', 'isAliasOf']);
@@ -40,7 +56,9 @@ before(async () => {
     target: ts.ScriptTarget.ES2022,
     lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
   });
-  const errors = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  const errors = ts
+    .getPreEmitDiagnostics(program)
+    .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
   assert.deepEqual(errors, [], 'mha_wasm.d.ts compiles');
   checker = program.getTypeChecker();
   file = program.getSourceFile(dtsPath);
@@ -66,9 +84,15 @@ function members(type) {
     const optional = (symbol.flags & ts.SymbolFlags.Optional) !== 0;
     const constructs = t.getConstructSignatures();
     if (constructs.length > 0) {
-      return { name: symbol.name, kind: 'class', optional, instance: constructs[0].getReturnType() };
+      return {
+        name: symbol.name,
+        kind: 'class',
+        optional,
+        instance: constructs[0].getReturnType(),
+      };
     }
-    const method = ts.isMethodSignature(decl) || checker.getNonNullableType(t).getCallSignatures().length > 0;
+    const method =
+      ts.isMethodSignature(decl) || checker.getNonNullableType(t).getCallSignatures().length > 0;
     return { name: symbol.name, kind: method ? 'function' : 'property', optional };
   });
 }
@@ -88,7 +112,11 @@ function checkMember(where, value, m) {
   if (m.optional && v === undefined) return;
   assert.ok(m.name in value, `${where}.${m.name} is declared but the module has none`);
   if (m.kind === 'property') {
-    assert.notEqual(typeof v, 'function', `${where}.${m.name} is declared a property, the module's is a function`);
+    assert.notEqual(
+      typeof v,
+      'function',
+      `${where}.${m.name} is declared a property, the module's is a function`,
+    );
     return;
   }
   assert.equal(typeof v, 'function', `${where}.${m.name} is declared a ${m.kind}`);
@@ -100,13 +128,22 @@ function checkMember(where, value, m) {
     assert.ok(im.name in proto, `${where}.${m.name}.prototype.${im.name} is declared but missing`);
     const d = descriptor(proto, im.name);
     if (im.kind === 'property') {
-      assert.ok(d.get, `${where}.${m.name}#${im.name} is declared a property, the module's has no getter`);
+      assert.ok(
+        d.get,
+        `${where}.${m.name}#${im.name} is declared a property, the module's has no getter`,
+      );
     } else {
-      assert.equal(typeof d.value, 'function', `${where}.${m.name}#${im.name} is declared a method`);
+      assert.equal(
+        typeof d.value,
+        'function',
+        `${where}.${m.name}#${im.name} is declared a method`,
+      );
     }
   }
   const names = new Set(instance.map((im) => im.name));
-  const undeclared = Object.getOwnPropertyNames(proto).filter((n) => !names.has(n) && !HANDLE.has(n));
+  const undeclared = Object.getOwnPropertyNames(proto).filter(
+    (n) => !names.has(n) && !HANDLE.has(n),
+  );
   assert.deepEqual(undeclared, [], `${where}.${m.name}'s members missing from mha_wasm.d.ts`);
 }
 

@@ -30,7 +30,14 @@ function checkGolden(doc) {
     assert.equal(models[key].checksum, entry.xxh64);
     assert.deepEqual(models[key].vocab, entry.vocab);
     const config = models[key].config;
-    for (const k of ['d_model', 'num_heads', 'num_layers', 'dim_feedforward', 'vocab_size', 'max_len']) {
+    for (const k of [
+      'd_model',
+      'num_heads',
+      'num_layers',
+      'dim_feedforward',
+      'vocab_size',
+      'max_len',
+    ]) {
       assert.equal(config[k], entry.config[k], k);
     }
   }
@@ -54,15 +61,21 @@ function checkGolden(doc) {
       else assert.ok(Math.abs(r.perplexity - c.perplexity) <= 1e-3 * c.perplexity, what);
       assert.equal(r.nextToken.length, 5);
       assert.equal(r.nextToken[0].token, c.next_token[0].token, what);
-      assert.ok(maxAbsDiff(r.nextToken.map((p) => p.probability),
-        c.next_token.map((p) => p.probability)) <= 1e-4, what);
+      assert.ok(
+        maxAbsDiff(
+          r.nextToken.map((p) => p.probability),
+          c.next_token.map((p) => p.probability),
+        ) <= 1e-4,
+        what,
+      );
     }
   } finally {
     for (const m of Object.values(models)) m.delete();
   }
 }
 
-test('tiny models: run() matches PyTorch', () => checkGolden(fixture('english_lm_golden_tiny.json')));
+test('tiny models: run() matches PyTorch', () =>
+  checkGolden(fixture('english_lm_golden_tiny.json')));
 
 test('trained model: run() matches PyTorch', (t) => {
   const golden = path.join(root, 'tests/fixtures/english_lm_golden.json');
@@ -76,13 +89,23 @@ test('trained model: run() matches PyTorch', (t) => {
 test('englishTokenize splits as the page does', () => {
   const texts = fixture('english_tokenize.json').cases.map((c) => c.text);
   texts.push('Über 9000 — “quoted” text… and the 🏳️‍🌈 flag', 'a\u0300\u0301 b\u200D c', '🇺🇸🇬🇧x');
-  for (const text of texts) assert.deepEqual(mod.englishTokenize(text), tokenize(text), JSON.stringify(text));
+  for (const text of texts)
+    assert.deepEqual(mod.englishTokenize(text), tokenize(text), JSON.stringify(text));
 });
 
 test('config, defaults of run()', () => {
   const c = tiny.config;
-  assert.deepEqual(Object.keys(c).sort(), ['d_model', 'dim_feedforward', 'layer_norm_eps', 'max_len',
-    'num_heads', 'num_layers', 'relative_bias', 'shortformer_positions', 'vocab_size']);
+  assert.deepEqual(Object.keys(c).sort(), [
+    'd_model',
+    'dim_feedforward',
+    'layer_norm_eps',
+    'max_len',
+    'num_heads',
+    'num_layers',
+    'relative_bias',
+    'shortformer_positions',
+    'vocab_size',
+  ]);
   assert.equal(c.relative_bias, true);
   assert.equal(c.shortformer_positions, false);
   assert.match(tiny.checksum, /^[0-9a-f]{16}$/);
@@ -96,7 +119,10 @@ test('attention: one self-attention entry per layer, a view of its part of attnW
   const r = tiny.run('the cat sat on the mat', { ablate: [[1, 2]] });
   const size = r.heads * r.n * r.n;
   const expected = Array.from({ length: r.layers }, (_, layer) => ({
-    kind: 'self', layer, queries: r.n, keys: r.n,
+    kind: 'self',
+    layer,
+    queries: r.n,
+    keys: r.n,
     weights: r.attnWeights.subarray(layer * size, (layer + 1) * size),
   }));
   checkAttention(r.attention, expected, r.heads);
@@ -110,33 +136,51 @@ test('attention: one self-attention entry per layer, a view of its part of attnW
 });
 
 test('errors are JS Errors with the message; the module keeps working', () => {
-  assert.throws(() => tiny.run('the cat', { ablate: [[9, 9]] }),
-    { message: 'cannot ablate layer 9 head 9: the model has 2 layers of 4 heads' });
-  assert.throws(() => tiny.run('the cat', { ablate: [[0]] }), { message: /ablate\[0\] must be a \[layer, head\] pair/ });
-  assert.throws(() => tiny.run('the cat', { ablate: 'x' }), { message: 'ablate must be an array of [layer, head] pairs' });
-  assert.throws(() => tiny.run('the cat', { ablate: [[0, -1]] }), { message: 'ablate[0]: head=-1 is outside [0, 1048576]' });
-  assert.throws(() => tiny.run('the cat', 5), { message: 'run(text, options) must be an object of named fields, got number' });
+  assert.throws(() => tiny.run('the cat', { ablate: [[9, 9]] }), {
+    message: 'cannot ablate layer 9 head 9: the model has 2 layers of 4 heads',
+  });
+  assert.throws(() => tiny.run('the cat', { ablate: [[0]] }), {
+    message: /ablate\[0\] must be a \[layer, head\] pair/,
+  });
+  assert.throws(() => tiny.run('the cat', { ablate: 'x' }), {
+    message: 'ablate must be an array of [layer, head] pairs',
+  });
+  assert.throws(() => tiny.run('the cat', { ablate: [[0, -1]] }), {
+    message: 'ablate[0]: head=-1 is outside [0, 1048576]',
+  });
+  assert.throws(() => tiny.run('the cat', 5), {
+    message: 'run(text, options) must be an object of named fields, got number',
+  });
   assert.throws(() => tiny.run('the cat', { top: 0 }), { message: /top=0/ });
   assert.throws(() => tiny.run('the cat', { top: 61 }), { message: /top_k=61/ });
-  assert.throws(() => tiny.run('the cat', { temperature: 2 }), { message: /unknown key 'temperature'/ });
+  assert.throws(() => tiny.run('the cat', { temperature: 2 }), {
+    message: /unknown key 'temperature'/,
+  });
   assert.throws(() => tiny.run(42), { message: /text must be a string/ });
-  assert.throws(() => tiny.run('bad \uD800 surrogate'), { message: 'text is not valid Unicode: a lone surrogate at index 4' });
+  assert.throws(() => tiny.run('bad \uD800 surrogate'), {
+    message: 'text is not valid Unicode: a lone surrogate at index 4',
+  });
   assert.throws(() => mod.englishTokenize('\uDC00'), { message: /lone surrogate at index 0/ });
   assert.throws(() => new mod.EnglishModel('not bytes'), { message: /Uint8Array or ArrayBuffer/ });
   assert.throws(() => new mod.EnglishModel(new Uint8Array(3)), { message: /truncated file/ });
   const broken = bytesOf(TINY);
   broken[broken.length - 2] ^= 0x20;
-  assert.throws(() => new mod.EnglishModel(broken),
-    { message: /^checksum mismatch: the metadata says xxh64 [0-9a-f]{16}, the file's data, tensor entries and metadata hash to [0-9a-f]{16}$/ });
+  assert.throws(() => new mod.EnglishModel(broken), {
+    message:
+      /^checksum mismatch: the metadata says xxh64 [0-9a-f]{16}, the file's data, tensor entries and metadata hash to [0-9a-f]{16}$/,
+  });
   // An edited vocabulary ("the" and "a" swapped) is refused the same way.
   const swapped = Buffer.from(bytesOf(TINY));
   const at = swapped.indexOf('\\"the\\",\\"a\\",');
   assert.ok(at > 0);
   swapped.write('\\"a\\",\\"the\\",', at, 'latin1');
-  assert.throws(() => new mod.EnglishModel(new Uint8Array(swapped)),
-    { message: /^checksum mismatch: the metadata says xxh64 [0-9a-f]{16}, the file's data, tensor entries and metadata hash to [0-9a-f]{16}$/ });
-  assert.throws(() => new mod.EnglishModel(bytesOf('web/date_model.safetensors')),
-    { message: 'wrong format "mha-lab-date-model": expected "mha-lab-english-lm"' });
+  assert.throws(() => new mod.EnglishModel(new Uint8Array(swapped)), {
+    message:
+      /^checksum mismatch: the metadata says xxh64 [0-9a-f]{16}, the file's data, tensor entries and metadata hash to [0-9a-f]{16}$/,
+  });
+  assert.throws(() => new mod.EnglishModel(bytesOf('web/date_model.safetensors')), {
+    message: 'wrong format "mha-lab-date-model": expected "mha-lab-english-lm"',
+  });
   // Still working.
   assert.deepEqual(tiny.run('the cat').ids, [1, 2, 5]);
 });

@@ -11,7 +11,6 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from './module.mjs';
 
-
 let mod;
 before(async () => {
   mod = await loadModule();
@@ -21,9 +20,11 @@ before(async () => {
 function rand(count, scale, state) {
   const out = new Float32Array(count);
   for (let i = 0; i < count; i++) {
-    state.x ^= state.x << 13; state.x >>>= 0;
+    state.x ^= state.x << 13;
+    state.x >>>= 0;
     state.x ^= state.x >>> 17;
-    state.x ^= state.x << 5; state.x >>>= 0;
+    state.x ^= state.x << 5;
+    state.x >>>= 0;
     out[i] = scale * (2 * (state.x / 4294967296) - 1);
   }
   return out;
@@ -61,9 +62,12 @@ function reference(c) {
         row[j] = s / Math.sqrt(dh) + c.mask(i, r, j);
         max = Math.max(max, row[j]);
       }
-      if (max === -Infinity) continue;  // every key masked: weights and head output 0
+      if (max === -Infinity) continue; // every key masked: weights and head output 0
       let sum = 0;
-      for (let j = 0; j < m; j++) { row[j] = Math.exp(row[j] - max); sum += row[j]; }
+      for (let j = 0; j < m; j++) {
+        row[j] = Math.exp(row[j] - max);
+        sum += row[j];
+      }
       for (let j = 0; j < m; j++) {
         const a = row[j] / sum;
         weights[(i * n + r) * m + j] = a;
@@ -94,13 +98,19 @@ function makeCase({ n, m, d, h, kdim = d, vdim = d, self, bias, causal, padding,
   const headMask = perHeadMask ? rand(h * n * c.m, 1, state).map((x) => (x < -0.4 ? 1 : 0)) : null;
   c.ablated = Array.from({ length: h }, (_, i) => (h > 1 && i === h - 1 ? 1 : 0));
   c.mask = (i, r, j) =>
-    (padded[j] || (causal && j > r) || (headMask?.[(i * n + r) * c.m + j])) ? -Infinity : 0;
+    padded[j] || (causal && j > r) || headMask?.[(i * n + r) * c.m + j] ? -Infinity : 0;
 
   const spec = { d_model: d, num_heads: h, out_proj_weight: c.out_proj_weight };
   if (kdim === d && vdim === d) {
     spec.in_proj_weight = new Float32Array([...c.Wq, ...c.Wk, ...c.Wv]);
   } else {
-    Object.assign(spec, { kdim, vdim, q_proj_weight: c.Wq, k_proj_weight: c.Wk, v_proj_weight: c.Wv });
+    Object.assign(spec, {
+      kdim,
+      vdim,
+      q_proj_weight: c.Wq,
+      k_proj_weight: c.Wk,
+      v_proj_weight: c.Wv,
+    });
   }
   if (bias) Object.assign(spec, { in_proj_bias: c.in_proj_bias, out_proj_bias: c.out_proj_bias });
   const inputs = { n, query: c.query, ablated_heads: Uint8Array.from(c.ablated) };
@@ -122,8 +132,10 @@ function assertClose(label, r, expected) {
   for (let i = 0; i < expected.output.length; i++) {
     const e = expected.output[i];
     const diff = Math.abs(r.output[i] - e);
-    assert.ok(diff <= 1e-5 * scale + 1e-5 * Math.abs(e),
-              `${label}: output[${i}] = ${r.output[i]}, expected ${e} (|diff| ${diff})`);
+    assert.ok(
+      diff <= 1e-5 * scale + 1e-5 * Math.abs(e),
+      `${label}: output[${i}] = ${r.output[i]}, expected ${e} (|diff| ${diff})`,
+    );
   }
 }
 
@@ -136,7 +148,7 @@ const cases = [
   { n: 200, m: 200, d: 24, h: 4, self: true, causal: true, padding: true },
 ];
 
-test('wasm forward matches the float64 reference at sizes crossing the SIMD128 kernels\' blocks', () => {
+test("wasm forward matches the float64 reference at sizes crossing the SIMD128 kernels' blocks", () => {
   for (const shape of cases) {
     const { c, spec, inputs } = makeCase(shape);
     const label = JSON.stringify(shape);
@@ -169,8 +181,10 @@ test('forwardViews returns views into wasm memory, copies survive the next call'
     assert.ok(first.fully_masked_rows instanceof Uint8Array);
     assert.equal(first.output.length, 20 * 16);
     assert.equal(first.attn_weights.length, 4 * 20 * 20);
-    assert.ok(first.output.byteLength < first.output.buffer.byteLength,
-              'output is a view into the module memory, not a buffer of its own');
+    assert.ok(
+      first.output.byteLength < first.output.buffer.byteLength,
+      'output is a view into the module memory, not a buffer of its own',
+    );
     const kept = first.attn_weights.slice();
     const other = new Float32Array(inputs.query).map((x) => -x);
     const second = layer.forwardViews({ n: 20, query: other });
@@ -187,12 +201,18 @@ test('forwardViews rejects bad requests with a clear Error and keeps working', (
   const { spec, inputs } = makeCase({ n: 4, m: 4, d: 8, h: 2, self: true, bias: false });
   const layer = new mod.MultiheadAttention(spec);
   try {
-    assert.throws(() => layer.forwardViews({ n: 4, query: inputs.query, keep_intermediates: true }),
-                  /unknown key 'keep_intermediates' in the layer's forwardViews request/);
-    assert.throws(() => layer.forwardViews({ n: 5, query: inputs.query }),
-                  /query has 32 values, expected n\*d_model = 5\*8 = 40/);
-    assert.throws(() => layer.forwardViews({ n: 4, query: inputs.query, m: 2, key: new Float32Array(16) }),
-                  /value is required/);
+    assert.throws(
+      () => layer.forwardViews({ n: 4, query: inputs.query, keep_intermediates: true }),
+      /unknown key 'keep_intermediates' in the layer's forwardViews request/,
+    );
+    assert.throws(
+      () => layer.forwardViews({ n: 5, query: inputs.query }),
+      /query has 32 values, expected n\*d_model = 5\*8 = 40/,
+    );
+    assert.throws(
+      () => layer.forwardViews({ n: 4, query: inputs.query, m: 2, key: new Float32Array(16) }),
+      /value is required/,
+    );
     const r = layer.forwardViews({ n: 4, query: inputs.query });
     assert.equal(r.output.length, 32);
     assert.ok(r.output.every(Number.isFinite));
@@ -202,9 +222,11 @@ test('forwardViews rejects bad requests with a clear Error and keeps working', (
 });
 
 test('weights_only: the same weights bit for bit, q and k kept, no output, v or head outputs', () => {
-  for (const shape of [{ n: 20, m: 20, d: 16, h: 4, self: true, bias: true, causal: true },
+  for (const shape of [
+    { n: 20, m: 20, d: 16, h: 4, self: true, bias: true, causal: true },
     { n: 131, m: 131, d: 264, h: 3, self: true, bias: true },
-    { n: 9, m: 300, d: 40, h: 5, self: false, bias: true, padding: true }]) {
+    { n: 9, m: 300, d: 40, h: 5, self: false, bias: true, padding: true },
+  ]) {
     const label = JSON.stringify(shape);
     const { c, spec, inputs } = makeCase(shape);
     const expected = reference(c);
@@ -223,7 +245,10 @@ test('weights_only: the same weights bit for bit, q and k kept, no output, v or 
       assert.deepEqual(w.fully_masked_rows, full.fully_masked_rows);
       // ... which agree with the float64 reference (weights 1e-5 absolute).
       for (let i = 0; i < expected.weights.length; i++) {
-        assert.ok(Math.abs(w.attn_weights[i] - expected.weights[i]) <= 1e-5, `${label}: weight ${i}`);
+        assert.ok(
+          Math.abs(w.attn_weights[i] - expected.weights[i]) <= 1e-5,
+          `${label}: weight ${i}`,
+        );
       }
       const views = layer.forwardViews({ ...inputs, weights_only: true });
       assert.equal(views.output, undefined);
@@ -240,6 +265,14 @@ test('weights_only: the same weights bit for bit, q and k kept, no output, v or 
   assert.deepEqual(w.attn_weights, full.attn_weights);
   const f64 = mod.numpyExperiment({ ...req, precision: 'float64', weights_only: true });
   assert.equal(f64.output.length, 40 * 64);
-  assert.throws(() => mod.forward({ ...makeCase({ n: 2, m: 2, d: 8, h: 2, self: true }).spec, n: 2,
-    query: new Float32Array(16), weights_only: 1 }), /weights_only must be true or false/);
+  assert.throws(
+    () =>
+      mod.forward({
+        ...makeCase({ n: 2, m: 2, d: 8, h: 2, self: true }).spec,
+        n: 2,
+        query: new Float32Array(16),
+        weights_only: 1,
+      }),
+    /weights_only must be true or false/,
+  );
 });

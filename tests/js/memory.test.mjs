@@ -13,13 +13,21 @@ const MB = 1 << 20;
 const d = 8;
 const h = 2;
 const n = 5;
-const values = (length, seed) => Float32Array.from({ length }, (_, i) => Math.sin(i * 0.7 + seed) * 0.5);
+const values = (length, seed) =>
+  Float32Array.from({ length }, (_, i) => Math.sin(i * 0.7 + seed) * 0.5);
 const SPEC = {
-  d_model: d, num_heads: h,
-  in_proj_weight: values(3 * d * d, 1), in_proj_bias: values(3 * d, 2),
-  out_proj_weight: values(d * d, 3), out_proj_bias: values(d, 4),
+  d_model: d,
+  num_heads: h,
+  in_proj_weight: values(3 * d * d, 1),
+  in_proj_bias: values(3 * d, 2),
+  out_proj_weight: values(d * d, 3),
+  out_proj_bias: values(d, 4),
 };
-const INPUT = { n, query: values(n * d, 5), attn_mask: Uint8Array.from({ length: n * n }, (_, i) => (i % 7 === 3 ? 1 : 0)) };
+const INPUT = {
+  n,
+  query: values(n * d, 5),
+  attn_mask: Uint8Array.from({ length: n * n }, (_, i) => (i % 7 === 3 ? 1 : 0)),
+};
 
 /** One cycle: a layer created, used twice, deleted; a one-shot forward; every 10th cycle an error
  *  from each entry point (constructor, layer.forward, forward, numpyExperiment). */
@@ -29,7 +37,8 @@ function cycle(mod, i, expected) {
     const r = layer.forward(INPUT);
     if (i % 1000 === 0) assert.deepEqual(r.attn_weights, expected.attn_weights, `cycle ${i}`);
     layer.forward({ ...INPUT, keep_intermediates: false, is_causal: true });
-    if (i % 10 === 0) assert.throws(() => layer.forward({ n, query: values(n * d - 1, 5) }), /query has 39 values/);
+    if (i % 10 === 0)
+      assert.throws(() => layer.forward({ n, query: values(n * d - 1, 5) }), /query has 39 values/);
   } finally {
     layer.delete();
   }
@@ -37,14 +46,26 @@ function cycle(mod, i, expected) {
   if (i % 1000 === 0) assert.deepEqual(once.output, expected.output, `cycle ${i}`);
   if (i % 10 === 0) {
     assert.throws(() => new mod.MultiheadAttention({ ...SPEC, num_heads: 3 }), /not divisible/);
-    assert.throws(() => mod.forward({ ...SPEC, ...INPUT, attn_mask: new Float32Array(n * n).fill(NaN) }), /attn_mask holds NaN/);
-    assert.throws(() => new mod.MultiheadAttention({ ...SPEC, out_proj_weight: values(d * d + 1, 3) }), /out_proj_weight has 65/);
-    assert.throws(() => mod.numpyExperiment({ seed: 1, tokens: 4097, d_model: 8, num_heads: 2 }), /tokens=4097/);
+    assert.throws(
+      () => mod.forward({ ...SPEC, ...INPUT, attn_mask: new Float32Array(n * n).fill(NaN) }),
+      /attn_mask holds NaN/,
+    );
+    assert.throws(
+      () => new mod.MultiheadAttention({ ...SPEC, out_proj_weight: values(d * d + 1, 3) }),
+      /out_proj_weight has 65/,
+    );
+    assert.throws(
+      () => mod.numpyExperiment({ seed: 1, tokens: 4097, d_model: 8, num_heads: 2 }),
+      /tokens=4097/,
+    );
   }
-  if (i % 100 === 0) mod.numpyExperiment({ seed: i, tokens: 6, d_model: 8, num_heads: 4, positional: true });
+  if (i % 100 === 0)
+    mod.numpyExperiment({ seed: i, tokens: 6, d_model: 8, num_heads: 4, positional: true });
 }
 
-test(`${CYCLES} create/forward/destroy cycles leave the wasm heap within 1 MB of where it started`, { timeout: 120_000 }, async () => {
+test(`${CYCLES} create/forward/destroy cycles leave the wasm heap within 1 MB of where it started`, {
+  timeout: 120_000,
+}, async () => {
   const mod = await loadModule();
   const layer = new mod.MultiheadAttention(SPEC);
   const expected = layer.forward(INPUT);
@@ -56,10 +77,14 @@ test(`${CYCLES} create/forward/destroy cycles leave the wasm heap within 1 MB of
   for (let i = 0; i < CYCLES; i++) cycle(mod, i, expected);
   const ms = performance.now() - t0;
   const end = mod.memoryStats();
-  console.log(`# ${CYCLES} cycles in ${(ms / 1000).toFixed(1)} s: malloc in use ${start.malloc_in_use_bytes} → ` +
-    `${end.malloc_in_use_bytes} bytes; wasm memory ${start.wasm_memory_bytes} → ${end.wasm_memory_bytes} bytes`);
-  assert.ok(Math.abs(end.malloc_in_use_bytes - start.malloc_in_use_bytes) <= MB,
-    `malloc in use ${start.malloc_in_use_bytes} → ${end.malloc_in_use_bytes}`);
+  console.log(
+    `# ${CYCLES} cycles in ${(ms / 1000).toFixed(1)} s: malloc in use ${start.malloc_in_use_bytes} → ` +
+      `${end.malloc_in_use_bytes} bytes; wasm memory ${start.wasm_memory_bytes} → ${end.wasm_memory_bytes} bytes`,
+  );
+  assert.ok(
+    Math.abs(end.malloc_in_use_bytes - start.malloc_in_use_bytes) <= MB,
+    `malloc in use ${start.malloc_in_use_bytes} → ${end.malloc_in_use_bytes}`,
+  );
   assert.equal(end.wasm_memory_bytes, start.wasm_memory_bytes, 'linear memory did not grow');
 });
 

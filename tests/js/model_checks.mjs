@@ -13,8 +13,11 @@ export function checkAttention(attention, expected, numHeads) {
   attention.forEach((a, k) => {
     const e = expected[k];
     const what = `attention[${k}]`;
-    assert.deepEqual({ kind: a.kind, layer: a.layer, num_heads: a.num_heads, queries: a.queries, keys: a.keys },
-      { kind: e.kind, layer: e.layer, num_heads: numHeads, queries: e.queries, keys: e.keys }, what);
+    assert.deepEqual(
+      { kind: a.kind, layer: a.layer, num_heads: a.num_heads, queries: a.queries, keys: a.keys },
+      { kind: e.kind, layer: e.layer, num_heads: numHeads, queries: e.queries, keys: e.keys },
+      what,
+    );
     assert.ok(a.weights instanceof Float32Array, what);
     assert.equal(a.weights.length, numHeads * e.queries * e.keys, what);
     assert.equal(a.weights.buffer, e.weights.buffer, `${what}: a view of the result's array`);

@@ -19,7 +19,8 @@ export async function loadModule(file = 'mha_wasm.js') {
   const mod = await createRequire(import.meta.url)(modulePath)();
   // tests/js/relaxed_simd.test.mjs reruns suites with the relaxed-SIMD kernel and says which.
   const expected = process.env.MHA_EXPECT_GEMM_KERNEL;
-  if (expected) assert.equal(mod.gemmKernel, expected, `GEMM kernel of ${file} (${mod.gemmKernelError ?? ''})`);
+  if (expected)
+    assert.equal(mod.gemmKernel, expected, `GEMM kernel of ${file} (${mod.gemmKernelError ?? ''})`);
   return mod;
 }
 
@@ -37,6 +38,7 @@ export function repoBytes(rel) {
 export function maxAbsDiff(actual, expected) {
   assert.equal(actual.length, expected.length, 'lengths differ');
   let worst = 0;
-  for (let i = 0; i < actual.length; i++) worst = Math.max(worst, Math.abs(actual[i] - expected[i]));
+  for (let i = 0; i < actual.length; i++)
+    worst = Math.max(worst, Math.abs(actual[i] - expected[i]));
   return worst;
 }

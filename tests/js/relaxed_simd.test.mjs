@@ -39,16 +39,27 @@ async function suites(flags, files, env) {
   try {
     // NODE_TEST_CONTEXT would make the child report to this runner instead of printing TAP.
     const { NODE_TEST_CONTEXT, ...inherited } = process.env;
-    const { stdout } = await run(process.execPath, [...flags, '--test', '--test-reporter=tap', ...files], {
-      cwd: root, env: { ...inherited, ...env }, maxBuffer: 64 << 20, timeout: 300000,
-    });
+    const { stdout } = await run(
+      process.execPath,
+      [...flags, '--test', '--test-reporter=tap', ...files],
+      {
+        cwd: root,
+        env: { ...inherited, ...env },
+        maxBuffer: 64 << 20,
+        timeout: 300000,
+      },
+    );
     return stdout;
   } catch (e) {
-    assert.fail(`node ${flags.join(' ')} --test ${files.join(' ')} failed (${e.code}):\n${String(e.stdout).slice(-4000)}\n${e.stderr}`);
+    assert.fail(
+      `node ${flags.join(' ')} --test ${files.join(' ')} failed (${e.code}):\n${String(e.stdout).slice(-4000)}\n${e.stderr}`,
+    );
   }
 }
 
-const SUITES = ['kernels', 'wasm', 'precision', 'core_module'].map((f) => path.join('tests', 'js', `${f}.test.mjs`));
+const SUITES = ['kernels', 'wasm', 'precision', 'core_module'].map((f) =>
+  path.join('tests', 'js', `${f}.test.mjs`),
+);
 
 test('with relaxed SIMD, the forward passes the golden, reference and two-road suites on the fused kernel', async () => {
   // node 20 ships relaxed SIMD behind a flag; a node that has it by default needs none.

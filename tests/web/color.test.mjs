@@ -1,10 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { interpolateViridis } from 'd3-scale-chromatic';
-import { colorScale, parseColor, weightToRgb, headPixels, legendPixels, textColorOn } from '../../web/src/draw/color.js';
+import {
+  colorScale,
+  parseColor,
+  weightToRgb,
+  headPixels,
+  legendPixels,
+  textColorOn,
+} from '../../web/src/draw/color.js';
 
 test('the scale is d3-scale-chromatic viridis', () => {
-  for (let i = 0; i <= 4096; i++) assert.equal(colorScale(i / 4096), interpolateViridis(i / 4096), `t=${i / 4096}`);
+  for (let i = 0; i <= 4096; i++)
+    assert.equal(colorScale(i / 4096), interpolateViridis(i / 4096), `t=${i / 4096}`);
   assert.deepEqual(weightToRgb(0), parseColor(interpolateViridis(0)));
   assert.deepEqual(weightToRgb(0), [0x44, 0x01, 0x54]); // viridis starts dark purple
   assert.deepEqual(weightToRgb(1), [0xfd, 0xe7, 0x25]); // and ends yellow
@@ -47,7 +55,8 @@ test('headPixels into a given buffer: the same pixels, written in place at its b
 
 test('headPixels: the 256-colour lookup gives weightToRgb exactly, at every step edge and in between', () => {
   const ws = [NaN, -1, -0, 0, 1e-9, 1, 1.5, 0.999999, 0.5, 1 / 3];
-  for (let i = 0; i <= 256; i++) ws.push(i / 256, Math.max(0, i / 256 - 1e-7), Math.min(1, i / 256 + 1e-7));
+  for (let i = 0; i <= 256; i++)
+    ws.push(i / 256, Math.max(0, i / 256 - 1e-7), Math.min(1, i / 256 + 1e-7));
   for (let i = 0; i < 5000; i++) ws.push(Math.fround(Math.sin(i) * 0.5 + 0.5));
   const w = Float32Array.from(ws);
   const px = headPixels(w, 0, 1, w.length);
@@ -67,7 +76,7 @@ test('text colour contrasts with the cell', () => {
   assert.equal(textColorOn(1), '#000000');
 });
 
-test('resultPixels (the worker\'s road): every head as headPixels gives it, fully masked rows grey as lod.js draws them', async () => {
+test("resultPixels (the worker's road): every head as headPixels gives it, fully masked rows grey as lod.js draws them", async () => {
   const { resultPixels, MASKED_RGBA } = await import('../../web/src/draw/pixels.js');
   const { greyMaskedRows } = await import('../../web/src/draw/lod.js');
   const { rampWords } = await import('../../web/src/draw/color.js');
@@ -75,7 +84,10 @@ test('resultPixels (the worker\'s road): every head as headPixels gives it, full
   const w = Float32Array.from({ length: 3 * 2 * 4 }, (_, i) => (i % 7) / 6 - 0.01);
   w[3] = NaN;
   const masked = Uint8Array.of(0, 0, 1, 0, 0, 1);
-  const pixels = resultPixels({ n: 2, m: 4, attn_weights: w, fully_masked_rows: masked }, rampWords());
+  const pixels = resultPixels(
+    { n: 2, m: 4, attn_weights: w, fully_masked_rows: masked },
+    rampWords(),
+  );
   assert.equal(pixels.length, 3);
   for (let h = 0; h < 3; h++) {
     const want = headPixels(w, h, 2, 4);
@@ -118,9 +130,16 @@ test('the ink of the numbers in cells has WCAG contrast >= 4.5 on every colour o
     const ink = parseColor(cellInk(w));
     inks.add(cellInk(w));
     const ratio = contrastRatio(rampColor(i), ink);
-    assert.ok(ratio >= 4.5, `ramp colour ${i} (${rampColor(i)}): ink ${cellInk(w)} contrast ${ratio.toFixed(2)}`);
+    assert.ok(
+      ratio >= 4.5,
+      `ramp colour ${i} (${rampColor(i)}): ink ${cellInk(w)} contrast ${ratio.toFixed(2)}`,
+    );
   }
-  assert.deepEqual([...inks].sort(), ['#000000', '#ffffff'], 'dark cells get white ink, bright cells black');
+  assert.deepEqual(
+    [...inks].sort(),
+    ['#000000', '#ffffff'],
+    'dark cells get white ink, bright cells black',
+  );
   assert.equal(cellInk(0), '#ffffff');
   assert.equal(cellInk(1), '#000000');
   assert.equal(contrastRatio([0, 0, 0], [255, 255, 255]), 21);

@@ -7,9 +7,14 @@ import { MAX_CELL, OUTLINE_PAD, gridLayout } from '../../web/src/draw/layout.js'
 
 const base = { gap: 12, frame: 14, labelBand: 60, layout: 'grid', cellSize: null };
 /** The cell gridLayout gives a grid of m columns with a row-label band of `labelBand`. */
-const cellFor = (availableWidth, m, labelBand = 60) => gridLayout({
-  n: m, m, rowLabelWidth: labelBand - 6 - OUTLINE_PAD, colLabelWidth: 40, availableWidth,
-}).cell;
+const cellFor = (availableWidth, m, labelBand = 60) =>
+  gridLayout({
+    n: m,
+    m,
+    rowLabelWidth: labelBand - 6 - OUTLINE_PAD,
+    colLabelWidth: 40,
+    availableWidth,
+  }).cell;
 
 test('grid: four heads of 11 tokens in 900 px are two by two; in 1280 px one row; in 360 px one column', () => {
   const at = (width) => headColumns({ ...base, width, count: 4, m: 11 });
@@ -33,8 +38,14 @@ test('grid balances the rows: five heads that fit three a row are three and two,
 });
 
 test('stack: one column of the whole width; one head: the whole width', () => {
-  assert.deepEqual(headColumns({ ...base, layout: 'stack', width: 1280, count: 8, m: 5 }), { columns: 1, availableWidth: 1266 });
-  assert.deepEqual(headColumns({ ...base, width: 1280, count: 1, m: 5 }), { columns: 1, availableWidth: 1266 });
+  assert.deepEqual(headColumns({ ...base, layout: 'stack', width: 1280, count: 8, m: 5 }), {
+    columns: 1,
+    availableWidth: 1266,
+  });
+  assert.deepEqual(headColumns({ ...base, width: 1280, count: 1, m: 5 }), {
+    columns: 1,
+    availableWidth: 1266,
+  });
 });
 
 test('cell-size: every grid gets exactly that cell; as many columns as fit, at least one', () => {
@@ -48,7 +59,10 @@ test('cell-size: every grid gets exactly that cell; as many columns as fit, at l
   const narrow = headColumns({ ...base, width: 300, count: 4, m: 11, cellSize: 44 });
   assert.equal(narrow.columns, 1, 'wider than the element: one column, the grid scrolls');
   assert.equal(cellFor(narrow.availableWidth, 11), 44);
-  assert.equal(headColumns({ ...base, layout: 'stack', width: 1280, count: 4, m: 5, cellSize: 20 }).columns, 1);
+  assert.equal(
+    headColumns({ ...base, layout: 'stack', width: 1280, count: 4, m: 5, cellSize: 20 }).columns,
+    1,
+  );
 });
 
 test('compact grids (more than 64 tokens) sit side by side when each is at least 200 px wide', () => {

@@ -23,7 +23,7 @@ function vocabulary() {
 
 const lookup = (token) => token.replace(/[A-Z]/g, (c) => c.toLowerCase()).replace(/\u2019/g, "'");
 
-test('every example and the default text use only words in the model\'s vocabulary', () => {
+test("every example and the default text use only words in the model's vocabulary", () => {
   const vocab = vocabulary();
   assert.equal(vocab.size, 4000);
   assert.ok(!vocab.has('candle'), 'the check can fail: a word the model does not know');

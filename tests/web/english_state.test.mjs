@@ -2,7 +2,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  ENGLISH_DEFAULTS, ENGLISH_HASH_KEYS, MAX_TEXT_CHARS, englishStateToHash, headId, parseEnglishHash, parseHead,
+  ENGLISH_DEFAULTS,
+  ENGLISH_HASH_KEYS,
+  MAX_TEXT_CHARS,
+  englishStateToHash,
+  headId,
+  parseEnglishHash,
+  parseHead,
   parseOffHeads,
 } from '../../web/src/modes/english/english_state.js';
 import { parseMode } from '../../web/src/chrome/address_keys.js';
@@ -32,7 +38,10 @@ test('text, off and sel are read back from the hash they write', () => {
 });
 
 test('spaces are %20 and commas stay readable', () => {
-  assert.equal(englishStateToHash({ text: 'a b, c', off: [], sel: null }), 'mode=english&text=a%20b,%20c');
+  assert.equal(
+    englishStateToHash({ text: 'a b, c', off: [], sel: null }),
+    'mode=english&text=a%20b,%20c',
+  );
 });
 
 test('heads are layer.head; bad ones are dropped with a note', () => {

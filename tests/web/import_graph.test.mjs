@@ -15,7 +15,10 @@ const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..
 
 /** Every .js file of web/src, relative ('modes/date/date_mode.js'). */
 function sources() {
-  return readdirSync(SRC, { recursive: true }).filter((f) => f.endsWith('.js')).map((f) => f.split(path.sep).join('/')).sort();
+  return readdirSync(SRC, { recursive: true })
+    .filter((f) => f.endsWith('.js'))
+    .map((f) => f.split(path.sep).join('/'))
+    .sort();
 }
 
 /** The relative imports of `file` (import … from, export … from, import '…', import('…')), as files of web/src. */
@@ -28,11 +31,15 @@ function importsOf(file) {
     ...text.matchAll(/\bimport\s*\(?\s*['"`]([^'"`]+)['"`]/g),
     // A worker or other file the code loads by URL: an edge like an import.
     ...text.matchAll(/\bnew\s+URL\s*\(\s*['"`]([^'"`]+)['"`]\s*,\s*import\.meta\.url/g),
-  ].map((m) => m[1]).filter((s) => s.startsWith('.'));
-  return [...new Set(specs)]
-    .map((s) => path.posix.normalize(path.posix.join(path.posix.dirname(file), s)))
-    // Styles and other assets the bundle inlines are not modules of the graph.
-    .filter((s) => !/\.(css|svg|json|safetensors)$/.test(s));
+  ]
+    .map((m) => m[1])
+    .filter((s) => s.startsWith('.'));
+  return (
+    [...new Set(specs)]
+      .map((s) => path.posix.normalize(path.posix.join(path.posix.dirname(file), s)))
+      // Styles and other assets the bundle inlines are not modules of the graph.
+      .filter((s) => !/\.(css|svg|json|safetensors)$/.test(s))
+  );
 }
 
 /** The part a file belongs to: 'chrome', 'draw', 'compute', 'explain', 'element', 'modes/<name>', or '' (the boot file). */
@@ -51,7 +58,10 @@ function graphOf(files) {
     for (const to of graph[f]) {
       // Browsers need the file's whole name; a bundler would also take '../x' or '../x/index',
       // which this graph must not miss.
-      assert.ok(to.endsWith('.js') && !to.includes('${'), `${f} imports ${to}: name the file with its .js`);
+      assert.ok(
+        to.endsWith('.js') && !to.includes('${'),
+        `${f} imports ${to}: name the file with its .js`,
+      );
       assert.ok(known.has(to), `${f} imports ${to}, which is not a file of web/src`);
     }
   }
@@ -104,12 +114,15 @@ function ruleBreaks(graph) {
     for (const to of tos) {
       const b = partOf(to);
       if (a === b) continue;
-      const allowed = a.startsWith('modes/') ? MODE_ALLOWED : ALLOWED[a] ?? [];
+      const allowed = a.startsWith('modes/') ? MODE_ALLOWED : (ALLOWED[a] ?? []);
       const ok = allowed.includes(b) || (b.startsWith('modes/') && allowed.includes('modes/*'));
       if (ok) continue;
-      const why = a.startsWith('modes/') && b.startsWith('modes/') ? 'a mode imports another mode'
-        : b.startsWith('modes/') ? `${a || 'the boot file'} imports a mode`
-          : `${a || 'the boot file'} may not import ${b || 'the boot file'}`;
+      const why =
+        a.startsWith('modes/') && b.startsWith('modes/')
+          ? 'a mode imports another mode'
+          : b.startsWith('modes/')
+            ? `${a || 'the boot file'} imports a mode`
+            : `${a || 'the boot file'} may not import ${b || 'the boot file'}`;
       out.push(`${from} → ${to} (${why})`);
     }
   }
@@ -118,11 +131,28 @@ function ruleBreaks(graph) {
 
 test('web/src is made of the parts: chrome, modes, draw, compute, explain (and the element, the boot file)', () => {
   const parts = new Set(sources().map(partOf));
-  for (const p of ['chrome', 'draw', 'compute', 'explain', 'modes/random', 'modes/date', 'element', '']) {
+  for (const p of [
+    'chrome',
+    'draw',
+    'compute',
+    'explain',
+    'modes/random',
+    'modes/date',
+    'element',
+    '',
+  ]) {
     assert.ok(parts.has(p), `part ${p || '(boot)'} exists`);
   }
-  assert.deepEqual([...parts].filter((p) => !(p in ALLOWED) && !p.startsWith('modes/')), [], 'no file outside the parts');
-  assert.deepEqual(sources().filter((f) => partOf(f) === ''), ['main.js'], 'one boot file at the top');
+  assert.deepEqual(
+    [...parts].filter((p) => !(p in ALLOWED) && !p.startsWith('modes/')),
+    [],
+    'no file outside the parts',
+  );
+  assert.deepEqual(
+    sources().filter((f) => partOf(f) === ''),
+    ['main.js'],
+    'one boot file at the top',
+  );
 });
 
 test('the import graph of web/src has no cycle', () => {
@@ -135,24 +165,38 @@ test('modes do not import each other; drawing, compute, chrome and explain impor
 });
 
 test('the checks find what they look for (a cycle, a mode importing a mode, drawing or chrome importing a mode, chrome importing explain)', () => {
-  assert.deepEqual(findCycle({ 'a.js': ['b.js'], 'b.js': ['c.js'], 'c.js': ['a.js'] }), ['a.js', 'b.js', 'c.js', 'a.js']);
-  assert.equal(findCycle({ 'a.js': ['b.js'], 'b.js': [] }), null);
-  assert.deepEqual(ruleBreaks({
-    'modes/date/x.js': ['modes/random/y.js', 'draw/color.js', 'modes/trained/z.js'],
-    'modes/trained/z.js': ['modes/english/w.js', 'draw/color.js'],
-    'draw/heatmap.js': ['modes/date/x.js'],
-    'compute/compute.js': ['chrome/page.js'],
-    'chrome/page.js': ['modes/date/x.js', 'modes/lazy_mode.js', 'explain/explain_state.js', 'chrome/values.js', 'draw/color.js'],
-    'explain/explain.js': ['chrome/values.js', 'modes/random/y.js'],
-    'main.js': ['modes/date/x.js'],
-  }), [
-    'modes/date/x.js → modes/random/y.js (a mode imports another mode)',
-    'modes/trained/z.js → modes/english/w.js (a mode imports another mode)',
-    'draw/heatmap.js → modes/date/x.js (draw imports a mode)',
-    'compute/compute.js → chrome/page.js (compute may not import chrome)',
-    'chrome/page.js → modes/date/x.js (chrome imports a mode)',
-    'chrome/page.js → modes/lazy_mode.js (chrome imports a mode)',
-    'chrome/page.js → explain/explain_state.js (chrome may not import explain)',
-    'explain/explain.js → modes/random/y.js (explain imports a mode)',
+  assert.deepEqual(findCycle({ 'a.js': ['b.js'], 'b.js': ['c.js'], 'c.js': ['a.js'] }), [
+    'a.js',
+    'b.js',
+    'c.js',
+    'a.js',
   ]);
+  assert.equal(findCycle({ 'a.js': ['b.js'], 'b.js': [] }), null);
+  assert.deepEqual(
+    ruleBreaks({
+      'modes/date/x.js': ['modes/random/y.js', 'draw/color.js', 'modes/trained/z.js'],
+      'modes/trained/z.js': ['modes/english/w.js', 'draw/color.js'],
+      'draw/heatmap.js': ['modes/date/x.js'],
+      'compute/compute.js': ['chrome/page.js'],
+      'chrome/page.js': [
+        'modes/date/x.js',
+        'modes/lazy_mode.js',
+        'explain/explain_state.js',
+        'chrome/values.js',
+        'draw/color.js',
+      ],
+      'explain/explain.js': ['chrome/values.js', 'modes/random/y.js'],
+      'main.js': ['modes/date/x.js'],
+    }),
+    [
+      'modes/date/x.js → modes/random/y.js (a mode imports another mode)',
+      'modes/trained/z.js → modes/english/w.js (a mode imports another mode)',
+      'draw/heatmap.js → modes/date/x.js (draw imports a mode)',
+      'compute/compute.js → chrome/page.js (compute may not import chrome)',
+      'chrome/page.js → modes/date/x.js (chrome imports a mode)',
+      'chrome/page.js → modes/lazy_mode.js (chrome imports a mode)',
+      'chrome/page.js → explain/explain_state.js (chrome may not import explain)',
+      'explain/explain.js → modes/random/y.js (explain imports a mode)',
+    ],
+  );
 });

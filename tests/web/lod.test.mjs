@@ -1,6 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { poolFactor, pooledPixels, greyMaskedRows, MAX_BUFFER_SIDE } from '../../web/src/draw/lod.js';
+import {
+  poolFactor,
+  pooledPixels,
+  greyMaskedRows,
+  MAX_BUFFER_SIDE,
+} from '../../web/src/draw/lod.js';
 import { headPixels, weightToRgb } from '../../web/src/draw/color.js';
 
 test('one pixel per cell up to MAX_BUFFER_SIDE, then blocks', () => {
@@ -11,17 +16,35 @@ test('one pixel per cell up to MAX_BUFFER_SIDE, then blocks', () => {
   assert.equal(poolFactor(4096, 10), 4);
 });
 
-test('factor 1 is headPixels; larger factors keep each block\'s largest weight, also in ragged edge blocks', () => {
+test("factor 1 is headPixels; larger factors keep each block's largest weight, also in ragged edge blocks", () => {
   // h = 2, n = 5, m = 3: head 1 pooled by 2 → 3 rows x 2 cols.
   const w = new Float32Array(2 * 5 * 3);
-  const head1 = [0.1, 0.9, 0.0, /**/ 0.2, 0.3, 0.7, /**/ 0.5, 0.0, 0.25, /**/ 0.05, 0.6, 0.0, /**/ 0.33, 0.01, NaN];
+  const head1 = [
+    0.1,
+    0.9,
+    0.0,
+    /**/ 0.2,
+    0.3,
+    0.7,
+    /**/ 0.5,
+    0.0,
+    0.25,
+    /**/ 0.05,
+    0.6,
+    0.0,
+    /**/ 0.33,
+    0.01,
+    NaN,
+  ];
   w.set(head1, 15);
   assert.deepEqual(pooledPixels(w, 1, 5, 3, 1).pixels, headPixels(w, 1, 5, 3));
   const p = pooledPixels(w, 1, 5, 3, 2);
   assert.equal(p.rows, 3);
   assert.equal(p.cols, 2);
   const want = [0.9, 0.7, 0.6, 0.25, 0.33, NaN]; // max of each 2x2 block (NaN wins: never hidden)
-  want.forEach((x, k) => assert.deepEqual(Array.from(p.pixels.slice(4 * k, 4 * k + 3)), weightToRgb(x), `block ${k}`));
+  want.forEach((x, k) =>
+    assert.deepEqual(Array.from(p.pixels.slice(4 * k, 4 * k + 3)), weightToRgb(x), `block ${k}`),
+  );
 });
 
 test('a single peak in a 2048 x 2048 head survives pooling', () => {

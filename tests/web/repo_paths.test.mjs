@@ -11,15 +11,26 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Folders not read: build output, packages, git, golden data and fuzz corpora (bytes, not prose). */
-const SKIP_DIRS = new Set(['.git', 'node_modules', 'build', 'dist', 'test-results', 'fixtures', 'corpus', '__pycache__']);
+const SKIP_DIRS = new Set([
+  '.git',
+  'node_modules',
+  'build',
+  'dist',
+  'test-results',
+  'fixtures',
+  'corpus',
+  '__pycache__',
+]);
 /** Files read: source, scripts, tests and documents. */
-const READ = /\.(c|cc|cpp|hpp|h|inc|js|mjs|cjs|py|sh|md|txt|html|css|wat|cff|yml|yaml)$|^(CMakeLists\.txt|run)$/;
+const READ =
+  /\.(c|cc|cpp|hpp|h|inc|js|mjs|cjs|py|sh|md|txt|html|css|wat|cff|yml|yaml)$|^(CMakeLists\.txt|run)$/;
 
 /**
  * A repository path: one of the top folders, then a file name with an extension. Not preceded by
  * a word character, "/" or "." (so "mkdocs/docs/index.md", an example site's file, is not one).
  */
-const PATH = /(?<![\w./-])(?:cpp|web|scripts|tests|docs)\/[\w./-]*\w\.(?:js|mjs|cjs|cpp|hpp|inc|py|md|sh|json|html|css|wat|safetensors|npy|txt)(?![\w-])/g;
+const PATH =
+  /(?<![\w./-])(?:cpp|web|scripts|tests|docs)\/[\w./-]*\w\.(?:js|mjs|cjs|cpp|hpp|inc|py|md|sh|json|html|css|wat|safetensors|npy|txt)(?![\w-])/g;
 
 function* files(dir) {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -40,7 +51,8 @@ test('every repository path named in a comment or a document exists', () => {
       for (const [p] of line.matchAll(PATH)) {
         if (p.split('/').includes('node_modules')) continue; // installed by npm
         checked++;
-        if (!existsSync(path.join(ROOT, p))) missing.push(`${path.relative(ROOT, file)}:${i + 1} names ${p}`);
+        if (!existsSync(path.join(ROOT, p)))
+          missing.push(`${path.relative(ROOT, file)}:${i + 1} names ${p}`);
       }
     });
   }
@@ -52,7 +64,13 @@ test('every repository path named in a comment or a document exists', () => {
 test('the scan catches a path that does not exist, and leaves example sites alone', () => {
   const found = (s) => [...s.matchAll(PATH)].map((m) => m[0]);
   const nope = ['tests', 'web', 'nope.test.mjs'].join('/'); // written apart, so this file names no missing path
-  assert.deepEqual(found(`see web/src/chrome/share.js, and ${nope}.`), ['web/src/chrome/share.js', nope]);
-  assert.deepEqual(found('<!-- site file: mkdocs/docs/index.md --> build/native/mha dist/app.js'), []);
+  assert.deepEqual(found(`see web/src/chrome/share.js, and ${nope}.`), [
+    'web/src/chrome/share.js',
+    nope,
+  ]);
+  assert.deepEqual(
+    found('<!-- site file: mkdocs/docs/index.md --> build/native/mha dist/app.js'),
+    [],
+  );
   assert.equal(existsSync(path.join(ROOT, nope)), false);
 });

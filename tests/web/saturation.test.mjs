@@ -18,6 +18,9 @@ test('the note: shown from three quarters of the rows up, with the counts and d_
   assert.match(some, /^6 of 8 rows of these grids put at least 99 % of their weight on one key\./);
   assert.match(some, /standard deviation of about d_model \(64 here\)/);
   const every = saturationNote({ oneHot: 96, rows: 96 }, 512);
-  assert.match(every, /^Every row of these grids puts at least 99 % of its weight on one key\. That is module 08's random weights/);
+  assert.match(
+    every,
+    /^Every row of these grids puts at least 99 % of its weight on one key\. That is module 08's random weights/,
+  );
   assert.match(every, /\(512 here\)/);
 });

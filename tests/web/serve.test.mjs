@@ -13,12 +13,15 @@ let server;
 /** A raw GET (no URL normalisation by the client, so "/../x" reaches the server as is). */
 function get(pathname, method = 'GET') {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: server.port, path: pathname, method }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body }));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port: server.port, path: pathname, method },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });

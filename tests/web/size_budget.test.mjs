@@ -19,13 +19,23 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const WASM = path.join(ROOT, 'build', 'wasm');
 const BUDGET = 150 * 1000; // bytes, gzip -9
 // compute_worker.js starts after the first grid (its importScripts of the core is a cache hit).
-const FIRST_LOAD = ['index.html', 'app.js', 'style.css', 'favicon.svg', 'mha_wasm_core.js', 'compute_worker.js'];
+const FIRST_LOAD = [
+  'index.html',
+  'app.js',
+  'style.css',
+  'favicon.svg',
+  'mha_wasm_core.js',
+  'compute_worker.js',
+];
 
 let tmp;
 let out;
 before(async () => {
   for (const f of ['mha_wasm.js', 'mha_wasm_core.js']) {
-    assert.ok(existsSync(path.join(WASM, f)), `build/wasm/${f} is missing: run ./scripts/build.sh first`);
+    assert.ok(
+      existsSync(path.join(WASM, f)),
+      `build/wasm/${f} is missing: run ./scripts/build.sh first`,
+    );
   }
   tmp = await mkdtemp(path.join(os.tmpdir(), 'mha-size-'));
   out = path.join(tmp, 'dist');
@@ -35,10 +45,14 @@ after(() => rm(tmp, { recursive: true, force: true }));
 
 test(`the first load is at most ${BUDGET / 1000} KB gzipped`, async (t) => {
   const sizes = {};
-  for (const f of FIRST_LOAD) sizes[f] = gzipSync(await readFile(path.join(out, f)), { level: 9 }).length;
+  for (const f of FIRST_LOAD)
+    sizes[f] = gzipSync(await readFile(path.join(out, f)), { level: 9 }).length;
   const total = Object.values(sizes).reduce((a, b) => a + b, 0);
   t.diagnostic(`gzip -9 bytes: ${JSON.stringify(sizes)}; total ${total}`);
-  assert.ok(total <= BUDGET, `first load ${total} bytes gzipped > budget ${BUDGET}: ${JSON.stringify(sizes)}`);
+  assert.ok(
+    total <= BUDGET,
+    `first load ${total} bytes gzipped > budget ${BUDGET}: ${JSON.stringify(sizes)}`,
+  );
   // index.html loads exactly these scripts; the full module is not among them.
   const html = await readFile(path.join(out, 'index.html'), 'utf8');
   const scripts = [...html.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]);
@@ -46,7 +60,11 @@ test(`the first load is at most ${BUDGET / 1000} KB gzipped`, async (t) => {
   // Every file it links (stylesheets, icon, preload) is counted above.
   const links = [...html.matchAll(/<link\s[^>]*?\bhref="([^"]+)"/g)].map((m) => m[1]);
   assert.ok(links.includes('style.css'), 'the stylesheet link is found');
-  assert.deepEqual(links.filter((f) => !FIRST_LOAD.includes(f)), [], 'a linked file outside FIRST_LOAD');
+  assert.deepEqual(
+    links.filter((f) => !FIRST_LOAD.includes(f)),
+    [],
+    'a linked file outside FIRST_LOAD',
+  );
   const css = await readFile(path.join(out, 'style.css'), 'utf8');
   assert.doesNotMatch(css, /@import|url\(/, 'the stylesheet fetches nothing more');
 });
@@ -58,11 +76,17 @@ test(`a course page of <mha-attention> elements loads at most ${BUDGET / 1000} K
   }
   const total = Object.values(sizes).reduce((a, b) => a + b, 0);
   t.diagnostic(`gzip -9 bytes: ${JSON.stringify(sizes)}; total ${total}`);
-  assert.ok(total <= BUDGET, `element first load ${total} bytes gzipped > budget ${BUDGET}: ${JSON.stringify(sizes)}`);
+  assert.ok(
+    total <= BUDGET,
+    `element first load ${total} bytes gzipped > budget ${BUDGET}: ${JSON.stringify(sizes)}`,
+  );
   // The element names both modules (it picks one per view; tests/browser/element.test.mjs checks
   // which one it requests) and starts the core with createMhaCore.
   const js = await readFile(path.join(out, 'mha-attention.js'), 'utf8');
-  assert.ok(js.includes('"mha_wasm_core.js"') && js.includes('"mha_wasm.js"'), 'both module names in the element');
+  assert.ok(
+    js.includes('"mha_wasm_core.js"') && js.includes('"mha_wasm.js"'),
+    'both module names in the element',
+  );
   assert.ok(js.includes('createMhaCore'), 'the element starts the core');
 });
 
@@ -79,7 +103,10 @@ test('the core module has no date model; the packed copies are gzipped wasm that
   const core = await require(path.join(out, 'mha_wasm_core.js'))();
   assert.equal(core.DateModel, undefined);
   const r = core.numpyExperiment({ seed: 7, tokens: 5, d_model: 8, num_heads: 2 });
-  assert.deepEqual(Array.from(r.attn_weights.subarray(0, 5), (w) => w.toFixed(3)), ['0.000', '0.000', '0.424', '0.576', '0.000']);
+  assert.deepEqual(
+    Array.from(r.attn_weights.subarray(0, 5), (w) => w.toFixed(3)),
+    ['0.000', '0.000', '0.424', '0.576', '0.000'],
+  );
   const full = await require(path.join(out, 'mha_wasm.js'))();
   assert.equal(typeof full.DateModel, 'function');
   assert.equal(typeof full.numpyExperiment, 'function');

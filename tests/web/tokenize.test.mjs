@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { tokenize, tokenizeChecked, MAX_TOKENS } from '../../web/src/chrome/tokenize.js';
 
 test('words are runs of letters and digits; spaces only separate', () => {
-  assert.deepEqual(tokenize('Heads look at different things'), ['Heads', 'look', 'at', 'different', 'things']);
+  assert.deepEqual(tokenize('Heads look at different things'), [
+    'Heads',
+    'look',
+    'at',
+    'different',
+    'things',
+  ]);
   assert.deepEqual(tokenize('  a\tb\n42  '), ['a', 'b', '42']);
   assert.deepEqual(tokenize(''), []);
   assert.deepEqual(tokenize('   '), []);
@@ -22,7 +28,21 @@ test('every other non-space character is a token by itself', () => {
 
 test('markup is split into plain tokens', () => {
   assert.deepEqual(tokenize('<img src=x onerror=window.__pwned=1>'), [
-    '<', 'img', 'src', '=', 'x', 'onerror', '=', 'window', '.', '_', '_', 'pwned', '=', '1', '>',
+    '<',
+    'img',
+    'src',
+    '=',
+    'x',
+    'onerror',
+    '=',
+    'window',
+    '.',
+    '_',
+    '_',
+    'pwned',
+    '=',
+    '1',
+    '>',
   ]);
 });
 

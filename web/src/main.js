@@ -18,7 +18,8 @@ import { ENGLISH_HASH_KEYS } from './modes/english/english_state.js';
 import { LazyMode } from './modes/lazy_mode.js';
 
 /** Idle periods the warm-up takes, and calls of each kind in each. */
-const WARM_SLICES = 6, WARM_CALLS = 2;
+const WARM_SLICES = 6,
+  WARM_CALLS = 2;
 
 async function boot(doc) {
   const win = doc.defaultView;
@@ -38,7 +39,14 @@ async function boot(doc) {
   // a view copy their labels from the same sprites. Every mode's address keys: a mode reading an
   // address notes the keys none of them reads (chrome/address_keys.js addressNotes).
   const ctx = {
-    doc, core: null, compute: null, clock: new UpdateClock(), address, modules, showMemoryStats, labels: new LabelCache(),
+    doc,
+    core: null,
+    compute: null,
+    clock: new UpdateClock(),
+    address,
+    modules,
+    showMemoryStats,
+    labels: new LabelCache(),
     embedded: () => page.embed,
     addressKeys: [...new Set([...RANDOM_HASH_KEYS, ...DATE_HASH_KEYS, ...ENGLISH_HASH_KEYS])],
   };
@@ -46,23 +54,38 @@ async function boot(doc) {
   // The Date translator and the English mode are bundled apart (dist/date.js, dist/english.js),
   // added when first shown; both save their grids as figures (Save PNG, Save SVG).
   const date = new LazyMode(ctx, {
-    id: 'date', script: 'date.js', global: 'mhaDateMode', panel: 'date-panel', shareSlot: 'date-share-slot',
-    name: 'Date translator', exports: 'figure',
+    id: 'date',
+    script: 'date.js',
+    global: 'mhaDateMode',
+    panel: 'date-panel',
+    shareSlot: 'date-share-slot',
+    name: 'Date translator',
+    exports: 'figure',
   });
   const english = new LazyMode(ctx, {
-    id: 'english', script: 'english.js', global: 'mhaEnglishMode', panel: 'english-panel',
-    name: 'English mode', exports: 'figure',
+    id: 'english',
+    script: 'english.js',
+    global: 'mhaEnglishMode',
+    panel: 'english-panel',
+    name: 'English mode',
+    exports: 'figure',
   });
-  const page = new Page(doc, { modes: [random, date, english], address, onEmbed: (on) => {
+  const page = new Page(doc, {
+    modes: [random, date, english],
+    address,
+    onEmbed: (on) => {
       ctx.compute?.setAhead(!on);
       // In an iframe, mha-embed.js reports the content's height to the parent page (docs/embedding.md).
       if (on) modules.loadScript('mha-embed.js');
     },
-    loadScript: (name) => modules.loadScript(name) });
+    loadScript: (name) => modules.loadScript(name),
+  });
   random.prepare();
   if (!started) {
-    random.unavailable(`The attention core (${CORE_SCRIPT}) did not load, so nothing can be computed. ` +
-      `Rebuild the page with ./scripts/build.sh and keep ${CORE_SCRIPT} next to index.html.`);
+    random.unavailable(
+      `The attention core (${CORE_SCRIPT}) did not load, so nothing can be computed. ` +
+        `Rebuild the page with ./scripts/build.sh and keep ${CORE_SCRIPT} next to index.html.`,
+    );
     return;
   }
   try {

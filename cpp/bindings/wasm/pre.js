@@ -21,24 +21,40 @@ if (!Module['instantiateWasm']) {
     // caught here: from a promise handler it would be an unhandled rejection.
     var fail = function (reason) {
       err('failed to instantiate the wasm core: ' + reason);
-      try { abort(reason); } catch (e) { /* the promise is rejected: the caller reports it */ }
+      try {
+        abort(reason);
+      } catch (e) {
+        /* the promise is rejected: the caller reports it */
+      }
     };
     try {
       // Uint8Array.fromBase64 (Chromium 140+, Firefox 133+, Safari 18.2+) decodes natively; the
       // glue's own decoder (atob, then a byte loop over the whole module) is the fallback.
-      var bytes = typeof Uint8Array.fromBase64 === 'function' && isDataURI(wasmBinaryFile)
-        ? Uint8Array.fromBase64(wasmBinaryFile.slice(dataURIPrefix.length))
-        : getBinary(wasmBinaryFile);
-      var ready = bytes[0] === 0x1f && bytes[1] === 0x8b
-        ? new Response(new ReadableStream({
-          start: function (controller) { controller.enqueue(bytes); controller.close(); },
-        }).pipeThrough(new DecompressionStream('gzip'))).arrayBuffer()
-        : Promise.resolve(bytes);
-      ready.then(function (wasm) { return WebAssembly.instantiate(wasm, imports); }).then(
-        function (output) { receiveInstance(output['instance'], output['module']); }, fail);
+      var bytes =
+        typeof Uint8Array.fromBase64 === 'function' && isDataURI(wasmBinaryFile)
+          ? Uint8Array.fromBase64(wasmBinaryFile.slice(dataURIPrefix.length))
+          : getBinary(wasmBinaryFile);
+      var ready =
+        bytes[0] === 0x1f && bytes[1] === 0x8b
+          ? new Response(
+              new ReadableStream({
+                start: function (controller) {
+                  controller.enqueue(bytes);
+                  controller.close();
+                },
+              }).pipeThrough(new DecompressionStream('gzip')),
+            ).arrayBuffer()
+          : Promise.resolve(bytes);
+      ready
+        .then(function (wasm) {
+          return WebAssembly.instantiate(wasm, imports);
+        })
+        .then(function (output) {
+          receiveInstance(output['instance'], output['module']);
+        }, fail);
     } catch (e) {
       fail(e);
     }
-    return {};  // exports arrive through receiveInstance
+    return {}; // exports arrive through receiveInstance
   };
 }

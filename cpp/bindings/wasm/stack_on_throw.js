@@ -26,4 +26,6 @@
 })();
 // The stack pointer now (a byte address; the stack grows down), for tests/js/bad_inputs.test.mjs.
 // Underscored like Emscripten's own exports: not part of the API (docs/js-api.md).
-Module['_stackPointer'] = function () { return stackSave(); };
+Module['_stackPointer'] = function () {
+  return stackSave();
+};

@@ -11,5 +11,7 @@
 if (typeof document === 'object' && document.currentScript?.hasAttribute('data-start')) {
   // A Promise: the factory throws at once where there is no WebAssembly, and that rejects it.
   // Handled by whoever takes it (startCore reports a failure); no "unhandled rejection" before.
-  (createMhaCore.started = new Promise(function (resolve) { resolve(createMhaCore()); })).catch(function () {});
+  (createMhaCore.started = new Promise(function (resolve) {
+    resolve(createMhaCore());
+  })).catch(function () {});
 }

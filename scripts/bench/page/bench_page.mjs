@@ -62,15 +62,27 @@ window.benchRun = async ({ system: key, configs, budgetMs = 2000, minReps = 5, m
     const c = await loadCase(cfg, key.startsWith('ort'));
     const runner = await system.prepare(c);
     const { times, inner, result } = await timeRunner(runner, {
-      now: () => performance.now(), budgetMs, minReps, maxReps,
+      now: () => performance.now(),
+      budgetMs,
+      minReps,
+      maxReps,
     });
     // Compared before dispose(): zero-copy results are views into the layer's memory.
     const errOutput = maxAbsDiff(result.output, await f32(c.ref.output));
     const errWeights = maxAbsDiff(result.weights, await f32(c.ref.weights));
     runner.dispose();
     out.push({
-      system: key, name: system.name, version: system.version, env: navigator.userAgent,
-      n: c.n, d: c.d, h: c.h, median_ms: median(times), min_ms: Math.min(...times), reps: times.length, inner,
+      system: key,
+      name: system.name,
+      version: system.version,
+      env: navigator.userAgent,
+      n: c.n,
+      d: c.d,
+      h: c.h,
+      median_ms: median(times),
+      min_ms: Math.min(...times),
+      reps: times.length,
+      inner,
       max_abs_err_output: Number.isFinite(errOutput) ? errOutput : 'Infinity',
       max_abs_err_weights: Number.isFinite(errWeights) ? errWeights : 'Infinity',
     });
@@ -80,7 +92,10 @@ window.benchRun = async ({ system: key, configs, budgetMs = 2000, minReps = 5, m
 /** The wasm SIMD128 f32 multiply+add peak in this browser (simd_peak.js, staged by bench.mjs). */
 window.simdPeak = async () => {
   await loadScript('simd_peak.js'); // classic script: defines createSimdPeak
-  return { ...(await simdPeak(globalThis.createSimdPeak, { now: () => performance.now() })), env: navigator.userAgent };
+  return {
+    ...(await simdPeak(globalThis.createSimdPeak, { now: () => performance.now() })),
+    env: navigator.userAgent,
+  };
 };
 
 document.getElementById('status').textContent = 'ready';

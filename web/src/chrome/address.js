@@ -40,7 +40,10 @@ export class Address {
     clearTimeout(this.timer);
     this.pending = hashOf;
     const go = () => this.flush();
-    this.timer = setTimeout(afterFrame ? () => requestAnimationFrame(() => setTimeout(go, 0)) : go, ms);
+    this.timer = setTimeout(
+      afterFrame ? () => requestAnimationFrame(() => setTimeout(go, 0)) : go,
+      ms,
+    );
   }
 
   /** While typing: the address once the typing pauses (ADDRESS_PAUSE_MS, then the painting frame). */

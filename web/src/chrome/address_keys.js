@@ -15,8 +15,12 @@ export function parseMode(hash) {
   const p = hashParams(hash);
   if (!p.has('mode')) return { mode: 'random', notes: [] };
   const raw = p.get('mode');
-  if (MODES.includes(raw)) return { mode: /** @type {'random'|'date'|'english'} */ (raw), notes: [] };
-  return { mode: 'random', notes: [`Unknown mode "${quoteValue(raw)}" in the address; showing random embeddings.`] };
+  if (MODES.includes(raw))
+    return { mode: /** @type {'random'|'date'|'english'} */ (raw), notes: [] };
+  return {
+    mode: 'random',
+    notes: [`Unknown mode "${quoteValue(raw)}" in the address; showing random embeddings.`],
+  };
 }
 
 /**
@@ -36,11 +40,17 @@ export const VIEW_KEYS = Object.freeze({
     parse(raw, { state, tokens }) {
       const m = /^(\d{1,2})\.(\d{1,3})\.(\d{1,3})$/.exec(raw.trim());
       const cell = m && { head: Number(m[1]), row: Number(m[2]), col: Number(m[3]) };
-      if (cell && cell.head < state.num_heads && cell.row < tokens.length && cell.col < tokens.length) {
+      if (
+        cell &&
+        cell.head < state.num_heads &&
+        cell.row < tokens.length &&
+        cell.col < tokens.length
+      ) {
         return { value: cell };
       }
       return {
-        note: `cell=${quoteValue(raw)} in the address is not head.query.key within ` +
+        note:
+          `cell=${quoteValue(raw)} in the address is not head.query.key within ` +
           `${state.num_heads} head${state.num_heads === 1 ? '' : 's'} and ${tokens.length} tokens ` +
           '(e.g. cell=0.0.2); no cell is selected.',
       };
@@ -52,7 +62,9 @@ export const VIEW_KEYS = Object.freeze({
     fallback: false,
     parse(raw) {
       const v = raw.trim() === '' ? true : parseBoolean(raw);
-      return v === null ? { note: `embed=${quoteValue(raw)} in the address is not 1/0; showing the full page.` } : { value: v };
+      return v === null
+        ? { note: `embed=${quoteValue(raw)} in the address is not 1/0; showing the full page.` }
+        : { value: v };
     },
     serialize: (on) => (on ? '1' : null),
   }),
@@ -145,13 +157,17 @@ export function addressNotes(hash, known) {
   for (const key of params.keys()) {
     if (seen.has(key) && !repeated.has(key)) {
       repeated.add(key);
-      notes.push(`"${quoteValue(key)}" appears more than once in the address; using its first value.`);
+      notes.push(
+        `"${quoteValue(key)}" appears more than once in the address; using its first value.`,
+      );
     }
     seen.add(key);
   }
   if (hasBrokenEncoding(hash)) {
-    notes.push('Part of the address is not valid percent-encoding (a "%" without two hex digits, or bytes ' +
-      'that are not UTF-8); it was read with replacement characters (\uFFFD).');
+    notes.push(
+      'Part of the address is not valid percent-encoding (a "%" without two hex digits, or bytes ' +
+        'that are not UTF-8); it was read with replacement characters (\uFFFD).',
+    );
   }
   return notes;
 }

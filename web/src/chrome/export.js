@@ -47,12 +47,15 @@ function checkShape({ weights, heads, queryTokens, keyTokens }) {
   }
   const total = weights.length / (n * m);
   for (const h of heads) {
-    if (!Number.isInteger(h) || h < 0 || h >= total) throw new Error(`head ${h} is not one of the ${total} heads`);
+    if (!Number.isInteger(h) || h < 0 || h >= total)
+      throw new Error(`head ${h} is not one of the ${total} heads`);
   }
   const cells = heads.length * n * m;
   if (cells > MAX_EXPORT_CELLS) {
-    throw new Error(`${heads.length} heads × ${n} × ${m} = ${cells} weights are too many for one file ` +
-      `(at most ${MAX_EXPORT_CELLS}): save a PNG, or use fewer tokens or heads`);
+    throw new Error(
+      `${heads.length} heads × ${n} × ${m} = ${cells} weights are too many for one file ` +
+        `(at most ${MAX_EXPORT_CELLS}): save a PNG, or use fewer tokens or heads`,
+    );
   }
   return { n, m, total };
 }
@@ -76,7 +79,9 @@ export function weightsCsv(p) {
     for (let i = 0; i < n; i++) {
       const q = csvField(queryTokens[i]);
       for (let j = 0; j < m; j++) {
-        lines.push(`${h},${i},${q},${j},${csvField(keyTokens[j])},${float32String(weights[(h * n + i) * m + j])}`);
+        lines.push(
+          `${h},${i},${q},${j},${csvField(keyTokens[j])},${float32String(weights[(h * n + i) * m + j])}`,
+        );
       }
     }
   }
@@ -100,8 +105,12 @@ export function weightsJson(p) {
   const { weights, heads, queryTokens, keyTokens, maskedRows, config } = p;
   const attn = heads.map((h) =>
     Array.from({ length: n }, (_, i) =>
-      Array.from({ length: m }, (_, j) => Number(float32String(weights[(h * n + i) * m + j])))));
-  const masked = heads.map((h) => Array.from({ length: n }, (_, i) => (maskedRows?.[h * n + i] === 1 ? 1 : 0)));
+      Array.from({ length: m }, (_, j) => Number(float32String(weights[(h * n + i) * m + j]))),
+    ),
+  );
+  const masked = heads.map((h) =>
+    Array.from({ length: n }, (_, i) => (maskedRows?.[h * n + i] === 1 ? 1 : 0)),
+  );
   return {
     format: EXPORT_FORMAT,
     version: EXPORT_VERSION,
@@ -124,7 +133,10 @@ export function exportFileName(config, ext, stem = 'mha-attention') {
   const parts = [stem, `d${config.d_model}`, `h${config.num_heads}`];
   if (config.seed !== undefined) parts.push(`seed${config.seed}`);
   if (config.is_causal) parts.push('causal');
-  return `${parts.join('-').toLowerCase().replace(/[^a-z0-9.-]+/g, '-')}.${ext}`;
+  return `${parts
+    .join('-')
+    .toLowerCase()
+    .replace(/[^a-z0-9.-]+/g, '-')}.${ext}`;
 }
 
 /** The PNG snapshot's margin (CSS px) around everything. */
@@ -141,7 +153,17 @@ export const SNAPSHOT_PAD = 16;
  * @returns {{width: number, height: number, title: {x, y}, panels: {x, y, captionY}[],
  *            legend: {x, y}, legendCaption: {x, y}}}
  */
-export function snapshotLayout({ titleHeight, captionHeight, panels, legend, legendCaptionHeight, maxWidth, titleWidth = 0, pad = SNAPSHOT_PAD, gap = 16 }) {
+export function snapshotLayout({
+  titleHeight,
+  captionHeight,
+  panels,
+  legend,
+  legendCaptionHeight,
+  maxWidth,
+  titleWidth = 0,
+  pad = SNAPSHOT_PAD,
+  gap = 16,
+}) {
   const placed = [];
   let x = pad;
   let y = pad + titleHeight + gap;
@@ -159,7 +181,11 @@ export function snapshotLayout({ titleHeight, captionHeight, panels, legend, leg
     x += p.width + gap;
   }
   const legendY = y + rowHeight + gap;
-  width = Math.max(width, pad + legend.width + pad, pad + Math.min(titleWidth, maxWidth - 2 * pad) + pad);
+  width = Math.max(
+    width,
+    pad + legend.width + pad,
+    pad + Math.min(titleWidth, maxWidth - 2 * pad) + pad,
+  );
   return {
     width: Math.ceil(width),
     height: Math.ceil(legendY + legend.height + legendCaptionHeight + pad),
@@ -181,9 +207,13 @@ export function snapshotLayout({ titleHeight, captionHeight, panels, legend, leg
  */
 export function elideText(text, maxWidth, measure) {
   if (measure(text) <= maxWidth) return text;
-  const points = typeof Intl.Segmenter === 'function'
-    ? Array.from(new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text), (g) => g.segment)
-    : Array.from(text);
+  const points =
+    typeof Intl.Segmenter === 'function'
+      ? Array.from(
+          new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text),
+          (g) => g.segment,
+        )
+      : Array.from(text);
   let lo = 0; // points[0 .. lo) + "…" fits (the empty prefix is taken to fit)
   let hi = points.length; // ... and points[0 .. hi) + "…" does not, or is the whole text
   while (hi - lo > 1) {

@@ -24,8 +24,10 @@ export function checkPngSize(fig, scale) {
   const w = fig.width * scale;
   const h = fig.height * scale;
   if (w > MAX_PNG_SIDE || h > MAX_PNG_SIDE || w * h > MAX_PNG_PIXELS) {
-    throw new Error(`the figure would be ${w} × ${h} pixels at ${scale}×, more than a browser can draw ` +
-      `(at most ${MAX_PNG_SIDE} a side and ${MAX_PNG_PIXELS} pixels): choose a smaller scale, save an SVG, or show fewer tokens or heads`);
+    throw new Error(
+      `the figure would be ${w} × ${h} pixels at ${scale}×, more than a browser can draw ` +
+        `(at most ${MAX_PNG_SIDE} a side and ${MAX_PNG_PIXELS} pixels): choose a smaller scale, save an SVG, or show fewer tokens or heads`,
+    );
   }
 }
 const PAD = 16;
@@ -54,8 +56,19 @@ export function roughMeasure(text, size) {
  */
 export function figureCaption(config, link) {
   const parts = [];
-  const keys = ['d_model', 'num_heads', 'd_head', 'seed', 'layer', 'num_layers', 'n', 'm', 'precision'];
-  for (const k of keys) if (config[k] !== undefined && config[k] !== null) parts.push(`${k} ${config[k]}`);
+  const keys = [
+    'd_model',
+    'num_heads',
+    'd_head',
+    'seed',
+    'layer',
+    'num_layers',
+    'n',
+    'm',
+    'precision',
+  ];
+  for (const k of keys)
+    if (config[k] !== undefined && config[k] !== null) parts.push(`${k} ${config[k]}`);
   if (config.is_causal) parts.push('causal');
   if (config.positional) parts.push(`positional ${config.positional}`);
   if (config.source && typeof config.source === 'string') parts.push(config.source);
@@ -124,23 +137,29 @@ export function figureLayout(p) {
   const n = queryTokens.length;
   const m = keyTokens.length;
   if (n === 0 || m === 0) throw new Error(`nothing to draw: ${n} query tokens, ${m} key tokens`);
-  if (weights.length % (n * m) !== 0) throw new Error(`attn_weights has ${weights.length} values, not a multiple of n*m = ${n}*${m}`);
+  if (weights.length % (n * m) !== 0)
+    throw new Error(`attn_weights has ${weights.length} values, not a multiple of n*m = ${n}*${m}`);
   const total = weights.length / (n * m);
   for (const h of heads) {
-    if (!Number.isInteger(h) || h < 0 || h >= total) throw new Error(`head ${h} is not one of the ${total} heads`);
+    if (!Number.isInteger(h) || h < 0 || h >= total)
+      throw new Error(`head ${h} is not one of the ${total} heads`);
   }
   if (heads.length === 0) throw new Error('no heads to draw');
   // Cells fill about `panelWidth` px, between 2 and 28 px; labels as large as the cells allow.
   const cell = Math.max(2, Math.min(28, Math.floor((p.panelWidth ?? 320) / Math.max(n, m))));
   const labelSize = Math.max(4, Math.min(12, cell - 2));
-  const rowLabelW = Math.ceil(Math.max(...queryTokens.map((t) => measure(t, labelSize, false)))) + 6;
+  const rowLabelW =
+    Math.ceil(Math.max(...queryTokens.map((t) => measure(t, labelSize, false)))) + 6;
   const colLabelH = Math.ceil(Math.max(...keyTokens.map((t) => measure(t, labelSize, false)))) + 6;
   const captionSize = 13;
   const noteSize = 11;
-  const noteLines = (p.headNotes ?? []).map((note) => (note ? wrapWords(note, Math.max(120, m * cell), (s) => measure(s, noteSize, false)) : []));
+  const noteLines = (p.headNotes ?? []).map((note) =>
+    note ? wrapWords(note, Math.max(120, m * cell), (s) => measure(s, noteSize, false)) : [],
+  );
   const noteH = Math.max(0, ...noteLines.map((lines) => lines.length)) * (noteSize + 3);
   const texts = [];
-  const text = (x, y, s, size, bold = false, anchor = 'start', rotate = false) => texts.push({ x, y, text: s, size, bold, anchor, rotate });
+  const text = (x, y, s, size, bold = false, anchor = 'start', rotate = false) =>
+    texts.push({ x, y, text: s, size, bold, anchor, rotate });
 
   const innerMax = maxWidth - 2 * PAD;
   let y = PAD;
@@ -156,28 +175,40 @@ export function figureLayout(p) {
   let x = PAD;
   let width = 0;
   heads.forEach((head, k) => {
-    const newRow = p.columns ? k > 0 && k % p.columns === 0 : x > PAD && x + panelW > maxWidth - PAD;
+    const newRow = p.columns
+      ? k > 0 && k % p.columns === 0
+      : x > PAD && x + panelW > maxWidth - PAD;
     if (newRow) {
       x = PAD;
       y += panelH + GAP;
     }
     text(x + rowLabelW, y + captionSize, p.headNames?.[k] ?? `head ${head}`, captionSize, true);
-    (noteLines[k] ?? []).forEach((line, i) => text(x + rowLabelW, y + captionSize + (i + 1) * (noteSize + 3), line, noteSize));
+    (noteLines[k] ?? []).forEach((line, i) =>
+      text(x + rowLabelW, y + captionSize + (i + 1) * (noteSize + 3), line, noteSize),
+    );
     const gx = x + rowLabelW;
     const gy = y + captionSize + 6 + noteH + colLabelH;
     panels.push({ x: gx, y: gy, cell, head, n, m });
-    queryTokens.forEach((t, i) => text(gx - 4, gy + (i + 0.5) * cell + labelSize * 0.35, t, labelSize, false, 'end'));
-    keyTokens.forEach((t, j) => text(gx + (j + 0.5) * cell + labelSize * 0.35, gy - 4, t, labelSize, false, 'start', true));
+    queryTokens.forEach((t, i) =>
+      text(gx - 4, gy + (i + 0.5) * cell + labelSize * 0.35, t, labelSize, false, 'end'),
+    );
+    keyTokens.forEach((t, j) =>
+      text(gx + (j + 0.5) * cell + labelSize * 0.35, gy - 4, t, labelSize, false, 'start', true),
+    );
     width = Math.max(width, x + panelW + PAD);
     x += panelW + GAP;
   });
   y += panelH + GAP;
   const legend = { x: PAD + 8, y, width: LEGEND_W, height: LEGEND_H };
-  for (const t of [0, 0.5, 1]) text(legend.x + t * LEGEND_W, y + LEGEND_H + 16, String(t), 12, false, 'middle');
+  for (const t of [0, 0.5, 1])
+    text(legend.x + t * LEGEND_W, y + LEGEND_H + 16, String(t), 12, false, 'middle');
   text(legend.x + LEGEND_W + 14, y + LEGEND_H - 2, 'attention weight', 12);
   y += LEGEND_H + 22;
-  const anyMasked = maskedRows && heads.some((h) => maskedRows.subarray(h * n, h * n + n).some((v) => v === 1));
-  const notes = anyMasked ? ['Grey rows: every key of that query is masked (its weights are 0).', ...captionLines] : captionLines;
+  const anyMasked =
+    maskedRows && heads.some((h) => maskedRows.subarray(h * n, h * n + n).some((v) => v === 1));
+  const notes = anyMasked
+    ? ['Grey rows: every key of that query is masked (its weights are 0).', ...captionLines]
+    : captionLines;
   y += 8;
   // The caption wraps at the grids' width (at least 640 px, at most maxWidth): a long link or
   // source does not widen a figure of small grids.
@@ -191,7 +222,9 @@ export function figureLayout(p) {
     y += 2;
   }
   width = Math.max(width, legend.x + LEGEND_W + 14 + measure('attention weight', 12, false) + PAD);
-  for (const t of texts) if (!t.rotate && t.anchor === 'start') width = Math.max(width, Math.min(maxWidth, t.x + measure(t.text, t.size, t.bold) + PAD));
+  for (const t of texts)
+    if (!t.rotate && t.anchor === 'start')
+      width = Math.max(width, Math.min(maxWidth, t.x + measure(t.text, t.size, t.bold) + PAD));
   return {
     width: Math.ceil(width),
     height: Math.ceil(y + PAD),
@@ -209,12 +242,17 @@ export function figureLayout(p) {
 
 /** Text for XML content and attribute values: & < > " ' escaped, and characters XML forbids dropped. */
 export function xmlEscape(s) {
-  return String(s)
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the control characters XML forbids
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
-    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '')
-    .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+  return (
+    String(s)
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the control characters XML forbids
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+      .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;')
+  );
 }
 
 function hex(rgb) {
@@ -236,12 +274,17 @@ export function figureSvg(fig, { imageFor } = {}) {
   const { width, height, ink, background } = fig;
   const out = [];
   out.push('<?xml version="1.0" encoding="UTF-8"?>');
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${xmlEscape(FONT_FAMILY)}">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${xmlEscape(FONT_FAMILY)}">`,
+  );
   out.push(`<title>${xmlEscape(fig.description.split('\n')[0])}</title>`);
   out.push(`<desc>${xmlEscape(fig.description)}</desc>`);
   out.push(`<rect width="${width}" height="${height}" fill="${xmlEscape(background)}"/>`);
   const asRects = fig.cells <= MAX_SVG_RECTS;
-  if (!asRects && !imageFor) throw new Error(`${fig.cells} cells are too many for one <rect> each (at most ${MAX_SVG_RECTS}) and no image was given`);
+  if (!asRects && !imageFor)
+    throw new Error(
+      `${fig.cells} cells are too many for one <rect> each (at most ${MAX_SVG_RECTS}) and no image was given`,
+    );
   for (const pn of fig.panels) {
     const { x, y, cell, head, n, m } = pn;
     if (asRects) {
@@ -251,22 +294,33 @@ export function figureSvg(fig, { imageFor } = {}) {
         for (let j = 0; j < m; j++) {
           const w = fig.weights[(head * n + i) * m + j];
           const fill = masked ? MASKED_FILL : hex(weightToRgb(w));
-          out.push(`<rect x="${n2(x + j * cell)}" y="${n2(y + i * cell)}" width="${cell}" height="${cell}" fill="${fill}"/>`);
+          out.push(
+            `<rect x="${n2(x + j * cell)}" y="${n2(y + i * cell)}" width="${cell}" height="${cell}" fill="${fill}"/>`,
+          );
         }
       }
       out.push('</g>');
     } else {
-      out.push(`<image data-head="${head}" x="${n2(x)}" y="${n2(y)}" width="${m * cell}" height="${n * cell}" preserveAspectRatio="none" style="image-rendering:pixelated" href="${xmlEscape(imageFor(head))}"/>`);
+      out.push(
+        `<image data-head="${head}" x="${n2(x)}" y="${n2(y)}" width="${m * cell}" height="${n * cell}" preserveAspectRatio="none" style="image-rendering:pixelated" href="${xmlEscape(imageFor(head))}"/>`,
+      );
     }
   }
   const { legend } = fig;
   out.push('<defs><linearGradient id="mha-viridis" x1="0" x2="1" y1="0" y2="0">');
-  for (let k = 0; k <= 16; k++) out.push(`<stop offset="${n2(k / 16)}" stop-color="${hex(weightToRgb(Math.min(k / 16, 0.999)))}"/>`);
+  for (let k = 0; k <= 16; k++)
+    out.push(
+      `<stop offset="${n2(k / 16)}" stop-color="${hex(weightToRgb(Math.min(k / 16, 0.999)))}"/>`,
+    );
   out.push('</linearGradient></defs>');
-  out.push(`<rect x="${legend.x}" y="${legend.y}" width="${legend.width}" height="${legend.height}" fill="url(#mha-viridis)" stroke="${xmlEscape(ink)}" stroke-width="1"/>`);
+  out.push(
+    `<rect x="${legend.x}" y="${legend.y}" width="${legend.width}" height="${legend.height}" fill="url(#mha-viridis)" stroke="${xmlEscape(ink)}" stroke-width="1"/>`,
+  );
   for (const t of [0, 0.5, 1]) {
     const tx = legend.x + t * legend.width;
-    out.push(`<line x1="${tx}" x2="${tx}" y1="${legend.y + legend.height}" y2="${legend.y + legend.height + 5}" stroke="${xmlEscape(ink)}"/>`);
+    out.push(
+      `<line x1="${tx}" x2="${tx}" y1="${legend.y + legend.height}" y2="${legend.y + legend.height + 5}" stroke="${xmlEscape(ink)}"/>`,
+    );
   }
   out.push(`<g fill="${xmlEscape(ink)}">`);
   for (const t of fig.texts) {
@@ -290,7 +344,8 @@ export function figureSvg(fig, { imageFor } = {}) {
  * @param {(w: number, h: number) => HTMLCanvasElement|OffscreenCanvas} makeCanvas a scratch canvas
  */
 export function drawFigure(canvas, fig, scale, makeCanvas) {
-  if (!Number.isInteger(scale) || scale < 1 || scale > 8) throw new Error(`scale ${scale} is not a whole number from 1 to 8`);
+  if (!Number.isInteger(scale) || scale < 1 || scale > 8)
+    throw new Error(`scale ${scale} is not a whole number from 1 to 8`);
   checkPngSize(fig, scale);
   canvas.width = fig.width * scale;
   canvas.height = fig.height * scale;

@@ -1,7 +1,14 @@
 // Saving a figure (figure.js) as a file from the page: the layout measured with a canvas, then
 // drawn as SVG text or as a PNG at a chosen scale, and downloaded. Part of dist/figure.js (loaded
 // when first used; figure_entry.js) and of the Files panel's bundle.
-import { drawFigure, figureCaption, figureFont, figureLayout, figureSvg, headImage } from './figure.js';
+import {
+  drawFigure,
+  figureCaption,
+  figureFont,
+  figureLayout,
+  figureSvg,
+  headImage,
+} from './figure.js';
 import { canvasToPng, downloadBlob } from './snapshot.js';
 
 /**
@@ -16,7 +23,20 @@ import { canvasToPng, downloadBlob } from './snapshot.js';
  * @returns {Promise<{blob: Blob, width: number, height: number}>} width, height: the image's pixels
  * @throws {Error} when the shapes disagree or the browser encodes no PNG
  */
-export async function figureFile({ data, title, link, kind, scale = 1, ink, background, headNames, headNotes, caption, columns, panelWidth }) {
+export async function figureFile({
+  data,
+  title,
+  link,
+  kind,
+  scale = 1,
+  ink,
+  background,
+  headNames,
+  headNotes,
+  caption,
+  columns,
+  panelWidth,
+}) {
   const doc = globalThis.document;
   const makeCanvas = (w, h) => {
     const c = doc.createElement('canvas');
@@ -30,13 +50,32 @@ export async function figureFile({ data, title, link, kind, scale = 1, ink, back
     return mctx.measureText(text).width;
   };
   const fig = figureLayout({
-    title, captionLines: caption ? [...caption, ...(link ? [link] : [])] : figureCaption(data.config, link),
-    weights: data.weights, heads: data.heads, headNames, headNotes, columns, panelWidth,
-    queryTokens: data.queryTokens, keyTokens: data.keyTokens, maskedRows: data.maskedRows, measure, ink, background,
+    title,
+    captionLines: caption
+      ? [...caption, ...(link ? [link] : [])]
+      : figureCaption(data.config, link),
+    weights: data.weights,
+    heads: data.heads,
+    headNames,
+    headNotes,
+    columns,
+    panelWidth,
+    queryTokens: data.queryTokens,
+    keyTokens: data.keyTokens,
+    maskedRows: data.maskedRows,
+    measure,
+    ink,
+    background,
   });
   if (kind === 'svg') {
-    const svg = figureSvg(fig, { imageFor: (head) => headImage(fig, head, makeCanvas).toDataURL('image/png') });
-    return { blob: new Blob([svg], { type: 'image/svg+xml' }), width: fig.width, height: fig.height };
+    const svg = figureSvg(fig, {
+      imageFor: (head) => headImage(fig, head, makeCanvas).toDataURL('image/png'),
+    });
+    return {
+      blob: new Blob([svg], { type: 'image/svg+xml' }),
+      width: fig.width,
+      height: fig.height,
+    };
   }
   const canvas = makeCanvas(1, 1);
   drawFigure(canvas, fig, scale, makeCanvas);

@@ -143,7 +143,12 @@ export class Page {
       tab.addEventListener('click', () => this.switchMode(tab.dataset.mode));
       tab.addEventListener('keydown', (e) => {
         const last = tabs.length - 1;
-        const to = { ArrowRight: i === last ? 0 : i + 1, ArrowLeft: i === 0 ? last : i - 1, Home: 0, End: last }[e.key];
+        const to = {
+          ArrowRight: i === last ? 0 : i + 1,
+          ArrowLeft: i === 0 ? last : i - 1,
+          Home: 0,
+          End: last,
+        }[e.key];
         if (to === undefined) return;
         e.preventDefault();
         tabs[to].focus();
@@ -187,11 +192,15 @@ export class Page {
     const text = what === 'link' ? link : iframeSnippet(link);
     const how = await copyText(text, this.els.shareText);
     const label = what === 'link' ? 'Link' : 'Embed snippet';
-    this.shareStatus((how === 'copied'
-      ? `${label} copied to the clipboard.`
-      : `${label} selected in the field below: the browser refused the clipboard here, press Ctrl+C (⌘C) to copy.`) +
-      (relative ? ` The page is opened from disk, so the link is relative (${link.split('#')[0]}#…): it opens this view ` +
-        'from a page in the same folder; put the folder on a static host for a link anyone can open (docs/embedding.md).' : ''));
+    this.shareStatus(
+      (how === 'copied'
+        ? `${label} copied to the clipboard.`
+        : `${label} selected in the field below: the browser refused the clipboard here, press Ctrl+C (⌘C) to copy.`) +
+        (relative
+          ? ` The page is opened from disk, so the link is relative (${link.split('#')[0]}#…): it opens this view ` +
+            'from a page in the same folder; put the folder on a static host for a link anyone can open (docs/embedding.md).'
+          : ''),
+    );
   }
 
   /**
@@ -210,26 +219,38 @@ export class Page {
       if (kind === 'csv') {
         downloadBlob(new Blob([weightsCsv(data)], { type: 'text/csv' }), name);
       } else if (kind === 'json') {
-        downloadBlob(new Blob([`${JSON.stringify(weightsJson(data), null, 1)}\n`], { type: 'application/json' }), name);
+        downloadBlob(
+          new Blob([`${JSON.stringify(weightsJson(data), null, 1)}\n`], {
+            type: 'application/json',
+          }),
+          name,
+        );
       } else {
         if (!this.loadScript) throw new Error('this page has no figure export');
         await this.loadScript(FIGURE_SCRIPT);
         const fig = globalThis.mhaFigure;
-        if (typeof fig?.saveFigure !== 'function') throw new Error(`${FIGURE_SCRIPT} loaded but defines no figure export: rebuild the page`);
+        if (typeof fig?.saveFigure !== 'function')
+          throw new Error(`${FIGURE_SCRIPT} loaded but defines no figure export: rebuild the page`);
         const style = getComputedStyle(this.doc.body);
         const scale = kind === 'png' ? Number(this.els.exportScale?.value || 1) : 1;
         const text = data.config.text;
-        const saved = await fig.saveFigure({
-          title: text ? `Multi-head attention: "${text}"` : 'Multi-head attention weights',
-          ...own,
-          data,
-          kind,
-          scale,
-          link: this.sharedLink({ embed: false }).link,
-          ink: style.color || '#1a1a1a',
-          background: style.backgroundColor === 'rgba(0, 0, 0, 0)' ? '#ffffff' : style.backgroundColor,
-        }, kind === 'png' && scale !== 1 ? name.replace(/\.png$/, `-${scale}x.png`) : name);
-        this.shareStatus(`Saved ${kind === 'png' && scale !== 1 ? name.replace(/\.png$/, `-${scale}x.png`) : name} (${saved.width} × ${saved.height}${kind === 'svg' ? ' px' : ' pixels'}, ${saved.bytes} bytes).`);
+        const saved = await fig.saveFigure(
+          {
+            title: text ? `Multi-head attention: "${text}"` : 'Multi-head attention weights',
+            ...own,
+            data,
+            kind,
+            scale,
+            link: this.sharedLink({ embed: false }).link,
+            ink: style.color || '#1a1a1a',
+            background:
+              style.backgroundColor === 'rgba(0, 0, 0, 0)' ? '#ffffff' : style.backgroundColor,
+          },
+          kind === 'png' && scale !== 1 ? name.replace(/\.png$/, `-${scale}x.png`) : name,
+        );
+        this.shareStatus(
+          `Saved ${kind === 'png' && scale !== 1 ? name.replace(/\.png$/, `-${scale}x.png`) : name} (${saved.width} × ${saved.height}${kind === 'svg' ? ' px' : ' pixels'}, ${saved.bytes} bytes).`,
+        );
         return;
       }
       this.shareStatus(`Saved ${name}.`);

@@ -5,7 +5,11 @@
 
 /** Text for a double-quoted HTML attribute value. */
 export function escapeAttribute(value) {
-  return String(value).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return String(value)
+    .replace(/&/g, '&amp;')
+    .replace(/"/g, '&quot;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
 }
 
 /**
@@ -48,17 +52,27 @@ export function shareableLink(href, hash) {
  * iframe (data-mha-embed) to its content; `height` is the height until then, or without it.
  * @param {string} src @param {{title?: string, height?: number}} [options]
  */
-export function iframeSnippet(src, { title = 'Multi-head attention weights (mha-lab)', height = 560 } = {}) {
-  return `<iframe src="${escapeAttribute(src)}" title="${escapeAttribute(title)}" ` +
+export function iframeSnippet(
+  src,
+  { title = 'Multi-head attention weights (mha-lab)', height = 560 } = {},
+) {
+  return (
+    `<iframe src="${escapeAttribute(src)}" title="${escapeAttribute(title)}" ` +
     `width="100%" height="${Math.round(height)}" loading="lazy" allow="clipboard-write" data-mha-embed></iframe>` +
-    '<script src="mha-embed.js"></script>';
+    '<script src="mha-embed.js"></script>'
+  );
 }
 
 /** Attribute names of <mha-attention> for the page's settings (see docs/embedding.md). */
 /** @type {ReadonlyArray<readonly [string, string]>} */
-const ELEMENT_ATTRIBUTES = Object.freeze([
-  ['text', 'tokens'], ['d_model', 'd-model'], ['num_heads', 'num-heads'], ['seed', 'seed'],
-].map((pair) => Object.freeze(/** @type {[string, string]} */ (pair))));
+const ELEMENT_ATTRIBUTES = Object.freeze(
+  [
+    ['text', 'tokens'],
+    ['d_model', 'd-model'],
+    ['num_heads', 'num-heads'],
+    ['seed', 'seed'],
+  ].map((pair) => Object.freeze(/** @type {[string, string]} */ (pair))),
+);
 
 /**
  * The <mha-attention> element (and its script tag) for a state of the page.
@@ -66,11 +80,15 @@ const ELEMENT_ATTRIBUTES = Object.freeze([
  *          positional: boolean}} state
  * @param {{scriptSrc?: string, preset?: string|null, cell?: {head, row, col}|null}} [options]
  */
-export function elementSnippet(state, { scriptSrc = 'mha-attention.js', preset = null, cell = null } = {}) {
+export function elementSnippet(
+  state,
+  { scriptSrc = 'mha-attention.js', preset = null, cell = null } = {},
+) {
   const attrs = [];
   if (preset) attrs.push(`preset="${escapeAttribute(preset)}"`);
   else {
-    for (const [key, name] of ELEMENT_ATTRIBUTES) attrs.push(`${name}="${escapeAttribute(state[key])}"`);
+    for (const [key, name] of ELEMENT_ATTRIBUTES)
+      attrs.push(`${name}="${escapeAttribute(state[key])}"`);
     if (state.causal) attrs.push('causal');
     if (state.positional) attrs.push('positional');
   }

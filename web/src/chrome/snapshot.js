@@ -13,7 +13,16 @@ import { SNAPSHOT_PAD as PAD, elideText, snapshotLayout } from './export.js';
  *          maxWidth?: number}} p  panels: the head canvases (backing store at devicePixelRatio)
  * @returns {HTMLCanvasElement} CSS size × devicePixelRatio pixels
  */
-export function composeSnapshot({ title, subtitle = '', panels, legend, legendCaption = 'attention weight', ink, background, maxWidth = 1200 }) {
+export function composeSnapshot({
+  title,
+  subtitle = '',
+  panels,
+  legend,
+  legendCaption = 'attention weight',
+  ink,
+  background,
+  maxWidth = 1200,
+}) {
   const dpr = window.devicePixelRatio || 1;
   const cssSize = (c) => ({ width: c.width / dpr, height: c.height / dpr });
   const out = document.createElement('canvas');
@@ -29,7 +38,9 @@ export function composeSnapshot({ title, subtitle = '', panels, legend, legendCa
     legend: cssSize(legend),
     legendCaptionHeight: 18,
     maxWidth: Math.max(maxWidth, ...panels.map((p) => cssSize(p.canvas).width + 2 * PAD)),
-    titleWidth: Math.ceil(Math.max(widthIn(TITLE_FONT)(title), subtitle ? widthIn(FONT)(subtitle) : 0)),
+    titleWidth: Math.ceil(
+      Math.max(widthIn(TITLE_FONT)(title), subtitle ? widthIn(FONT)(subtitle) : 0),
+    ),
   });
   const titleText = elideText(title, layout.width - 2 * PAD, widthIn(TITLE_FONT));
   const subtitleText = subtitle ? elideText(subtitle, layout.width - 2 * PAD, widthIn(FONT)) : '';
@@ -82,6 +93,9 @@ export function downloadBlob(blob, name, doc = document) {
 /** The canvas as a PNG Blob. @returns {Promise<Blob>} @throws {Error} when the browser makes none */
 export function canvasToPng(canvas) {
   return new Promise((resolve, reject) => {
-    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the browser could not encode the PNG'))), 'image/png');
+    canvas.toBlob(
+      (b) => (b ? resolve(b) : reject(new Error('the browser could not encode the PNG'))),
+      'image/png',
+    );
   });
 }

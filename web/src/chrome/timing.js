@@ -31,20 +31,22 @@ export class UpdateClock {
     this.pendingStart = null;
     const first = !this.firstGridDone;
     this.firstGridDone = true;
-    requestAnimationFrame(() => setTimeout(() => {
-      const end = performance.now();
-      const root = document.documentElement;
-      if (start !== null) {
-        performance.measure('mha:update', { start, end });
-        root.dataset.lastUpdateMs = (end - start).toFixed(1);
-      }
-      if (first) {
-        performance.measure('mha:first-grid', { start: 0, end });
-        root.dataset.firstGridMs = end.toFixed(1);
-      }
-      root.dataset.updates = String(Number(root.dataset.updates ?? 0) + 1);
-      after();
-    }, 0));
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        const end = performance.now();
+        const root = document.documentElement;
+        if (start !== null) {
+          performance.measure('mha:update', { start, end });
+          root.dataset.lastUpdateMs = (end - start).toFixed(1);
+        }
+        if (first) {
+          performance.measure('mha:first-grid', { start: 0, end });
+          root.dataset.firstGridMs = end.toFixed(1);
+        }
+        root.dataset.updates = String(Number(root.dataset.updates ?? 0) + 1);
+        after();
+      }, 0),
+    );
   }
 
   /** An input was refused (the alert says why): nothing to paint, the clock stops. */

@@ -32,7 +32,8 @@ export const AHEAD_PRIOR_MS_PER_COST = 1e-7;
  */
 export const AHEAD_AWAY_DELAY_MS = 100;
 /** Without requestIdleCallback: a computation ahead 50 ms after the last update, given 16 ms. */
-const FALLBACK_IDLE_DELAY_MS = 50, FALLBACK_IDLE_BUDGET_MS = 16;
+const FALLBACK_IDLE_DELAY_MS = 50,
+  FALLBACK_IDLE_BUDGET_MS = 16;
 
 /** The d_model and num_heads of a request, as one key (expectedMs). */
 const shapeOf = (request) => `${request.d_model}/${request.num_heads}`;
@@ -60,14 +61,26 @@ export class AheadScheduler {
     const now = clock.now ?? (() => performance.now());
     this.clock = {
       now,
-      idle: clock.idle ?? (typeof requestIdleCallback === 'function'
-        ? (f) => requestIdleCallback(f)
-        : (f) => {
-          const due = now() + FALLBACK_IDLE_DELAY_MS;
-          return setTimeout(() => f({ didTimeout: false, timeRemaining: () => Math.max(0, due + FALLBACK_IDLE_BUDGET_MS - now()) }),
-            FALLBACK_IDLE_DELAY_MS);
-        }),
-      cancelIdle: clock.cancelIdle ?? (typeof cancelIdleCallback === 'function' ? (h) => cancelIdleCallback(h) : (h) => clearTimeout(h)),
+      idle:
+        clock.idle ??
+        (typeof requestIdleCallback === 'function'
+          ? (f) => requestIdleCallback(f)
+          : (f) => {
+              const due = now() + FALLBACK_IDLE_DELAY_MS;
+              return setTimeout(
+                () =>
+                  f({
+                    didTimeout: false,
+                    timeRemaining: () => Math.max(0, due + FALLBACK_IDLE_BUDGET_MS - now()),
+                  }),
+                FALLBACK_IDLE_DELAY_MS,
+              );
+            }),
+      cancelIdle:
+        clock.cancelIdle ??
+        (typeof cancelIdleCallback === 'function'
+          ? (h) => cancelIdleCallback(h)
+          : (h) => clearTimeout(h)),
       delay: clock.delay ?? ((f, ms) => setTimeout(f, ms)),
       cancelDelay: clock.cancelDelay ?? ((h) => clearTimeout(h)),
     };
@@ -126,7 +139,9 @@ export class AheadScheduler {
    */
   schedule(from) {
     if (!this.on) return;
-    const next = [from.tokens + 1, from.tokens - 1].filter((n) => n >= 1).map((tokens) => ({ ...from, tokens }))
+    const next = [from.tokens + 1, from.tokens - 1]
+      .filter((n) => n >= 1)
+      .map((tokens) => ({ ...from, tokens }))
       .filter((r) => this.cost.aheadable(r) && !this.cache.has(r));
     if (!next.length) return;
     if (!this.cost.aheadHere(from)) {
@@ -153,7 +168,10 @@ export class AheadScheduler {
       next.shift();
       const start = this.clock.now();
       const outcome = this.compute(request);
-      this.rate = { shape: shapeOf(request), msPerCost: (this.clock.now() - start) / this.cost.pageCost(request) };
+      this.rate = {
+        shape: shapeOf(request),
+        msPerCost: (this.clock.now() - start) / this.cost.pageCost(request),
+      };
       if (outcome.result) this.cache.remember({ request, outcome, ahead: true });
       // How many results were computed ahead so far (<html data-computed-ahead>: tests wait for it).
       document.documentElement.dataset.computedAhead = String(++this.computed);
@@ -188,7 +206,8 @@ export class AheadScheduler {
    * than they take.)
    */
   expectedMs(request) {
-    const rate = this.rate?.shape === shapeOf(request) ? this.rate.msPerCost : AHEAD_PRIOR_MS_PER_COST;
+    const rate =
+      this.rate?.shape === shapeOf(request) ? this.rate.msPerCost : AHEAD_PRIOR_MS_PER_COST;
     return this.cost.pageCost(request) * rate;
   }
 }

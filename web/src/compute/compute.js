@@ -27,16 +27,25 @@ export class Compute {
     /** The grids' results shown before and computed ahead; a worker's that goes may give its buffers back. */
     this.cache = new ResultCache((result) => this.pair.giveBackWhenDone(result));
     this.lookahead = new AheadScheduler({
-      cost: this.cost, cache: this.cache, clock, current: (request) => this.last?.request === request,
-      compute: (request) => this.runHere(request), computeAway: (request) => this.computeAway(request),
+      cost: this.cost,
+      cache: this.cache,
+      clock,
+      current: (request) => this.last?.request === request,
+      compute: (request) => this.runHere(request),
+      computeAway: (request) => this.computeAway(request),
     });
-    this.pair = new WorkerPair({ cost: this.cost, lut, createWorker, page: {
-      ready: (part) => this.onReady(part),
-      answer: (answer) => this.onAnswer(answer),
-      secondGone: () => this.sendWaiting(),
-      stopped: () => this.onStopped(),
-      inUse: (result) => this.last?.outcome?.result === result || this.cache.holds(result),
-    } });
+    this.pair = new WorkerPair({
+      cost: this.cost,
+      lut,
+      createWorker,
+      page: {
+        ready: (part) => this.onReady(part),
+        answer: (answer) => this.onAnswer(answer),
+        secondGone: () => this.sendWaiting(),
+        stopped: () => this.onStopped(),
+        inUse: (result) => this.last?.outcome?.result === result || this.cache.holds(result),
+      },
+    });
     this.latest = 0; // id of the newest call
     this.pending = new Map(); // id → resolve, for calls sent to the workers
     this.inFlight = null; // id of the call the workers are computing
@@ -74,14 +83,20 @@ export class Compute {
   onReady(part) {
     if (this.queued === null) this.pair.prime(this.last?.request, part);
     else this.sendWaiting();
-    if (this.pair.allReady && this.inFlight === null && this.queued === null && this.last?.outcome?.result) {
+    if (
+      this.pair.allReady &&
+      this.inFlight === null &&
+      this.queued === null &&
+      this.last?.outcome?.result
+    ) {
       this.lookahead.workersReady(this.last.request);
     }
   }
 
   /** Sends the call that waited for the workers to start (route) once they are ready for it (readyFor). */
   sendWaiting() {
-    if (this.queued === null || this.inFlight !== null || !this.pair.readyFor(this.last.request)) return;
+    if (this.queued === null || this.inFlight !== null || !this.pair.readyFor(this.last.request))
+      return;
     const id = this.queued;
     this.queued = null;
     this.send(id);
@@ -89,7 +104,8 @@ export class Compute {
 
   /** The workers stopped: the newest call in flight is answered on this thread instead. */
   onStopped() {
-    for (const [id, resolve] of this.pending) resolve(id === this.latest ? this.keep(id, this.runHere(this.last.request)) : null);
+    for (const [id, resolve] of this.pending)
+      resolve(id === this.latest ? this.keep(id, this.runHere(this.last.request)) : null);
     this.pending.clear();
     this.aheadCall?.resolve(null);
     this.aheadCall = null;
@@ -156,8 +172,13 @@ export class Compute {
     this.aheadCall = null;
     this.inFlight = null;
     const last = this.last;
-    const taken = taker !== undefined && last !== null && !last.outcome && last.id === taker &&
-      taker === this.latest && this.pending.has(taker);
+    const taken =
+      taker !== undefined &&
+      last !== null &&
+      !last.outcome &&
+      last.id === taker &&
+      taker === this.latest &&
+      this.pending.has(taker);
     if (!outcome.result && taken) this.queued = taker; // it failed: the call that took it over is sent itself
     if (outcome.result && taken) {
       this.settle(last.id, { ...this.keep(last.id, outcome), ahead: true });

@@ -65,16 +65,23 @@ function startWorker() {
    */
   function spareWeights(request) {
     if (!cost.splittable(request)) return undefined; // (a half of it has the same keys, plus its heads)
-    const { tokens: n, num_heads: h, first_head: first = 0, head_count: heads = h - first } = request;
+    const {
+      tokens: n,
+      num_heads: h,
+      first_head: first = 0,
+      head_count: heads = h - first,
+    } = request;
     const floats = heads * n * n;
     const bytes = 4 * floats;
     if (!(bytes > 0)) return undefined; // the core will say what is wrong
-    for (let i = spare.length - 1; i >= 0; i--) if (spare[i].byteLength > 4 * bytes) spare.splice(i, 1);
+    for (let i = spare.length - 1; i >= 0; i--)
+      if (spare[i].byteLength > 4 * bytes) spare.splice(i, 1);
     let best = -1;
     spare.forEach((b, i) => {
       if (b.byteLength >= bytes && (best < 0 || b.byteLength < spare[best].byteLength)) best = i;
     });
-    if (best >= 0) return Object.assign(new Float32Array(spare.splice(best, 1)[0], 0, floats), { given: true });
+    if (best >= 0)
+      return Object.assign(new Float32Array(spare.splice(best, 1)[0], 0, floats), { given: true });
     const side = Math.ceil(n / ROUND_TOKENS) * ROUND_TOKENS;
     return new Float32Array(new ArrayBuffer(4 * heads * side * side), 0, floats);
   }
@@ -94,7 +101,8 @@ function startWorker() {
     if (e.data.prime) {
       const into = mod ? spareWeights(e.data.prime) : undefined;
       try {
-        if (mod) mod.numpyExperiment(into ? { ...e.data.prime, attn_weights_into: into } : e.data.prime);
+        if (mod)
+          mod.numpyExperiment(into ? { ...e.data.prime, attn_weights_into: into } : e.data.prime);
       } catch {
         // A request the page could not have sent; the real call will say what is wrong.
       }
@@ -103,7 +111,8 @@ function startWorker() {
         // gives each result's buffers back once it shows the next): this call's buffer, and one
         // more, written once now, while the page is idle.
         keepSpare(into.buffer);
-        if (spare.length < MAX_SPARE) keepSpare(new Float32Array(into.buffer.byteLength / 4).fill(0).buffer);
+        if (spare.length < MAX_SPARE)
+          keepSpare(new Float32Array(into.buffer.byteLength / 4).fill(0).buffer);
       }
       return;
     }
@@ -119,13 +128,22 @@ function startWorker() {
       // The cells coloured here, in parallel with the other worker, not on the page after both.
       if (e.data.lut) result.pixels = resultPixels(result, e.data.lut);
       const buffers = [...Object.values(result), ...(result.pixels ?? [])]
-        .filter((v) => ArrayBuffer.isView(v)).map((v) => v.buffer);
+        .filter((v) => ArrayBuffer.isView(v))
+        .map((v) => v.buffer);
       // recycled: the weights went into a spare buffer, memory used before (tests read it,
       // data-recycled).
-      postMessage({ id, part, result, stats: mod.memoryStats(), recycled: into?.given === true }, buffers);
+      postMessage(
+        { id, part, result, stats: mod.memoryStats(), recycled: into?.given === true },
+        buffers,
+      );
     } catch (err) {
       if (into) keepSpare(into.buffer); // not transferred: still this worker's
-      postMessage({ id, part, error: err instanceof Error ? err.message : String(err), stats: mod.memoryStats() });
+      postMessage({
+        id,
+        part,
+        error: err instanceof Error ? err.message : String(err),
+        stats: mod.memoryStats(),
+      });
     }
   };
 }

@@ -50,12 +50,21 @@ const isList = (x) => Array.isArray(x) || ArrayBuffer.isView(x);
  */
 export function sameRequest(a, b) {
   const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((k) => {
-    const x = a[k];
-    const y = b[k];
-    return k in b && (Object.is(x, y) || (isList(x) &&
-      x.constructor === y?.constructor && x.length === y.length && x.every((v, i) => v === y[i])));
-  });
+  return (
+    keys.length === Object.keys(b).length &&
+    keys.every((k) => {
+      const x = a[k];
+      const y = b[k];
+      return (
+        k in b &&
+        (Object.is(x, y) ||
+          (isList(x) &&
+            x.constructor === y?.constructor &&
+            x.length === y.length &&
+            x.every((v, i) => v === y[i])))
+      );
+    })
+  );
 }
 
 /**
@@ -72,7 +81,8 @@ export function costModel(core) {
    * cell) costs the time of about 300 multiply-adds (fitted on the grids' request:
    * docs/benchmarks.md).
    */
-  const pageCost = (request) => experimentWork(request) + WEIGHT_COST * request.num_heads * request.tokens ** 2;
+  const pageCost = (request) =>
+    experimentWork(request) + WEIGHT_COST * request.num_heads * request.tokens ** 2;
   return {
     experimentWork,
     pageCost,
@@ -82,11 +92,17 @@ export function costModel(core) {
      * at least two heads and weights small enough to join (MAX_KEPT_WEIGHTS).
      */
     splittable(request) {
-      const float32 = request.precision === 'float32' ||
+      const float32 =
+        request.precision === 'float32' ||
         (request.precision === 'auto' && experimentWork(request) > core.experimentFloat64MaxWork);
-      return float32 && request.weights_only === true && request.keep_intermediates === false &&
-        request.return_parameters === false && request.num_heads >= 2 &&
-        keepsIntermediates(request.num_heads, request.tokens);
+      return (
+        float32 &&
+        request.weights_only === true &&
+        request.keep_intermediates === false &&
+        request.return_parameters === false &&
+        request.num_heads >= 2 &&
+        keepsIntermediates(request.num_heads, request.tokens)
+      );
     },
     /**
      * Whether the page computes `request` ahead, and keeps its result for an equal request later:
@@ -97,10 +113,14 @@ export function costModel(core) {
      * 12.6 MB).
      */
     aheadable(request) {
-      return request.weights_only === true && request.keep_intermediates === false &&
+      return (
+        request.weights_only === true &&
+        request.keep_intermediates === false &&
         request.return_parameters === false &&
-        (pageCost(request) <= WORKER_MIN_COST || keepsIntermediates(request.num_heads, request.tokens)) &&
-        Object.values(request).every((v) => typeof v !== 'object' || v === null);
+        (pageCost(request) <= WORKER_MIN_COST ||
+          keepsIntermediates(request.num_heads, request.tokens)) &&
+        Object.values(request).every((v) => typeof v !== 'object' || v === null)
+      );
     },
     /** Whether an aheadable request is computed ahead on this thread (else: by the workers). */
     aheadHere: (request) => pageCost(request) <= WORKER_MIN_COST,
@@ -115,5 +135,8 @@ export function costModel(core) {
  * (heatmap.js), which is cheaper than writing new pixel memory in the worker and sending it.
  */
 export function colouredByWorkers(request) {
-  return poolFactor(request.tokens, request.tokens) > 1 || request.num_heads * request.tokens ** 2 > MAX_KEPT_WEIGHTS;
+  return (
+    poolFactor(request.tokens, request.tokens) > 1 ||
+    request.num_heads * request.tokens ** 2 > MAX_KEPT_WEIGHTS
+  );
 }

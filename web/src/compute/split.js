@@ -3,7 +3,10 @@
 /** The two halves of `request`: heads [0, a) for the first worker, [a, h) for the second. */
 export function splitRequest(request) {
   const half = Math.ceil(request.num_heads / 2);
-  return [{ ...request, first_head: 0, head_count: half }, { ...request, first_head: half }];
+  return [
+    { ...request, first_head: 0, head_count: half },
+    { ...request, first_head: half },
+  ];
 }
 
 /**
@@ -35,7 +38,8 @@ export function joinHeads(first, second) {
   const size = first.n * first.m;
   Object.defineProperty(joined, 'headWeights', {
     value: [first, second].flatMap(({ attn_weights: w }) =>
-      Array.from({ length: w.length / size }, (_, i) => w.subarray(i * size, i * size + size))),
+      Array.from({ length: w.length / size }, (_, i) => w.subarray(i * size, i * size + size)),
+    ),
   });
   if (first.pixels && second.pixels) joined.pixels = [...first.pixels, ...second.pixels];
   else delete joined.pixels;

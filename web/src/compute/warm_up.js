@@ -12,10 +12,14 @@
  * grids (40 tokens, d_model 128, 4 heads; `seed`: the page's, so that its kept draws stay).
  */
 export function warmUp(mod, { calls = 12, seed = 0 } = {}) {
-  const n = 96, d = 64;
+  const n = 96,
+    d = 64;
   const fill = (count, k) => Float32Array.from({ length: count }, (_, i) => Math.sin(i * k) * 0.1);
   const layer = new mod.MultiheadAttention({
-    d_model: d, num_heads: 4, in_proj_weight: fill(3 * d * d, 0.37), out_proj_weight: fill(d * d, 0.53),
+    d_model: d,
+    num_heads: 4,
+    in_proj_weight: fill(3 * d * d, 0.37),
+    out_proj_weight: fill(d * d, 0.53),
   });
   try {
     const query = fill(n * d, 1.3);
@@ -25,8 +29,14 @@ export function warmUp(mod, { calls = 12, seed = 0 } = {}) {
   }
   for (let i = 0; i < calls; i++) {
     mod.numpyExperiment({
-      seed, tokens: 40 + (i % 2), d_model: 128, num_heads: 4, precision: 'float32',
-      weights_only: true, keep_intermediates: false, return_parameters: false,
+      seed,
+      tokens: 40 + (i % 2),
+      d_model: 128,
+      num_heads: 4,
+      precision: 'float32',
+      weights_only: true,
+      keep_intermediates: false,
+      return_parameters: false,
     });
   }
 }

@@ -62,7 +62,8 @@ export class WasmModules {
      */
     this.loadFullModule = once(async () => {
       if (typeof createMhaModule !== 'function') await this.loadScript(FULL_SCRIPT);
-      if (typeof createMhaModule !== 'function') throw new Error(`${FULL_SCRIPT} loaded but defines no createMhaModule`);
+      if (typeof createMhaModule !== 'function')
+        throw new Error(`${FULL_SCRIPT} loaded but defines no createMhaModule`);
       return createMhaModule();
     });
   }
@@ -79,17 +80,24 @@ export class WasmModules {
   loadScript(name) {
     const src = this.scriptSrc(name);
     if (!this.scripts.has(src)) {
-      this.scripts.set(src, new Promise((resolve, reject) => {
-        const s = this.doc.createElement('script');
-        s.src = src;
-        s.addEventListener('load', () => resolve());
-        s.addEventListener('error', () => {
-          s.remove();
-          this.scripts.delete(src); // a later attempt may try again
-          reject(new Error(`${name} did not load${this.base ? ` from ${s.src}` : ''}: keep it next to ${this.beside} (./scripts/build.sh writes it)`));
-        });
-        (this.doc.body || this.doc.head).append(s);
-      }));
+      this.scripts.set(
+        src,
+        new Promise((resolve, reject) => {
+          const s = this.doc.createElement('script');
+          s.src = src;
+          s.addEventListener('load', () => resolve());
+          s.addEventListener('error', () => {
+            s.remove();
+            this.scripts.delete(src); // a later attempt may try again
+            reject(
+              new Error(
+                `${name} did not load${this.base ? ` from ${s.src}` : ''}: keep it next to ${this.beside} (./scripts/build.sh writes it)`,
+              ),
+            );
+          });
+          (this.doc.body || this.doc.head).append(s);
+        }),
+      );
     }
     return this.scripts.get(src);
   }
@@ -120,7 +128,10 @@ export class WasmModules {
     }
     // A failure's message without Emscripten's advice to rebuild with ASSERTIONS (not the
     // reader's to act on), for the page and the element alike.
-    const plain = (e) => Promise.reject(e instanceof Error ? new Error(e.message.replace(/ Build with -s ASSERTIONS=1.*/, '')) : e);
+    const plain = (e) =>
+      Promise.reject(
+        e instanceof Error ? new Error(e.message.replace(/ Build with -s ASSERTIONS=1.*/, '')) : e,
+      );
     const early = createMhaCore.started;
     createMhaCore.started = null;
     try {

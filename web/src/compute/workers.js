@@ -20,11 +20,16 @@ export function browserWorker(url) {
 }
 
 /** `data-compute-worker` on <html>: "starting", "ready" or "off" (tests wait for it). */
-const say = (state) => { document.documentElement.dataset.computeWorker = state; };
+const say = (state) => {
+  document.documentElement.dataset.computeWorker = state;
+};
 
 /** A call's answer as the page takes it: {id, stats, outcome: {error, where} or {result, where, workers, recycled}}. */
-const answer = (id, stats, error, computed) =>
-  ({ id, stats, outcome: error !== undefined ? { error, where: 'worker' } : { ...computed, where: 'worker' } });
+const answer = (id, stats, error, computed) => ({
+  id,
+  stats,
+  outcome: error !== undefined ? { error, where: 'worker' } : { ...computed, where: 'worker' },
+});
 
 export class WorkerPair {
   /**
@@ -87,7 +92,10 @@ export class WorkerPair {
     if (!worker) return false;
     this.workers[part] = worker;
     // Only while it is this pair's worker: one stopped says nothing more.
-    worker.addEventListener('message', (e) => this.workers[part] === worker && this.onMessage(part, e.data));
+    worker.addEventListener(
+      'message',
+      (e) => this.workers[part] === worker && this.onMessage(part, e.data),
+    );
     worker.addEventListener('error', (e) => {
       e.preventDefault(); // no console error: the page falls back and keeps working
       if (this.workers[part] === worker) this.stopWorker(part);
@@ -141,10 +149,12 @@ export class WorkerPair {
    * splittable, else whole to the first. Its answer comes whole (page.answer).
    */
   send(id, request) {
-    const lut = colouredByWorkers(request) ? this.lut ?? undefined : undefined;
+    const lut = colouredByWorkers(request) ? (this.lut ?? undefined) : undefined;
     if (this.ready[1] && this.cost.splittable(request)) {
       this.parts.set(id, { request, halves: [] });
-      splitRequest(request).forEach((half, part) => this.workers[part].postMessage({ id, part, lut, request: half }));
+      splitRequest(request).forEach((half, part) =>
+        this.workers[part].postMessage({ id, part, lut, request: half }),
+      );
       return;
     }
     this.workers[0].postMessage({ id, lut, request });
@@ -195,7 +205,8 @@ export class WorkerPair {
    */
   joined(data) {
     const call = this.parts.get(data.id);
-    if (!call) { // the call was resent whole, or forgotten
+    if (!call) {
+      // the call was resent whole, or forgotten
       this.giveBack(this.workers[data.part], data.result?.attn_weights?.buffer);
       return null;
     }
@@ -203,8 +214,12 @@ export class WorkerPair {
     const [a, b] = call.halves;
     if (!a || !b) return null;
     this.parts.delete(data.id);
-    const { stats } = (a.stats?.wasm_memory_bytes ?? 0) >= (b.stats?.wasm_memory_bytes ?? 0) ? a : b;
-    const buffers = [a, b].map((half, part) => [this.workers[part], half.result?.attn_weights?.buffer]);
+    const { stats } =
+      (a.stats?.wasm_memory_bytes ?? 0) >= (b.stats?.wasm_memory_bytes ?? 0) ? a : b;
+    const buffers = [a, b].map((half, part) => [
+      this.workers[part],
+      half.result?.attn_weights?.buffer,
+    ]);
     const error = a.error ?? b.error;
     if (error !== undefined) {
       for (const [worker, buffer] of buffers) this.giveBack(worker, buffer);
@@ -212,7 +227,11 @@ export class WorkerPair {
     }
     const result = joinHeads(a.result, b.result);
     this.returns.set(result, buffers);
-    return answer(data.id, stats, undefined, { result, workers: 2, recycled: Number(a.recycled === true) + Number(b.recycled === true) });
+    return answer(data.id, stats, undefined, {
+      result,
+      workers: 2,
+      recycled: Number(a.recycled === true) + Number(b.recycled === true),
+    });
   }
 
   /**
@@ -251,7 +270,12 @@ export class WorkerPair {
    */
   giveBack(worker, buffer) {
     if (!worker || !this.workers.includes(worker)) return;
-    if (!(buffer instanceof ArrayBuffer) || buffer.byteLength === 0 || buffer.byteLength > 4 * MAX_KEPT_WEIGHTS) return;
+    if (
+      !(buffer instanceof ArrayBuffer) ||
+      buffer.byteLength === 0 ||
+      buffer.byteLength > 4 * MAX_KEPT_WEIGHTS
+    )
+      return;
     worker.postMessage({ recycle: buffer }, [buffer]);
   }
 }

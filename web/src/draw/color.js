@@ -19,7 +19,7 @@ export function parseColor(css) {
 /** Colour of weight `w` as [r, g, b]; w is clamped to [0, 1]; NaN → mid grey. */
 export function weightToRgb(w) {
   if (Number.isNaN(w)) return [128, 128, 128];
-  const t = w < 0 ? 0 : Math.min(w , 1);
+  const t = w < 0 ? 0 : Math.min(w, 1);
   return parseColor(colorScale(t));
 }
 
@@ -28,7 +28,10 @@ export function weightToRgb(w) {
  * The same 256 colours as RGB bytes, read once from colorScale, so a grid's pixels cost a table
  * lookup per cell instead of a colour string each (tests/web/color.test.mjs: equal to weightToRgb).
  */
-const RAMP = Uint8Array.from({ length: 256 * 3 }, (_, k) => weightToRgb((Math.floor(k / 3) + 0.5) / 256)[k % 3]);
+const RAMP = Uint8Array.from(
+  { length: 256 * 3 },
+  (_, k) => weightToRgb((Math.floor(k / 3) + 0.5) / 256)[k % 3],
+);
 
 /**
  * The ramp as whole RGBA pixels (one 32-bit word each, in the platform's byte order, as a
@@ -66,7 +69,10 @@ export function rampColor(i) {
 
 /** Per ramp colour, the ink (black or white) of higher contrast on it: the numbers in the cells. */
 const RAMP_INK = Array.from({ length: 256 }, (_, i) =>
-  contrastRatio(rampColor(i), [0, 0, 0]) >= contrastRatio(rampColor(i), [255, 255, 255]) ? '#000000' : '#ffffff');
+  contrastRatio(rampColor(i), [0, 0, 0]) >= contrastRatio(rampColor(i), [255, 255, 255])
+    ? '#000000'
+    : '#ffffff',
+);
 
 /** The ink for a number printed on weight w's cell colour (black on NaN's grey). */
 export function cellInk(w) {
@@ -111,5 +117,5 @@ export function textColorOn(w) {
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
   });
   const lum = 0.2126 * r + 0.7152 * g + 0.0722 * b;
-  return (1.05) / (lum + 0.05) > (lum + 0.05) / 0.05 ? '#ffffff' : '#000000';
+  return 1.05 / (lum + 0.05) > (lum + 0.05) / 0.05 ? '#ffffff' : '#000000';
 }

@@ -40,7 +40,9 @@ export function precisionText(precision, work) {
 
 /** The same in a few words (the element's summary): "float64 (numpy’s dtype)". */
 export function precisionNote(precision) {
-  return precision === 'float32' ? 'float32 (as PyTorch; over 4M multiply-adds)' : 'float64 (numpy’s dtype)';
+  return precision === 'float32'
+    ? 'float32 (as PyTorch; over 4M multiply-adds)'
+    : 'float64 (numpy’s dtype)';
 }
 
 /**
@@ -77,22 +79,32 @@ function npFloatParts(x) {
  */
 export function numpyArrayString(values) {
   const xs = Array.from(values);
-  if (xs.length > 1000) throw new RangeError(`numpyArrayString: ${xs.length} elements; numpy summarises arrays over 1000`);
+  if (xs.length > 1000)
+    throw new RangeError(
+      `numpyArrayString: ${xs.length} elements; numpy summarises arrays over 1000`,
+    );
   if (xs.length === 0) return '[]';
-  if (!xs.every(Number.isFinite)) throw new RangeError('numpyArrayString: only finite values are supported');
+  if (!xs.every(Number.isFinite))
+    throw new RangeError('numpyArrayString: only finite values are supported');
   const abs = xs.map(Math.abs).filter((a) => a !== 0);
   if (abs.length) {
-    const max = Math.max(...abs), min = Math.min(...abs);
+    const max = Math.max(...abs),
+      min = Math.min(...abs);
     if (max >= 1e8 || min < 0.0001 || max / min > 1000) {
-      throw new RangeError('numpyArrayString: numpy would print these values in scientific notation, which is not supported');
+      throw new RangeError(
+        'numpyArrayString: numpy would print these values in scientific notation, which is not supported',
+      );
     }
   }
   const parts = xs.map(npFloatParts);
   const padLeft = Math.max(...parts.map(([i]) => i.length));
   const padRight = Math.max(...parts.map(([, f]) => f.length));
   const words = parts.map(([i, f]) => `${i.padStart(padLeft)}.${f.padEnd(padRight)}`);
-  const lineWidth = 75, indent = ' ', elemWidth = lineWidth - 1;
-  let s = '', line = indent;
+  const lineWidth = 75,
+    indent = ' ',
+    elemWidth = lineWidth - 1;
+  let s = '',
+    line = indent;
   words.forEach((word, k) => {
     if (line.length + word.length > elemWidth && line.length > indent.length) {
       s += `${line.trimEnd()}\n`;

@@ -13,7 +13,15 @@
 //     on a canvas created when first needed, each in the ink of higher contrast on its colour.
 // snapshotCanvas() paints all of it (without the selection) into one canvas for the PNG export.
 import { headPixels, weightToRgb, cellInk } from './color.js';
-import { gridLayout, cellAt, moveCell, cellNumberStyle, cellNumberText, LABELLED_MAX_TOKENS, NUMBER_FONT_PX } from './layout.js';
+import {
+  gridLayout,
+  cellAt,
+  moveCell,
+  cellNumberStyle,
+  cellNumberText,
+  LABELLED_MAX_TOKENS,
+  NUMBER_FONT_PX,
+} from './layout.js';
 import { FONT, FONT_BOLD, LabelCache, labelInSlot, labelSlot } from './labels.js';
 import { poolFactor, pooledPixels, greyMaskedRows } from './lod.js';
 
@@ -22,7 +30,8 @@ const MIN_RING_CELL = 8;
 
 /** A canvas of `width` × `height` CSS px at `dpr`, its context scaled to CSS px. */
 function sized(canvas, width, height, dpr) {
-  const bw = Math.ceil(width * dpr), bh = Math.ceil(height * dpr);
+  const bw = Math.ceil(width * dpr),
+    bh = Math.ceil(height * dpr);
   // (Assigning a size, even the same one, reallocates the backing store.)
   if (canvas.width !== bw) canvas.width = bw;
   if (canvas.height !== bh) canvas.height = bh;
@@ -51,8 +60,10 @@ function backingSize(need, have) {
  * instead of reallocating each one.
  */
 function labelStore(canvas, width, height, dpr) {
-  const w = Math.ceil(width * dpr), h = Math.ceil(height * dpr);
-  const bw = backingSize(w, canvas.width), bh = backingSize(h, canvas.height);
+  const w = Math.ceil(width * dpr),
+    h = Math.ceil(height * dpr);
+  const bw = backingSize(w, canvas.width),
+    bh = backingSize(h, canvas.height);
   if (canvas.width !== bw) canvas.width = bw;
   if (canvas.height !== bh) canvas.height = bh;
   canvas.style.objectViewBox = bw === w && bh === h ? '' : `inset(0px ${bw - w}px ${bh - h}px 0px)`;
@@ -61,7 +72,12 @@ function labelStore(canvas, width, height, dpr) {
 /** Sets an element's CSS box (px) where it changed. */
 function place(el, x, y, w, h) {
   const s = el.style;
-  for (const [k, v] of [['left', x], ['top', y], ['width', w], ['height', h]]) {
+  for (const [k, v] of [
+    ['left', x],
+    ['top', y],
+    ['width', w],
+    ['height', h],
+  ]) {
     if (v !== undefined && s[k] !== `${v}px`) s[k] = `${v}px`;
   }
 }
@@ -83,7 +99,17 @@ export class HeadHeatmap {
    *   Enter or Space on a cell (locks / unlocks it); without it, clicks do nothing
    * @param {() => void} [p.onClear] Escape (clears the selection); without it, Escape leaves the grid
    */
-  constructor({ labels = new LabelCache(), head, result, tokens, keyTokens, name = `Head ${head}`, onSelect, onActivate, onClear }) {
+  constructor({
+    labels = new LabelCache(),
+    head,
+    result,
+    tokens,
+    keyTokens,
+    name = `Head ${head}`,
+    onSelect,
+    onActivate,
+    onClear,
+  }) {
     this.labels = labels;
     this.head = head;
     this.name = name;
@@ -111,7 +137,15 @@ export class HeadHeatmap {
     this.setData({ result, tokens, keyTokens });
 
     // The cell under a pointer event (the canvas holds the cells only).
-    const at = (e) => this.layout && cellAt({ originX: 0, originY: 0, cell: this.layout.cell }, this.n, this.m, e.offsetX, e.offsetY);
+    const at = (e) =>
+      this.layout &&
+      cellAt(
+        { originX: 0, originY: 0, cell: this.layout.cell },
+        this.n,
+        this.m,
+        e.offsetX,
+        e.offsetY,
+      );
     // Pointer hover reads a cell; a touch does not hover (a tap is a click, which locks the cell:
     // a hover on touch would change the readout above the grid and move the grid under the finger).
     canvas.addEventListener('pointermove', (e) => {
@@ -149,7 +183,8 @@ export class HeadHeatmap {
       if (c && onActivate) onActivate({ head, row: c.row, col: c.col });
     });
     canvas.addEventListener('keydown', (e) => {
-      const s = this.selection && this.selection.head === head ? this.selection : { row: 0, col: 0 };
+      const s =
+        this.selection && this.selection.head === head ? this.selection : { row: 0, col: 0 };
       if (e.key === 'Escape') {
         if (onClear) onClear();
         else canvas.blur();
@@ -197,19 +232,30 @@ export class HeadHeatmap {
     if (given || factor > 1) this.pixelStore = null;
     const { rows, cols, pixels } = given
       ? { rows: Math.ceil(n / factor), cols: Math.ceil(m / factor), pixels: given }
-      : factor === 1 ? { rows: n, cols: m, pixels: this.cellPixels(result, head) }
+      : factor === 1
+        ? { rows: n, cols: m, pixels: this.cellPixels(result, head) }
         : pooledPixels(this.weights, head, n, m, factor);
     if (!given) greyMaskedRows(pixels, this.masked, head, n, cols, factor);
     const c = this.canvas;
-    const width = backingSize(cols, c.width), height = backingSize(rows, c.height);
+    const width = backingSize(cols, c.width),
+      height = backingSize(rows, c.height);
     if (c.width !== width) c.width = width;
     if (c.height !== height) c.height = height;
     c.getContext('2d').putImageData(new ImageData(pixels, cols, rows), 0, 0);
     // The cells' pixels are the top-left cols x rows of the backing store; CSS shows only them.
-    c.style.objectViewBox = width === cols && height === rows ? '' : `inset(0px ${width - cols}px ${height - rows}px 0px)`;
+    c.style.objectViewBox =
+      width === cols && height === rows
+        ? ''
+        : `inset(0px ${width - cols}px ${height - rows}px 0px)`;
     this.pixelCols = cols;
     this.pixelRows = rows;
-    Object.assign(c.dataset, { pool: String(factor), rows: String(n), cols: String(m), pixelCols: String(cols), pixelRows: String(rows) });
+    Object.assign(c.dataset, {
+      pool: String(factor),
+      rows: String(n),
+      cols: String(m),
+      pixelCols: String(cols),
+      pixelRows: String(rows),
+    });
     c.setAttribute(
       'aria-label',
       `${this.name}: ${n} query rows by ${m} key columns. ` +
@@ -230,9 +276,16 @@ export class HeadHeatmap {
     const { n, m } = this;
     const bytes = n * m * 4;
     const kept = this.pixelStore;
-    if (!kept || kept.length < bytes || kept.length > 4 * bytes) this.pixelStore = new Uint8ClampedArray(bytes);
+    if (!kept || kept.length < bytes || kept.length > 4 * bytes)
+      this.pixelStore = new Uint8ClampedArray(bytes);
     const own = result.headWeights?.[head];
-    return headPixels(own ?? this.weights, own !== undefined ? 0 : head, n, m, this.pixelStore.subarray(0, bytes));
+    return headPixels(
+      own ?? this.weights,
+      own !== undefined ? 0 : head,
+      n,
+      m,
+      this.pixelStore.subarray(0, bytes),
+    );
   }
 
   /**
@@ -307,7 +360,9 @@ export class HeadHeatmap {
     }
     const { cell, originX, originY } = this.layout;
     if (!this.numberLayer) {
-      this.numberLayer = Object.assign(document.createElement('canvas'), { className: 'hm-numbers' });
+      this.numberLayer = Object.assign(document.createElement('canvas'), {
+        className: 'hm-numbers',
+      });
       this.numberLayer.setAttribute('aria-hidden', 'true');
       (this.maskLayer ?? this.canvas).after(this.numberLayer);
     }
@@ -390,15 +445,28 @@ export class HeadHeatmap {
       if (selCol >= 0) {
         const [r, g, b] = weightToRgb(this.weights[(head * n + selRow) * m + selCol]);
         // A contrasting inner ring: dark on bright cells, white on dark ones.
-        this.cellMark.className = 0.299 * r + 0.587 * g + 0.114 * b > 140 ? 'hm-ring dark' : 'hm-ring';
-        place(this.cellMark, originX + selCol * cell + 1, originY + selRow * cell + 1, cell - 2, cell - 2);
+        this.cellMark.className =
+          0.299 * r + 0.587 * g + 0.114 * b > 140 ? 'hm-ring dark' : 'hm-ring';
+        place(
+          this.cellMark,
+          originX + selCol * cell + 1,
+          originY + selRow * cell + 1,
+          cell - 2,
+          cell - 2,
+        );
       }
     }
   }
 
   /** The sprite of this grid's row labels (k = 0) or column labels (1), drawn for them (LabelCache.sprite). */
   labelSprite(k) {
-    return this.labels.sprite(k ? this.colSet : this.rowSet, k ? 'col' : 'row', this.layout, this.dpr, this.theme.ink);
+    return this.labels.sprite(
+      k ? this.colSet : this.rowSet,
+      k ? 'col' : 'row',
+      this.layout,
+      this.dpr,
+      this.theme.ink,
+    );
   }
 
   /**
@@ -412,11 +480,26 @@ export class HeadHeatmap {
     const out = document.createElement('canvas');
     const ctx = sized(out, width, height, dpr);
     ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(this.canvas, 0, 0, this.pixelCols, this.pixelRows, originX, originY, m * cell, n * cell);
+    ctx.drawImage(
+      this.canvas,
+      0,
+      0,
+      this.pixelCols,
+      this.pixelRows,
+      originX,
+      originY,
+      m * cell,
+      n * cell,
+    );
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     const [rows, cols] = this.layout.labels ? [this.labelSprite(0), this.labelSprite(1)] : [];
     const numbers = this.numberLayer && !this.numberLayer.hidden && this.numberLayer;
-    for (const [c, x, y] of [[!this.maskLayer?.hidden && this.maskLayer, originX, originY], [numbers, originX, originY], [rows, 0, originY], [cols, originX, 0]]) {
+    for (const [c, x, y] of [
+      [!this.maskLayer?.hidden && this.maskLayer, originX, originY],
+      [numbers, originX, originY],
+      [rows, 0, originY],
+      [cols, originX, 0],
+    ]) {
       if (c) ctx.drawImage(c, Math.round(x * dpr), Math.round(y * dpr));
     }
     return out;

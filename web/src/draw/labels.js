@@ -32,7 +32,8 @@ export class LabelCache {
   /** The labels of `tokens` (truncated), kept per token array. */
   labelSet(tokens) {
     let set = this.sets.get(tokens);
-    if (!set) this.sets.set(tokens, (set = { texts: tokens.map((t) => truncateLabel(t, LABEL_CHARS)) }));
+    if (!set)
+      this.sets.set(tokens, (set = { texts: tokens.map((t) => truncateLabel(t, LABEL_CHARS)) }));
     return set;
   }
 
@@ -72,7 +73,10 @@ export class LabelCache {
     if (!s) {
       if (recent.size >= RECENT_GEOMETRIES) recent.clear();
       // (Made empty: the default 300 x 150 store would be kept, without room, by the first set.)
-      recent.set(geometry, (s = { canvas: Object.assign(document.createElement('canvas'), { width: 0, height: 0 }) }));
+      recent.set(
+        geometry,
+        (s = { canvas: Object.assign(document.createElement('canvas'), { width: 0, height: 0 }) }),
+      );
     }
     if (s.texts === set.texts) return s.canvas;
     const { canvas } = s;

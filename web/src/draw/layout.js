@@ -82,15 +82,24 @@ export function cellAt(layout, n, m, x, y) {
 export function moveCell(key, row, col, n, m) {
   const clamp = (v, hi) => Math.max(0, Math.min(hi, v));
   switch (key) {
-    case 'ArrowUp': return { row: clamp(row - 1, n - 1), col };
-    case 'ArrowDown': return { row: clamp(row + 1, n - 1), col };
-    case 'ArrowLeft': return { row, col: clamp(col - 1, m - 1) };
-    case 'ArrowRight': return { row, col: clamp(col + 1, m - 1) };
-    case 'Home': return { row, col: 0 };
-    case 'End': return { row, col: m - 1 };
-    case 'PageUp': return { row: 0, col };
-    case 'PageDown': return { row: n - 1, col };
-    default: return null;
+    case 'ArrowUp':
+      return { row: clamp(row - 1, n - 1), col };
+    case 'ArrowDown':
+      return { row: clamp(row + 1, n - 1), col };
+    case 'ArrowLeft':
+      return { row, col: clamp(col - 1, m - 1) };
+    case 'ArrowRight':
+      return { row, col: clamp(col + 1, m - 1) };
+    case 'Home':
+      return { row, col: 0 };
+    case 'End':
+      return { row, col: m - 1 };
+    case 'PageUp':
+      return { row: 0, col };
+    case 'PageDown':
+      return { row: n - 1, col };
+    default:
+      return null;
   }
 }
 
@@ -120,9 +129,20 @@ export const THUMB_MIN_SIDE = 160;
  * @returns {{columns: number, rows: number, available: number, labels: boolean}} columns and
  *   rows of grids, the width each grid may use (gridLayout's availableWidth), whether labelled
  */
-export function smallMultiples({ count, n, m, width, labelWidth = 0, gap = 16, framePad = 18, maxColumns = MAX_COLUMNS }) {
+export function smallMultiples({
+  count,
+  n,
+  m,
+  width,
+  labelWidth = 0,
+  gap = 16,
+  framePad = 18,
+  maxColumns = MAX_COLUMNS,
+}) {
   if (!(count >= 1) || !(n >= 1) || !(m >= 1) || !(width > 0)) {
-    throw new RangeError(`smallMultiples: count ${count}, n ${n}, m ${m}, width ${width} must be positive`);
+    throw new RangeError(
+      `smallMultiples: count ${count}, n ${n}, m ${m}, width ${width} must be positive`,
+    );
   }
   const most = Math.max(1, Math.min(count, maxColumns));
   const per = (c) => Math.floor((width - (c - 1) * gap) / c) - framePad;

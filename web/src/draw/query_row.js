@@ -49,9 +49,10 @@ export class QueryRowText {
     const lines = [];
     for (let h = 0; h < result.num_heads; h++) {
       const div = this.doc.createElement('div');
-      div.textContent = m > MAX_PRINTED
-        ? `head ${h} weights, token ${row}: ${m} weights (numpy would summarise them; save the CSV for all)`
-        : queryRowText(h, row, rowOf(h));
+      div.textContent =
+        m > MAX_PRINTED
+          ? `head ${h} weights, token ${row}: ${m} weights (numpy would summarise them; save the CSV for all)`
+          : queryRowText(h, row, rowOf(h));
       lines.push(div);
     }
     this.output.replaceChildren(...lines);

@@ -5,7 +5,8 @@
 
 /** @typedef {{head: number, row: number, col: number}} Cell */
 
-const sameCell = (a, b) => a === b || Boolean(a && b && a.head === b.head && a.row === b.row && a.col === b.col);
+const sameCell = (a, b) =>
+  a === b || Boolean(a && b && a.head === b.head && a.row === b.row && a.col === b.col);
 
 export class CellSelection {
   /**

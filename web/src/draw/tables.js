@@ -40,7 +40,8 @@ const NOTE = Symbol('table note');
 const isNote = (node) => Boolean(node?.[NOTE]);
 function note() {
   const p = document.createElement('p');
-  p.textContent = `No table for more than ${MAX_TABLE_TOKENS} tokens: focus the grid and use the ` +
+  p.textContent =
+    `No table for more than ${MAX_TABLE_TOKENS} tokens: focus the grid and use the ` +
     'arrow keys, the readout says each weight.';
   p[NOTE] = true;
   return p;
@@ -53,7 +54,8 @@ function fill(holder, content) {
 }
 
 /** A build's result: the table, or a generator of its steps that returns it (headTableSteps). */
-const isSteps = (built) => built !== null && typeof built === 'object' && typeof built.next === 'function';
+const isSteps = (built) =>
+  built !== null && typeof built === 'object' && typeof built.next === 'function';
 
 /** A build run to its end (the tables built at once). */
 const finish = (built) => (isSteps(built) ? runToEnd(built) : built);
@@ -97,7 +99,9 @@ export function scheduleTables(root, holders, build, { n, m }, { busy = () => fa
   // A holder may still hold the previous view's table (grids are reused between views): it is
   // replaced in its slice, so removing thousands of old cells does not delay the paint either.
   root.dataset.tables = 'pending';
-  fillOncePaused(root, state, holders, build, mine, busy, () => { root.dataset.tables = 'ready'; });
+  fillOncePaused(root, state, holders, build, mine, busy, () => {
+    root.dataset.tables = 'ready';
+  });
 }
 
 /**
@@ -110,7 +114,8 @@ export function scheduleTables(root, holders, build, { n, m }, { busy = () => fa
  */
 function fillOncePaused(root, state, holders, build, mine, busy, done) {
   root.setAttribute('aria-busy', 'true');
-  for (const holder of holders) if (holder.firstChild && !holder.dataset.stale) holder.dataset.stale = 'true';
+  for (const holder of holders)
+    if (holder.firstChild && !holder.dataset.stale) holder.dataset.stale = 'true';
   let next = 0;
   let steps = null; // the generator of holder `next`'s table, while it is being built
   const slice = () => {

@@ -16,8 +16,22 @@ const MODEL_PRESETS = Object.freeze([DATE_PRESET, ENGLISH_PRESET]);
 
 /** Every attribute the element reads (observedAttributes: a change re-renders). */
 export const ATTRIBUTES = Object.freeze([
-  'tokens', 'text', 'd-model', 'num-heads', 'seed', 'causal', 'positional', 'preset', 'heads', 'cell',
-  'kind', 'layer', 'label', 'theme', 'layout', 'cell-size',
+  'tokens',
+  'text',
+  'd-model',
+  'num-heads',
+  'seed',
+  'causal',
+  'positional',
+  'preset',
+  'heads',
+  'cell',
+  'kind',
+  'layer',
+  'label',
+  'theme',
+  'layout',
+  'cell-size',
 ]);
 
 /** theme: the element's colours; "auto" follows the reader's prefers-color-scheme. */
@@ -52,16 +66,21 @@ export function readAttributes(get) {
  */
 export function readDisplay(get) {
   const theme = get('theme') ?? 'auto';
-  if (!THEMES.includes(theme)) return { ok: false, message: `${attr('theme', theme)} is not one of ${THEMES.join(', ')}.` };
+  if (!THEMES.includes(theme))
+    return { ok: false, message: `${attr('theme', theme)} is not one of ${THEMES.join(', ')}.` };
   const layout = get('layout') ?? 'grid';
-  if (!LAYOUTS.includes(layout)) return { ok: false, message: `${attr('layout', layout)} is not one of ${LAYOUTS.join(', ')}.` };
+  if (!LAYOUTS.includes(layout))
+    return { ok: false, message: `${attr('layout', layout)} is not one of ${LAYOUTS.join(', ')}.` };
   let cellSize = null;
   const raw = get('cell-size');
   if (raw !== null) {
     cellSize = /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
     const { min, max } = CELL_SIZE_RANGE;
     if (!(cellSize >= min && cellSize <= max)) {
-      return { ok: false, message: `${attr('cell-size', raw)} is not a whole number of CSS pixels from ${min} to ${max}.` };
+      return {
+        ok: false,
+        message: `${attr('cell-size', raw)} is not a whole number of CSS pixels from ${min} to ${max}.`,
+      };
     }
   }
   return { ok: true, display: { theme, layout, cellSize } };
@@ -93,31 +112,57 @@ function readView(get) {
   }
   const text = has('tokens') ? get('tokens') : has('text') ? get('text') : null;
   const heads = parseList(get('heads'));
-  if (heads === false) return { ok: false, message: `${attr('heads', get('heads'))} is not a list of head numbers such as "0,2".` };
+  if (heads === false)
+    return {
+      ok: false,
+      message: `${attr('heads', get('heads'))} is not a list of head numbers such as "0,2".`,
+    };
   const cell = parseCellAttribute(get('cell'));
-  if (cell === false) return { ok: false, message: `${attr('cell', get('cell'))} is not head.query.key such as "0.0.2".` };
+  if (cell === false)
+    return {
+      ok: false,
+      message: `${attr('cell', get('cell'))} is not head.query.key such as "0.0.2".`,
+    };
 
   let layer = null;
   if (MODEL_PRESETS.includes(preset) && has('layer')) {
     layer = parseInteger(get('layer'));
-    if (layer === null || layer < 0) return { ok: false, message: `${attr('layer', get('layer'))} is not a layer number (0, 1, …).` };
+    if (layer === null || layer < 0)
+      return {
+        ok: false,
+        message: `${attr('layer', get('layer'))} is not a layer number (0, 1, …).`,
+      };
   }
   if (preset === DATE_PRESET) {
     const attention = has('kind') ? get('kind') : 'cross';
     if (!KIND_IDS.includes(attention)) {
-      return { ok: false, message: `${attr('kind', attention)} is not one of ${KIND_IDS.join(', ')}.` };
+      return {
+        ok: false,
+        message: `${attr('kind', attention)} is not one of ${KIND_IDS.join(', ')}.`,
+      };
     }
-    return { ok: true, kind: 'date', text: text ?? DATE_DEFAULTS.date, attention, layer, heads, cell };
+    return {
+      ok: true,
+      kind: 'date',
+      text: text ?? DATE_DEFAULTS.date,
+      attention,
+      layer,
+      heads,
+      cell,
+    };
   }
   // The English model reads any text (the model cuts what is beyond its context, and says so).
-  if (preset === ENGLISH_PRESET) return { ok: true, kind: 'english', text: text ?? ENGLISH_DEFAULTS.text, layer, heads, cell };
+  if (preset === ENGLISH_PRESET)
+    return { ok: true, kind: 'english', text: text ?? ENGLISH_DEFAULTS.text, layer, heads, cell };
 
   const bool = (name, fallback) => {
     if (!has(name)) return { value: fallback };
     const raw = get(name);
     if (raw.trim() === '') return { value: true };
     const v = parseBoolean(raw);
-    return v === null ? { message: `${attr(name, raw)} is not true or false (or the attribute alone).` } : { value: v };
+    return v === null
+      ? { message: `${attr(name, raw)} is not true or false (or the attribute alone).` }
+      : { value: v };
   };
   const causal = bool('causal', base.causal);
   if (causal.message) return { ok: false, message: causal.message };
@@ -134,14 +179,28 @@ function readView(get) {
   if (read.ok === false) return { ok: false, message: attributeNames(read.message) };
   const limit = checkPageLimits(read.state);
   if (limit) return { ok: false, message: attributeNames(limit) };
-  const same = preset !== null && ['tokens', 'text', 'd-model', 'num-heads', 'seed', 'causal', 'positional'].every((n) => !has(n));
-  return { ok: true, kind: 'random', state: read.state, tokens: read.tokens, heads, cell, preset: same ? preset : null };
+  const same =
+    preset !== null &&
+    ['tokens', 'text', 'd-model', 'num-heads', 'seed', 'causal', 'positional'].every(
+      (n) => !has(n),
+    );
+  return {
+    ok: true,
+    kind: 'random',
+    state: read.state,
+    tokens: read.tokens,
+    heads,
+    cell,
+    preset: same ? preset : null,
+  };
 }
 
 /** "d_model=abc …" → "d_model=abc … (attribute d-model)": the page's messages, with attribute names. */
 export function attributeNames(message) {
   const named = { d_model: 'd-model', num_heads: 'num-heads', seed: 'seed' };
-  const hits = Object.keys(named).filter((k) => message.includes(`${k}=`) || message.startsWith(`${k} `)).map((k) => named[k]);
+  const hits = Object.keys(named)
+    .filter((k) => message.includes(`${k}=`) || message.startsWith(`${k} `))
+    .map((k) => named[k]);
   if (hits.length) return `${message} (attribute${hits.length > 1 ? 's' : ''} ${hits.join(', ')})`;
   return /sentence|tokens/i.test(message) ? `${message} (attribute tokens)` : message;
 }

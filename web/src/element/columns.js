@@ -38,14 +38,19 @@ export function headColumns({ width, count, m, labelBand, layout, cellSize = nul
   if (count < 1) return { columns: 1, availableWidth: whole };
   if (cellSize !== null) {
     const need = labelBand + m * cellSize + OUTLINE_PAD;
-    const columns = layout === 'stack' ? 1 : Math.max(1, Math.min(count, Math.floor((width + gap) / (need + frame + gap))));
+    const columns =
+      layout === 'stack'
+        ? 1
+        : Math.max(1, Math.min(count, Math.floor((width + gap) / (need + frame + gap))));
     return { columns, availableWidth: need };
   }
   if (layout === 'stack' || count === 1) return { columns: 1, availableWidth: whole };
   const compact = m > LABELLED_MAX_TOKENS;
   const fits = (c) => {
     const w = per(c);
-    return compact ? w >= COMPACT_MIN_SIDE : Math.floor((w - labelBand - OUTLINE_PAD) / m) >= COMFORT_CELL;
+    return compact
+      ? w >= COMPACT_MIN_SIDE
+      : Math.floor((w - labelBand - OUTLINE_PAD) / m) >= COMFORT_CELL;
   };
   let widest = 1;
   for (let c = 2; c <= count; c++) if (fits(c)) widest = c;

@@ -47,8 +47,6 @@ import { GIVEN, childView, dateView, englishView, randomView } from './views.js'
 import { ElementShared } from './shared.js';
 import { headColumns } from './columns.js';
 
-
-
 /** CSS px between two heads' frames and of one frame (element.css: .heads gap, .head padding + border). */
 const HEAD_GAP = 12;
 const HEAD_FRAME = 14;
@@ -57,9 +55,14 @@ const HEAD_FRAME = 14;
 // mha_wasm.js, date_model.js, english_lm.js and mha-attention.css are beside it (shared.js loads
 // them from there). An inline copy of this script (mha_lab.show's outputs) has no src: those files
 // are looked for beside the page, and a missing one's message says so.
-const SCRIPT_SRC = (typeof document !== 'undefined' && /** @type {HTMLScriptElement|null} */ (document.currentScript)?.src) || '';
+const SCRIPT_SRC =
+  (typeof document !== 'undefined' &&
+    /** @type {HTMLScriptElement|null} */ (document.currentScript)?.src) ||
+  '';
 const SCRIPT_URL = SCRIPT_SRC || (typeof location !== 'undefined' ? location.href : '');
-const SCRIPT_BESIDE = SCRIPT_SRC ? 'mha-attention.js' : 'this page (the element\'s script is inline in it)';
+const SCRIPT_BESIDE = SCRIPT_SRC
+  ? 'mha-attention.js'
+  : "this page (the element's script is inline in it)";
 
 /**
  * Calls `then` once the HTML parser has passed `element`, so that its children are whole.
@@ -116,12 +119,19 @@ export class MhaAttention extends HTMLElement {
     this.heads = el('div', 'heads');
     this.legend = el('canvas', 'legend-canvas');
     this.legend.setAttribute('role', 'img');
-    this.legend.setAttribute('aria-label', 'Colour scale: viridis, from weight 0 (dark purple) through 0.5 (teal) to 1 (yellow)');
+    this.legend.setAttribute(
+      'aria-label',
+      'Colour scale: viridis, from weight 0 (dark purple) through 0.5 (teal) to 1 (yellow)',
+    );
     const legendBox = el('div', 'legend');
     legendBox.append(this.legend, el('span', 'legend-caption', 'attention weight'));
     legendBox.hidden = true; // until there is a view: an undrawn canvas is 300 × 150 px wide
     this.legendBox = legendBox;
-    this.readout = el('p', 'readout', 'Point at a cell, or Tab to a grid and use the arrow keys; click, tap or Enter locks it.');
+    this.readout = el(
+      'p',
+      'readout',
+      'Point at a cell, or Tab to a grid and use the arrow keys; click, tap or Enter locks it.',
+    );
     this.hint = this.readout.textContent;
     this.status = el('p', 'status');
     this.status.setAttribute('role', 'status');
@@ -131,7 +141,11 @@ export class MhaAttention extends HTMLElement {
     tools.setAttribute('role', 'group');
     tools.setAttribute('aria-label', 'Save the weights shown');
     this.buttons = {};
-    for (const [kind, label] of [['png', 'Save PNG'], ['csv', 'Save CSV'], ['json', 'Save JSON']]) {
+    for (const [kind, label] of [
+      ['png', 'Save PNG'],
+      ['csv', 'Save CSV'],
+      ['json', 'Save JSON'],
+    ]) {
       const b = el('button', 'tool-button', label);
       b.type = 'button';
       b.dataset.export = kind;
@@ -141,7 +155,15 @@ export class MhaAttention extends HTMLElement {
     }
     const bottom = el('div', 'bottom');
     bottom.append(legendBox, tools);
-    this.figure.append(this.summary, this.notes, this.message, this.readout, this.heads, bottom, this.status);
+    this.figure.append(
+      this.summary,
+      this.notes,
+      this.message,
+      this.readout,
+      this.heads,
+      bottom,
+      this.status,
+    );
     root.append(this.figure);
     this.announcer = createAnnouncer(this.figure);
 
@@ -160,7 +182,8 @@ export class MhaAttention extends HTMLElement {
       }
     });
     // theme="auto": the labels and the legend are drawn on canvases in the scheme's ink.
-    this.scheme = typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
+    this.scheme =
+      typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
     this.onScheme = () => this.layout();
     // The weights' child added, changed or removed by a script (after the parser has passed the
     // element: until then schedule() waits) draws the element again.
@@ -227,9 +250,13 @@ export class MhaAttention extends HTMLElement {
       this.legendBox.hidden = true;
       this.tools.hidden = true;
     }
-    this.message.textContent = message.startsWith('mha-attention') ? message : `mha-attention: ${message}`;
+    this.message.textContent = message.startsWith('mha-attention')
+      ? message
+      : `mha-attention: ${message}`;
     this.dataset.state = 'error';
-    this.dispatchEvent(new CustomEvent('mha-error', { detail: { message }, bubbles: true, composed: true }));
+    this.dispatchEvent(
+      new CustomEvent('mha-error', { detail: { message }, bubbles: true, composed: true }),
+    );
   }
 
   async render() {
@@ -260,16 +287,24 @@ export class MhaAttention extends HTMLElement {
     }
     const bad = (read.heads ?? []).find((x) => x >= built.result.num_heads);
     if (bad !== undefined) {
-      this.fail(`${attr('heads', this.getAttribute('heads'))} names head ${bad}; this view has heads 0 to ${built.result.num_heads - 1}.`);
+      this.fail(
+        `${attr('heads', this.getAttribute('heads'))} names head ${bad}; this view has heads 0 to ${built.result.num_heads - 1}.`,
+      );
       return;
     }
     this.message.textContent = '';
     this.display = read.display;
     this.show(built, read.heads ?? [...Array(built.result.num_heads).keys()]);
     const c = read.cell;
-    if (c && (c.head >= built.result.num_heads || !this.view.heads.includes(c.head) ||
-        c.row >= built.result.n || c.col >= built.result.m)) {
-      this.message.textContent = `mha-attention: ${attr('cell', this.getAttribute('cell'))} is outside this view ` +
+    if (
+      c &&
+      (c.head >= built.result.num_heads ||
+        !this.view.heads.includes(c.head) ||
+        c.row >= built.result.n ||
+        c.col >= built.result.m)
+    ) {
+      this.message.textContent =
+        `mha-attention: ${attr('cell', this.getAttribute('cell'))} is outside this view ` +
         `(${this.view.heads.length} heads shown, ${built.result.n} × ${built.result.m} cells); no cell is locked.`;
     } else if (c) this.cells.restore(c, true);
     this.dataset.state = 'ready';
@@ -314,9 +349,19 @@ export class MhaAttention extends HTMLElement {
     // small views, once the element is idle up to MAX_TABLE_TOKENS, and none beyond (the keyboard
     // grid and its readout give every value): a view of many large heads would otherwise hold the
     // page while millions of cells are built (#heads data-tables: ready, pending or none).
-    scheduleTables(this.heads, holders,
-      (k) => headTableSteps(heads[k], result.attn_weights, result.fully_masked_rows, built.queryTokens, built.keyTokens),
-      { n: result.n, m: result.m });
+    scheduleTables(
+      this.heads,
+      holders,
+      (k) =>
+        headTableSteps(
+          heads[k],
+          result.attn_weights,
+          result.fully_masked_rows,
+          built.queryTokens,
+          built.keyTokens,
+        ),
+      { n: result.n, m: result.m },
+    );
     this.view = { ...built, heads, heatmaps, drawn: undefined };
     this.tools.hidden = false;
     this.legendBox.hidden = false;
@@ -326,7 +371,8 @@ export class MhaAttention extends HTMLElement {
     this.updateLabel();
     this.layout();
     const c = this.cells.cell;
-    if (c && (!heads.includes(c.head) || c.row >= result.n || c.col >= result.m)) this.cells.clear();
+    if (c && (!heads.includes(c.head) || c.row >= result.n || c.col >= result.m))
+      this.cells.clear();
     else this.drawSelection(c);
   }
 
@@ -374,9 +420,16 @@ export class MhaAttention extends HTMLElement {
       const { result, queryTokens, keyTokens } = this.view;
       const w = result.attn_weights[(cell.head * result.n + cell.row) * result.m + cell.col];
       const lock = reason === 'lock' ? 'locked' : reason === 'unlock' ? 'unlocked' : undefined;
-      this.announcer.say(this.named(cell.head, announceText(cell.head, queryTokens[cell.row], keyTokens[cell.col], w, { lock })));
+      this.announcer.say(
+        this.named(
+          cell.head,
+          announceText(cell.head, queryTokens[cell.row], keyTokens[cell.col], w, { lock }),
+        ),
+      );
     } else if (reason === 'clear') this.announcer.say('No cell selected.');
-    this.dispatchEvent(new CustomEvent('mha-cell', { detail: { cell, locked }, bubbles: true, composed: true }));
+    this.dispatchEvent(
+      new CustomEvent('mha-cell', { detail: { cell, locked }, bubbles: true, composed: true }),
+    );
   }
 
   drawSelection(cell) {
@@ -388,7 +441,8 @@ export class MhaAttention extends HTMLElement {
     }
     const { result, queryTokens, keyTokens } = this.view;
     const w = result.attn_weights[(cell.head * result.n + cell.row) * result.m + cell.col];
-    this.readout.textContent = this.named(cell.head, readoutText(cell.head, queryTokens[cell.row], keyTokens[cell.col], w)) +
+    this.readout.textContent =
+      this.named(cell.head, readoutText(cell.head, queryTokens[cell.row], keyTokens[cell.col], w)) +
       (this.cells.locked ? ' · locked' : '');
   }
 
@@ -400,28 +454,47 @@ export class MhaAttention extends HTMLElement {
 
   exportData() {
     const { result, heads, queryTokens, keyTokens, config } = this.view;
-    return { weights: result.attn_weights, heads, queryTokens, keyTokens, maskedRows: result.fully_masked_rows, config };
+    return {
+      weights: result.attn_weights,
+      heads,
+      queryTokens,
+      keyTokens,
+      maskedRows: result.fully_masked_rows,
+      config,
+    };
   }
 
   async exportView(kind) {
     if (!this.view) return;
     const data = this.exportData();
-    const stem = data.config.kind ? `date-${data.config.kind}-layer${data.config.layer}`
-      : data.config.num_layers ? `english-layer-${data.config.layer}` : 'mha-attention';
+    const stem = data.config.kind
+      ? `date-${data.config.kind}-layer${data.config.layer}`
+      : data.config.num_layers
+        ? `english-layer-${data.config.layer}`
+        : 'mha-attention';
     const name = exportFileName(data.config, kind, stem);
     try {
       if (kind === 'csv') downloadBlob(new Blob([weightsCsv(data)], { type: 'text/csv' }), name);
       else if (kind === 'json') {
-        downloadBlob(new Blob([`${JSON.stringify(weightsJson(data), null, 1)}\n`], { type: 'application/json' }), name);
+        downloadBlob(
+          new Blob([`${JSON.stringify(weightsJson(data), null, 1)}\n`], {
+            type: 'application/json',
+          }),
+          name,
+        );
       } else {
         const style = getComputedStyle(this.figure);
         const canvas = composeSnapshot({
           title: this.view.title,
           subtitle: this.view.summary,
-          panels: this.view.heatmaps.map((hm) => ({ canvas: hm.snapshotCanvas(), caption: hm.name })),
+          panels: this.view.heatmaps.map((hm) => ({
+            canvas: hm.snapshotCanvas(),
+            caption: hm.name,
+          })),
           legend: this.legend,
           ink: readTheme(this.heads).ink,
-          background: style.backgroundColor === 'rgba(0, 0, 0, 0)' ? '#ffffff' : style.backgroundColor,
+          background:
+            style.backgroundColor === 'rgba(0, 0, 0, 0)' ? '#ffffff' : style.backgroundColor,
         });
         downloadBlob(await canvasToPng(canvas), name);
       }
@@ -434,9 +507,12 @@ export class MhaAttention extends HTMLElement {
 
 if (typeof customElements !== 'undefined' && !customElements.get('mha-attention')) {
   const shared = new ElementShared(SCRIPT_URL, SCRIPT_BESIDE);
-  customElements.define('mha-attention', class extends MhaAttention {
-    constructor() {
-      super(shared);
-    }
-  });
+  customElements.define(
+    'mha-attention',
+    class extends MhaAttention {
+      constructor() {
+        super(shared);
+      }
+    },
+  );
 }

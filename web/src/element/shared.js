@@ -49,7 +49,11 @@ export class ElementShared {
    * @returns {Promise<{model: import('../../../cpp/bindings/wasm/mha_wasm').DateModel, heads: object|null}>}
    */
   dateModel(mod) {
-    return this.trainedModel('date_model.js', 'MHA_DATE_MODEL', (bytes) => new mod.DateModel(bytes));
+    return this.trainedModel(
+      'date_model.js',
+      'MHA_DATE_MODEL',
+      (bytes) => new mod.DateModel(bytes),
+    );
   }
 
   /**
@@ -60,7 +64,11 @@ export class ElementShared {
    * @returns {Promise<{model: import('../../../cpp/bindings/wasm/mha_wasm').EnglishModel, heads: object|null}>}
    */
   englishModel(mod) {
-    return this.trainedModel('english_lm.js', 'MHA_ENGLISH_MODEL', (bytes) => new mod.EnglishModel(bytes));
+    return this.trainedModel(
+      'english_lm.js',
+      'MHA_ENGLISH_MODEL',
+      (bytes) => new mod.EnglishModel(bytes),
+    );
   }
 
   /**
@@ -69,7 +77,10 @@ export class ElementShared {
    */
   trainedModel(script, global, make) {
     if (!this.trainedModels.has(script)) {
-      const loading = modelBytes({ script, global }, this.modules).then(({ bytes, heads }) => ({ model: make(bytes), heads }));
+      const loading = modelBytes({ script, global }, this.modules).then(({ bytes, heads }) => ({
+        model: make(bytes),
+        heads,
+      }));
       this.trainedModels.set(script, loading);
       loading.catch(() => this.trainedModels.delete(script));
     }
@@ -78,7 +89,11 @@ export class ElementShared {
 
   /** The element's stylesheet, constructed once (adoptedStyleSheets are not inline styles for CSP); null where unsupported. */
   styleSheet() {
-    if (!this.sheet && typeof CSSStyleSheet === 'function' && 'replaceSync' in CSSStyleSheet.prototype) {
+    if (
+      !this.sheet &&
+      typeof CSSStyleSheet === 'function' &&
+      'replaceSync' in CSSStyleSheet.prototype
+    ) {
       this.sheet = new CSSStyleSheet();
       this.sheet.replaceSync(`${common}\n${css}`);
     }

@@ -3,7 +3,13 @@
 // {ok: true, result, queryTokens, keyTokens, title, summary, config, headNames?, headNotes?, notes?}
 // (element.js draws it) or {ok: false, message} (element.js shows the message).
 import { formatCount, precisionNote } from '../draw/format.js';
-import { briefFindings, kindInfo, layerCount, layerView, readRoles } from '../modes/date/date_view.js';
+import {
+  briefFindings,
+  kindInfo,
+  layerCount,
+  layerView,
+  readRoles,
+} from '../modes/date/date_view.js';
 import { readTypicalRoles, tokenLabels, typicalText } from '../modes/english/english_view.js';
 import { measuredElsewhere } from '../modes/trained/heads_file.js';
 import { attr, attributeNames } from './attributes.js';
@@ -28,8 +34,12 @@ export const GIVEN = 'weights given to the element';
  */
 export function childView(script) {
   const type = (script.getAttribute('type') ?? '').trim().toLowerCase();
-  return type === 'application/json' ? givenWeights(script.textContent)
-    : { ok: false, message: `the weights' child script has type="${quoteValue(script.getAttribute('type') ?? '')}"; the element reads weights from a script of type application/json.` };
+  return type === 'application/json'
+    ? givenWeights(script.textContent)
+    : {
+        ok: false,
+        message: `the weights' child script has type="${quoteValue(script.getAttribute('type') ?? '')}"; the element reads weights from a script of type application/json.`,
+      };
 }
 
 /**
@@ -41,37 +51,67 @@ export function childView(script) {
  */
 export function givenWeights(text) {
   if (typeof text !== 'string' || !text.trim()) {
-    return { ok: false, message: 'the weights\' JSON (the child script of type application/json) is empty.' };
+    return {
+      ok: false,
+      message: "the weights' JSON (the child script of type application/json) is empty.",
+    };
   }
   let d;
   try {
     d = JSON.parse(text);
   } catch (e) {
-    return { ok: false, message: `the weights' JSON does not parse: ${e instanceof Error ? e.message : e}` };
+    return {
+      ok: false,
+      message: `the weights' JSON does not parse: ${e instanceof Error ? e.message : e}`,
+    };
   }
   const w = d?.attn_weights;
-  if (!Array.isArray(w) || !w.length || !Array.isArray(w[0]) || !w[0].length || !Array.isArray(w[0][0])) {
-    return { ok: false, message: 'the weights\' JSON needs attn_weights as (num_heads, n, m) nested arrays.' };
+  if (
+    !Array.isArray(w) ||
+    !w.length ||
+    !Array.isArray(w[0]) ||
+    !w[0].length ||
+    !Array.isArray(w[0][0])
+  ) {
+    return {
+      ok: false,
+      message: "the weights' JSON needs attn_weights as (num_heads, n, m) nested arrays.",
+    };
   }
   const h = w.length;
   const n = w[0].length;
   const m = w[0][0].length;
-  const keyTokens = Array.isArray(d.tokens) ? d.tokens.map(String) : Array.from({ length: m }, (_, j) => String(j));
-  const queryTokens = Array.isArray(d.query_tokens) ? d.query_tokens.map(String) : n === m ? keyTokens : Array.from({ length: n }, (_, i) => String(i));
+  const keyTokens = Array.isArray(d.tokens)
+    ? d.tokens.map(String)
+    : Array.from({ length: m }, (_, j) => String(j));
+  const queryTokens = Array.isArray(d.query_tokens)
+    ? d.query_tokens.map(String)
+    : n === m
+      ? keyTokens
+      : Array.from({ length: n }, (_, i) => String(i));
   if (keyTokens.length !== m || queryTokens.length !== n) {
-    return { ok: false, message: `the weights are (${h}, ${n}, ${m}) but there are ${queryTokens.length} query and ${keyTokens.length} key tokens.` };
+    return {
+      ok: false,
+      message: `the weights are (${h}, ${n}, ${m}) but there are ${queryTokens.length} query and ${keyTokens.length} key tokens.`,
+    };
   }
   const attn = new Float32Array(h * n * m);
   const fully = new Uint8Array(h * n);
   for (let k = 0; k < h; k++) {
-    if (!Array.isArray(w[k]) || w[k].length !== n) return { ok: false, message: `attn_weights[${k}] is not ${n} rows.` };
+    if (!Array.isArray(w[k]) || w[k].length !== n)
+      return { ok: false, message: `attn_weights[${k}] is not ${n} rows.` };
     for (let i = 0; i < n; i++) {
       const row = w[k][i];
-      if (!Array.isArray(row) || row.length !== m) return { ok: false, message: `attn_weights[${k}][${i}] is not ${m} weights.` };
+      if (!Array.isArray(row) || row.length !== m)
+        return { ok: false, message: `attn_weights[${k}][${i}] is not ${m} weights.` };
       let sum = 0;
       for (let j = 0; j < m; j++) {
         const x = row[j];
-        if (typeof x !== 'number' || !(x >= 0 && x <= 1)) return { ok: false, message: `attn_weights[${k}][${i}][${j}] = ${x} is not a weight in [0, 1].` };
+        if (typeof x !== 'number' || !(x >= 0 && x <= 1))
+          return {
+            ok: false,
+            message: `attn_weights[${k}][${i}][${j}] = ${x} is not a weight in [0, 1].`,
+          };
         attn[(k * n + i) * m + j] = x;
         sum += x;
       }
@@ -85,7 +125,10 @@ export function givenWeights(text) {
     queryTokens,
     keyTokens,
     title,
-    summary: typeof d.summary === 'string' ? d.summary : `${title} · ${h} head${h === 1 ? '' : 's'} · ${n} × ${m}`,
+    summary:
+      typeof d.summary === 'string'
+        ? d.summary
+        : `${title} · ${h} head${h === 1 ? '' : 's'} · ${n} × ${m}`,
     config: { num_heads: h, n, m, source: GIVEN },
   };
 }
@@ -102,11 +145,17 @@ export function randomView(mod, read) {
   try {
     const params = mod.parameterCount({ d_model: state.d_model, num_heads: state.num_heads });
     result = mod.numpyExperiment({
-      seed: state.seed, tokens: tokens.length, d_model: state.d_model, num_heads: state.num_heads,
-      positional: state.positional, is_causal: state.causal,
+      seed: state.seed,
+      tokens: tokens.length,
+      d_model: state.d_model,
+      num_heads: state.num_heads,
+      positional: state.positional,
+      is_causal: state.causal,
       precision: 'auto', // float64 as numpy up to 4M multiply-adds, float32 above (as the page)
       // The element draws the weights only: no V, head outputs, X or weights back.
-      weights_only: true, keep_intermediates: false, return_parameters: false,
+      weights_only: true,
+      keep_intermediates: false,
+      return_parameters: false,
     });
     result.parameter_count ??= params;
   } catch (e) {
@@ -119,14 +168,21 @@ export function randomView(mod, read) {
     queryTokens: tokens,
     keyTokens: tokens,
     title,
-    summary: `n = ${tokens.length} token${tokens.length === 1 ? '' : 's'} · d_model = ${result.d_model} · ` +
+    summary:
+      `n = ${tokens.length} token${tokens.length === 1 ? '' : 's'} · d_model = ${result.d_model} · ` +
       `num_heads = ${result.num_heads} · d_head = ${result.d_head}${state.causal ? ' · causal' : ''}` +
       `${state.positional ? ' · + positions' : ''} · seed ${state.seed} · ` +
       `${formatCount(result.parameter_count)} parameters (4 · d_model²) · ${precisionNote(result.precision)}`,
     config: {
-      d_model: result.d_model, num_heads: result.num_heads, d_head: result.d_head, seed: state.seed,
-      is_causal: state.causal, positional: state.positional, text: state.text,
-      precision: result.precision, source: 'numpy_experiment (module 08)',
+      d_model: result.d_model,
+      num_heads: result.num_heads,
+      d_head: result.d_head,
+      seed: state.seed,
+      is_causal: state.causal,
+      positional: state.positional,
+      text: state.text,
+      precision: result.precision,
+      source: 'numpy_experiment (module 08)',
     },
   };
 }
@@ -161,19 +217,28 @@ async function trainedRun(name, load, run) {
  * @returns {Promise<ElementView>}
  */
 export async function dateView(mod, read, shared) {
-  const got = await trainedRun('date model', () => shared.dateModel(mod), (model) => {
-    const length = Array.from(read.text).length;
-    if (length > model.maxSourceLength) {
-      throw new Error(`${attr('tokens', read.text)} has ${length} characters; the date model reads at most ${model.maxSourceLength}.`);
-    }
-    return model.translate(read.text);
-  });
+  const got = await trainedRun(
+    'date model',
+    () => shared.dateModel(mod),
+    (model) => {
+      const length = Array.from(read.text).length;
+      if (length > model.maxSourceLength) {
+        throw new Error(
+          `${attr('tokens', read.text)} has ${length} characters; the date model reads at most ${model.maxSourceLength}.`,
+        );
+      }
+      return model.translate(read.text);
+    },
+  );
   if (got.failed) return { ok: false, message: got.failed };
   const { model, heads: headsJson, out: r } = got;
   const layers = layerCount(r, read.attention);
   const layer = read.layer ?? layers - 1;
   if (layer >= layers) {
-    return { ok: false, message: `${attr('layer', String(read.layer))} is not a layer of ${read.attention} (0 to ${layers - 1}).` };
+    return {
+      ok: false,
+      message: `${attr('layer', String(read.layer))} is not a layer of ${read.attention} (0 to ${layers - 1}).`,
+    };
   }
   const v = layerView(r, read.attention, layer);
   const info = kindInfo(read.attention);
@@ -193,8 +258,13 @@ export async function dateView(mod, read, shared) {
     title: `Date translator: "${read.text}" → ${r.output}`,
     summary: `"${read.text}" → ${r.output} · ${info.label ?? read.attention}, layer ${layer} · ${r.num_heads} heads`,
     config: {
-      model: 'date translator (web/date_model.safetensors)', d_model: model.config.d_model,
-      num_heads: r.num_heads, kind: read.attention, layer, input: read.text, output: r.output,
+      model: 'date translator (web/date_model.safetensors)',
+      d_model: model.config.d_model,
+      num_heads: r.num_heads,
+      kind: read.attention,
+      layer,
+      input: read.text,
+      output: r.output,
     },
   };
 }
@@ -210,12 +280,19 @@ export async function dateView(mod, read, shared) {
  * @returns {Promise<ElementView>}
  */
 export async function englishView(mod, read, shared) {
-  const got = await trainedRun('English model', () => shared.englishModel(mod), (model) => model.run(read.text, { top: 1 }));
+  const got = await trainedRun(
+    'English model',
+    () => shared.englishModel(mod),
+    (model) => model.run(read.text, { top: 1 }),
+  );
   if (got.failed) return { ok: false, message: got.failed };
   const { model, heads: headsJson, out: run } = got;
   const { layers, heads: h, n } = run;
   if (read.layer !== null && read.layer >= layers) {
-    return { ok: false, message: `${attr('layer', String(read.layer))} is not a layer of the English model (0 to ${layers - 1}).` };
+    return {
+      ok: false,
+      message: `${attr('layer', String(read.layer))} is not a layer of the English model (0 to ${layers - 1}).`,
+    };
   }
   const first = read.layer ?? 0;
   const shown = read.layer === null ? layers : 1;
@@ -226,14 +303,29 @@ export async function englishView(mod, read, shared) {
   const labels = tokenLabels(run);
   const config = model.config;
   const unknown = run.unknown.filter(Boolean).length;
-  const counts = [n === 1 ? '1 token: <bos> alone (the text is empty)' : `${n} tokens: <bos> and ${n - 1} of the text`];
+  const counts = [
+    n === 1
+      ? '1 token: <bos> alone (the text is empty)'
+      : `${n} tokens: <bos> and ${n - 1} of the text`,
+  ];
   if (unknown) counts.push(`${unknown} not in its vocabulary (*)`);
-  if (run.truncatedTokens > 0) counts.push(`${run.truncatedTokens} more cut (it reads at most ${config.max_len})`);
+  if (run.truncatedTokens > 0)
+    counts.push(`${run.truncatedTokens} more cut (it reads at most ${config.max_len})`);
   const ppl = Number.isFinite(run.perplexity) ? ` · perplexity ${run.perplexity.toFixed(1)}` : '';
-  const where = read.layer === null ? `${layers} layers × ${h} heads` : `layer ${read.layer} of ${layers} · ${h} heads`;
+  const where =
+    read.layer === null
+      ? `${layers} layers × ${h} heads`
+      : `layer ${read.layer} of ${layers} · ${h} heads`;
   return {
     ok: true,
-    result: { n, m: n, num_heads: shown * h, attn_weights: weights, fully_masked_rows: new Uint8Array(shown * h * n), d_model: config.d_model },
+    result: {
+      n,
+      m: n,
+      num_heads: shown * h,
+      attn_weights: weights,
+      fully_masked_rows: new Uint8Array(shown * h * n),
+      d_model: config.d_model,
+    },
     queryTokens: labels,
     keyTokens: labels,
     headNames: ids.map(([l, k]) => `Layer ${l}, head ${k}`),
@@ -245,8 +337,14 @@ export async function englishView(mod, read, shared) {
     title: `English language model: "${read.text}"`,
     summary: `English language model · ${where} · ${counts.join(' · ')}${ppl}`,
     config: {
-      model: 'English language model (web/english_lm.safetensors)', d_model: config.d_model, num_heads: h,
-      num_layers: layers, layer: read.layer ?? 'all', heads_numbered: 'layer by layer', text: read.text, n,
+      model: 'English language model (web/english_lm.safetensors)',
+      d_model: config.d_model,
+      num_heads: h,
+      num_layers: layers,
+      layer: read.layer ?? 'all',
+      heads_numbered: 'layer by layer',
+      text: read.text,
+      n,
     },
   };
 }

@@ -26,17 +26,29 @@ export function ablatedList(numHeads, off) {
  *   (ablationEffect; it throws when the output is all zero, e.g. every row fully masked)
  */
 export function renderAblation(container, { numHeads, off, change, onChange }) {
-  const fieldset = h('fieldset', { className: 'ablation-switches' }, h('legend', { text: 'Switch a head off' }));
+  const fieldset = h(
+    'fieldset',
+    { className: 'ablation-switches' },
+    h('legend', { text: 'Switch a head off' }),
+  );
   for (let i = 0; i < numHeads; i++) {
     const id = `ablate-${i}-${Math.random().toString(36).slice(2, 7)}`;
     const box = h('input', { id, attrs: { type: 'checkbox' }, data: { ablateHead: i } });
     box.checked = off.includes(i);
     box.addEventListener('change', () => {
       const next = [...fieldset.querySelectorAll('input[data-ablate-head]')]
-        .filter((b) => b.checked).map((b) => Number(b.dataset.ablateHead));
+        .filter((b) => b.checked)
+        .map((b) => Number(b.dataset.ablateHead));
       onChange(next);
     });
-    fieldset.append(h('span', { className: 'field-check' }, box, h('label', { text: `head ${i}`, attrs: { for: id } })));
+    fieldset.append(
+      h(
+        'span',
+        { className: 'field-check' },
+        box,
+        h('label', { text: `head ${i}`, attrs: { for: id } }),
+      ),
+    );
   }
   let chosen = 0;
   const single = [];
@@ -44,16 +56,23 @@ export function renderAblation(container, { numHeads, off, change, onChange }) {
     chosen = off.length ? change(ablatedList(numHeads, off)) : 0;
     for (let i = 0; i < numHeads; i++) single.push(change(ablatedList(numHeads, [i])));
   } catch (e) {
-    container.replaceChildren(fieldset, h('p', { className: 'ablation-result', text: e instanceof Error ? e.message : String(e) }));
+    container.replaceChildren(
+      fieldset,
+      h('p', { className: 'ablation-result', text: e instanceof Error ? e.message : String(e) }),
+    );
     return;
   }
-  const line = h('p', { className: 'ablation-result', data: { change: chosen, off: off.join(',') } },
+  const line = h(
+    'p',
+    { className: 'ablation-result', data: { change: chosen, off: off.join(',') } },
     off.length
       ? `With head${off.length === 1 ? '' : 's'} ${off.join(', ')} off, the layer’s output changes by ${formatPercent(chosen)} ` +
-        '(‖y_off − y‖ / ‖y‖ over all tokens and features). The grids still show every head’s weights: switching off acts after the softmax.'
-      : 'Every head is on. Tick a head to zero its output before W_O and see how much the layer’s output moves.');
+          '(‖y_off − y‖ / ‖y‖ over all tokens and features). The grids still show every head’s weights: switching off acts after the softmax.'
+      : 'Every head is on. Tick a head to zero its output before W_O and see how much the layer’s output moves.',
+  );
   const table = simpleTable({
-    caption: 'Each head switched off alone: relative change of the layer output (the core’s ablationEffect, float32 layer)',
+    caption:
+      'Each head switched off alone: relative change of the layer output (the core’s ablationEffect, float32 layer)',
     head: ['head off', '‖y_off − y‖ / ‖y‖'],
     rows: single.map((c, i) => [`head ${i}`, formatPercent(c)]),
     rowData: (i) => ({ head: i, change: single[i] }),

@@ -24,7 +24,11 @@ export const PANELS = Object.freeze([
   { key: 'pipeline', title: 'The pipeline, with the current shapes (module 08)', open: false },
   { key: 'params', title: 'Parameters: 4 · d_model², whatever num_heads is', open: false },
   { key: 'compare', title: 'One head versus many', open: false },
-  { key: 'patterns', title: 'Head patterns: scores, labels and how alike the heads are', open: false },
+  {
+    key: 'patterns',
+    title: 'Head patterns: scores, labels and how alike the heads are',
+    open: false,
+  },
   { key: 'combine', title: 'Combined views: mean and max over heads', open: false },
   { key: 'ablation', title: 'Switch heads off: how much the layer output moves', open: false },
   { key: 'files', title: 'Bring your own attention or weights (.npy, .safetensors)', open: false },
@@ -63,8 +67,10 @@ export function panelTooLarge(key, { n, m, d_model: d, num_heads: heads }, mod) 
   const forward = mod.experimentWork({ tokens: n, d_model: d });
   const work = key === 'ablation' ? (heads + 1) * forward : key === 'compare' ? forward : 0;
   if (work > PANEL_MAX_WORK) {
-    return `This panel runs the layer ${key === 'ablation' ? `${heads + 1} times` : 'again with one head'} ` +
-      `here: ${formatCount(work)} multiply-adds, more than ${formatCount(PANEL_MAX_WORK)}.`;
+    return (
+      `This panel runs the layer ${key === 'ablation' ? `${heads + 1} times` : 'again with one head'} ` +
+      `here: ${formatCount(work)} multiply-adds, more than ${formatCount(PANEL_MAX_WORK)}.`
+    );
   }
   // Scores and combinations read every weight, pairs of heads too.
   if ((key === 'patterns' || key === 'combine') && !keepsIntermediates(heads, n)) {
@@ -80,10 +86,16 @@ export function panelTooLarge(key, { n, m, d_model: d, num_heads: heads }, mod) 
  */
 export function layerRequest(result, request, numHeads = result.num_heads) {
   const out = {
-    d_model: result.d_model, num_heads: numHeads, n: result.n, query: result.x,
-    in_proj_weight: result.in_proj_weight, out_proj_weight: result.out_proj_weight, keep_intermediates: false,
+    d_model: result.d_model,
+    num_heads: numHeads,
+    n: result.n,
+    query: result.x,
+    in_proj_weight: result.in_proj_weight,
+    out_proj_weight: result.out_proj_weight,
+    keep_intermediates: false,
   };
-  for (const key of ['attn_mask', 'key_padding_mask', 'is_causal']) if (request[key] !== undefined) out[key] = request[key];
+  for (const key of ['attn_mask', 'key_padding_mask', 'is_causal'])
+    if (request[key] !== undefined) out[key] = request[key];
   return out;
 }
 
@@ -111,9 +123,20 @@ export class ExplainPanels {
    *   Files panel's script;
    *   labels: the page's label cache (draw/labels.js LabelCache), shared by the panels' grids
    */
-  constructor(container, {
-    getModule, getFullModule, onAblate, onCombine, onError, onClearError, onNeedParameters = () => {}, scripts, labels,
-  }) {
+  constructor(
+    container,
+    {
+      getModule,
+      getFullModule,
+      onAblate,
+      onCombine,
+      onError,
+      onClearError,
+      onNeedParameters = () => {},
+      scripts,
+      labels,
+    },
+  ) {
     this.container = container;
     this.scripts = scripts;
     this.labels = labels;
@@ -134,8 +157,12 @@ export class ExplainPanels {
     this.forced = {}; // key: the view (viewKey) for which a click asked for a panel too large to draw unasked
     for (const p of PANELS) {
       const body = h('div', { className: 'explain-body', data: { panel: p.key } });
-      const details = h('details', { className: 'explain-panel', id: `explain-${p.key}`, data: { panel: p.key } },
-        h('summary', { text: p.title }), body);
+      const details = h(
+        'details',
+        { className: 'explain-panel', id: `explain-${p.key}`, data: { panel: p.key } },
+        h('summary', { text: p.title }),
+        body,
+      );
       if (p.open) details.open = true;
       details.addEventListener('toggle', () => {
         if (details.open) this.refresh(p.key);
@@ -152,7 +179,10 @@ export class ExplainPanels {
     if (ctx.explain.off.length) this.details.ablation.open = true;
     if (ctx.explain.combine) this.details.combine.open = true;
     const { result } = ctx;
-    if (this.cell && (this.cell.head >= result.num_heads || this.cell.row >= result.n || this.cell.col >= result.m)) {
+    if (
+      this.cell &&
+      (this.cell.head >= result.num_heads || this.cell.row >= result.n || this.cell.col >= result.m)
+    ) {
       this.cell = null;
     }
     for (const p of PANELS) if (this.details[p.key].open) this.refresh(p.key);
@@ -178,20 +208,32 @@ export class ExplainPanels {
       this.built.files = true;
       const body = this.bodies.files;
       body.replaceChildren(h('p', { className: 'help', text: 'Loading the file panel…' }));
-      this.scripts.loadScript(FILE_PANEL_SCRIPT).then(() => {
-        // A script that ran but is not the panel's (an old copy, a server's page for a missing
-        // file) is said as a missing one is.
-        const build = globalThis.mhaFilePanel?.buildFilePanel;
-        if (typeof build !== 'function') {
-          this.scripts.forgetScript(FILE_PANEL_SCRIPT);
-          throw new Error(`${FILE_PANEL_SCRIPT} loaded but defines no file panel: rebuild the page (./scripts/build.sh)`);
-        }
-        body.replaceChildren();
-        build(body, { getModule: this.getFullModule, labels: this.labels, onError: this.onError, onClear: this.onClearError });
-      }).catch((e) => {
-        this.built.files = false; // opening the panel again tries again
-        body.replaceChildren(h('p', { className: 'help', text: e instanceof Error ? e.message : String(e) }));
-      });
+      this.scripts
+        .loadScript(FILE_PANEL_SCRIPT)
+        .then(() => {
+          // A script that ran but is not the panel's (an old copy, a server's page for a missing
+          // file) is said as a missing one is.
+          const build = globalThis.mhaFilePanel?.buildFilePanel;
+          if (typeof build !== 'function') {
+            this.scripts.forgetScript(FILE_PANEL_SCRIPT);
+            throw new Error(
+              `${FILE_PANEL_SCRIPT} loaded but defines no file panel: rebuild the page (./scripts/build.sh)`,
+            );
+          }
+          body.replaceChildren();
+          build(body, {
+            getModule: this.getFullModule,
+            labels: this.labels,
+            onError: this.onError,
+            onClear: this.onClearError,
+          });
+        })
+        .catch((e) => {
+          this.built.files = false; // opening the panel again tries again
+          body.replaceChildren(
+            h('p', { className: 'help', text: e instanceof Error ? e.message : String(e) }),
+          );
+        });
       return;
     }
     if (!this.ctx || !this.details[key].open) return;
@@ -202,11 +244,17 @@ export class ExplainPanels {
       // first use): draw when it is there, unless another view replaced this one meanwhile.
       const ctx = this.ctx;
       const cell = this.cell;
-      this.getFullModule().then((full) => {
-        if (ctx === this.ctx && cell === this.cell && this.details[key].open) this.draw(key, full);
-      }, (e) => {
-        this.bodies[key].replaceChildren(h('p', { className: 'help', text: e instanceof Error ? e.message : String(e) }));
-      });
+      this.getFullModule().then(
+        (full) => {
+          if (ctx === this.ctx && cell === this.cell && this.details[key].open)
+            this.draw(key, full);
+        },
+        (e) => {
+          this.bodies[key].replaceChildren(
+            h('p', { className: 'help', text: e instanceof Error ? e.message : String(e) }),
+          );
+        },
+      );
       return;
     }
     this.draw(key, this.getModule());
@@ -219,19 +267,34 @@ export class ExplainPanels {
     const tooLarge = this.forced[key] !== viewKey(this.ctx) && panelTooLarge(key, result, mod);
     if (tooLarge) {
       // A click computes it (the page is then busy for a while); a new view asks again.
-      const go = h('button', { className: 'link-button', text: 'Compute it anyway', attrs: { type: 'button' } });
+      const go = h('button', {
+        className: 'link-button',
+        text: 'Compute it anyway',
+        attrs: { type: 'button' },
+      });
       go.addEventListener('click', () => {
         this.forced[key] = viewKey(this.ctx);
         this.refresh(key);
       });
-      body.replaceChildren(h('p', { className: 'help', text: `${tooLarge} The page would not answer until it is done.` }), go);
+      body.replaceChildren(
+        h('p', {
+          className: 'help',
+          text: `${tooLarge} The page would not answer until it is done.`,
+        }),
+        go,
+      );
       body.dataset.state = 'large';
       return;
     }
     if (PARAMETER_PANELS.includes(key) && result.x === undefined) {
       // Computed for panels that did not need X and the weights: ask for them (the page computes
       // the view again with them, and this panel is drawn from that result).
-      body.replaceChildren(h('p', { className: 'help', text: 'Computing the layer\'s inputs and weights for this panel…' }));
+      body.replaceChildren(
+        h('p', {
+          className: 'help',
+          text: "Computing the layer's inputs and weights for this panel…",
+        }),
+      );
       body.dataset.state = 'pending';
       this.onNeedParameters();
       return;
@@ -244,9 +307,13 @@ export class ExplainPanels {
         // A locked cell needs the intermediates, V and the head outputs: the page computes them
         // (the full forward) only once a cell is locked, and never beyond MAX_KEPT_WEIGHTS
         // weights, so the first draw after locking may come before them.
-        const note = !c ? ''
-          : !keepsIntermediates(result.num_heads, result.n) ? `No steps at this size: the page keeps q, k and the scores only while num_heads · n² ≤ ${formatCount(MAX_KEPT_WEIGHTS)} (here ${formatCount(result.num_heads * result.n * result.m)}). The readout above gives the weight.`
-            : !result.head_outputs || !result.scores ? 'Computing q, k, V and the head outputs for this cell…' : '';
+        const note = !c
+          ? ''
+          : !keepsIntermediates(result.num_heads, result.n)
+            ? `No steps at this size: the page keeps q, k and the scores only while num_heads · n² ≤ ${formatCount(MAX_KEPT_WEIGHTS)} (here ${formatCount(result.num_heads * result.n * result.m)}). The readout above gives the weight.`
+            : !result.head_outputs || !result.scores
+              ? 'Computing q, k, V and the head outputs for this cell…'
+              : '';
         if (note) {
           renderStepPanel(body, null, { note });
           break;
@@ -255,24 +322,36 @@ export class ExplainPanels {
           // The core's own explanation of the cell (the full module's explainCell), with the masks
           // the forward pass used.
           const { attn_mask, key_padding_mask, is_causal } = this.ctx.request;
-          const masks = Object.fromEntries(Object.entries({ attn_mask, key_padding_mask, is_causal })
-            .filter(([, v]) => v !== undefined));
-          e = fromCoreExplanation(mod.explainCell(result, { head: c.head, i: c.row, j: c.col, ...masks }));
+          const masks = Object.fromEntries(
+            Object.entries({ attn_mask, key_padding_mask, is_causal }).filter(
+              ([, v]) => v !== undefined,
+            ),
+          );
+          e = fromCoreExplanation(
+            mod.explainCell(result, { head: c.head, i: c.row, j: c.col, ...masks }),
+          );
         }
         renderStepPanel(body, e, {
-          queryToken: c ? tokens[c.row] : '', keyToken: c ? tokens[c.col] : '',
+          queryToken: c ? tokens[c.row] : '',
+          keyToken: c ? tokens[c.col] : '',
           maskLine: maskDescription({ ...state, ...this.ctx.explain }, n),
         });
         break;
       }
       case 'pipeline':
-        renderPipeline(body, { n: tokens.length, d_model: result.d_model, num_heads: result.num_heads });
+        renderPipeline(body, {
+          n: tokens.length,
+          d_model: result.d_model,
+          num_heads: result.num_heads,
+        });
         break;
       case 'params':
         if (this.built.params === this.ctx) return;
         renderParams(body, {
-          d_model: result.d_model, num_heads: result.num_heads,
-          count: (req) => mod.parameterCount(req), maxHeads: mod.limits.max_num_heads,
+          d_model: result.d_model,
+          num_heads: result.num_heads,
+          count: (req) => mod.parameterCount(req),
+          maxHeads: mod.limits.max_num_heads,
         });
         break;
       case 'compare': {
@@ -290,7 +369,11 @@ export class ExplainPanels {
           break;
         }
         const patterns = mod.headPatterns({
-          attn_weights: result.attn_weights, num_heads: result.num_heads, n: result.n, m: result.m, tokens,
+          attn_weights: result.attn_weights,
+          num_heads: result.num_heads,
+          n: result.n,
+          m: result.m,
+          tokens,
         });
         renderPatterns(body, { patterns, tokens, weights: result.attn_weights });
         break;
@@ -302,9 +385,20 @@ export class ExplainPanels {
           body.replaceChildren(h('p', { className: 'help', text: missing(fn) }));
           break;
         }
-        const matrix = mod[fn]({ attn_weights: result.attn_weights, num_heads: result.num_heads, n: result.n, m: result.m });
+        const matrix = mod[fn]({
+          attn_weights: result.attn_weights,
+          num_heads: result.num_heads,
+          n: result.n,
+          m: result.m,
+        });
         renderCombined(body, {
-          labels: this.labels, kind, matrix, n: result.n, m: result.m, tokens, numHeads: result.num_heads,
+          labels: this.labels,
+          kind,
+          matrix,
+          n: result.n,
+          m: result.m,
+          tokens,
+          numHeads: result.num_heads,
           onKind: (next) => {
             this.ctx = { ...this.ctx, explain: { ...this.ctx.explain, combine: next } };
             this.onCombine(next);
@@ -323,7 +417,8 @@ export class ExplainPanels {
         renderAblation(body, {
           numHeads: result.num_heads,
           off: this.ctx.explain.off,
-          change: (ablated) => mod.ablationEffect({ ...request, ablated_heads: ablated }).relative_change,
+          change: (ablated) =>
+            mod.ablationEffect({ ...request, ablated_heads: ablated }).relative_change,
           onChange: (off) => this.onAblate(off),
         });
         break;
@@ -333,5 +428,4 @@ export class ExplainPanels {
     this.built[key] = this.ctx;
     body.dataset.state = state ? 'ready' : 'empty';
   }
-
 }

@@ -57,8 +57,9 @@ export function parseHeadList(raw) {
   return [...heads].sort((a, b) => a - b);
 }
 
-const rejected = (key, raw, why, fallback) =>
-  ({ note: `${key}=${quoteValue(raw)} in the address ${why}; using ${fallback}.` });
+const rejected = (key, raw, why, fallback) => ({
+  note: `${key}=${quoteValue(raw)} in the address ${why}; using ${fallback}.`,
+});
 
 /**
  * The explain views' settings, as the address keeps them.
@@ -85,16 +86,24 @@ const rejected = (key, raw, why, fallback) =>
 export const EXPLAIN_KEYS = Object.freeze({
   mask: Object.freeze({
     fallback: 'none',
-    parse: (raw) => (MASK_KINDS.includes(raw) ? { value: raw }
-      : rejected('mask', raw, `is not one of ${MASK_KINDS.join(', ')}`, 'no extra mask')),
+    parse: (raw) =>
+      MASK_KINDS.includes(raw)
+        ? { value: raw }
+        : rejected('mask', raw, `is not one of ${MASK_KINDS.join(', ')}`, 'no extra mask'),
     serialize: (v) => (v === 'none' ? null : v),
   }),
   pad: Object.freeze({
     fallback: 1,
     parse(raw, { tokens }) {
       const v = parseInteger(raw);
-      return v !== null && v >= 0 && v <= tokens.length ? { value: v }
-        : rejected('pad', raw, `is not a whole number from 0 to n=${tokens.length} (the key tokens)`, 'pad=1');
+      return v !== null && v >= 0 && v <= tokens.length
+        ? { value: v }
+        : rejected(
+            'pad',
+            raw,
+            `is not a whole number from 0 to n=${tokens.length} (the key tokens)`,
+            'pad=1',
+          );
     },
     serialize: (v) => (v === 1 ? null : String(v)),
   }),
@@ -103,8 +112,14 @@ export const EXPLAIN_KEYS = Object.freeze({
     parse(raw, { tokens }) {
       const v = parseInteger(raw);
       const max = Math.max(tokens.length - 1, 0);
-      return v !== null && v >= 0 && v <= max ? { value: v }
-        : rejected('window', raw, `is not a whole number from 0 to ${max} (n=${tokens.length} tokens)`, 'window=1');
+      return v !== null && v >= 0 && v <= max
+        ? { value: v }
+        : rejected(
+            'window',
+            raw,
+            `is not a whole number from 0 to ${max} (n=${tokens.length} tokens)`,
+            'window=1',
+          );
     },
     serialize: (v) => (v === 1 ? null : String(v)),
   }),
@@ -113,11 +128,23 @@ export const EXPLAIN_KEYS = Object.freeze({
     parse(raw, { tokens }) {
       const n = tokens.length;
       const cells = parseCells(raw);
-      if (cells === null) return rejected('drawn', raw, 'is not a list of query.key cells such as 0.1,2.3', 'no drawn cells');
-      if (cells.length > MAX_DRAWN_CELLS) return rejected('drawn', raw, `has more than ${MAX_DRAWN_CELLS} cells`, 'no drawn cells');
+      if (cells === null)
+        return rejected(
+          'drawn',
+          raw,
+          'is not a list of query.key cells such as 0.1,2.3',
+          'no drawn cells',
+        );
+      if (cells.length > MAX_DRAWN_CELLS)
+        return rejected('drawn', raw, `has more than ${MAX_DRAWN_CELLS} cells`, 'no drawn cells');
       const outside = cells.find(([i, j]) => i >= n || j >= n);
       if (outside) {
-        return rejected('drawn', raw, `names cell ${outside[0]}.${outside[1]}, outside the ${n} × ${n} grid`, 'no drawn cells');
+        return rejected(
+          'drawn',
+          raw,
+          `names cell ${outside[0]}.${outside[1]}, outside the ${n} × ${n} grid`,
+          'no drawn cells',
+        );
       }
       return { value: normalizeCells(cells) };
     },
@@ -127,10 +154,16 @@ export const EXPLAIN_KEYS = Object.freeze({
     fallback: Object.freeze([]),
     parse(raw, { state }) {
       const heads = parseHeadList(raw);
-      if (heads === null) return rejected('off', raw, 'is not a list of head numbers such as 0,2', 'every head on');
+      if (heads === null)
+        return rejected('off', raw, 'is not a list of head numbers such as 0,2', 'every head on');
       const outside = heads.find((x) => x < 0 || x >= state.num_heads);
       if (outside !== undefined) {
-        return rejected('off', raw, `names head ${outside}, outside 0..${state.num_heads - 1}`, 'every head on');
+        return rejected(
+          'off',
+          raw,
+          `names head ${outside}, outside 0..${state.num_heads - 1}`,
+          'every head on',
+        );
       }
       return { value: heads };
     },
@@ -138,8 +171,15 @@ export const EXPLAIN_KEYS = Object.freeze({
   }),
   combine: Object.freeze({
     fallback: '',
-    parse: (raw) => (COMBINED_VIEWS.includes(raw) ? { value: raw }
-      : rejected('combine', raw, `is not one of ${COMBINED_VIEWS.join(', ')}`, 'no combined view')),
+    parse: (raw) =>
+      COMBINED_VIEWS.includes(raw)
+        ? { value: raw }
+        : rejected(
+            'combine',
+            raw,
+            `is not one of ${COMBINED_VIEWS.join(', ')}`,
+            'no combined view',
+          ),
     serialize: (v) => v || null,
   }),
 });
@@ -160,7 +200,8 @@ export function maskLimits(n) {
  */
 export function readMaskControls(raw, n) {
   const mask = String(raw.mask ?? 'none');
-  if (!MASK_KINDS.includes(mask)) return { ok: false, key: 'mask', message: `mask=${quoteValue(mask)} is not a mask kind` };
+  if (!MASK_KINDS.includes(mask))
+    return { ok: false, key: 'mask', message: `mask=${quoteValue(mask)} is not a mask kind` };
   const value = { mask, pad: 1, window: 1 };
   for (const key of ['pad', 'window']) {
     const s = String(raw[key] ?? '').trim();
@@ -170,7 +211,11 @@ export function readMaskControls(raw, n) {
       // Only the field the chosen mask uses is an error; the other keeps its default.
       if (mask === (key === 'pad' ? 'padding' : 'window')) {
         const what = key === 'pad' ? 'padded key tokens' : 'window half-width';
-        return { ok: false, key, message: `${key}=${quoteValue(s)} is not a whole number from 0 to ${max} (${what}, n=${n})` };
+        return {
+          ok: false,
+          key,
+          message: `${key}=${quoteValue(s)} is not a whole number from 0 to ${max} (${what}, n=${n})`,
+        };
       }
       continue;
     }

@@ -18,25 +18,56 @@ import { MAX_TABLE_TOKENS } from '../draw/tables.js';
  * @param {string} [p.tableNote] the table caption's note (default: rows and columns, rows sum to 1)
  * @returns {{figure: HTMLElement, heatmap: HeadHeatmap}} call heatmap.resize(width, theme) once placed
  */
-export function gridFigure({ labels, result, head = 0, tokens, keyTokens, name, caption, data, className = 'explain-grid', tableNote }) {
-  const heatmap = new HeadHeatmap({ labels, head, result, tokens, keyTokens, name, onSelect: (sel) => heatmap.setSelection(sel) });
+export function gridFigure({
+  labels,
+  result,
+  head = 0,
+  tokens,
+  keyTokens,
+  name,
+  caption,
+  data,
+  className = 'explain-grid',
+  tableNote,
+}) {
+  const heatmap = new HeadHeatmap({
+    labels,
+    head,
+    result,
+    tokens,
+    keyTokens,
+    name,
+    onSelect: (sel) => heatmap.setSelection(sel),
+  });
   delete heatmap.canvas.dataset.head;
   Object.assign(heatmap.canvas.dataset, stringify(data));
   // The hidden table twin, as under the page's own grids: none beyond MAX_TABLE_TOKENS (a file
   // may hold hundreds of tokens; the grid's keyboard readout gives every value then).
   let twin;
   if (Math.max(result.n, result.m) > MAX_TABLE_TOKENS) {
-    twin = h('p', { text: `No table for more than ${MAX_TABLE_TOKENS} tokens: focus the grid and use the arrow keys.` });
+    twin = h('p', {
+      text: `No table for more than ${MAX_TABLE_TOKENS} tokens: focus the grid and use the arrow keys.`,
+    });
   } else {
-    twin = headTable(head, result.attn_weights, result.fully_masked_rows, tokens, keyTokens ?? tokens, { title: name });
+    twin = headTable(
+      head,
+      result.attn_weights,
+      result.fully_masked_rows,
+      tokens,
+      keyTokens ?? tokens,
+      { title: name },
+    );
     delete twin.dataset.head;
     Object.assign(twin.dataset, stringify(data));
     if (tableNote) twin.caption.lastChild.textContent = ` (${tableNote})`;
   }
-  const figure = h('figure', { className, data },
+  const figure = h(
+    'figure',
+    { className, data },
     h('figcaption', {}, caption ?? name),
     h('div', { className: 'grid-scroll' }, heatmap.element),
-    h('div', { className: 'visually-hidden table-holder' }, twin));
+    h('div', { className: 'visually-hidden table-holder' }, twin),
+  );
   return { figure, heatmap };
 }
 

@@ -23,7 +23,8 @@ export function maskFields(state, n, windowMask = null) {
       return { key_padding_mask: kpm };
     }
     case 'window':
-      if (!windowMask) throw new Error('maskFields: the window mask is the core\'s (pass its windowMask)');
+      if (!windowMask)
+        throw new Error("maskFields: the window mask is the core's (pass its windowMask)");
       return { attn_mask: windowMask(n, state.window) };
     case 'drawn': {
       const m = new Uint8Array(n * n);
@@ -48,8 +49,11 @@ export function maskDescription(state, n) {
   if (state.causal) parts.push('causal (key j > query i masked)');
   switch (state.mask) {
     case 'padding':
-      parts.push(state.pad === 0 ? 'key padding: none of the keys' :
-        `key padding: the last ${state.pad} of ${n} key${n === 1 ? '' : 's'} ignored`);
+      parts.push(
+        state.pad === 0
+          ? 'key padding: none of the keys'
+          : `key padding: the last ${state.pad} of ${n} key${n === 1 ? '' : 's'} ignored`,
+      );
       break;
     case 'window':
       parts.push(`sliding window: |i − j| ≤ ${state.window}`);

@@ -13,7 +13,12 @@ export function parameterBreakdown(d) {
   return [
     { name: 'W_Q (in_proj_weight rows 0 … d−1)', shape: `${d} × ${d}`, count: d * d, bias: false },
     { name: 'W_K (in_proj_weight rows d … 2d−1)', shape: `${d} × ${d}`, count: d * d, bias: false },
-    { name: 'W_V (in_proj_weight rows 2d … 3d−1)', shape: `${d} × ${d}`, count: d * d, bias: false },
+    {
+      name: 'W_V (in_proj_weight rows 2d … 3d−1)',
+      shape: `${d} × ${d}`,
+      count: d * d,
+      bias: false,
+    },
     { name: 'W_O (out_proj.weight)', shape: `${d} × ${d}`, count: d * d, bias: false },
     { name: 'in_proj_bias (b_Q, b_K, b_V)', shape: `${3 * d}`, count: 3 * d, bias: true },
     { name: 'out_proj.bias', shape: `${d}`, count: d, bias: true },
@@ -44,26 +49,40 @@ export function renderParams(container, { d_model: d, num_heads: numHeads, count
       ['total without biases: 4 · d_model²', '', formatCount(without)],
       ['total with biases: 4 · d_model² + 4 · d_model', '', formatCount(withBias)],
     ],
-    rowData: (i) => (i < rows.length ? { part: i } : { total: i === rows.length ? 'no-bias' : 'bias' }),
+    rowData: (i) =>
+      i < rows.length ? { part: i } : { total: i === rows.length ? 'no-bias' : 'bias' },
   });
   const heads = validHeadCounts(d, maxHeads);
   const perHead = simpleTable({
     caption: `Every valid num_heads for d_model = ${d}: the count from the core, per head count`,
     head: ['num_heads', 'd_head', 'parameters (no bias)', 'with biases'],
-    rows: heads.map((k) => [String(k), String(d / k),
-      formatCount(count({ d_model: d, num_heads: k })), formatCount(count({ d_model: d, num_heads: k, bias: true }))]),
+    rows: heads.map((k) => [
+      String(k),
+      String(d / k),
+      formatCount(count({ d_model: d, num_heads: k })),
+      formatCount(count({ d_model: d, num_heads: k, bias: true })),
+    ]),
     rowData: (i) => ({ heads: heads[i], count: count({ d_model: d, num_heads: heads[i] }) }),
   });
   perHead.classList.add('params-by-heads');
   const allSame = heads.every((k) => count({ d_model: d, num_heads: k }) === without);
-  const verdict = h('p', { className: 'params-verdict', data: { same: allSame } },
+  const verdict = h(
+    'p',
+    { className: 'params-verdict', data: { same: allSame } },
     allSame
       ? `The same ${formatCount(without)} for all ${heads.length} valid head counts: splitting happens after the projections, as a reshape.`
-      : 'The counts differ between head counts — this contradicts module 08.');
+      : 'The counts differ between head counts — this contradicts module 08.',
+  );
 
   const tryId = `params-try-${Math.random().toString(36).slice(2, 8)}`;
-  const input = h('input', { id: tryId, attrs: { type: 'number', inputmode: 'numeric', min: '1', step: '1', value: String(numHeads) } });
-  const out = h('output', { className: 'params-try-out', attrs: { for: tryId, 'aria-live': 'polite' } });
+  const input = h('input', {
+    id: tryId,
+    attrs: { type: 'number', inputmode: 'numeric', min: '1', step: '1', value: String(numHeads) },
+  });
+  const out = h('output', {
+    className: 'params-try-out',
+    attrs: { for: tryId, 'aria-live': 'polite' },
+  });
   const show = () => {
     const raw = input.value.trim();
     const k = Number(raw);
@@ -82,8 +101,17 @@ export function renderParams(container, { d_model: d, num_heads: numHeads, count
   };
   input.addEventListener('input', show);
   show();
-  const tryRow = h('div', { className: 'params-try' },
-    h('label', { text: `Try a num_heads for d_model = ${d}`, attrs: { for: tryId } }), input, out);
+  const tryRow = h(
+    'div',
+    { className: 'params-try' },
+    h('label', { text: `Try a num_heads for d_model = ${d}`, attrs: { for: tryId } }),
+    input,
+    out,
+  );
   container.replaceChildren(
-    h('div', { className: 'table-scroll' }, breakdown), verdict, tryRow, h('div', { className: 'table-scroll' }, perHead));
+    h('div', { className: 'table-scroll' }, breakdown),
+    verdict,
+    tryRow,
+    h('div', { className: 'table-scroll' }, perHead),
+  );
 }

@@ -49,10 +49,14 @@ export function hasTokenScores(heads) {
 
 /** The label rule, from the thresholds the core used; `tokens`: also the token scores' rule. */
 export function thresholdText(t, tokens = false) {
-  return `A head gets a label when its score is at least the threshold and beats a uniform head of the same shape by ${t.margin}: ` +
+  return (
+    `A head gets a label when its score is at least the threshold and beats a uniform head of the same shape by ${t.margin}: ` +
     `previous-token ≥ ${t.previous_token}, positional (mass on |i − j| ≤ 1) ≥ ${t.local_band}, ` +
     `vertical-stripe ≥ ${t.vertical_stripe}, long-range (mean distance ÷ (n − 1)) ≥ ${t.long_range}` +
-    (tokens ? `, duplicate-token ≥ ${t.duplicate_token}, induction ≥ ${t.induction}, punctuation ≥ ${t.punctuation}.` : '.');
+    (tokens
+      ? `, duplicate-token ≥ ${t.duplicate_token}, induction ≥ ${t.induction}, punctuation ≥ ${t.punctuation}.`
+      : '.')
+  );
 }
 
 /**
@@ -76,20 +80,32 @@ export function allclose(a, b, rtol = 1e-5, atol = 1e-8) {
  *   weights: the (h, n, m) stack the patterns were scored on; when given, module 08's check
  *   `np.allclose(weights[0], weights[1])` is printed beside the distances
  */
-export function renderPatterns(container, { patterns, tokens, keyTokens = tokens, weights = null }) {
+export function renderPatterns(
+  container,
+  { patterns, tokens, keyTokens = tokens, weights = null },
+) {
   const { heads, js_distance: dist, thresholds } = patterns;
   const cell = (s, base, key) => `${formatScore(s[key])} (uniform ${formatScore(base[key])})`;
   const tokenColumns = hasTokenScores(heads) ? TOKEN_COLUMNS : [];
   const scores = simpleTable({
-    caption: 'Per head: module 03’s detections as scores (mean over the rows that are not fully masked)',
-    head: ['head', 'previous token (weight on i − 1)', 'positional band (mass on |i − j| ≤ 1)',
-      'vertical stripe (key)', 'mean distance (tokens)', 'row entropy (bits)',
-      ...tokenColumns.map((c) => c[1]), 'labels'],
+    caption:
+      'Per head: module 03’s detections as scores (mean over the rows that are not fully masked)',
+    head: [
+      'head',
+      'previous token (weight on i − 1)',
+      'positional band (mass on |i − j| ≤ 1)',
+      'vertical stripe (key)',
+      'mean distance (tokens)',
+      'row entropy (bits)',
+      ...tokenColumns.map((c) => c[1]),
+      'labels',
+    ],
     rows: heads.map((x) => [
       `head ${x.head}`,
       cell(x.scores, x.uniform_baseline, 'previous_token'),
       cell(x.scores, x.uniform_baseline, 'local_band'),
-      x.scores.vertical_stripe === null ? '—'
+      x.scores.vertical_stripe === null
+        ? '—'
         : `${formatScore(x.scores.vertical_stripe)} on ‘${keyTokens[x.scores.stripe_key] ?? x.scores.stripe_key}’`,
       formatScore(x.scores.mean_distance, 2),
       `${formatScore(x.scores.entropy_bits, 2)} of ${formatScore(Math.log2(keyTokens.length), 2)}`,
@@ -105,23 +121,32 @@ export function renderPatterns(container, { patterns, tokens, keyTokens = tokens
   scores.classList.add('patterns-table');
   const numHeads = heads.length;
   const matrix = simpleTable({
-    caption: 'Pairwise head distance: mean over query rows of the Jensen–Shannon distance (base 2, √JSD) — 0 = the same rows, 1 = disjoint',
+    caption:
+      'Pairwise head distance: mean over query rows of the Jensen–Shannon distance (base 2, √JSD) — 0 = the same rows, 1 = disjoint',
     head: ['', ...heads.map((x) => `head ${x.head}`)],
-    rows: heads.map((x, a) => [`head ${x.head}`, ...heads.map((_, b) => formatScore(dist[a * numHeads + b]))]),
-    rowData: (a) => ({ head: a, distances: JSON.stringify(Array.from(dist.subarray(a * numHeads, (a + 1) * numHeads))) }),
+    rows: heads.map((x, a) => [
+      `head ${x.head}`,
+      ...heads.map((_, b) => formatScore(dist[a * numHeads + b])),
+    ]),
+    rowData: (a) => ({
+      head: a,
+      distances: JSON.stringify(Array.from(dist.subarray(a * numHeads, (a + 1) * numHeads))),
+    }),
   });
   matrix.classList.add('js-matrix');
   const ext = distanceExtremes(dist, numHeads);
   let line = 'One head: nothing to compare.';
   if (ext && numHeads === 2) line = `Heads 0 and 1 are at distance ${formatScore(ext.farthest.d)}.`;
   else if (ext) {
-    line = `Most different: heads ${ext.farthest.a} and ${ext.farthest.b} (${formatScore(ext.farthest.d)}); ` +
+    line =
+      `Most different: heads ${ext.farthest.a} and ${ext.farthest.b} (${formatScore(ext.farthest.d)}); ` +
       `most alike: heads ${ext.closest.a} and ${ext.closest.b} (${formatScore(ext.closest.d)}).`;
   }
   if (weights && numHeads >= 2) {
     const size = weights.length / numHeads;
     const same = allclose(weights.subarray(0, size), weights.subarray(size, 2 * size));
-    line += ` same pattern? ${same ? 'True' : 'False'} (module 08's np.allclose(weights[0], weights[1]), ` +
+    line +=
+      ` same pattern? ${same ? 'True' : 'False'} (module 08's np.allclose(weights[0], weights[1]), ` +
       'rtol 1e-5, atol 1e-8)';
   }
   const summary = h('p', { className: 'patterns-summary', text: line });

@@ -10,10 +10,19 @@ import { stepRows } from './step.js';
  * @param {{queryToken?: string, keyToken?: string, maskLine?: string, note?: string}} [text] labels;
  *   `note`, when e is null: why a locked cell has no steps (yet), instead of the hint
  */
-export function renderStepPanel(container, e, { queryToken = '', keyToken = '', maskLine = '', note = '' } = {}) {
+export function renderStepPanel(
+  container,
+  e,
+  { queryToken = '', keyToken = '', maskLine = '', note = '' } = {},
+) {
   if (!e) {
     container.replaceChildren(
-      h('p', { className: 'help', text: note || 'Click a cell of any grid (or press Enter on it) to lock it and see how its weight is made.' }),
+      h('p', {
+        className: 'help',
+        text:
+          note ||
+          'Click a cell of any grid (or press Enter on it) to lock it and see how its weight is made.',
+      }),
     );
     delete container.dataset.cell;
     if (note) container.dataset.note = 'true';
@@ -22,13 +31,20 @@ export function renderStepPanel(container, e, { queryToken = '', keyToken = '', 
   }
   delete container.dataset.note;
   container.dataset.cell = `${e.head}.${e.i}.${e.j}`;
-  const title = h('p', { className: 'step-title' },
-    h('strong', { text: `Head ${e.head}, query ${e.i} ‘${queryToken}’ → key ${e.j} ‘${keyToken}’` }),
-    ` · d_head = ${e.d_head} · mask: ${maskLine}`);
+  const title = h(
+    'p',
+    { className: 'step-title' },
+    h('strong', {
+      text: `Head ${e.head}, query ${e.i} ‘${queryToken}’ → key ${e.j} ‘${keyToken}’`,
+    }),
+    ` · d_head = ${e.d_head} · mask: ${maskLine}`,
+  );
   const table = h('table', { className: 'explain-table step-table' });
-  table.createCaption().textContent = 'How the core turned q and k into this weight (numbers from the core’s intermediates)';
+  table.createCaption().textContent =
+    'How the core turned q and k into this weight (numbers from the core’s intermediates)';
   const hr = table.createTHead().insertRow();
-  for (const t of ['step', 'value', 'where it comes from']) hr.append(h('th', { text: t, attrs: { scope: 'col' } }));
+  for (const t of ['step', 'value', 'where it comes from'])
+    hr.append(h('th', { text: t, attrs: { scope: 'col' } }));
   const body = table.createTBody();
   for (const row of stepRows(e, queryToken, keyToken)) {
     const tr = body.insertRow();

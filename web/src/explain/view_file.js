@@ -19,11 +19,16 @@ export const MAX_VIEW_WEIGHTS = 1 << 22;
 export function viewDocument(v) {
   const { layers, num_heads: numHeads, n, m } = v;
   const total = layers.length * numHeads * n * m;
-  if (total > MAX_VIEW_WEIGHTS) throw new Error(`${total} weights are too many for a view file (at most ${MAX_VIEW_WEIGHTS})`);
+  if (total > MAX_VIEW_WEIGHTS)
+    throw new Error(`${total} weights are too many for a view file (at most ${MAX_VIEW_WEIGHTS})`);
   layers.forEach((l, k) => {
-    if (l.length !== numHeads * n * m) throw new Error(`layer ${k} has ${l.length} weights, not num_heads*n*m = ${numHeads}*${n}*${m}`);
+    if (l.length !== numHeads * n * m)
+      throw new Error(
+        `layer ${k} has ${l.length} weights, not num_heads*n*m = ${numHeads}*${n}*${m}`,
+      );
   });
-  if (v.rows.length !== n || v.cols.length !== m) throw new Error(`${v.rows.length} query and ${v.cols.length} key labels for n=${n}, m=${m}`);
+  if (v.rows.length !== n || v.cols.length !== m)
+    throw new Error(`${v.rows.length} query and ${v.cols.length} key labels for n=${n}, m=${m}`);
   return {
     format: VIEW_FORMAT,
     version: VIEW_VERSION,
@@ -69,14 +74,25 @@ export function parseViewFile(text) {
   } catch (e) {
     throw new Error(`not a view file: the JSON does not parse (${e.message})`);
   }
-  if (!d || typeof d !== 'object' || Array.isArray(d)) throw new Error('not a view file: the JSON is not an object');
-  if (d.format !== VIEW_FORMAT) throw new Error(`not a view file: format is ${JSON.stringify(d.format)}, not "${VIEW_FORMAT}"`);
-  if (d.version !== VIEW_VERSION) throw new Error(`view file version ${JSON.stringify(d.version)} is not supported (this page reads version ${VIEW_VERSION})`);
+  if (!d || typeof d !== 'object' || Array.isArray(d))
+    throw new Error('not a view file: the JSON is not an object');
+  if (d.format !== VIEW_FORMAT)
+    throw new Error(`not a view file: format is ${JSON.stringify(d.format)}, not "${VIEW_FORMAT}"`);
+  if (d.version !== VIEW_VERSION)
+    throw new Error(
+      `view file version ${JSON.stringify(d.version)} is not supported (this page reads version ${VIEW_VERSION})`,
+    );
   for (const k of ['num_layers', 'num_heads', 'n', 'm']) {
-    if (!isCount(d[k])) throw new Error(`view file: ${k} is ${JSON.stringify(d[k])}, not a whole number of at least 1`);
+    if (!isCount(d[k]))
+      throw new Error(
+        `view file: ${k} is ${JSON.stringify(d[k])}, not a whole number of at least 1`,
+      );
   }
   const { num_layers: L, num_heads: H, n, m } = d;
-  if (L * H * n * m > MAX_VIEW_WEIGHTS) throw new Error(`view file: ${L}×${H}×${n}×${m} weights are too many (at most ${MAX_VIEW_WEIGHTS})`);
+  if (L * H * n * m > MAX_VIEW_WEIGHTS)
+    throw new Error(
+      `view file: ${L}×${H}×${n}×${m} weights are too many (at most ${MAX_VIEW_WEIGHTS})`,
+    );
   const labels = (key, len) => {
     const v = d[key];
     if (!Array.isArray(v) || v.length !== len || !v.every((t) => typeof t === 'string')) {
@@ -86,14 +102,18 @@ export function parseViewFile(text) {
   };
   const rows = labels('query_tokens', n);
   const cols = labels('key_tokens', m);
-  if (!Array.isArray(d.attn_weights) || d.attn_weights.length !== L) throw new Error(`view file: attn_weights must hold ${L} layers`);
+  if (!Array.isArray(d.attn_weights) || d.attn_weights.length !== L)
+    throw new Error(`view file: attn_weights must hold ${L} layers`);
   const layers = d.attn_weights.map((l, k) => {
-    if (!Array.isArray(l) || l.length !== H * n * m) throw new Error(`view file: layer ${k} must hold num_heads*n*m = ${H * n * m} weights`);
+    if (!Array.isArray(l) || l.length !== H * n * m)
+      throw new Error(`view file: layer ${k} must hold num_heads*n*m = ${H * n * m} weights`);
     const out = new Float32Array(l.length);
     for (let i = 0; i < l.length; i++) {
       const w = l[i];
       if (typeof w !== 'number' || !Number.isFinite(w) || w < 0 || w > 1) {
-        throw new Error(`view file: layer ${k}, weight ${i} is ${JSON.stringify(w)}, not a number in [0, 1]`);
+        throw new Error(
+          `view file: layer ${k}, weight ${i} is ${JSON.stringify(w)}, not a number in [0, 1]`,
+        );
       }
       out[i] = w;
     }
@@ -101,10 +121,28 @@ export function parseViewFile(text) {
   });
   const view = d.view && typeof d.view === 'object' ? d.view : {};
   const layer = view.layer ?? L - 1;
-  if (!Number.isInteger(layer) || layer < 0 || layer >= L) throw new Error(`view file: view.layer ${JSON.stringify(view.layer)} is not one of the ${L} layers`);
+  if (!Number.isInteger(layer) || layer < 0 || layer >= L)
+    throw new Error(
+      `view file: view.layer ${JSON.stringify(view.layer)} is not one of the ${L} layers`,
+    );
   const heads = view.heads ?? [...Array(H).keys()];
-  if (!Array.isArray(heads) || heads.length === 0 || !heads.every((h) => Number.isInteger(h) && h >= 0 && h < H)) {
+  if (
+    !Array.isArray(heads) ||
+    heads.length === 0 ||
+    !heads.every((h) => Number.isInteger(h) && h >= 0 && h < H)
+  ) {
     throw new Error(`view file: view.heads must list heads from 0 to ${H - 1}`);
   }
-  return { layers, num_layers: L, num_heads: H, n, m, rows, cols, layer, heads, source: typeof d.source === 'string' ? d.source : 'view file' };
+  return {
+    layers,
+    num_layers: L,
+    num_heads: H,
+    n,
+    m,
+    rows,
+    cols,
+    layer,
+    heads,
+    source: typeof d.source === 'string' ? d.source : 'view file',
+  };
 }

@@ -11,7 +11,9 @@
  */
 export function failureText(name, script, message) {
   const text = `The ${name} could not be loaded: ${String(message).replace(/\.$/, '')}.`;
-  return /keep (it|them) next to/i.test(message) ? text : `${text} Keep ${script} next to index.html (./scripts/build.sh writes it).`;
+  return /keep (it|them) next to/i.test(message)
+    ? text
+    : `${text} Keep ${script} next to index.html (./scripts/build.sh writes it).`;
 }
 
 export class LazyMode {

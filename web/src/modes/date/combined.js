@@ -34,11 +34,16 @@ export class DateCombined {
   draw() {
     if (!this.details.open || !this.last) return;
     const last = this.last;
-    this.getModule().then((mod) => {
-      if (last === this.last && this.details.open) this.drawWith(mod);
-    }, (e) => {
-      this.body.replaceChildren(h('p', { className: 'help', text: e instanceof Error ? e.message : String(e) }));
-    });
+    this.getModule().then(
+      (mod) => {
+        if (last === this.last && this.details.open) this.drawWith(mod);
+      },
+      (e) => {
+        this.body.replaceChildren(
+          h('p', { className: 'help', text: e instanceof Error ? e.message : String(e) }),
+        );
+      },
+    );
   }
 
   drawWith(mod) {
@@ -49,27 +54,57 @@ export class DateCombined {
     const encoder = h('div', { className: 'date-rollout', data: { rollout: 'encoder_self' } });
     const decoder = h('div', { className: 'date-rollout', data: { rollout: 'decoder_self' } });
     this.body.replaceChildren(
-      h('p', { className: 'help', text: `${kindInfo(kind).label}, layer ${layer}, all ${r.num_heads} heads combined; then the rollouts across layers.` }),
-      combined, h('div', { className: 'rollouts' }, encoder, decoder));
+      h('p', {
+        className: 'help',
+        text: `${kindInfo(kind).label}, layer ${layer}, all ${r.num_heads} heads combined; then the rollouts across layers.`,
+      }),
+      combined,
+      h('div', { className: 'rollouts' }, encoder, decoder),
+    );
     const drawCombined = (k) => {
       this.kind = k;
       renderCombined(combined, {
-        labels: this.labels, kind: k, matrix: k === 'max' ? mod.maxOverHeads(req) : mod.meanOverHeads(req),
-        n: view.n, m: view.m, tokens: view.rows, keyTokens: view.cols, numHeads: r.num_heads, onKind: drawCombined,
+        labels: this.labels,
+        kind: k,
+        matrix: k === 'max' ? mod.maxOverHeads(req) : mod.meanOverHeads(req),
+        n: view.n,
+        m: view.m,
+        tokens: view.rows,
+        keyTokens: view.cols,
+        numHeads: r.num_heads,
+        onKind: drawCombined,
       });
     };
     drawCombined(this.kind);
-    for (const [box, which] of [[encoder, 'encoder_self'], [decoder, 'decoder_self']]) {
+    for (const [box, which] of [
+      [encoder, 'encoder_self'],
+      [decoder, 'decoder_self'],
+    ]) {
       const layers = r[which];
       const { rows, cols } = axisTokens(r, which);
       const n = rows.length;
-      const rollout = Float32Array.from(mod.attentionRollout({ layers, num_heads: r.num_heads, n }));
+      const rollout = Float32Array.from(
+        mod.attentionRollout({ layers, num_heads: r.num_heads, n }),
+      );
       const name = `Rollout of ${kindInfo(which).label.toLowerCase()} over its ${layers.length} layers`;
       const result = { n, m: n, attn_weights: rollout, fully_masked_rows: new Uint8Array(n) };
       const { figure, heatmap: hm } = gridFigure({
-        labels: this.labels, result, tokens: rows, keyTokens: cols, name, className: 'combined-figure', data: { rollout: which },
-        caption: h('span', {}, h('strong', { text: `${name}: ${ROLLOUT_FORMULA}` }),
-          h('span', { className: 'help', text: ' — how much of each position j reaches position i after all the layers, if attention and the residual carry it linearly (Abnar & Zuidema 2020).' })),
+        labels: this.labels,
+        result,
+        tokens: rows,
+        keyTokens: cols,
+        name,
+        className: 'combined-figure',
+        data: { rollout: which },
+        caption: h(
+          'span',
+          {},
+          h('strong', { text: `${name}: ${ROLLOUT_FORMULA}` }),
+          h('span', {
+            className: 'help',
+            text: ' — how much of each position j reaches position i after all the layers, if attention and the residual carry it linearly (Abnar & Zuidema 2020).',
+          }),
+        ),
       });
       box.replaceChildren(figure);
       hm.resize(Math.max(240, Math.min(420, box.clientWidth || 420)), readTheme(box));

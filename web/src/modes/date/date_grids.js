@@ -76,7 +76,8 @@ export class DateGrids extends ModelGrids {
       this.els.heads.replaceChildren(...figures);
       this.gridsKey = key;
     } else {
-      for (const g of this.grids) g.setData({ result: view, tokens: view.rows, keyTokens: view.cols });
+      for (const g of this.grids)
+        g.setData({ result: view, tokens: view.rows, keyTokens: view.cols });
     }
     this.holders.forEach((holder, h) => this.queueTable(holder, view, kind, layer, h));
     this.overview.draw(r);
@@ -113,7 +114,12 @@ export class DateGrids extends ModelGrids {
     figure.classList.toggle('is-off', this.isOff(key));
     const name = `${info.label}, layer ${layer}, head ${h}`;
     const grid = new HeadHeatmap({
-      labels: this.labels, head: h, result: view, tokens: view.rows, keyTokens: view.cols, name,
+      labels: this.labels,
+      head: h,
+      result: view,
+      tokens: view.rows,
+      keyTokens: view.cols,
+      name,
       onSelect: (sel) => this.pointOrMove(sel, group),
       onActivate: (cell) => this.toggleLock(cell, group),
       onClear: () => this.cells.clear(),
@@ -129,16 +135,27 @@ export class DateGrids extends ModelGrids {
   /** Puts head h's table of `view` into `holder`, just after the next frame (draw/tables.js). */
   queueTable(holder, view, kind, layer, h) {
     const info = kindInfo(kind);
-    queueAfterFrame(this.els.panel, () => {
-      const table = headTable(h, view.attn_weights, view.fully_masked_rows, view.rows, view.cols, {
-        title: `${info.label}, layer ${layer}, head ${h} attention weights`,
-        note: `rows: ${info.rows}; columns: ${info.cols}`,
-      });
-      Object.assign(table.dataset, { kind, layer: String(layer) });
-      holder.replaceChildren(table);
-    }, (ms) => {
-      this.els.summary.dataset.tablesMs = ms.toFixed(2);
-    });
+    queueAfterFrame(
+      this.els.panel,
+      () => {
+        const table = headTable(
+          h,
+          view.attn_weights,
+          view.fully_masked_rows,
+          view.rows,
+          view.cols,
+          {
+            title: `${info.label}, layer ${layer}, head ${h} attention weights`,
+            note: `rows: ${info.rows}; columns: ${info.cols}`,
+          },
+        );
+        Object.assign(table.dataset, { kind, layer: String(layer) });
+        holder.replaceChildren(table);
+      },
+      (ms) => {
+        this.els.summary.dataset.tablesMs = ms.toFixed(2);
+      },
+    );
   }
 
   zoom(which, result) {
@@ -158,7 +175,9 @@ export class DateGrids extends ModelGrids {
       this.zoomGrid = null;
       this.zoomKey = null;
       delete box.dataset.kind;
-      box.replaceChildren(el('p', 'help zoom-hint', 'Select a small grid to see it enlarged here, with its labels.'));
+      box.replaceChildren(
+        el('p', 'help zoom-hint', 'Select a small grid to see it enlarged here, with its labels.'),
+      );
       return;
     }
     const view = layerView(r, z.kind, z.layer);
@@ -244,9 +263,15 @@ export class DateGrids extends ModelGrids {
     if (!g) return;
     const w = cellWeight(g, sel);
     const kind = g.canvas.dataset.kind;
-    readout.textContent = dateReadout(
-      kind, Number(g.canvas.dataset.layer), sel.head, g.rowLabels[sel.row], g.colLabels[sel.col], formatWeight(w),
-    ) + (locked ? ' · locked' : '');
+    readout.textContent =
+      dateReadout(
+        kind,
+        Number(g.canvas.dataset.layer),
+        sel.head,
+        g.rowLabels[sel.row],
+        g.colLabels[sel.col],
+        formatWeight(w),
+      ) + (locked ? ' · locked' : '');
     readout.dataset.locked = String(locked);
   }
 }

@@ -12,8 +12,18 @@
 import { addNote, errorMessage } from '../../chrome/alerts.js';
 import { DATE_DEFAULTS, LAST_LAYER, dateStateToHash, parseDateHash } from './date_state.js';
 import {
-  checkedHead, dateFigureParts, kindInfo, layerCount, metadataJson, modelSummary, offHeadNames, readRoles,
-  roleFindings, safetensorsMetadata, sourceLength, tooLongMessage,
+  checkedHead,
+  dateFigureParts,
+  kindInfo,
+  layerCount,
+  metadataJson,
+  modelSummary,
+  offHeadNames,
+  readRoles,
+  roleFindings,
+  safetensorsMetadata,
+  sourceLength,
+  tooLongMessage,
 } from './date_view.js';
 import { DateCombined } from './combined.js';
 import { DateGrids } from './date_grids.js';
@@ -25,7 +35,8 @@ import { TrainedMode, msText } from '../trained/trained_mode.js';
 const MODEL_SOURCE = Object.freeze({
   script: 'date_model.js',
   global: 'MHA_DATE_MODEL',
-  missing: 'date_model.js is not next to index.html: this build of the page has no date model ' +
+  missing:
+    'date_model.js is not next to index.html: this build of the page has no date model ' +
     '(web/date_model.safetensors was missing when scripts/build_web.mjs ran)',
 });
 
@@ -68,8 +79,14 @@ export class DateMode extends TrainedMode {
       zoom: $('date-zoom'),
     };
     super(ctx, {
-      id: 'date', panel, els, name: 'date model', rolesName: 'head roles',
-      address: { parse: parseDateHash, toHash: dateStateToHash }, defaults: DATE_DEFAULTS, resizeTarget: panel,
+      id: 'date',
+      panel,
+      els,
+      name: 'date model',
+      rolesName: 'head roles',
+      address: { parse: parseDateHash, toHash: dateStateToHash },
+      defaults: DATE_DEFAULTS,
+      resizeTarget: panel,
     });
     this.shareSlot = $('date-share-slot');
     this.skipTarget = '#date-heads-section';
@@ -84,7 +101,10 @@ export class DateMode extends TrainedMode {
       roles: () => this.roles,
     });
     /** The combined views (mean, max, rollout), drawn only while open. */
-    this.combined = new DateCombined(/** @type {HTMLDetailsElement} */ ($('date-combined')), { getModule: ctx.modules.loadFullModule, labels: ctx.labels });
+    this.combined = new DateCombined(/** @type {HTMLDetailsElement} */ ($('date-combined')), {
+      getModule: ctx.modules.loadFullModule,
+      labels: ctx.labels,
+    });
   }
 
   /** The text box and the kind select from this.state. */
@@ -158,7 +178,8 @@ export class DateMode extends TrainedMode {
     if (this.yearHead) return this.yearHead;
     for (const [key, role] of this.roles) {
       const [kind, layer, head] = key.split('/');
-      if (kind === 'cross' && /year/i.test(role.role ?? '')) return { kind, layer: Number(layer), head: Number(head) };
+      if (kind === 'cross' && /year/i.test(role.role ?? ''))
+        return { kind, layer: Number(layer), head: Number(head) };
     }
     return { kind: 'cross', layer: Math.max(0, cfg.num_decoder_layers - 1), head: 0 };
   }
@@ -167,15 +188,23 @@ export class DateMode extends TrainedMode {
   fillLayers() {
     if (!this.model) return;
     const cfg = this.model.config;
-    const count = this.state.kind === 'encoder_self' ? cfg.num_encoder_layers : cfg.num_decoder_layers;
+    const count =
+      this.state.kind === 'encoder_self' ? cfg.num_encoder_layers : cfg.num_decoder_layers;
     if (this.state.layer === LAST_LAYER) this.state.layer = count - 1;
     if (this.state.layer >= count) {
-      addNote(this.els.notes, `The model has ${count} ${kindInfo(this.state.kind).label.toLowerCase()} layers (0–${count - 1}); showing layer ${count - 1}.`);
+      addNote(
+        this.els.notes,
+        `The model has ${count} ${kindInfo(this.state.kind).label.toLowerCase()} layers (0–${count - 1}); showing layer ${count - 1}.`,
+      );
       this.state.layer = count - 1;
     }
     const options = [];
     for (let l = 0; l < count; l++) {
-      const o = el('option', '', `Layer ${l}${l === 0 ? ' (first)' : l === count - 1 ? ' (last)' : ''}`);
+      const o = el(
+        'option',
+        '',
+        `Layer ${l}${l === 0 ? ' (first)' : l === count - 1 ? ' (last)' : ''}`,
+      );
       o.value = String(l);
       options.push(o);
     }
@@ -291,12 +320,17 @@ export class DateMode extends TrainedMode {
   /** Drops switched-off heads the model does not have (from an address), with a note. */
   checkOff() {
     const cfg = this.model.config;
-    const counts = { encoder_self: cfg.num_encoder_layers, decoder_self: cfg.num_decoder_layers, cross: cfg.num_decoder_layers };
+    const counts = {
+      encoder_self: cfg.num_encoder_layers,
+      decoder_self: cfg.num_decoder_layers,
+      cross: cfg.num_decoder_layers,
+    };
     const ok = [];
     for (const key of this.state.off) {
       const { kind, layer, head } = parseHeadKey(key);
       if (layer < counts[kind] && head < cfg.num_heads) ok.push(key);
-      else addNote(this.els.notes, `off=${key} in the address: the model has no such head; ignored.`);
+      else
+        addNote(this.els.notes, `off=${key} in the address: the model has no such head; ignored.`);
     }
     this.state.off = ok;
   }

@@ -21,7 +21,12 @@ export const LAST_LAYER = -1;
  */
 
 /** @type {Readonly<DateState>} */
-export const DATE_DEFAULTS = Object.freeze({ date: 'Nov 30, 2026', kind: 'cross', layer: LAST_LAYER, off: Object.freeze([]) });
+export const DATE_DEFAULTS = Object.freeze({
+  date: 'Nov 30, 2026',
+  kind: 'cross',
+  layer: LAST_LAYER,
+  off: Object.freeze([]),
+});
 
 /** At most this many heads switched off from the address (a model has far fewer). */
 const MAX_OFF = 64;
@@ -33,7 +38,10 @@ const MAX_OFF = 64;
 export function parseOff(raw) {
   const off = [];
   const bad = [];
-  for (const item of String(raw).split(',').map((x) => x.trim()).filter(Boolean)) {
+  for (const item of String(raw)
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
     const m = /^([a-z_]+)\/(\d{1,2})\/(\d{1,2})$/.exec(item);
     if (m && KIND_IDS.includes(m[1])) {
       const key = `${m[1]}/${Number(m[2])}/${Number(m[3])}`;
@@ -59,23 +67,34 @@ export function parseDateHash(hash) {
   if (p.has('date')) {
     const raw = p.get('date');
     if (raw.length <= MAX_DATE_CHARS) state.date = raw;
-    else notes.push(`The date in the address has ${raw.length} characters (at most ${MAX_DATE_CHARS}); using "${state.date}".`);
+    else
+      notes.push(
+        `The date in the address has ${raw.length} characters (at most ${MAX_DATE_CHARS}); using "${state.date}".`,
+      );
   }
   if (p.has('kind')) {
     const raw = p.get('kind');
     if (KIND_IDS.includes(raw)) state.kind = raw;
-    else notes.push(`kind=${quoteValue(raw)} in the address is not one of ${KIND_IDS.join(', ')}; using kind=${state.kind}.`);
+    else
+      notes.push(
+        `kind=${quoteValue(raw)} in the address is not one of ${KIND_IDS.join(', ')}; using kind=${state.kind}.`,
+      );
   }
   if (p.has('layer')) {
     const raw = p.get('layer');
     if (/^\d{1,2}$/.test(raw.trim())) state.layer = Number(raw.trim());
-    else notes.push(`layer=${quoteValue(raw)} in the address is not a layer number; using the last layer.`);
+    else
+      notes.push(
+        `layer=${quoteValue(raw)} in the address is not a layer number; using the last layer.`,
+      );
   }
   if (p.has('off')) {
     const { off, bad } = parseOff(p.get('off'));
     state.off = off;
     if (bad.length) {
-      notes.push(`off=${quoteValue(bad.join(','))} in the address: not kind/layer/head (e.g. cross/1/2); ignored.`);
+      notes.push(
+        `off=${quoteValue(bad.join(','))} in the address: not kind/layer/head (e.g. cross/1/2); ignored.`,
+      );
     }
   }
   return { state, notes };

@@ -131,10 +131,18 @@ export function layerView(result, kind, layer) {
   const m = cols.length;
   const w = layers[layer];
   if (!w || w.length !== h * n * m) {
-    throw new Error(`${kind} layer ${layer} has ${w ? w.length : 0} weights, expected ${h}*${n}*${m}`);
+    throw new Error(
+      `${kind} layer ${layer} has ${w ? w.length : 0} weights, expected ${h}*${n}*${m}`,
+    );
   }
   return {
-    n, m, num_heads: h, attn_weights: w, fully_masked_rows: new Uint8Array(h * n), rows, cols,
+    n,
+    m,
+    num_heads: h,
+    attn_weights: w,
+    fully_masked_rows: new Uint8Array(h * n),
+    rows,
+    cols,
   };
 }
 
@@ -176,10 +184,19 @@ export function formatPercent(v, digits = 1) {
 
 const ROLE_FIELDS = Object.freeze(['role', 'label', 'role_label']);
 const ABLATION_FIELDS = Object.freeze([
-  'accuracy_ablated', 'ablated_accuracy', 'accuracy_without', 'ablation_accuracy',
-  'exact_match_ablated', 'accuracy_with_head_ablated',
+  'accuracy_ablated',
+  'ablated_accuracy',
+  'accuracy_without',
+  'ablation_accuracy',
+  'exact_match_ablated',
+  'accuracy_with_head_ablated',
 ]);
-const BASELINE_FIELDS = Object.freeze(['baseline_accuracy', 'accuracy', 'exact_match', 'full_accuracy']);
+const BASELINE_FIELDS = Object.freeze([
+  'baseline_accuracy',
+  'accuracy',
+  'exact_match',
+  'full_accuracy',
+]);
 
 function firstField(obj, names) {
   for (const k of names) {
@@ -199,14 +216,25 @@ const twoDecimals = (x) => Number(x).toFixed(2);
  */
 export function claimsByHead(json) {
   const out = new Map();
-  const claims = json && typeof json === 'object' && !Array.isArray(json) && Array.isArray(json.claims) ? json.claims : [];
+  const claims =
+    json && typeof json === 'object' && !Array.isArray(json) && Array.isArray(json.claims)
+      ? json.claims
+      : [];
   claims.forEach((c, i) => {
     const kind = normalizeKind(c?.kind);
     const layer = Number(c?.layer);
     const head = Number(c?.index);
-    if (!kind || !Number.isInteger(layer) || !Number.isInteger(head) || typeof c.claim !== 'string' || typeof c.holds !== 'boolean') return;
+    if (
+      !kind ||
+      !Number.isInteger(layer) ||
+      !Number.isInteger(head) ||
+      typeof c.claim !== 'string' ||
+      typeof c.holds !== 'boolean'
+    )
+      return;
     const statement = typeof c.statement === 'string' ? c.statement.split(' Measured:')[0] : '';
-    const brief = statement.replace(/\(([a-z_]+ layer \d+ head \d+): /, '(').replace(/\.$/, '') ||
+    const brief =
+      statement.replace(/\(([a-z_]+ layer \d+ head \d+): /, '(').replace(/\.$/, '') ||
       `Claim ${i + 1}, ${c.claim}: ${c.holds}`;
     out.set(headKey(kind, layer, head), { number: i + 1, claim: c.claim, holds: c.holds, brief });
   });
@@ -224,8 +252,11 @@ export function claimsByHead(json) {
  */
 function crossCaption(e, claim, layerDrops) {
   const track = Number(e.tracking?.all);
-  const shares = [['year', e.year_share], ['month', e.month_share], ['day', e.day_share]]
-    .filter(([, v]) => typeof v === 'number' && Number.isFinite(v));
+  const shares = [
+    ['year', e.year_share],
+    ['month', e.month_share],
+    ['day', e.day_share],
+  ].filter(([, v]) => typeof v === 'number' && Number.isFinite(v));
   if (!Number.isFinite(track) || !shares.length) return null;
   let name;
   if (claim?.holds) name = `${claim.claim.replace(/^an? /, 'the ')} (claim ${claim.number})`;
@@ -265,8 +296,11 @@ export function readRoles(json) {
   const list = Array.isArray(json) ? json : Array.isArray(json?.heads) ? json.heads : [];
   const baseline = Array.isArray(json) ? undefined : firstField(json, BASELINE_FIELDS);
   const claims = claimsByHead(json);
-  const drops = (kind, layer) => list.filter((x) => x && normalizeKind(x.kind) === kind && Number(x.layer) === layer)
-    .map((x) => Number(x.accuracy_drop)).filter(Number.isFinite);
+  const drops = (kind, layer) =>
+    list
+      .filter((x) => x && normalizeKind(x.kind) === kind && Number(x.layer) === layer)
+      .map((x) => Number(x.accuracy_drop))
+      .filter(Number.isFinite);
   for (const e of list) {
     if (!e || typeof e !== 'object') continue;
     const kind = normalizeKind(e.kind);
@@ -276,17 +310,27 @@ export function readRoles(json) {
     const role = firstField(e, ROLE_FIELDS);
     const ablatedRaw = firstField(e, ABLATION_FIELDS);
     // Accuracies with 2 decimals: switching off one head often moves them by a tenth of a percent.
-    const ablated = ablatedRaw === undefined || typeof ablatedRaw === 'object' ? null : formatPercent(ablatedRaw, 2);
+    const ablated =
+      ablatedRaw === undefined || typeof ablatedRaw === 'object'
+        ? null
+        : formatPercent(ablatedRaw, 2);
     const base = baseline === undefined ? null : formatPercent(baseline, 2);
     const entry = {
       role: typeof role === 'string' && role.trim() ? role.trim() : null,
-      ablated: ablated ? `without this head: ${ablated} exact match${base ? ` (with all: ${base})` : ''}` : null,
+      ablated: ablated
+        ? `without this head: ${ablated} exact match${base ? ` (with all: ${base})` : ''}`
+        : null,
     };
     // The type (cross heads) and the prunable mark are worded by the C++ side (date-eval).
     if (typeof e.type_label === 'string' && e.type_label) entry.type = e.type_label;
     const least = Array.isArray(json) ? null : json?.checks?.least_useful_head;
-    if (least?.prunable === true && typeof least.prunable_label === 'string' &&
-      normalizeKind(least.kind) === kind && Number(least.layer) === layer && Number(least.index) === head) {
+    if (
+      least?.prunable === true &&
+      typeof least.prunable_label === 'string' &&
+      normalizeKind(least.kind) === kind &&
+      Number(least.layer) === layer &&
+      Number(least.index) === head
+    ) {
       entry.prunable = least.prunable_label;
     }
     const claim = claims.get(headKey(kind, layer, head));
@@ -310,7 +354,9 @@ export function readRoles(json) {
  */
 export function roleFindings(json) {
   const claims = json && typeof json === 'object' && !Array.isArray(json) ? json.claims : null;
-  return Array.isArray(claims) ? claims.map((c) => c?.statement).filter((t) => typeof t === 'string' && t) : [];
+  return Array.isArray(claims)
+    ? claims.map((c) => c?.statement).filter((t) => typeof t === 'string' && t)
+    : [];
 }
 
 /**
@@ -372,7 +418,13 @@ export function modelSummary(config, byteLength, training) {
   if (byteLength) parts.push(`${Math.round(byteLength / 1024)} KB of fp16 weights`);
   if (training) {
     const acc = firstField(training, [
-      'heldout_exact_match', 'heldout_accuracy', 'held_out_accuracy', 'accuracy', 'exact_match', 'val_accuracy', 'test_accuracy',
+      'heldout_exact_match',
+      'heldout_accuracy',
+      'held_out_accuracy',
+      'accuracy',
+      'exact_match',
+      'val_accuracy',
+      'test_accuracy',
     ]);
     const pct = acc !== undefined && typeof acc !== 'object' ? formatPercent(acc) : null;
     if (pct) parts.push(`${pct} exact match on held-out dates (training run)`);
@@ -385,7 +437,12 @@ export function modelSummary(config, byteLength, training) {
 /** The readout line for one cell, e.g. "cross-attention · layer 1 · head 2 · output '0' reads input '3': 0.912". */
 export function dateReadout(kind, layer, head, rowToken, colToken, weightText) {
   const info = kindInfo(kind);
-  const [q, k] = kind === 'encoder_self' ? ['input', 'input'] : kind === 'cross' ? ['output', 'input'] : ['output', 'read'];
+  const [q, k] =
+    kind === 'encoder_self'
+      ? ['input', 'input']
+      : kind === 'cross'
+        ? ['output', 'input']
+        : ['output', 'read'];
   return (
     `${info ? info.short.toLowerCase() : kind} · layer ${layer} · head ${head} · ` +
     `${q} '${rowToken}' → ${k} '${colToken}': ${weightText}`
@@ -417,11 +474,17 @@ export function dateFigureParts(result, { kind, layer, off = [], roles = new Map
   const offNames = offHeadNames(off);
   return {
     data: {
-      weights: view.attn_weights, heads, queryTokens: view.rows, keyTokens: view.cols, maskedRows: view.fully_masked_rows,
+      weights: view.attn_weights,
+      heads,
+      queryTokens: view.rows,
+      keyTokens: view.cols,
+      maskedRows: view.fully_masked_rows,
       config: { kind, layer, num_heads: view.num_heads, n: view.n, m: view.m },
     },
     title: `Date translator: ${info.label}, layer ${layer}, reading “${result.input}”`,
-    headNames: heads.map((h) => `head ${h}${off.includes(headKey(kind, layer, h)) ? ' (switched off)' : ''}`),
+    headNames: heads.map(
+      (h) => `head ${h}${off.includes(headKey(kind, layer, h)) ? ' (switched off)' : ''}`,
+    ),
     headNotes: heads.map((h) => roles.get(headKey(kind, layer, h))?.role ?? ''),
     columns: heads.length,
     panelWidth: 240,

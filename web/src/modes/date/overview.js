@@ -23,7 +23,11 @@ export class Overview {
    */
   build(config, roles) {
     if (this.thumbs) return;
-    const counts = { encoder_self: config.num_encoder_layers, decoder_self: config.num_decoder_layers, cross: config.num_decoder_layers };
+    const counts = {
+      encoder_self: config.num_encoder_layers,
+      decoder_self: config.num_decoder_layers,
+      cross: config.num_decoder_layers,
+    };
     this.thumbs = [];
     const rows = [];
     for (const { id: kind, label, short } of KINDS) {
@@ -77,6 +81,7 @@ export class Overview {
 
   /** Marks the buttons of the heads switched off (headKey strings in `off`). */
   markOff(off) {
-    for (const t of this.thumbs ?? []) t.button.classList.toggle('is-off', off.includes(headKey(t.kind, t.layer, t.head)));
+    for (const t of this.thumbs ?? [])
+      t.button.classList.toggle('is-off', off.includes(headKey(t.kind, t.layer, t.head)));
   }
 }

@@ -3,7 +3,6 @@
 import { EXAMPLES, HEADS_HELP, LABEL_HELP } from './english_text.js';
 import { el } from '../../draw/dom.js';
 
-
 function withId(e, id) {
   e.id = id;
   return e;
@@ -15,9 +14,13 @@ function withId(e, id) {
  */
 export function buildPanel(panel) {
   const els = { panel };
-  const intro = el('p', 'date-intro', 'A small English language model (a decoder-only, causal Transformer over words) ' +
-    'runs here in the same C++ attention core: as you type, it predicts the next word, and every head of every layer ' +
-    'shows where each word looked.');
+  const intro = el(
+    'p',
+    'date-intro',
+    'A small English language model (a decoder-only, causal Transformer over words) ' +
+      'runs here in the same C++ attention core: as you type, it predicts the next word, and every head of every layer ' +
+      'shows where each word looked.',
+  );
 
   const form = withId(el('form', 'controls en-controls'), 'english-controls');
   form.noValidate = true;
@@ -28,8 +31,15 @@ export function buildPanel(panel) {
   Object.assign(text, { rows: 2, spellcheck: false, maxLength: 20000 });
   text.setAttribute('autocomplete', 'off');
   text.setAttribute('aria-describedby', 'english-help english-tokens-note');
-  const help = withId(el('p', 'help', 'Each word (letters and digits, with an inner apostrophe as in don’t) is one token, ' +
-    'lower-cased; every other character that is not a space is a token by itself.'), 'english-help');
+  const help = withId(
+    el(
+      'p',
+      'help',
+      'Each word (letters and digits, with an inner apostrophe as in don’t) is one token, ' +
+        'lower-cased; every other character that is not a space is a token by itself.',
+    ),
+    'english-help',
+  );
   field.append(label, text, help);
 
   const actions = el('div', 'en-actions');
@@ -62,12 +72,18 @@ export function buildPanel(panel) {
   const tokens = withId(el('ol', 'en-tokens'), 'english-tokens');
   tokens.setAttribute('aria-label', 'Tokens as the model reads them');
   const legend = el('p', 'help en-unknown-legend');
-  legend.append(el('span', 'en-token en-unknown', 'word'), ' a word not in the model’s vocabulary: it reads <unk> there (marked * in the grids).');
+  legend.append(
+    el('span', 'en-token en-unknown', 'word'),
+    ' a word not in the model’s vocabulary: it reads <unk> there (marked * in the grids).',
+  );
 
   const predict = el('div', 'en-predict');
   const nextTitle = withId(el('h2', '', 'The next word'), 'english-reading-title');
   const next = withId(el('table', 'en-next'), 'english-next');
-  const caption = withId(el('caption', '', 'The model’s five most likely next tokens'), 'english-next-caption');
+  const caption = withId(
+    el('caption', '', 'The model’s five most likely next tokens'),
+    'english-next-caption',
+  );
   const head = el('thead');
   const hr = el('tr');
   for (const t of ['token', 'probability']) {
@@ -93,11 +109,21 @@ export function buildPanel(panel) {
   const legendFigure = el('figure', 'legend en-legend');
   const legendCanvas = withId(el('canvas', 'legend-canvas'), 'english-legend');
   legendCanvas.setAttribute('role', 'img');
-  legendCanvas.setAttribute('aria-label', 'Colour scale: viridis, from weight 0 (dark purple) through 0.5 (teal) to 1 (yellow)');
+  legendCanvas.setAttribute(
+    'aria-label',
+    'Colour scale: viridis, from weight 0 (dark purple) through 0.5 (teal) to 1 (yellow)',
+  );
   legendFigure.append(legendCanvas, el('figcaption', '', 'attention weight'));
 
-  const readout = withId(el('p', 'readout', 'Point at a cell of the enlarged head, or Tab to it and use the arrow keys, ' +
-    'to read its weight; click, tap or Enter locks it.'), 'english-readout');
+  const readout = withId(
+    el(
+      'p',
+      'readout',
+      'Point at a cell of the enlarged head, or Tab to it and use the arrow keys, ' +
+        'to read its weight; click, tap or Enter locks it.',
+    ),
+    'english-readout',
+  );
   readout.setAttribute('aria-live', 'polite');
 
   const heads = withId(el('section', 'heads-section en-heads'), 'english-heads-section');
@@ -108,7 +134,10 @@ export function buildPanel(panel) {
   zoom.setAttribute('aria-live', 'polite');
   const headsTop = el('div', 'en-heads-top');
   const headsText = el('div');
-  headsText.append(withId(el('h2', '', 'Every head of every layer'), 'english-heads-title'), el('p', 'help', HEADS_HELP));
+  headsText.append(
+    withId(el('h2', '', 'Every head of every layer'), 'english-heads-title'),
+    el('p', 'help', HEADS_HELP),
+  );
   headsTop.append(headsText, legendFigure);
   // What every term of the captions means.
   const terms = withId(el('section', 'en-terms'), 'english-terms');
@@ -124,7 +153,10 @@ export function buildPanel(panel) {
 
   const status = el('section', 'en-status');
   status.setAttribute('aria-label', 'Model');
-  const summary = withId(el('p', 'summary', 'The English model loads when this tab is opened.'), 'english-summary');
+  const summary = withId(
+    el('p', 'summary', 'The English model loads when this tab is opened.'),
+    'english-summary',
+  );
   const modelInfo = withId(el('p', 'params'), 'english-model-info');
   status.append(summary, modelInfo);
 
@@ -136,10 +168,19 @@ export function buildPanel(panel) {
   const kinds = withId(el('section', 'explain en-kinds'), 'english-kinds');
   kinds.setAttribute('aria-labelledby', 'english-kinds-title');
   const kindsList = withId(el('ul'), 'english-kinds-list');
-  kinds.append(withId(el('h2', '', 'Module 03’s kinds in this model'), 'english-kinds-title'),
-    withId(el('p', 'help', 'Module 03 (“What different heads learn”) lists previous-token, positional, punctuation, ' +
-      'coreference and content-based heads. Measured on held-out text (scripts/training/evaluate_english_lm.py), this model has:'),
-    'english-kinds-intro'), kindsList);
+  kinds.append(
+    withId(el('h2', '', 'Module 03’s kinds in this model'), 'english-kinds-title'),
+    withId(
+      el(
+        'p',
+        'help',
+        'Module 03 (“What different heads learn”) lists previous-token, positional, punctuation, ' +
+          'coreference and content-based heads. Measured on held-out text (scripts/training/evaluate_english_lm.py), this model has:',
+      ),
+      'english-kinds-intro',
+    ),
+    kindsList,
+  );
   kinds.hidden = true;
 
   const explain = el('section', 'explain');
@@ -149,9 +190,30 @@ export function buildPanel(panel) {
 
   panel.replaceChildren(intro, reading, heads, status, shareSlot, kinds, explain);
   Object.assign(els, {
-    kinds, kindsList,
-    form, text, repeat, examples, look, alert, notes, tokensNote, tokens, next, nextBody: next.tBodies[0], perplexity,
-    allOn, summary, modelInfo, legend: legendCanvas, readout, heads, layers, zoom, shareSlot, explainList: list,
+    kinds,
+    kindsList,
+    form,
+    text,
+    repeat,
+    examples,
+    look,
+    alert,
+    notes,
+    tokensNote,
+    tokens,
+    next,
+    nextBody: next.tBodies[0],
+    perplexity,
+    allOn,
+    summary,
+    modelInfo,
+    legend: legendCanvas,
+    readout,
+    heads,
+    layers,
+    zoom,
+    shareSlot,
+    explainList: list,
   });
   return els;
 }

@@ -6,4 +6,7 @@
 /* global MHA_ENGLISH_BUILD */
 import { EnglishMode } from './english_mode.js';
 
-globalThis.mhaEnglishMode = { build: MHA_ENGLISH_BUILD, make: (ctx, panel) => new EnglishMode(ctx, panel, MHA_ENGLISH_BUILD) };
+globalThis.mhaEnglishMode = {
+  build: MHA_ENGLISH_BUILD,
+  make: (ctx, panel) => new EnglishMode(ctx, panel, MHA_ENGLISH_BUILD),
+};

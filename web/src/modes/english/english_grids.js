@@ -16,12 +16,14 @@ import { ModelGrids, cellWeight, paintThumb } from '../trained/model_grids.js';
  * Largest cell of a small multiple, and the side a small multiple keeps within (CSS px): a short
  * text stays small, and a long one fits about 200 px, so that several layers show at once.
  */
-const MAX_THUMB_CELL = 8, MAX_THUMB_SIDE = 200;
+const MAX_THUMB_CELL = 8,
+  MAX_THUMB_SIDE = 200;
 /**
  * Gap between the small multiples of a row; the padding and borders of a figure and its button
  * around the canvas (english.css, style.css .thumb), CSS px.
  */
-const GAP = 12, INSIDE = 24;
+const GAP = 12,
+  INSIDE = 24;
 
 export class EnglishGrids extends ModelGrids {
   /**
@@ -57,7 +59,14 @@ export class EnglishGrids extends ModelGrids {
       row.dataset.layer = String(layer);
       const list = el('div', 'en-thumbs');
       for (let head = 0; head < heads; head++) list.append(this.thumbFigure(layer, head));
-      row.append(el('h3', 'en-layer-title', `Layer ${layer}${layer === 0 ? ' (first)' : layer === layers - 1 ? ' (last)' : ''}`), list);
+      row.append(
+        el(
+          'h3',
+          'en-layer-title',
+          `Layer ${layer}${layer === 0 ? ' (first)' : layer === layers - 1 ? ' (last)' : ''}`,
+        ),
+        list,
+      );
       rows.push(row);
     }
     this.els.layers.replaceChildren(...rows);
@@ -164,7 +173,13 @@ export class EnglishGrids extends ModelGrids {
       this.zoomParts = null;
       this.tablePending = null;
       delete box.dataset.layer;
-      box.replaceChildren(el('p', 'help zoom-hint', 'Select a small grid above to see it enlarged here, with its token labels.'));
+      box.replaceChildren(
+        el(
+          'p',
+          'help zoom-hint',
+          'Select a small grid above to see it enlarged here, with its token labels.',
+        ),
+      );
       this.cells.clear();
       return;
     }
@@ -177,10 +192,20 @@ export class EnglishGrids extends ModelGrids {
       const role = el('span', 'head-role en-role');
       const typicalLine = typicalText(this.typical.get(id));
       const { toggle, box: check } = this.offSwitch(id, `layer ${layer} head ${head}`);
-      caption.append(el('span', 'head-title', name), role, el('span', 'head-detail en-typical', typicalLine), toggle);
+      caption.append(
+        el('span', 'head-title', name),
+        role,
+        el('span', 'head-detail en-typical', typicalLine),
+        toggle,
+      );
       const grid = new HeadHeatmap({
-        labels: this.labels, head, result, tokens: v.labels, name,
-        onSelect: (sel) => (sel?.source === 'keyboard' ? this.cells.move(sel) : this.cells.hover(sel)),
+        labels: this.labels,
+        head,
+        result,
+        tokens: v.labels,
+        name,
+        onSelect: (sel) =>
+          sel?.source === 'keyboard' ? this.cells.move(sel) : this.cells.hover(sel),
         onActivate: (cell) => this.cells.toggle(cell),
         onClear: () => this.cells.clear(),
       });
@@ -209,7 +234,12 @@ export class EnglishGrids extends ModelGrids {
     const { n, heads, weights } = this.view;
     const size = heads * n * n;
     this.noMasked = this.noMasked?.length === heads * n ? this.noMasked : new Uint8Array(heads * n);
-    return { n, m: n, attn_weights: weights.subarray(layer * size, (layer + 1) * size), fully_masked_rows: this.noMasked };
+    return {
+      n,
+      m: n,
+      attn_weights: weights.subarray(layer * size, (layer + 1) * size),
+      fully_masked_rows: this.noMasked,
+    };
   }
 
   /**
@@ -277,8 +307,11 @@ export class EnglishGrids extends ModelGrids {
     }
     const w = cellWeight(g, sel);
     const layer = g.canvas.dataset.layer;
-    setText(readout, `layer ${layer} head ${sel.head} · query ‘${g.rowLabels[sel.row]}’ → key ‘${g.colLabels[sel.col]}’: ` +
-      `${formatWeight(w)}${this.cells.locked ? ' · locked' : ''}`);
+    setText(
+      readout,
+      `layer ${layer} head ${sel.head} · query ‘${g.rowLabels[sel.row]}’ → key ‘${g.colLabels[sel.col]}’: ` +
+        `${formatWeight(w)}${this.cells.locked ? ' · locked' : ''}`,
+    );
     readout.dataset.locked = String(this.cells.locked);
   }
 }

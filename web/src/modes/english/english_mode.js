@@ -11,11 +11,28 @@
 // What every trained-model mode shares (loading, the address, heads switched off, the alert, the
 // timing) is TrainedMode's (modes/trained/trained_mode.js).
 import { addNote, errorMessage, setText } from '../../chrome/alerts.js';
-import { ENGLISH_DEFAULTS, englishStateToHash, parseEnglishHash, parseHead } from './english_state.js';
 import {
-  EMPTY_NOTE, formatProbability, measuredRole, modelSummary, perplexityComparison,
-  coreferenceNote, englishFigureParts, headName, inductionFinding, modelKinds, patternsRequest, perplexityText,
-  readTypicalRoles, tokenLabels, tokensNote,
+  ENGLISH_DEFAULTS,
+  englishStateToHash,
+  parseEnglishHash,
+  parseHead,
+} from './english_state.js';
+import {
+  EMPTY_NOTE,
+  formatProbability,
+  measuredRole,
+  modelSummary,
+  perplexityComparison,
+  coreferenceNote,
+  englishFigureParts,
+  headName,
+  inductionFinding,
+  modelKinds,
+  patternsRequest,
+  perplexityText,
+  readTypicalRoles,
+  tokenLabels,
+  tokensNote,
 } from './english_view.js';
 import { COREFERENCE_NOTE, EXAMPLES, REPEAT_NOTE } from './english_text.js';
 import { el } from '../../draw/dom.js';
@@ -26,9 +43,14 @@ import { TrainedMode, msText } from '../trained/trained_mode.js';
 /** The mode's stylesheet (dist/english.css, beside index.html), added once; resolves when it applies. */
 function loadStylesheet(doc) {
   return new Promise((resolve, reject) => {
-    const link = Object.assign(doc.createElement('link'), { rel: 'stylesheet', href: 'english.css' });
+    const link = Object.assign(doc.createElement('link'), {
+      rel: 'stylesheet',
+      href: 'english.css',
+    });
     link.addEventListener('load', () => resolve());
-    link.addEventListener('error', () => reject(new Error('english.css did not load: keep it next to index.html')));
+    link.addEventListener('error', () =>
+      reject(new Error('english.css did not load: keep it next to index.html')),
+    );
     doc.head.append(link);
   });
 }
@@ -48,9 +70,15 @@ export class EnglishMode extends TrainedMode {
   constructor(ctx, panel, build) {
     const els = buildPanel(panel);
     super(ctx, {
-      id: 'english', panel, els, name: 'English model', rolesName: 'Held-out head roles',
-      address: { parse: parseEnglishHash, toHash: englishStateToHash }, defaults: ENGLISH_DEFAULTS,
-      resizeTarget: els.layers, alsoLoad: [loadStylesheet(ctx.doc)],
+      id: 'english',
+      panel,
+      els,
+      name: 'English model',
+      rolesName: 'Held-out head roles',
+      address: { parse: parseEnglishHash, toHash: englishStateToHash },
+      defaults: ENGLISH_DEFAULTS,
+      resizeTarget: els.layers,
+      alsoLoad: [loadStylesheet(ctx.doc)],
     });
     this.build = build;
     this.shareSlot = this.els.shareSlot;
@@ -94,11 +122,19 @@ export class EnglishMode extends TrainedMode {
    */
   modelSource() {
     if (!this.build) {
-      throw new Error('this build of the page has none (web/english_lm.safetensors was missing when ' +
-        'scripts/build_web.mjs ran)');
+      throw new Error(
+        'this build of the page has none (web/english_lm.safetensors was missing when ' +
+          'scripts/build_web.mjs ran)',
+      );
     }
     const { file, script, heads } = this.build;
-    return { file, script, global: 'MHA_ENGLISH_MODEL', heads: heads ?? null, missing: `neither ${file} nor ${script} could be read: keep them next to index.html` };
+    return {
+      file,
+      script,
+      global: 'MHA_ENGLISH_MODEL',
+      heads: heads ?? null,
+      missing: `neither ${file} nor ${script} could be read: keep them next to index.html`,
+    };
   }
 
   /** mod.EnglishModel of the file's bytes. */
@@ -127,12 +163,14 @@ export class EnglishMode extends TrainedMode {
   /** Module 03's kinds the model has and lacks (modelKinds), under the page; hidden when unmeasured. */
   showKinds(kinds) {
     this.kinds = kinds;
-    this.els.kindsList.replaceChildren(...kinds.map((k) => {
-      const li = el('li', '', k.text);
-      li.dataset.kind = k.kind;
-      li.dataset.present = String(k.present);
-      return li;
-    }));
+    this.els.kindsList.replaceChildren(
+      ...kinds.map((k) => {
+        const li = el('li', '', k.text);
+        li.dataset.kind = k.kind;
+        li.dataset.present = String(k.present);
+        return li;
+      }),
+    );
     this.els.kinds.hidden = kinds.length === 0;
   }
 
@@ -143,9 +181,11 @@ export class EnglishMode extends TrainedMode {
       const h = parseHead(id);
       return h && h.layer < layers && h.head < heads;
     };
-    const size = `the model has ${layers} layers of ${heads} heads (${headName(0, 0)} to ${headName(layers - 1, heads - 1)}, ` +
+    const size =
+      `the model has ${layers} layers of ${heads} heads (${headName(0, 0)} to ${headName(layers - 1, heads - 1)}, ` +
       `0.0–${layers - 1}.${heads - 1} in the address)`;
-    for (const id of this.state.off.filter((x) => !fits(x))) addNote(this.els.notes, `off=${id} in the address: ${size}; ignored.`);
+    for (const id of this.state.off.filter((x) => !fits(x)))
+      addNote(this.els.notes, `off=${id} in the address: ${size}; ignored.`);
     this.state.off = this.state.off.filter(fits);
     if (this.state.sel && !fits(this.state.sel)) {
       addNote(this.els.notes, `sel=${this.state.sel} in the address: ${size}; no head enlarged.`);
@@ -172,8 +212,10 @@ export class EnglishMode extends TrainedMode {
       this.onInput();
       const look = x.look ?? this.coreference ?? COREFERENCE_NOTE;
       const kind = this.kinds?.find((k) => k.kind === 'Punctuation');
-      if (x.id === 'induction' && this.model) this.els.look.textContent = `${look} ${inductionFinding(this.patterns)}`;
-      else if (x.id === 'punctuation' && kind) this.els.look.textContent = `${look} Over held-out text: ${kind.text}`;
+      if (x.id === 'induction' && this.model)
+        this.els.look.textContent = `${look} ${inductionFinding(this.patterns)}`;
+      else if (x.id === 'punctuation' && kind)
+        this.els.look.textContent = `${look} Over held-out text: ${kind.text}`;
       else this.els.look.textContent = look;
     });
   }
@@ -182,13 +224,16 @@ export class EnglishMode extends TrainedMode {
   repeatText() {
     const t = this.els.text.value.trim();
     if (!t) {
-      this.els.look.textContent = 'There is no text to repeat yet: type some, or choose an example.';
+      this.els.look.textContent =
+        'There is no text to repeat yet: type some, or choose an example.';
       return;
     }
     this.ctx.clock.inputChanged();
     this.els.text.value = `${t} ${t}`;
     this.onInput();
-    this.els.look.textContent = this.model ? `${REPEAT_NOTE} ${inductionFinding(this.patterns)}` : REPEAT_NOTE;
+    this.els.look.textContent = this.model
+      ? `${REPEAT_NOTE} ${inductionFinding(this.patterns)}`
+      : REPEAT_NOTE;
   }
 
   /**
@@ -200,9 +245,15 @@ export class EnglishMode extends TrainedMode {
     const off = this.state.off;
     let result, baseline;
     try {
-      result = this.model.run(text, off.length ? { top: TOP, ablate: off.map((id) => id.split('.').map(Number)) } : { top: TOP });
+      result = this.model.run(
+        text,
+        off.length
+          ? { top: TOP, ablate: off.map((id) => id.split('.').map(Number)) }
+          : { top: TOP },
+      );
       if (off.length) {
-        baseline = this.baseline?.text === text ? this.baseline.result : this.model.run(text, { top: TOP });
+        baseline =
+          this.baseline?.text === text ? this.baseline.result : this.model.run(text, { top: TOP });
       }
     } catch (e) {
       this.fail(errorMessage(e));
@@ -233,7 +284,11 @@ export class EnglishMode extends TrainedMode {
     setText(note, r.n === 1 ? EMPTY_NOTE : tokensNote(r, this.config.max_len));
     const chips = r.tokens.map((_token, i) => {
       const unknown = Boolean(r.unknown[i]);
-      const li = el('li', `en-token${unknown ? ' en-unknown' : ''}${i === 0 ? ' en-bos' : ''}`, i === 0 ? '<bos>' : r.words[i]);
+      const li = el(
+        'li',
+        `en-token${unknown ? ' en-unknown' : ''}${i === 0 ? ' en-bos' : ''}`,
+        i === 0 ? '<bos>' : r.words[i],
+      );
       if (unknown) li.title = `not in the vocabulary: the model reads <unk>`;
       return li;
     });
@@ -253,11 +308,16 @@ export class EnglishMode extends TrainedMode {
     });
     nextBody.replaceChildren(...rows);
     const off = this.state.off.length;
-    setText(perplexity, off
-      ? perplexityComparison(baseline.perplexity, r.perplexity, off) +
-        (baseline.nextToken[0] ? ` With every head on, the most likely next token is “${baseline.nextToken[0].token}” ` +
-          `(${formatProbability(baseline.nextToken[0].probability)}).` : '')
-      : perplexityText(r.perplexity, r.n - 1));
+    setText(
+      perplexity,
+      off
+        ? perplexityComparison(baseline.perplexity, r.perplexity, off) +
+            (baseline.nextToken[0]
+              ? ` With every head on, the most likely next token is “${baseline.nextToken[0].token}” ` +
+                `(${formatProbability(baseline.nextToken[0].probability)}).`
+              : '')
+        : perplexityText(r.perplexity, r.n - 1),
+    );
     this.els.allOn.hidden = off === 0;
   }
 
@@ -272,8 +332,15 @@ export class EnglishMode extends TrainedMode {
     for (let layer = 0; layer < layers; layer++) {
       let patterns = null;
       try {
-        patterns = this.mod.headPatterns(patternsRequest(attnWeights.subarray(layer * size, (layer + 1) * size), heads, n,
-          r.tokens, this.unknownToken));
+        patterns = this.mod.headPatterns(
+          patternsRequest(
+            attnWeights.subarray(layer * size, (layer + 1) * size),
+            heads,
+            n,
+            r.tokens,
+            this.unknownToken,
+          ),
+        );
       } catch (e) {
         // Said once per message, not on every keystroke.
         const note = `The head-pattern scores could not be computed: ${errorMessage(e)}`;
@@ -295,7 +362,11 @@ export class EnglishMode extends TrainedMode {
    */
   figureParts() {
     if (!this.result) throw new Error('the English model has not read a text yet');
-    return englishFigureParts(this.result, { text: this.baseline?.text ?? this.state.text, off: this.state.off, roles: this.grids.lastRoles });
+    return englishFigureParts(this.result, {
+      text: this.baseline?.text ?? this.state.text,
+      off: this.state.off,
+      roles: this.grids.lastRoles,
+    });
   }
 
   /** What stays on screen after a refused input. */

@@ -25,7 +25,6 @@ const MAX_OFF = 256;
 
 const HEAD = /^(\d{1,3})\.(\d{1,3})$/;
 
-
 /** "1.2" → {layer: 1, head: 2}, or null. */
 export function parseHead(raw) {
   const m = HEAD.exec(String(raw).trim());
@@ -44,7 +43,10 @@ export function headId({ layer, head }) {
 export function parseOffHeads(raw) {
   const off = [];
   const bad = [];
-  for (const item of String(raw).split(',').map((x) => x.trim()).filter(Boolean)) {
+  for (const item of String(raw)
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
     const h = parseHead(item);
     if (!h) bad.push(item);
     else if (!off.includes(headId(h)) && off.length < MAX_OFF) off.push(headId(h));
@@ -63,18 +65,27 @@ export function parseEnglishHash(hash) {
   if (p.has('text')) {
     const raw = p.get('text');
     if (raw.length <= MAX_TEXT_CHARS) state.text = raw;
-    else notes.push(`The text in the address has ${raw.length} characters (at most ${MAX_TEXT_CHARS}); showing the default text.`);
+    else
+      notes.push(
+        `The text in the address has ${raw.length} characters (at most ${MAX_TEXT_CHARS}); showing the default text.`,
+      );
   }
   if (p.has('off')) {
     const { off, bad } = parseOffHeads(p.get('off'));
     state.off = off;
-    if (bad.length) notes.push(`off=${quoteValue(bad.join(','))} in the address: not layer.head (e.g. 0.1); ignored.`);
+    if (bad.length)
+      notes.push(
+        `off=${quoteValue(bad.join(','))} in the address: not layer.head (e.g. 0.1); ignored.`,
+      );
   }
   if (p.has('sel')) {
     const raw = p.get('sel');
     const h = parseHead(raw);
     if (h) state.sel = headId(h);
-    else notes.push(`sel=${quoteValue(raw)} in the address is not layer.head (e.g. 1.2); no head enlarged.`);
+    else
+      notes.push(
+        `sel=${quoteValue(raw)} in the address is not layer.head (e.g. 1.2); no head enlarged.`,
+      );
   }
   return { state, notes };
 }

@@ -18,14 +18,16 @@ export const EXAMPLES = Object.freeze([
     id: 'punctuation',
     label: 'Commas and periods',
     text: 'Yes, we can. No, we will not. Red, green and blue, then black, white and gray. It is late, and it is cold.',
-    look: 'Punctuation: module 03 describes heads whose attention collapses on commas and periods (bright columns ' +
+    look:
+      'Punctuation: module 03 describes heads whose attention collapses on commas and periods (bright columns ' +
       'under “,” and “.”); a caption says “punctuation” only where a head earns it on this text.',
   }),
   Object.freeze({
     id: 'induction',
     label: 'A repeated list',
     text: 'river horse seven glass window chair table music green paper river horse seven glass window chair table music green paper',
-    look: 'Induction heads: in the second copy each word may read the word that followed its first occurrence, a ' +
+    look:
+      'Induction heads: in the second copy each word may read the word that followed its first occurrence, a ' +
       'stripe parallel to the diagonal, one list-length to the left.',
   }),
   Object.freeze({
@@ -67,17 +69,55 @@ export const HEADS_HELP =
  * captions write it (english_view.js measuredRole, typicalText; "stripe on" stands for
  * "stripe on “,”" and the like), `text` one line.
  */
-export const LABEL_HELP = Object.freeze([
-  ['previous token', 'most of each word’s weight is on the word just before it: a bright line under the diagonal (module 03’s previous-token head).'],
-  ['nearby tokens', 'most of the weight is within one position: the word itself and the word before it, a narrow bright band on the diagonal (module 03’s positional / neighbourhood head).'],
-  ['first token', 'an attention sink: most of the weight is on <bos>, the first token. Softmax weights must sum to 1, so a head with nothing to read in a row parks its weight on the first token, which every word can see (Xiao et al. 2023, “Efficient Streaming Language Models with Attention Sinks”; Clark et al. 2019 saw BERT’s heads do the same on [SEP] and [CLS]). Not one of module 03’s kinds.'],
-  ['stripe on', 'most of the other words’ weight is on one token, a bright column (module 03’s vertical stripe).'],
-  ['punctuation', 'most of the weight is on punctuation tokens such as “,” and “.” (module 03’s punctuation head).'],
-  ['long range', 'the weight lies far from the word: on average more than half the text away (module 03 draws coreference as long-range spikes; far is not yet coreference).'],
-  ['duplicate token', 'a repeated word reads its own earlier copies. Unknown words (<unk>) are never copies of each other.'],
-  ['induction', 'in repeated text, a word reads the word that followed its earlier occurrence, to predict the same continuation (Olsson et al. 2022). Unknown words (<unk>) never count as repeats.'],
-  ['no clear pattern', 'no simple rule above fits this head on this text: its weight is spread out, or follows the words themselves (module 03’s content-based heads would be among these; this page does not measure that).'],
-  ['this text', 'the role the core’s head-pattern scores measure on the text in the box, with the score (a share of the weight, 0 to 1); at most two, the higher first.'],
-  ['held-out', 'the head’s usual role, measured over sentences the model never trained on (induction: on random common words repeated), with its score.'],
-  ['off: perplexity', 'how much the perplexity of held-out text rises with this head switched off (negative: it falls).'],
-].map(([term, text]) => Object.freeze({ term, text })));
+export const LABEL_HELP = Object.freeze(
+  [
+    [
+      'previous token',
+      'most of each word’s weight is on the word just before it: a bright line under the diagonal (module 03’s previous-token head).',
+    ],
+    [
+      'nearby tokens',
+      'most of the weight is within one position: the word itself and the word before it, a narrow bright band on the diagonal (module 03’s positional / neighbourhood head).',
+    ],
+    [
+      'first token',
+      'an attention sink: most of the weight is on <bos>, the first token. Softmax weights must sum to 1, so a head with nothing to read in a row parks its weight on the first token, which every word can see (Xiao et al. 2023, “Efficient Streaming Language Models with Attention Sinks”; Clark et al. 2019 saw BERT’s heads do the same on [SEP] and [CLS]). Not one of module 03’s kinds.',
+    ],
+    [
+      'stripe on',
+      'most of the other words’ weight is on one token, a bright column (module 03’s vertical stripe).',
+    ],
+    [
+      'punctuation',
+      'most of the weight is on punctuation tokens such as “,” and “.” (module 03’s punctuation head).',
+    ],
+    [
+      'long range',
+      'the weight lies far from the word: on average more than half the text away (module 03 draws coreference as long-range spikes; far is not yet coreference).',
+    ],
+    [
+      'duplicate token',
+      'a repeated word reads its own earlier copies. Unknown words (<unk>) are never copies of each other.',
+    ],
+    [
+      'induction',
+      'in repeated text, a word reads the word that followed its earlier occurrence, to predict the same continuation (Olsson et al. 2022). Unknown words (<unk>) never count as repeats.',
+    ],
+    [
+      'no clear pattern',
+      'no simple rule above fits this head on this text: its weight is spread out, or follows the words themselves (module 03’s content-based heads would be among these; this page does not measure that).',
+    ],
+    [
+      'this text',
+      'the role the core’s head-pattern scores measure on the text in the box, with the score (a share of the weight, 0 to 1); at most two, the higher first.',
+    ],
+    [
+      'held-out',
+      'the head’s usual role, measured over sentences the model never trained on (induction: on random common words repeated), with its score.',
+    ],
+    [
+      'off: perplexity',
+      'how much the perplexity of held-out text rises with this head switched off (negative: it falls).',
+    ],
+  ].map(([term, text]) => Object.freeze({ term, text })),
+);

@@ -37,7 +37,8 @@ function stripeRole(pattern, tokens) {
   if (key === 0 && typeof pattern.scores.first_token === 'number') {
     return { words: 'first token', score: pattern.scores.first_token };
   }
-  const token = Number.isInteger(key) && tokens?.[key] !== undefined ? `“${tokens[key]}”` : 'one token';
+  const token =
+    Number.isInteger(key) && tokens?.[key] !== undefined ? `“${tokens[key]}”` : 'one token';
   return { words: `stripe on ${token}`, score: pattern.scores?.vertical_stripe };
 }
 
@@ -54,14 +55,20 @@ export function measuredRole(pattern, tokens) {
   for (const label of pattern?.labels ?? []) {
     if (label === 'vertical-stripe') roles.push(stripeRole(pattern, tokens));
     else {
-      const [words, key] = LABEL_WORDS[label] ?? [label.replace(/[-_]/g, ' '), label.replace(/-/g, '_')];
+      const [words, key] = LABEL_WORDS[label] ?? [
+        label.replace(/[-_]/g, ' '),
+        label.replace(/-/g, '_'),
+      ];
       roles.push({ words, score: pattern.scores?.[key] });
     }
   }
   if (!roles.length) return { text: 'no clear pattern', labels: [] };
   roles.sort((a, b) => (b.score ?? -1) - (a.score ?? -1));
   return {
-    text: roles.slice(0, 2).map((r) => `${r.words} ${formatScore(r.score)}`).join(' · '),
+    text: roles
+      .slice(0, 2)
+      .map((r) => `${r.words} ${formatScore(r.score)}`)
+      .join(' · '),
     labels: [...(pattern.labels ?? [])],
   };
 }
@@ -75,12 +82,16 @@ export function readTypicalRoles(json) {
   const roles = new Map();
   const heads = json && Array.isArray(json.heads) ? json.heads : [];
   for (const h of heads) {
-    if (!h || !Number.isInteger(h.layer) || !Number.isInteger(h.head) || h.layer < 0 || h.head < 0) continue;
+    if (!h || !Number.isInteger(h.layer) || !Number.isInteger(h.head) || h.layer < 0 || h.head < 0)
+      continue;
     if (typeof h.role !== 'string' || !h.role.trim()) continue;
     roles.set(`${h.layer}.${h.head}`, {
       role: h.role.trim().slice(0, 80),
       score: typeof h.score === 'number' && Number.isFinite(h.score) ? h.score : null,
-      ablation_cost: typeof h.ablation_cost === 'number' && Number.isFinite(h.ablation_cost) ? h.ablation_cost : null,
+      ablation_cost:
+        typeof h.ablation_cost === 'number' && Number.isFinite(h.ablation_cost)
+          ? h.ablation_cost
+          : null,
     });
   }
   return roles;
@@ -95,8 +106,21 @@ export function coreferenceNote(json) {
   const c = json?.coreference;
   const b = c?.best;
   const share = (x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1;
-  if (!c || !Array.isArray(c.sentences) || !c.sentences.length || typeof c.sentences[0] !== 'string') return null;
-  if (!b || !Number.isInteger(b.layer) || !Number.isInteger(b.head) || !share(b.antecedent) || !share(b.other)) return null;
+  if (
+    !c ||
+    !Array.isArray(c.sentences) ||
+    !c.sentences.length ||
+    typeof c.sentences[0] !== 'string'
+  )
+    return null;
+  if (
+    !b ||
+    !Number.isInteger(b.layer) ||
+    !Number.isInteger(b.head) ||
+    !share(b.antecedent) ||
+    !share(b.other)
+  )
+    return null;
   const pct = (x) => `${Math.round(x * 100)} %`;
   const head = headName(b.layer, b.head);
   const measured =
@@ -155,44 +179,83 @@ const KIND_PRESENT = 0.5;
  * [] when the file has no per-head scores.
  */
 export function modelKinds(json) {
-  const heads = (Array.isArray(json?.heads) ? json.heads : []).filter((h) =>
-    h && Number.isInteger(h.layer) && Number.isInteger(h.head) && h.scores && typeof h.scores === 'object');
+  const heads = (Array.isArray(json?.heads) ? json.heads : []).filter(
+    (h) =>
+      h &&
+      Number.isInteger(h.layer) &&
+      Number.isInteger(h.head) &&
+      h.scores &&
+      typeof h.scores === 'object',
+  );
   if (!heads.length) return [];
-  const score = (h, k) => (typeof h.scores[k] === 'number' && Number.isFinite(h.scores[k]) ? h.scores[k] : null);
-  const list = (hs, k) => hs.map((h) => `${headName(h.layer, h.head)} ${formatScore(score(h, k))}`).join(', ');
-  const having = (k, except = (_h) => false) => heads.filter((h) => score(h, k) !== null && score(h, k) >= KIND_PRESENT && !except(h))
-    .sort((a, b) => score(b, k) - score(a, k));
-  const best = (k) => heads.filter((h) => score(h, k) !== null).sort((a, b) => score(b, k) - score(a, k))[0] ?? null;
+  const score = (h, k) =>
+    typeof h.scores[k] === 'number' && Number.isFinite(h.scores[k]) ? h.scores[k] : null;
+  const list = (hs, k) =>
+    hs.map((h) => `${headName(h.layer, h.head)} ${formatScore(score(h, k))}`).join(', ');
+  const having = (k, except = (_h) => false) =>
+    heads
+      .filter((h) => score(h, k) !== null && score(h, k) >= KIND_PRESENT && !except(h))
+      .sort((a, b) => score(b, k) - score(a, k));
+  const best = (k) =>
+    heads.filter((h) => score(h, k) !== null).sort((a, b) => score(b, k) - score(a, k))[0] ?? null;
   const out = [];
   const kind = (name, k, what, except) => {
     const hs = having(k, except);
-    if (hs.length) out.push({ kind: name, present: true, text: `${name}: yes, ${list(hs, k)} (${what}).` });
+    if (hs.length)
+      out.push({ kind: name, present: true, text: `${name}: yes, ${list(hs, k)} (${what}).` });
     else {
       const b = best(k);
-      out.push({ kind: name, present: false, text: `${name}: no; the highest is ${b ? list([b], k) : '—'} (${what}), under ${KIND_PRESENT}.` });
+      out.push({
+        kind: name,
+        present: false,
+        text: `${name}: no; the highest is ${b ? list([b], k) : '—'} (${what}), under ${KIND_PRESENT}.`,
+      });
     }
   };
   kind('Previous token', 'previous token', 'mean weight on the word before');
   // A previous-token head's band is mostly its previous token: the narrower kind names it.
-  kind('Positional / neighbourhood', 'nearby tokens', 'mean weight within one position',
-    (h) => (score(h, 'previous token') ?? 0) >= (score(h, 'nearby tokens') ?? 0) - 0.1);
+  kind(
+    'Positional / neighbourhood',
+    'nearby tokens',
+    'mean weight within one position',
+    (h) => (score(h, 'previous token') ?? 0) >= (score(h, 'nearby tokens') ?? 0) - 0.1,
+  );
   kind('Punctuation', 'punctuation', 'mean weight on punctuation');
   const c = json?.coreference?.best;
-  if (c && Number.isInteger(c.layer) && Number.isInteger(c.head) && typeof c.antecedent === 'number' && typeof c.other === 'number') {
-    const where = `${headName(c.layer, c.head)}, puts ${Math.round(c.antecedent * 100)} % of a pronoun’s weight on its ` +
+  if (
+    c &&
+    Number.isInteger(c.layer) &&
+    Number.isInteger(c.head) &&
+    typeof c.antecedent === 'number' &&
+    typeof c.other === 'number'
+  ) {
+    const where =
+      `${headName(c.layer, c.head)}, puts ${Math.round(c.antecedent * 100)} % of a pronoun’s weight on its ` +
       `antecedent and ${Math.round(c.other * 100)} % on the other noun`;
-    out.push(json.coreference.resolved === true
-      ? { kind: 'Coreference', present: true, text: `Coreference: yes, the best head, ${where}.` }
-      : { kind: 'Coreference', present: false, text: `Coreference: no; the closest, ${where}.` });
-  } else out.push({ kind: 'Coreference', present: null, text: 'Coreference: not measured for this model.' });
+    out.push(
+      json.coreference.resolved === true
+        ? { kind: 'Coreference', present: true, text: `Coreference: yes, the best head, ${where}.` }
+        : { kind: 'Coreference', present: false, text: `Coreference: no; the closest, ${where}.` },
+    );
+  } else
+    out.push({
+      kind: 'Coreference',
+      present: null,
+      text: 'Coreference: not measured for this model.',
+    });
   const unclear = heads.filter((h) => h.role === 'no clear pattern');
   out.push({
-    kind: 'Content-based', present: null,
+    kind: 'Content-based',
+    present: null,
     text: unclear.length
       ? `Content-based: not measured; no simple rule fits ${unclear.map((h) => headName(h.layer, h.head)).join(', ')}.`
       : 'Content-based: not measured.',
   });
-  kind('Beyond module 03, induction', 'induction', 'on random common words repeated: weight on the word after the first occurrence');
+  kind(
+    'Beyond module 03, induction',
+    'induction',
+    'on random common words repeated: weight on the word after the first occurrence',
+  );
   kind('Beyond module 03, first token (attention sink)', 'first token', 'mean weight on <bos>');
   return out;
 }
@@ -206,8 +269,10 @@ export function inductionFinding(patterns) {
     .filter(([, p]) => p?.labels?.includes('induction'))
     .map(([id, p]) => `${headNameOf(id)} (${formatScore(p.scores?.induction)})`);
   if (found.length) return `On this text, “induction” is earned by ${found.join(', ')}.`;
-  return 'On this text no head earns “induction”: this model’s induction heads show it on repeated runs of ' +
-    'common words, and on other text often keep their weight on <bos> (“first token”).';
+  return (
+    'On this text no head earns “induction”: this model’s induction heads show it on repeated runs of ' +
+    'common words, and on other text often keep their weight on <bos> (“first token”).'
+  );
 }
 
 /**
@@ -218,7 +283,8 @@ export function typicalText(t) {
   if (!t) return '';
   const score = t.score === null ? '' : ` ${formatScore(t.score)}`;
   const sign = t.ablation_cost !== null && t.ablation_cost >= 0 ? '+' : '';
-  const cost = t.ablation_cost === null ? '' : ` · off: perplexity ${sign}${formatScore(t.ablation_cost)}`;
+  const cost =
+    t.ablation_cost === null ? '' : ` · off: perplexity ${sign}${formatScore(t.ablation_cost)}`;
   return `held-out: ${t.role}${score}${cost}`;
 }
 
@@ -248,8 +314,10 @@ export function perplexityComparison(on, off, count) {
   }
   const d = off - on;
   const sign = d >= 0 ? '+' : '−';
-  return `Perplexity: ${formatPerplexity(off)} with ${heads} (${sign}${formatPerplexity(Math.abs(d))} against ` +
-    `${formatPerplexity(on)} with every head on).`;
+  return (
+    `Perplexity: ${formatPerplexity(off)} with ${heads} (${sign}${formatPerplexity(Math.abs(d))} against ` +
+    `${formatPerplexity(on)} with every head on).`
+  );
 }
 
 /** The perplexity line with every head on. `predictions`: the words scored (n − 1). */
@@ -257,8 +325,10 @@ export function perplexityText(ppl, predictions) {
   if (typeof ppl !== 'number' || predictions < 1) {
     return 'Perplexity: — (no word to score yet: the model scores each word of the text from the ones before it).';
   }
-  return `Perplexity: ${formatPerplexity(ppl)} over ${predictions} word${predictions === 1 ? '' : 's'} ` +
-    '(how surprised the model is by this text; lower is better).';
+  return (
+    `Perplexity: ${formatPerplexity(ppl)} over ${predictions} word${predictions === 1 ? '' : 's'} ` +
+    '(how surprised the model is by this text; lower is better).'
+  );
 }
 
 /**
@@ -277,24 +347,30 @@ export function tokensNote(run, maxLen) {
   const words = run.n - 1;
   const parts = [`${run.n} token${run.n === 1 ? '' : 's'}: <bos> and ${words} of the text`];
   const unknown = run.unknown.filter(Boolean).length;
-  if (unknown) parts.push(`${unknown} not in the model’s vocabulary (dashed: the model reads them as <unk>)`);
+  if (unknown)
+    parts.push(`${unknown} not in the model’s vocabulary (dashed: the model reads them as <unk>)`);
   if (run.truncatedTokens > 0) {
-    parts.push(`${run.truncatedTokens} more token${run.truncatedTokens === 1 ? '' : 's'} cut: the model reads ` +
-      `at most ${maxLen} tokens (<bos> and the first ${maxLen - 1} of the text)`);
+    parts.push(
+      `${run.truncatedTokens} more token${run.truncatedTokens === 1 ? '' : 's'} cut: the model reads ` +
+        `at most ${maxLen} tokens (<bos> and the first ${maxLen - 1} of the text)`,
+    );
   }
   return `${parts.join(' · ')}.`;
 }
 
 /** The note when the text has no token: the model still predicts the first word, from <bos>. */
-export const EMPTY_NOTE = 'No words yet: the model reads <bos> (the start of a text) alone, and the table shows what it ' +
+export const EMPTY_NOTE =
+  'No words yet: the model reads <bos> (the start of a text) alone, and the table shows what it ' +
   'expects the first word to be. Type some English.';
 
 /** "d_model 128, 4 heads × 2 layers, 5,000 words, context 128 tokens, 1.2 MB". */
 export function modelSummary(config, bytes) {
   const c = config ?? {};
   const mb = bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.round(bytes / 1e3)} KB`;
-  return `a decoder-only Transformer: ${c.num_layers} layers × ${c.num_heads} heads, d_model ${c.d_model}, ` +
-    `vocabulary of ${Number(c.vocab_size).toLocaleString('en-US')} words, context ${c.max_len} tokens, ${mb} of weights`;
+  return (
+    `a decoder-only Transformer: ${c.num_layers} layers × ${c.num_heads} heads, d_model ${c.d_model}, ` +
+    `vocabulary of ${Number(c.vocab_size).toLocaleString('en-US')} words, context ${c.max_len} tokens, ${mb} of weights`
+  );
 }
 
 /** `text` cut to `max` characters (code points), with "…" when cut. */
@@ -320,14 +396,26 @@ export function englishFigureParts(run, { text, off = [], roles = new Map() }) {
   const all = Array.from({ length: layers * heads }, (_, k) => k);
   const id = (k) => `${Math.floor(k / heads)}.${k % heads}`;
   const unknown = run.unknown.filter(Boolean).length;
-  const shape = [`${layers} layers × ${heads} heads`, `${n} tokens: <bos> and ${n - 1} of the text`];
+  const shape = [
+    `${layers} layers × ${heads} heads`,
+    `${n} tokens: <bos> and ${n - 1} of the text`,
+  ];
   if (unknown) shape.push(`* not in the model’s vocabulary (read as <unk>): ${unknown}`);
   if (run.truncatedTokens > 0) shape.push(`${run.truncatedTokens} more tokens cut`);
   const offNames = off.map((h) => h.split('.')).map(([l, h]) => `layer ${l} head ${h}`);
   return {
-    data: { weights: run.attnWeights, heads: all, queryTokens: labels, keyTokens: labels, config: { num_layers: layers, num_heads: heads, n } },
+    data: {
+      weights: run.attnWeights,
+      heads: all,
+      queryTokens: labels,
+      keyTokens: labels,
+      config: { num_layers: layers, num_heads: heads, n },
+    },
     title: `English language model: “${shortText(text, 100)}”`,
-    headNames: all.map((k) => `layer ${Math.floor(k / heads)}, head ${k % heads}${off.includes(id(k)) ? ' (switched off)' : ''}`),
+    headNames: all.map(
+      (k) =>
+        `layer ${Math.floor(k / heads)}, head ${k % heads}${off.includes(id(k)) ? ' (switched off)' : ''}`,
+    ),
     headNotes: all.map((k) => roles.get(id(k)) ?? ''),
     columns: heads,
     panelWidth: 240,

@@ -94,7 +94,10 @@ export class RandomControls {
     els.maskWindowField.hidden = els.mask.value !== 'window';
     els.maskDrawnField.hidden = els.mask.value !== 'drawn';
     const k = drawnCount;
-    setText(els.maskDrawnCount, `${k} cell${k === 1 ? '' : 's'} masked: click a cell of any grid to mask it or let it attend again.`);
+    setText(
+      els.maskDrawnCount,
+      `${k} cell${k === 1 ? '' : 's'} masked: click a cell of any grid to mask it or let it attend again.`,
+    );
   }
 
   /**
@@ -105,10 +108,14 @@ export class RandomControls {
   limitMaskFields(limits) {
     const { els } = this;
     /** @type {Array<[HTMLInputElement, string, string]>} */
-    const fields = [[els.maskPad, 'pad', 'padding'], [els.maskWindow, 'window', 'window']];
+    const fields = [
+      [els.maskPad, 'pad', 'padding'],
+      [els.maskWindow, 'window', 'window'],
+    ];
     for (const [field, key, kind] of fields) {
       if (field.max !== String(limits[key])) field.max = String(limits[key]);
-      if (els.mask.value !== kind && Number(field.value) > limits[key]) field.value = String(limits[key]);
+      if (els.mask.value !== kind && Number(field.value) > limits[key])
+        field.value = String(limits[key]);
     }
   }
 
@@ -125,7 +132,9 @@ export class RandomControls {
     const { els } = this;
     els.alert.textContent = sentence(message) + last;
     for (const key of [...NUMBER_FIELDS, 'text']) {
-      const mentioned = message.includes(`${key}=`) || message.startsWith(`${key} `) ||
+      const mentioned =
+        message.includes(`${key}=`) ||
+        message.startsWith(`${key} `) ||
         (key === 'text' && /sentence/i.test(message));
       if (mentioned) els[key].setAttribute('aria-invalid', 'true');
       else els[key].removeAttribute('aria-invalid');
@@ -154,11 +163,13 @@ export class RandomControls {
     const tokens = tokenize(text);
     const line = this.els.tokensLine;
     let label = line.firstElementChild;
-    if (!label?.classList.contains('tokens-count')) line.replaceChildren(label = element('span', { className: 'tokens-count' }));
+    if (!label?.classList.contains('tokens-count'))
+      line.replaceChildren((label = element('span', { className: 'tokens-count' })));
     setText(label, `${tokens.length} token${tokens.length === 1 ? '' : 's'}: `);
     let node = label.nextSibling;
     for (const t of tokens.slice(0, MAX_CHIPS)) {
-      if (node?.nodeType !== 1) node = line.insertBefore(element('span', { className: 'token' }), node);
+      if (node?.nodeType !== 1)
+        node = line.insertBefore(element('span', { className: 'token' }), node);
       setText(node, t);
       node = node.nextSibling;
     }

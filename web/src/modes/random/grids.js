@@ -19,7 +19,8 @@ import { oneHotRows, saturationNote } from './saturation.js';
 const FRAME_PAD = 18;
 
 /** What the JSON export says the numbers are. */
-const SOURCE = 'numpy_experiment (module 08): np.random.seed(seed); X = randn(n, d_model); Wq, Wk, Wv, Wo = randn(d_model, d_model)';
+const SOURCE =
+  'numpy_experiment (module 08): np.random.seed(seed); X = randn(n, d_model); Wq, Wk, Wv, Wo = randn(d_model, d_model)';
 
 export class HeadGrids {
   /**
@@ -46,7 +47,11 @@ export class HeadGrids {
     this.readoutHint = this.els.readout.textContent;
     /** The enlarged head (null: none). */
     this.enlarged = null;
-    this.queryRow = new QueryRowText(doc, $('query-row'), /** @type {HTMLButtonElement} */ ($('query-row-copy')));
+    this.queryRow = new QueryRowText(
+      doc,
+      $('query-row'),
+      /** @type {HTMLButtonElement} */ ($('query-row-copy')),
+    );
     this.els.heads.addEventListener('click', (e) => {
       const target = /** @type {HTMLElement} */ (e.target);
       const button = target.closest?.('.head-toggle');
@@ -54,7 +59,13 @@ export class HeadGrids {
     });
     this.els.heads.addEventListener('keydown', (e) => {
       const target = /** @type {HTMLElement} */ (e.target);
-      if ((e.key === 'z' || e.key === 'Z') && !e.ctrlKey && !e.metaKey && !e.altKey && target.matches?.('canvas.heatmap')) {
+      if (
+        (e.key === 'z' || e.key === 'Z') &&
+        !e.ctrlKey &&
+        !e.metaKey &&
+        !e.altKey &&
+        target.matches?.('canvas.heatmap')
+      ) {
         e.preventDefault();
         this.toggleEnlarged(Number(target.dataset.head));
         target.focus();
@@ -104,29 +115,43 @@ export class HeadGrids {
         figures.push(figure);
       }
       figure.classList.toggle('is-off', offHeads.includes(h));
-      setText(figure.querySelector('.head-detail'), ` · Q, K, V columns ${h * dHead}–${(h + 1) * dHead - 1}`);
+      setText(
+        figure.querySelector('.head-detail'),
+        ` · Q, K, V columns ${h * dHead}–${(h + 1) * dHead - 1}`,
+      );
     }
     if (!reuse) els.heads.replaceChildren(...figures);
     if (this.enlarged !== null && this.enlarged >= result.num_heads) this.enlarged = null;
     this.markEnlarged();
     // The tables replace the previous ones in their holders (after the paint, for larger views).
-    scheduleTables(els.heads, holders,
-      (h) => headTableSteps(h, result.attn_weights, result.fully_masked_rows, tokens, tokens), result,
-      { busy: this.busy });
+    scheduleTables(
+      els.heads,
+      holders,
+      (h) => headTableSteps(h, result.attn_weights, result.fully_masked_rows, tokens, tokens),
+      result,
+      { busy: this.busy },
+    );
     this.heatmaps = heatmaps;
     this.drawnSelection = undefined; // a new view: the selection is drawn again
     this.layout();
 
-    setText(els.summary,
+    setText(
+      els.summary,
       `n = ${tokens.length} token${tokens.length === 1 ? '' : 's'} · d_model = ${result.d_model} · ` +
-      `num_heads = ${result.num_heads} · d_head = ${dHead}` +
-      `${state.causal ? ' · causal' : ''}${state.positional ? ' · + positions' : ''} · seed ${state.seed}`);
-    setText(els.params,
+        `num_heads = ${result.num_heads} · d_head = ${dHead}` +
+        `${state.causal ? ' · causal' : ''}${state.positional ? ' · + positions' : ''} · seed ${state.seed}`,
+    );
+    setText(
+      els.params,
       `Parameters: 4 · d_model² = ${formatCount(result.parameter_count)} ` +
-      '(Wq, Wk, Wv, Wo; the same for every valid num_heads)');
+        '(Wq, Wk, Wv, Wo; the same for every valid num_heads)',
+    );
     els.params.dataset.count = String(result.parameter_count);
     setText(els.precision, precisionText(result.precision, work));
-    const note = saturationNote(oneHotRows(result.attn_weights, result.num_heads, tokens.length, tokens.length), result.d_model);
+    const note = saturationNote(
+      oneHotRows(result.attn_weights, result.num_heads, tokens.length, tokens.length),
+      result.d_model,
+    );
     setText(els.saturation, note);
     els.saturation.hidden = !note;
   }
@@ -173,7 +198,9 @@ export class HeadGrids {
 
   /** The enlarged head's figure marked (class and its caption button's aria-pressed). */
   markEnlarged() {
-    const figures = /** @type {NodeListOf<HTMLElement>} */ (this.els.heads.querySelectorAll(':scope > figure.head'));
+    const figures = /** @type {NodeListOf<HTMLElement>} */ (
+      this.els.heads.querySelectorAll(':scope > figure.head')
+    );
     for (const figure of figures) {
       const on = Number(figure.dataset.head) === this.enlarged;
       figure.classList.toggle('is-enlarged', on);
@@ -187,14 +214,24 @@ export class HeadGrids {
     const { heads } = this.els;
     if (fresh || this.headsWidth === null) {
       const style = getComputedStyle(heads);
-      this.headsWidth = heads.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      this.headsWidth =
+        heads.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
     }
     if (fresh || this.labelTheme === null) this.labelTheme = readTheme(heads);
     const first = this.heatmaps[0];
     const { n, m } = first;
-    const labelWidth = Math.max(n, m) > LABELLED_MAX_TOKENS ? 0 : first.labels.widest(first.rowSet, FONT_BOLD);
+    const labelWidth =
+      Math.max(n, m) > LABELLED_MAX_TOKENS ? 0 : first.labels.widest(first.rowSet, FONT_BOLD);
     // Each figure has padding and a border of its own (style.css, .head): FRAME_PAD.
-    const plan = smallMultiples({ count: this.heatmaps.length, n, m, width: Math.max(240, this.headsWidth), labelWidth, gap: 16, framePad: FRAME_PAD });
+    const plan = smallMultiples({
+      count: this.heatmaps.length,
+      n,
+      m,
+      width: Math.max(240, this.headsWidth),
+      labelWidth,
+      gap: 16,
+      framePad: FRAME_PAD,
+    });
     heads.dataset.columns = String(plan.columns);
     heads.dataset.labels = String(plan.labels);
     const full = Math.max(240, this.headsWidth - FRAME_PAD);
@@ -209,7 +246,8 @@ export class HeadGrids {
    * every head) drawn, and its weight in the readout.
    */
   select(sel, view, locked) {
-    const same = (a, b) => a === b || (a && b && a.head === b.head && a.row === b.row && a.col === b.col);
+    const same = (a, b) =>
+      a === b || (a && b && a.head === b.head && a.row === b.row && a.col === b.col);
     // Mouse moves inside one cell change nothing: skip the redraw.
     if (view && this.drawnSelection !== undefined && same(sel, this.drawnSelection)) return;
     if (!view) return;
@@ -226,7 +264,8 @@ export class HeadGrids {
     const { n, m } = result;
     const w = result.attn_weights[(sel.head * n + sel.row) * m + sel.col];
     let text = readoutText(sel.head, tokens[sel.row], tokens[sel.col], w);
-    if (result.fully_masked_rows[sel.head * n + sel.row] === 1) text += ' (every key of this row is masked)';
+    if (result.fully_masked_rows[sel.head * n + sel.row] === 1)
+      text += ' (every key of this row is masked)';
     if (locked) text += ' · locked';
     setText(readout, text);
     readout.dataset.head = String(sel.head);

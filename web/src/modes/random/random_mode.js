@@ -129,7 +129,8 @@ export class RandomMode {
       if (e.target === els.preset) return;
       clock.inputChanged();
       if (e.target === els.mask) this.controls.showMaskFields(this.explainState.drawn.length);
-      if (/** @type {HTMLInputElement} */ (e.target).type === 'checkbox' || e.target === els.mask) this.update();
+      if (/** @type {HTMLInputElement} */ (e.target).type === 'checkbox' || e.target === els.mask)
+        this.update();
       else this.updateSoon();
     });
     els.form.addEventListener('submit', (e) => {
@@ -159,14 +160,20 @@ export class RandomMode {
     // A zoom or a move to another screen changes devicePixelRatio: redraw crisp.
     const view = doc.defaultView;
     const watchDpr = () => {
-      view.matchMedia(`(resolution: ${view.devicePixelRatio}dppx)`).addEventListener('change', () => {
-        this.redrawLook();
-        watchDpr();
-      }, { once: true });
+      view.matchMedia(`(resolution: ${view.devicePixelRatio}dppx)`).addEventListener(
+        'change',
+        () => {
+          this.redrawLook();
+          watchDpr();
+        },
+        { once: true },
+      );
     };
     watchDpr();
     // Light / dark switch: the canvas labels take their colours from the stylesheet.
-    view.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.redrawLook());
+    view
+      .matchMedia('(prefers-color-scheme: dark)')
+      .addEventListener('change', () => this.redrawLook());
   }
 
   /** The legend and the grids drawn again (a new devicePixelRatio or colour scheme). */
@@ -195,7 +202,10 @@ export class RandomMode {
     // Drawn or refused in this call, unless the workers compute it (settled is then null).
     if (this.settled === 'refused' && !this.view) {
       // Settings the address parser accepted but the module refused: fall back to the defaults.
-      showNotes(this.controls.els.notes, [...all, 'The settings in the address could not be shown; showing the defaults.']);
+      showNotes(this.controls.els.notes, [
+        ...all,
+        'The settings in the address could not be shown; showing the defaults.',
+      ]);
       this.controls.set(DEFAULTS);
       this.explainState = defaultExplain();
       this.controls.setMask(this.explainState);
@@ -237,7 +247,10 @@ export class RandomMode {
 
   /** The address, once typing pauses (chrome/address.js), for the view on screen then. */
   writeAddressOncePaused(pauseMs) {
-    this.ctx.address.writeOncePaused(() => (this.active && this.view ? this.hash({ embed: this.ctx.embedded() }) : null), pauseMs);
+    this.ctx.address.writeOncePaused(
+      () => (this.active && this.view ? this.hash({ embed: this.ctx.embedded() }) : null),
+      pauseMs,
+    );
   }
 
   /**
@@ -286,7 +299,9 @@ export class RandomMode {
     // else runs); large ones by the workers, later, unless a newer input supersedes them first.
     const answer = compute.route(asked.request);
     if (!(answer instanceof Promise)) {
-      return Promise.resolve(this.settle(this.show(answer, asked, generation, fromTyping), generation));
+      return Promise.resolve(
+        this.settle(this.show(answer, asked, generation, fromTyping), generation),
+      );
     }
     this.settled = null;
     // Said only when the worker takes a while: a note that flashed for every keystroke would cost
@@ -299,7 +314,8 @@ export class RandomMode {
     }, COMPUTING_NOTE_MS);
     return answer.then((later) => {
       if (!later) return 'superseded'; // a newer input's result (or grids) will be drawn
-      if (!this.active) { // the tab changed meanwhile
+      if (!this.active) {
+        // the tab changed meanwhile
         clearTimeout(this.computingTimer);
         delete heads.dataset.computing;
         return 'superseded';
@@ -378,7 +394,14 @@ export class RandomMode {
     const firstView = this.view === null;
     const replaced = this.view?.result;
     this.render(state, tokens, result);
-    this.explain.update({ state, tokens, result, request, explain: this.explainState, maskFields: fields });
+    this.explain.update({
+      state,
+      tokens,
+      result,
+      request,
+      explain: this.explainState,
+      maskFields: fields,
+    });
     // The grids, their tables, the panels and the export read the new result from here on: the
     // one it replaced may give its weights' memory back to the worker that computed it.
     if (replaced !== result) this.ctx.compute.release(replaced);
@@ -409,7 +432,10 @@ export class RandomMode {
    */
   activateCell(cell) {
     if (this.explainState.mask === 'drawn') {
-      this.explainState = { ...this.explainState, drawn: toggleCell(this.explainState.drawn, cell.row, cell.col) };
+      this.explainState = {
+        ...this.explainState,
+        drawn: toggleCell(this.explainState.drawn, cell.row, cell.col),
+      };
       this.update();
     }
     this.cells.toggle(cell); // explain.lock follows the lock, in onCellChange
@@ -435,10 +461,12 @@ export class RandomMode {
       const { n, m } = result;
       const w = result.attn_weights[(cell.head * n + cell.row) * m + cell.col];
       const lock = reason === 'lock' ? 'locked' : reason === 'unlock' ? 'unlocked' : undefined;
-      this.announcer.say(announceText(cell.head, tokens[cell.row], tokens[cell.col], w, {
-        masked: result.fully_masked_rows[cell.head * n + cell.row] === 1,
-        lock,
-      }));
+      this.announcer.say(
+        announceText(cell.head, tokens[cell.row], tokens[cell.col], w, {
+          masked: result.fully_masked_rows[cell.head * n + cell.row] === 1,
+          lock,
+        }),
+      );
     } else if (reason === 'clear') this.announcer.say('No cell selected.');
     this.grids.els.readout.dataset.locked = String(locked);
     // The explain section's step panel shows the locked cell. Not in embed mode, where the step
@@ -448,7 +476,8 @@ export class RandomMode {
       // A result computed for the grids alone (weights_only) has no V or head outputs for the
       // step panel (it says they are being computed): compute them now (the request asks for
       // them while a cell is locked).
-      if (!view.result.head_outputs && keepsIntermediates(view.result.num_heads, view.result.n)) this.updateSoon();
+      if (!view.result.head_outputs && keepsIntermediates(view.result.num_heads, view.result.n))
+        this.updateSoon();
     } else if (reason === 'unlock' || reason === 'clear') this.explain.lock(null);
     // A moment later: holding an arrow key would call history.replaceState too often.
     if (reason === 'restore') this.writeAddress();

@@ -83,7 +83,10 @@ export function readControls(raw, limits = PAGE_LIMITS) {
     ints[key] = v;
   }
   if (ints.seed < 0 || ints.seed > SEED_MAX) {
-    return { ok: false, message: `seed=${ints.seed} is outside 0..${SEED_MAX} (numpy's seed range).` };
+    return {
+      ok: false,
+      message: `seed=${ints.seed} is outside 0..${SEED_MAX} (numpy's seed range).`,
+    };
   }
   const tok = tokenizeChecked(String(raw.text ?? ''), limits.maxTokens);
   if (tok.ok === false) return { ok: false, message: tok.message };
@@ -152,9 +155,10 @@ export function parseHash(hash, { modeKeys = [], limits = PAGE_LIMITS } = {}) {
     const tok = raw.length > MAX_TEXT_CHARS ? null : tokenizeChecked(raw, limits.maxTokens);
     if (tok?.ok) state.text = raw;
     else {
-      const why = tok?.ok === false
-        ? `The text in the address cannot be shown: ${tok.message}`
-        : `The text in the address has ${raw.length} characters (at most ${MAX_TEXT_CHARS}).`;
+      const why =
+        tok?.ok === false
+          ? `The text in the address cannot be shown: ${tok.message}`
+          : `The text in the address has ${raw.length} characters (at most ${MAX_TEXT_CHARS}).`;
       notes.push(`${why} Using "${state.text}".`);
     }
   }
@@ -167,21 +171,27 @@ export function parseHash(hash, { modeKeys = [], limits = PAGE_LIMITS } = {}) {
   if (params.has('num_heads')) {
     const raw = params.get('num_heads');
     const v = parseInteger(raw);
-    if (v !== null && v >= 1 && v <= limits.maxHeads && state.d_model % v === 0) state.num_heads = v;
+    if (v !== null && v >= 1 && v <= limits.maxHeads && state.d_model % v === 0)
+      state.num_heads = v;
     else {
       if (state.d_model % state.num_heads !== 0) {
         state.num_heads = largestDivisorAtMost(state.d_model, state.num_heads);
       }
-      const why = v === null || v < 1 ? `is not a whole number from 1 to ${limits.maxHeads}`
-        : v > limits.maxHeads ? `is more than ${limits.maxHeads}, the most heads the page draws`
-          : `does not divide d_model=${state.d_model}`;
+      const why =
+        v === null || v < 1
+          ? `is not a whole number from 1 to ${limits.maxHeads}`
+          : v > limits.maxHeads
+            ? `is more than ${limits.maxHeads}, the most heads the page draws`
+            : `does not divide d_model=${state.d_model}`;
       fallback('num_heads', raw, why);
     }
   }
   if (state.d_model % state.num_heads !== 0) {
     // d_model came from the address and the preset's head count does not divide it.
     const h = largestDivisorAtMost(state.d_model, state.num_heads);
-    notes.push(`num_heads=${state.num_heads} does not divide d_model=${state.d_model}; using num_heads=${h}.`);
+    notes.push(
+      `num_heads=${state.num_heads} does not divide d_model=${state.d_model}; using num_heads=${h}.`,
+    );
     state.num_heads = h;
   }
   if (params.has('seed')) {

@@ -27,7 +27,9 @@ export function experimentRequest(core, controls, explainState, explain) {
   const masks = readMaskControls(controls.rawMask(), tokens.length);
   if (masks.ok === false) return { refused: masks.message, maskKey: masks.key };
   const explained = fitExplain({ ...explainState, ...masks.value }, tokens.length, state.num_heads);
-  const fields = maskFields(explained, tokens.length, (n, window) => core.windowMask({ n, window }));
+  const fields = maskFields(explained, tokens.length, (n, window) =>
+    core.windowMask({ n, window }),
+  );
   /** @type {import('../../../../cpp/bindings/wasm/mha_wasm').ExperimentRequest} */
   let request;
   try {
@@ -53,7 +55,8 @@ export function experimentRequest(core, controls, explainState, explain) {
     // The step panel's q, k, scores, a·v_j and y_i need the full forward: asked for while a
     // cell is locked there, and only while they stay small (MAX_KEPT_WEIGHTS).
     if (!explain.cell) request.weights_only = true;
-    if (!explain.cell || !keepsIntermediates(state.num_heads, tokens.length)) request.keep_intermediates = false;
+    if (!explain.cell || !keepsIntermediates(state.num_heads, tokens.length))
+      request.keep_intermediates = false;
     // X and the weights (4 MiB at d_model 512) only for the panels that run the layer on them.
     if (!explain.needsParameters()) request.return_parameters = false;
   } catch (e) {

@@ -44,10 +44,12 @@ export function oneHotRows(attnWeights, numHeads, n, m) {
 export function saturationNote({ oneHot, rows }, dModel) {
   if (!rows || oneHot / rows < NOTE_SHARE) return '';
   const every = oneHot === rows;
-  return `${every ? 'Every row' : `${oneHot} of ${rows} rows`} of these grids ${every ? 'puts' : 'put'} at least ` +
+  return (
+    `${every ? 'Every row' : `${oneHot} of ${rows} rows`} of these grids ${every ? 'puts' : 'put'} at least ` +
     `${Math.round(ONE_HOT_WEIGHT * 100)} % of ${every ? 'its' : 'their'} weight on one key. That is module 08's random weights, not ` +
     `attention learning to pick one word: X, W_Q and W_K are randn with no scaling, so a score Q Kᵀ/√d_head has a ` +
     `standard deviation of about d_model (${dModel} here), and softmax of scores that far apart is one-hot. ` +
     'A smaller d_model gives softer rows; trained models keep their scores small, and so does PyTorch’s ' +
-    'initialisation (xavier_uniform_: weights of variance 1/(2·d_model) instead of 1).';
+    'initialisation (xavier_uniform_: weights of variance 1/(2·d_model) instead of 1).'
+  );
 }

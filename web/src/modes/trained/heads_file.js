@@ -10,7 +10,8 @@
 
 /** The XXH64 of the model file the heads were measured on (json.model.xxh64, lowercase), or null. */
 export function rolesChecksum(json) {
-  const x = json && typeof json === 'object' && !Array.isArray(json) ? json.model?.xxh64 : undefined;
+  const x =
+    json && typeof json === 'object' && !Array.isArray(json) ? json.model?.xxh64 : undefined;
   return typeof x === 'string' && /^[0-9a-f]{16}$/i.test(x) ? x.toLowerCase() : null;
 }
 

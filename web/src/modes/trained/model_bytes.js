@@ -19,11 +19,12 @@ import { base64ToBytes } from '../../compute/bytes.js';
  * @returns {Promise<{bytes: Uint8Array, heads: object|null}>}
  */
 export async function modelBytes(source, modules, win = window) {
-  const heads = (bundle) => (source.heads !== undefined ? source.heads : bundle?.heads ?? null);
+  const heads = (bundle) => (source.heads !== undefined ? source.heads : (bundle?.heads ?? null));
   if (source.file && win.location?.protocol !== 'file:') {
     try {
       const response = await win.fetch(source.file);
-      if (response.ok) return { bytes: new Uint8Array(await response.arrayBuffer()), heads: heads(null) };
+      if (response.ok)
+        return { bytes: new Uint8Array(await response.arrayBuffer()), heads: heads(null) };
     } catch {
       // the script has the same bytes
     }

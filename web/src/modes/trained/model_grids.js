@@ -16,7 +16,8 @@ import { setText } from '../../chrome/alerts.js';
 export function paintThumb(canvas, weights, head, n, m, width, height) {
   if (canvas.width !== Math.max(1, m)) canvas.width = Math.max(1, m);
   if (canvas.height !== Math.max(1, n)) canvas.height = Math.max(1, n);
-  const w = `${width}px`, h = `${height}px`;
+  const w = `${width}px`,
+    h = `${height}px`;
   if (canvas.style.width !== w) canvas.style.width = w;
   if (canvas.style.height !== h) canvas.style.height = h;
   if (n === 0 || m === 0) return;

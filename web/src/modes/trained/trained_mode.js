@@ -40,7 +40,10 @@ export class TrainedMode {
    * @param {HTMLElement} p.resizeTarget the element whose size changes lay the grids out again
    * @param {Promise[]} [p.alsoLoad] what the first view waits for besides the model (a stylesheet)
    */
-  constructor(ctx, { id, panel, els, name, rolesName, address, defaults, resizeTarget, alsoLoad = [] }) {
+  constructor(
+    ctx,
+    { id, panel, els, name, rolesName, address, defaults, resizeTarget, alsoLoad = [] },
+  ) {
     this.id = id;
     this.ctx = ctx;
     this.panel = panel;
@@ -109,13 +112,16 @@ export class TrainedMode {
 
   /** Loads the model once (again on a later visit after a failure). @returns {Promise<boolean>} */
   load() {
-    this.loading ??= this.loadOnce().then(() => true, (e) => {
-      this.loading = null;
-      this.setState('error');
-      this.els.summary.textContent = `The ${this.name} is not available.`;
-      this.showAlert(`The ${this.name} could not be loaded: ${errorMessage(e)}`);
-      return false;
-    });
+    this.loading ??= this.loadOnce().then(
+      () => true,
+      (e) => {
+        this.loading = null;
+        this.setState('error');
+        this.els.summary.textContent = `The ${this.name} is not available.`;
+        this.showAlert(`The ${this.name} could not be loaded: ${errorMessage(e)}`);
+        return false;
+      },
+    );
     return this.loading;
   }
 
@@ -152,11 +158,13 @@ export class TrainedMode {
       cancelAnimationFrame(frame);
       frame = requestAnimationFrame(() => this.grids.relayout());
     }).observe(this.resizeTarget);
-    this.ctx.doc.defaultView.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
-      this.grids.theme = null;
-      drawLegend(this.els.legend);
-      this.grids.layout();
-    });
+    this.ctx.doc.defaultView
+      .matchMedia('(prefers-color-scheme: dark)')
+      .addEventListener('change', () => {
+        this.grids.theme = null;
+        drawLegend(this.els.legend);
+        this.grids.layout();
+      });
   }
 
   /** The input changed: runs the model again once it is loaded. */
@@ -260,7 +268,9 @@ export class TrainedMode {
    * @param {string|null} elsewhere why the heads file's roles are not shown, or null
    */
   opened(bytes, heads, elsewhere) {
-    throw new Error(`${this.id}: opened() is not implemented (${bytes.length} bytes, ${heads}, ${elsewhere})`);
+    throw new Error(
+      `${this.id}: opened() is not implemented (${bytes.length} bytes, ${heads}, ${elsewhere})`,
+    );
   }
 
   /** What its first view needs once loaded, then this.update(). */
