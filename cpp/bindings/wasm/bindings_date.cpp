@@ -51,16 +51,15 @@ mha::Ablation read_ablation(const val& options) {
 }
 
 /// The date model kept in wasm memory: new mod.DateModel(bytes), then translate() per keystroke.
-class JsDateModel {
+class JsDateModel : public JsModelBase<mha::DateModel> {
  public:
-  explicit JsDateModel(mha::DateModel model) : model_(std::move(model)) {}
+  static constexpr const char* kName = "DateModel";
+  using JsModelBase::JsModelBase;
 
   val config() const {
     return guarded([&] { return val::global("JSON").call<val>("parse", model_.config_json()); });
   }
-  val vocab() const { return string_array(model_.vocab()); }
   double max_source_length() const { return static_cast<double>(model_.max_source_len()); }
-  std::string checksum() const { return model_.checksum(); }
 
   val translate(val text, val options) const {
     return guarded([&] {
@@ -97,21 +96,11 @@ class JsDateModel {
       return out;
     });
   }
-  val translate_plain(val text) const { return translate(text, val::undefined()); }
-
- private:
-  mha::DateModel model_;
 };
-
-JsDateModel* make_date_model(val bytes) {
-  return load_js_model<JsDateModel, mha::DateModel>(bytes, "DateModel");
-}
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(mha_lab_date_model) {
-  model_class<JsDateModel>("DateModel", &make_date_model)
-      .function("translate", &JsDateModel::translate)
-      .function("translate", &JsDateModel::translate_plain)
+  model_class<JsDateModel, &JsDateModel::translate>("translate")
       .property("maxSourceLength", &JsDateModel::max_source_length);
 }

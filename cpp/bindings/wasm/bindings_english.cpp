@@ -44,9 +44,10 @@ val bool_array(const std::vector<bool>& items) {
 }
 
 /// The English model kept in wasm memory: new mod.EnglishModel(bytes), then run() per text.
-class JsEnglishModel {
+class JsEnglishModel : public JsModelBase<mha::EnglishLM> {
  public:
-  explicit JsEnglishModel(mha::EnglishLM model) : model_(std::move(model)) {}
+  static constexpr const char* kName = "EnglishModel";
+  using JsModelBase::JsModelBase;
 
   val config() const {
     const mha::EnglishLMConfig& c = model_.config();
@@ -62,9 +63,6 @@ class JsEnglishModel {
     out.set("shortformer_positions", c.shortformer_positions);
     return out;
   }
-  val vocab() const { return string_array(model_.vocab()); }
-  std::string checksum() const { return model_.checksum(); }
-
   val run(val text, val options) const {
     return guarded([&] {
       const std::string t = text_argument(text, "run(text)");
@@ -120,15 +118,7 @@ class JsEnglishModel {
       return out;
     });
   }
-  val run_plain(val text) const { return run(text, val::undefined()); }
-
- private:
-  mha::EnglishLM model_;
 };
-
-JsEnglishModel* make_english_model(val bytes) {
-  return load_js_model<JsEnglishModel, mha::EnglishLM>(bytes, "EnglishModel");
-}
 
 /// mod.englishTokenize(text): the page's tokens of text, as the English model splits it.
 val english_tokenize_js(val text) {
@@ -140,8 +130,6 @@ val english_tokenize_js(val text) {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(mha_lab_english_model) {
-  model_class<JsEnglishModel>("EnglishModel", &make_english_model)
-      .function("run", &JsEnglishModel::run)
-      .function("run", &JsEnglishModel::run_plain);
+  model_class<JsEnglishModel, &JsEnglishModel::run>("run");
   emscripten::function("englishTokenize", &english_tokenize_js);
 }

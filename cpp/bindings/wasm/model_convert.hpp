@@ -100,28 +100,52 @@ inline void append_attention(val& attention, const char* kind,
   }
 }
 
-/// A model kept in wasm memory, new JsModel(Model::load(bytes)): bytes is a Uint8Array (or
-/// ArrayBuffer) of the .safetensors file. `name` is the JS class's name, for the errors. Throws
-/// (as a JS Error) what Model::load throws: a truncated file, a checksum mismatch, another model's
-/// file.
-template <class JsModel, class Model>
-JsModel* load_js_model(const val& bytes, const char* name) {
+/// What every trained model's JS class holds: the model, kept in wasm memory, and its `vocab` and
+/// `checksum` (model_class makes them properties). A model's class derives from it and adds
+/// kName (the JS class's name), config() and its run call.
+template <class M>
+class JsModelBase {
+ public:
+  using Model = M;
+  explicit JsModelBase(M model) : model_(std::move(model)) {}
+  val vocab() const { return string_array(model_.vocab()); }
+  std::string checksum() const { return model_.checksum(); }
+
+ protected:
+  M model_;
+};
+
+/// A model kept in wasm memory, new JsModel(JsModel::Model::load(bytes)): bytes is a Uint8Array
+/// (or ArrayBuffer) of the .safetensors file; JsModel::kName, the JS class's name, is in the
+/// errors. Throws (as a JS Error) what Model::load throws: a truncated file, a checksum mismatch,
+/// another model's file.
+template <class JsModel>
+JsModel* load_js_model(val bytes) {
   return guarded([&] {
-    return new JsModel(
-        Model::load(byte_vector(bytes, std::string(name) + " (the .safetensors file)")));
+    return new JsModel(JsModel::Model::load(
+        byte_vector(bytes, std::string(JsModel::kName) + " (the .safetensors file)")));
   });
 }
 
-/// Registers the JS class `name` with what every trained model's class has: the constructor
-/// `make` (from the file's bytes), and `config`, `vocab` and `checksum` as properties. The caller
-/// adds the model's own calls to the class it returns.
-template <class JsModel>
-emscripten::class_<JsModel> model_class(const char* name, JsModel* (*make)(val)) {
-  return emscripten::class_<JsModel>(name)
-      .constructor(make, emscripten::allow_raw_pointers())
+/// A model's run call with its options left out: (model.*Run)(text, undefined).
+template <class JsModel, val (JsModel::*Run)(val, val) const>
+val run_without_options(const JsModel& model, val text) {
+  return (model.*Run)(text, val::undefined());
+}
+
+/// Registers the JS class JsModel::kName with what every trained model's class has: the
+/// constructor (from the file's bytes, load_js_model), `config`, `vocab` and `checksum` as
+/// properties, and its run call `run` (text, options), callable as run(text) too. The caller adds
+/// the model's own members to the class it returns.
+template <class JsModel, val (JsModel::*Run)(val, val) const>
+emscripten::class_<JsModel> model_class(const char* run) {
+  return emscripten::class_<JsModel>(JsModel::kName)
+      .constructor(&load_js_model<JsModel>, emscripten::allow_raw_pointers())
       .property("config", &JsModel::config)
       .property("vocab", &JsModel::vocab)
-      .property("checksum", &JsModel::checksum);
+      .property("checksum", &JsModel::checksum)
+      .function(run, Run)
+      .function(run, &run_without_options<JsModel, Run>);
 }
 
 }  // namespace mha_js

@@ -33,3 +33,23 @@ export function hashParams(hash) {
     return new URLSearchParams();
   }
 }
+
+/**
+ * The address's text under `key` when it has at most `max` characters; else null, with the note
+ * "The <what> in the address has N characters (at most <max>); <instead>." added to `notes`.
+ * @param {URLSearchParams} p the address's parameters (hashParams)
+ * @param {string} key
+ * @param {number} max
+ * @param {string} what the value as the note names it ('date', 'text')
+ * @param {string} instead what the page shows instead
+ * @param {string[]} notes
+ * @returns {string|null}
+ */
+export function boundedText(p, key, max, what, instead, notes) {
+  const raw = p.get(key);
+  if (raw.length <= max) return raw;
+  notes.push(
+    `The ${what} in the address has ${raw.length} characters (at most ${max}); ${instead}.`,
+  );
+  return null;
+}

@@ -3,7 +3,8 @@
 // (chrome/address_keys.js parseMode says which mode an address is for.)
 // Pure functions, no DOM: tested by tests/web/date_state.test.mjs.
 
-import { hashParams, quoteValue } from '../../chrome/values.js';
+import { boundedText, hashParams, quoteValue } from '../../chrome/values.js';
+import { offNote, parseOffList } from '../trained/off_heads.js';
 
 /** The Date translator's kinds of attention (modes/date/date_view.js KINDS labels them). */
 export const KIND_IDS = Object.freeze(['encoder_self', 'decoder_self', 'cross']);
@@ -36,19 +37,14 @@ const MAX_OFF = 64;
  * kind, a layer and a head; duplicates dropped. The page drops heads the model does not have.
  */
 export function parseOff(raw) {
-  const off = [];
-  const bad = [];
-  for (const item of String(raw)
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean)) {
-    const m = /^([a-z_]+)\/(\d{1,2})\/(\d{1,2})$/.exec(item);
-    if (m && KIND_IDS.includes(m[1])) {
-      const key = `${m[1]}/${Number(m[2])}/${Number(m[3])}`;
-      if (!off.includes(key) && off.length < MAX_OFF) off.push(key);
-    } else bad.push(item);
-  }
-  return { off, bad };
+  return parseOffList(
+    raw,
+    (item) => {
+      const m = /^([a-z_]+)\/(\d{1,2})\/(\d{1,2})$/.exec(item);
+      return m && KIND_IDS.includes(m[1]) ? `${m[1]}/${Number(m[2])}/${Number(m[3])}` : null;
+    },
+    MAX_OFF,
+  );
 }
 
 /** Longest date text the address may carry (the model's own limit is smaller; the page says so). */
@@ -65,12 +61,8 @@ export function parseDateHash(hash) {
   const state = { ...DATE_DEFAULTS };
   const notes = [];
   if (p.has('date')) {
-    const raw = p.get('date');
-    if (raw.length <= MAX_DATE_CHARS) state.date = raw;
-    else
-      notes.push(
-        `The date in the address has ${raw.length} characters (at most ${MAX_DATE_CHARS}); using "${state.date}".`,
-      );
+    const date = boundedText(p, 'date', MAX_DATE_CHARS, 'date', `using "${state.date}"`, notes);
+    if (date !== null) state.date = date;
   }
   if (p.has('kind')) {
     const raw = p.get('kind');
@@ -91,11 +83,7 @@ export function parseDateHash(hash) {
   if (p.has('off')) {
     const { off, bad } = parseOff(p.get('off'));
     state.off = off;
-    if (bad.length) {
-      notes.push(
-        `off=${quoteValue(bad.join(','))} in the address: not kind/layer/head (e.g. cross/1/2); ignored.`,
-      );
-    }
+    if (bad.length) notes.push(offNote(bad, 'kind/layer/head (e.g. cross/1/2)'));
   }
   return { state, notes };
 }

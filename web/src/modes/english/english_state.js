@@ -3,7 +3,8 @@
 // text: what the text box holds; off: the heads switched off, "layer.head"; sel: the head
 // enlarged, "layer.head". Pure functions, no DOM: tested by tests/web/english_state.test.mjs.
 // (chrome/address_keys.js parseMode says which mode an address is for.)
-import { hashParams, quoteValue } from '../../chrome/values.js';
+import { boundedText, hashParams, quoteValue } from '../../chrome/values.js';
+import { offNote, parseOffList } from '../trained/off_heads.js';
 
 /** Keys this module reads (main.js hands them to the modes that report unknown keys). */
 export const ENGLISH_HASH_KEYS = Object.freeze(['mode', 'text', 'off', 'sel']);
@@ -41,17 +42,14 @@ export function headId({ layer, head }) {
  * model does not have (it knows the model's size only once it is loaded).
  */
 export function parseOffHeads(raw) {
-  const off = [];
-  const bad = [];
-  for (const item of String(raw)
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean)) {
-    const h = parseHead(item);
-    if (!h) bad.push(item);
-    else if (!off.includes(headId(h)) && off.length < MAX_OFF) off.push(headId(h));
-  }
-  return { off, bad };
+  return parseOffList(
+    raw,
+    (item) => {
+      const h = parseHead(item);
+      return h ? headId(h) : null;
+    },
+    MAX_OFF,
+  );
 }
 
 /**
@@ -63,20 +61,13 @@ export function parseEnglishHash(hash) {
   const state = { ...ENGLISH_DEFAULTS, off: [] };
   const notes = [];
   if (p.has('text')) {
-    const raw = p.get('text');
-    if (raw.length <= MAX_TEXT_CHARS) state.text = raw;
-    else
-      notes.push(
-        `The text in the address has ${raw.length} characters (at most ${MAX_TEXT_CHARS}); showing the default text.`,
-      );
+    const text = boundedText(p, 'text', MAX_TEXT_CHARS, 'text', 'showing the default text', notes);
+    if (text !== null) state.text = text;
   }
   if (p.has('off')) {
     const { off, bad } = parseOffHeads(p.get('off'));
     state.off = off;
-    if (bad.length)
-      notes.push(
-        `off=${quoteValue(bad.join(','))} in the address: not layer.head (e.g. 0.1); ignored.`,
-      );
+    if (bad.length) notes.push(offNote(bad, 'layer.head (e.g. 0.1)'));
   }
   if (p.has('sel')) {
     const raw = p.get('sel');
