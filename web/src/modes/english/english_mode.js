@@ -328,18 +328,11 @@ export class EnglishMode extends TrainedMode {
     const roles = new Map();
     /** Each head's headPatterns entry on this text ("layer.head" → {scores, labels}). */
     this.patterns = new Map();
-    const size = heads * n * n;
     for (let layer = 0; layer < layers; layer++) {
       let patterns = null;
       try {
         patterns = this.mod.headPatterns(
-          patternsRequest(
-            attnWeights.subarray(layer * size, (layer + 1) * size),
-            heads,
-            n,
-            r.tokens,
-            this.unknownToken,
-          ),
+          patternsRequest(r.attention[layer].weights, heads, n, r.tokens, this.unknownToken),
         );
       } catch (e) {
         // Said once per message, not on every keystroke.
