@@ -707,7 +707,7 @@ test('waiting for the workers: the second one failing sends the call whole to th
 
 test("weights' buffers go back to the worker that made them once the page has let go of the result and it is neither shown nor kept", async () => {
   const { c, sent, helperSent, given, helperGiven } = withTwoWorkers();
-  c.setAhead(false); // only the results shown are kept here
+  c.lookahead.setOn(false); // only the results shown are kept here
   const half = (first, count, fill) => ({
     n: 64,
     m: 64,
@@ -738,7 +738,7 @@ test("weights' buffers go back to the worker that made them once the page has le
   assert.equal(c.route(grids).result, first.outcome.result, 'kept');
   const second = await answered({ ...grids, seed: 8 }, 3);
   // Released, and no longer shown, but kept in the cache (a request shown before): not given back.
-  assert.ok(c.kept.some((k) => k.outcome.result === first.outcome.result));
+  assert.ok(c.cache.kept.some((k) => k.outcome.result === first.outcome.result));
   assert.deepEqual([given, helperGiven], [[], []]);
   // The shown result is not given back until the page lets go of it (a newer result is shown).
   await answered({ ...grids, seed: 9 }, 5);
@@ -748,7 +748,7 @@ test("weights' buffers go back to the worker that made them once the page has le
   // each half's to its own worker, transferred.
   for (let seed = 10; seed < 10 + KEPT_RESULTS + 1; seed++)
     await answered({ ...grids, seed }, seed);
-  assert.ok(!c.kept.some((k) => k.outcome.result === first.outcome.result));
+  assert.ok(!c.cache.kept.some((k) => k.outcome.result === first.outcome.result));
   assert.deepEqual(
     [given, helperGiven],
     [
@@ -763,7 +763,7 @@ test("weights' buffers go back to the worker that made them once the page has le
   assert.equal(shownAgain.kept, true);
   for (let seed = 20; seed < 20 + KEPT_RESULTS + 2; seed++)
     await answered({ ...grids, seed }, seed);
-  assert.ok(!c.kept.some((k) => k.outcome.result === shownAgain.result));
+  assert.ok(!c.cache.kept.some((k) => k.outcome.result === shownAgain.result));
   assert.ok(
     !given.includes(shownAgain.result.headWeights[0].buffer),
     'the page has not let go of it since',
@@ -1009,7 +1009,7 @@ test('computing ahead waits for an idle period with room for it (its expected ti
 test('computing ahead: giving up on one token more still tries one token less, with its own AHEAD_TRIES', () => {
   const { mod, c, periods, idleFor } = withIdle();
   c.route(view64);
-  const need65 = c.expectedMs({ ...view64, tokens: 65 }) * AHEAD_MARGIN;
+  const need65 = c.lookahead.expectedMs({ ...view64, tokens: 65 }) * AHEAD_MARGIN;
   for (let i = 0; i < AHEAD_TRIES; i++) idleFor(need65 - 0.1);
   assert.deepEqual(
     mod.calls.map((r) => r.tokens),
@@ -1017,7 +1017,7 @@ test('computing ahead: giving up on one token more still tries one token less, w
     '65 tokens never had room',
   );
   assert.equal(periods.length, 1, 'one token less is next');
-  const need63 = c.expectedMs({ ...view64, tokens: 63 }) * AHEAD_MARGIN;
+  const need63 = c.lookahead.expectedMs({ ...view64, tokens: 63 }) * AHEAD_MARGIN;
   assert.ok(need63 < need65);
   for (let i = 0; i < AHEAD_TRIES - 1; i++) idleFor(need63 - 0.1);
   assert.equal(periods.length, 1, "its own tries, not what is left of 65's");
@@ -1046,11 +1046,11 @@ test("computing ahead: a rate measured at another d_model or num_heads is not us
     [5, 6, 4],
   );
   assert.ok(
-    c.expectedMs({ ...m08, tokens: 7 }) > 3.5,
+    c.lookahead.expectedMs({ ...m08, tokens: 7 }) > 3.5,
     'the same shape: its own rate (4 ms a call)',
   );
   c.route(view64);
-  const expected = c.expectedMs({ ...view64, tokens: 65 });
+  const expected = c.lookahead.expectedMs({ ...view64, tokens: 65 });
   assert.equal(
     expected,
     pageCost({ ...view64, tokens: 65 }) * AHEAD_PRIOR_MS_PER_COST,
@@ -1073,7 +1073,7 @@ test('computing ahead stops for a newer request, and where the page turns it off
   );
   idleFor(50);
   assert.deepEqual(mod.calls.at(-1), { ...view64, seed: 8, tokens: 65 });
-  c.setAhead(false);
+  c.lookahead.setOn(false);
   assert.equal(periods.length, 0, 'off: the waiting computation is cancelled');
   c.route({ ...view64, seed: 9 });
   assert.equal(periods.length, 0, 'off: nothing computed ahead');
@@ -1082,7 +1082,7 @@ test('computing ahead stops for a newer request, and where the page turns it off
     'page+ahead',
     'results kept before still answer',
   );
-  c.setAhead(true);
+  c.lookahead.setOn(true);
   for (const request of [
     { ...view64, key_padding_mask: new Uint8Array(64) },
     { ...view64, return_parameters: undefined },
@@ -1104,9 +1104,9 @@ test('kept results: KEPT_RESULTS + 2 at most (the shown ones and those computed 
     c.route({ ...view64, seed });
     while (periods.length) idleFor(50);
   }
-  assert.equal(c.kept.length, KEPT_RESULTS + 2);
+  assert.equal(c.cache.kept.length, KEPT_RESULTS + 2);
   assert.deepEqual(
-    c.kept.map((k) => [k.request.seed, k.request.tokens, k.ahead]),
+    c.cache.kept.map((k) => [k.request.seed, k.request.tokens, k.ahead]),
     [
       [10, 63, true],
       [10, 65, true],
@@ -1161,7 +1161,7 @@ test('the workers compute ahead: after AHEAD_AWAY_DELAY_MS, one token more then 
   await new Promise((r) => setImmediate(r));
   assert.equal(timers.length, 0, 'both neighbours kept: nothing more');
   assert.deepEqual(
-    c.kept.map((k) => [k.request.tokens, k.ahead]),
+    c.cache.kept.map((k) => [k.request.tokens, k.ahead]),
     [
       [127, true],
       [129, true],
@@ -1191,7 +1191,7 @@ test('the workers compute ahead: a call for the same request takes it over; anot
   assert.equal(flags(await typed), 'worker+ahead');
   await ahead;
   assert.deepEqual(
-    c.kept.map((k) => [k.request.tokens, k.ahead]),
+    c.cache.kept.map((k) => [k.request.tokens, k.ahead]),
     [
       [129, false],
       [128, false],
@@ -1215,7 +1215,7 @@ test('the workers compute ahead: a call for the same request takes it over; anot
   answerHalves(c, mod, sent[3], helperSent[3]);
   assert.equal(flags(await other), 'worker');
   assert.ok(
-    c.kept.some((k) => k.request.tokens === 130 && k.ahead),
+    c.cache.kept.some((k) => k.request.tokens === 130 && k.ahead),
     'the computation ahead is kept all the same',
   );
 });
@@ -1232,12 +1232,12 @@ test('the workers compute ahead only what the cache may keep, and not where the 
   c.pair.onMessage(0, { id: sent[0].id, result: mod.numpyExperiment(sent[0].request), stats: {} });
   await p;
   assert.equal(timers.length, 0, 'more weights than MAX_KEPT_WEIGHTS: not computed ahead');
-  c.setAhead(false);
+  c.lookahead.setOn(false);
   const q = c.route(grids);
   answerHalves(c, mod, sent[1], helperSent[0]);
   await q;
   assert.equal(timers.length, 0, 'off (an embedded page)');
-  c.setAhead(true);
+  c.lookahead.setOn(true);
   const r = c.route({ ...grids, seed: 8 });
   answerHalves(c, mod, sent[2], helperSent[1]);
   await r;

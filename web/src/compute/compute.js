@@ -83,12 +83,8 @@ export class Compute {
   onReady(part) {
     if (this.queued === null) this.pair.prime(this.last?.request, part);
     else this.sendWaiting();
-    if (
-      this.pair.allReady &&
-      this.inFlight === null &&
-      this.queued === null &&
-      this.last?.outcome?.result
-    ) {
+    const idle = this.inFlight === null && this.queued === null;
+    if (this.pair.allReady && idle && this.last?.outcome?.result) {
       this.lookahead.workersReady(this.last.request);
     }
   }
@@ -172,13 +168,9 @@ export class Compute {
     this.aheadCall = null;
     this.inFlight = null;
     const last = this.last;
-    const taken =
-      taker !== undefined &&
-      last !== null &&
-      !last.outcome &&
-      last.id === taker &&
-      taker === this.latest &&
-      this.pending.has(taker);
+    // The call that took it over, still the newest and still waiting.
+    const waiting = last !== null && !last.outcome && this.pending.has(taker);
+    const taken = waiting && taker !== undefined && last.id === taker && taker === this.latest;
     if (!outcome.result && taken) this.queued = taker; // it failed: the call that took it over is sent itself
     if (outcome.result && taken) {
       this.settle(last.id, { ...this.keep(last.id, outcome), ahead: true });
@@ -216,21 +208,6 @@ export class Compute {
       this.last.outcome = outcome;
     }
     return outcome;
-  }
-
-  /** Turns computing ahead on or off (off: nothing more is computed ahead; kept results stay). */
-  setAhead(on) {
-    this.lookahead.setOn(on);
-  }
-
-  /** The kept results, newest first (cache.js). */
-  get kept() {
-    return this.cache.kept;
-  }
-
-  /** Milliseconds `request` is expected to take on this thread (ahead.js). */
-  expectedMs(request) {
-    return this.lookahead.expectedMs(request);
   }
 
   /** numpyExperiment on this thread: {result} or {error}. */
