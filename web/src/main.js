@@ -74,7 +74,7 @@ async function boot(doc) {
     modes: [random, date, english],
     address,
     onEmbed: (on) => {
-      ctx.compute?.setAhead(!on);
+      ctx.compute?.lookahead.setOn(!on);
       // In an iframe, mha-embed.js reports the content's height to the parent page (docs/embedding.md).
       if (on) modules.loadScript('mha-embed.js');
     },
