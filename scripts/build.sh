@@ -4,6 +4,7 @@
 #                  in build/native/python/mha_lab (docs/python.md)
 #   build/wasm/    mha_wasm.js, the same core as WebAssembly (Embind, single file)
 #   dist/          the page: open dist/index.html from disk, or serve the folder
+#   build/npm/     mha-attention-<version>.tgz, the element's npm package (scripts/pack_npm.mjs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install_deps.sh
@@ -22,4 +23,7 @@ cmake --build build/wasm -j "$jobs"
 
 echo "== page (dist)"
 node scripts/build_web.mjs --wasm build/wasm/mha_wasm.js --out dist
-echo "built: build/native/mha, build/native/python/mha_lab, build/wasm/mha_wasm.js, dist/index.html"
+
+echo "== npm package (build/npm)"
+node scripts/pack_npm.mjs --dist dist --out build/npm
+echo "built: build/native/mha, build/native/python/mha_lab, build/wasm/mha_wasm.js, dist/index.html, build/npm/mha-attention-*.tgz"
