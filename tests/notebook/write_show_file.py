@@ -1,5 +1,5 @@
-"""Writes an mha_lab.show() file of seeded weights, for tests/browser/show_file.test.mjs to open
-in Chromium.
+"""Writes an mha_lab.show() file of seeded weights, for tests/browser/show_file.test.mjs and
+tests/browser/notebook_themes.test.mjs to open in Chromium.
 
     PYTHONPATH=build/native/python /usr/bin/python3 tests/notebook/write_show_file.py OUT.html \
         [LAYERS HEADS TOKENS]

@@ -16,7 +16,9 @@
 //   kind, layer       date-translator: encoder_self | decoder_self | cross, and the layer;
 //                     english: layer (default: every layer)
 //   label             the accessible name of the element's figure
-//   theme             auto (default: follows the reader's prefers-color-scheme), light or dark
+//   theme             auto (default: the host page's scheme where it declares one, as a
+//                     JupyterLab or VS Code notebook does, else the reader's
+//                     prefers-color-scheme; scheme.js), light or dark
 //   layout            grid (default: the heads side by side, as many columns as fit the width)
 //                     or stack (one head per row, each as wide as the element allows)
 //   cell-size         a fixed cell size in CSS px, a whole number from 14 to 44 (default: the
@@ -46,6 +48,7 @@ import { ATTRIBUTES, attr, readAttributes } from './attributes.js';
 import { GIVEN, childView, dateView, englishView, randomView } from './views.js';
 import { ElementShared } from './shared.js';
 import { headColumns } from './columns.js';
+import { HOST_SCHEME_ATTRIBUTES, hostScheme, resolveScheme } from './scheme.js';
 
 /** CSS px between two heads' frames and of one frame (element.css: .heads gap, .head padding + border). */
 const HEAD_GAP = 12;
@@ -181,10 +184,12 @@ export class MhaAttention extends HTMLElement {
         this.layout();
       }
     });
-    // theme="auto": the labels and the legend are drawn on canvases in the scheme's ink.
+    // theme="auto": the scheme follows the host page's body (a notebook's theme switch) and the
+    // reader's prefers-color-scheme; the labels and the legend are drawn on canvases in its ink.
     this.scheme =
       typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
-    this.onScheme = () => this.layout();
+    this.onScheme = () => this.applyScheme();
+    this.hostWatch = new MutationObserver(this.onScheme);
     // The weights' child added, changed or removed by a script (after the parser has passed the
     // element: until then schedule() waits) draws the element again.
     this.childWatch = new MutationObserver(() => this.schedule());
@@ -194,6 +199,13 @@ export class MhaAttention extends HTMLElement {
   connectedCallback() {
     this.resizer.observe(this.heads);
     this.scheme?.addEventListener('change', this.onScheme);
+    if (document.body) {
+      this.hostWatch.observe(document.body, {
+        attributes: true,
+        attributeFilter: [...HOST_SCHEME_ATTRIBUTES],
+      });
+    }
+    this.applyScheme();
     this.childWatch.observe(this, { childList: true, subtree: true, characterData: true });
     if (this.parsed) this.schedule();
     else {
@@ -207,13 +219,33 @@ export class MhaAttention extends HTMLElement {
   disconnectedCallback() {
     this.resizer.disconnect();
     this.childWatch.disconnect();
+    this.hostWatch.disconnect();
     this.scheme?.removeEventListener('change', this.onScheme);
   }
 
   attributeChangedCallback(name, before, after) {
     if (before === after || !this.isConnected) return;
     if (name === 'label') this.updateLabel();
-    else this.schedule();
+    else {
+      if (name === 'theme') this.applyScheme();
+      this.schedule();
+    }
+  }
+
+  /**
+   * Sets data-scheme (light or dark: element.css's colours) from the theme attribute, the host
+   * page's declared scheme and prefers-color-scheme (scheme.js); a change redraws the canvases.
+   */
+  applyScheme() {
+    const parent = this.parentElement ?? document.body;
+    const scheme = resolveScheme(
+      this.getAttribute('theme'),
+      hostScheme(document.body, parent ? getComputedStyle(parent).colorScheme : ''),
+      this.scheme?.matches ?? false,
+    );
+    if (this.dataset.scheme === scheme) return;
+    this.dataset.scheme = scheme;
+    this.layout();
   }
 
   /** Several attribute changes in one task are drawn once; nothing is drawn before the parser has passed the element. */

@@ -79,7 +79,9 @@ def _cut(token, most=12):
 
 
 def _svg_grid(weights, query_tokens, key_tokens, title):
-    """One head's (n, m) weights as an SVG grid: query tokens down, key tokens across."""
+    """One head's (n, m) weights as an SVG grid: query tokens down, key tokens across. Its labels
+    are filled with currentColor: the host's text colour, readable on the host's background in a
+    light or a dark notebook theme (SVG text is black by default)."""
     n, m = weights.shape
     cell = 22 if max(n, m) <= 16 else max(4, 352 // max(n, m))
     label_w = 8 + 7 * min(12, max((len(t) for t in query_tokens), default=1))
@@ -87,7 +89,8 @@ def _svg_grid(weights, query_tokens, key_tokens, title):
     width, height = label_w + m * cell + 2, label_h + n * cell + 2
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'role="img" aria-label="{html.escape(title)}" style="font:11px sans-serif">',
+        f'role="img" aria-label="{html.escape(title)}" fill="currentColor" '
+        'style="font:11px sans-serif">',
         f"<title>{html.escape(title)}</title>",
     ]
     if cell >= 10:
