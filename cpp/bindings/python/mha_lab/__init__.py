@@ -12,6 +12,7 @@ Shape legend: n query tokens, m key tokens, d = d_model, h = num_heads, L layers
 """
 
 import json as _json
+import math as _math
 
 import numpy as _np
 
@@ -49,30 +50,101 @@ def tokenize(text):
     return _core.english_tokenize(text)
 
 
-def _as_numpy(x, name):
-    """A numpy array of `x` (a numpy array, a torch tensor, or a nested list of numbers)."""
+# Machine epsilon (the gap between 1 and the next larger value) of the dtypes that are widened to
+# float32 before the core reads them; the row-sum check of attention weights scales with it.
+_EPSILON = {"float16": 2.0**-10, "bfloat16": 2.0**-7}
+
+
+def _is_torch(x):
+    return hasattr(x, "detach") and hasattr(x, "cpu") and hasattr(x, "numpy")
+
+
+def _intake(x, name):
+    """`x` (a numpy array, a torch tensor, or a nested list of numbers) as a C-contiguous numpy
+    array in native byte order, and the name of the dtype it arrived in ("bfloat16", "float16",
+    "float32", ...). Every function of the package reads its arrays through here.
+
+    A torch tensor is detached (requires_grad is dropped) and copied to the CPU when it lives on
+    another device (CUDA, MPS): the core reads host memory. bfloat16 (torch) and float16 are
+    widened to float32, exactly. A strided, transposed, negatively strided or Fortran-order array
+    is copied, as ``numpy.ascontiguousarray`` copies it. Any other dtype is left for the core to
+    refuse with its message. Raises ValueError when `x` is not an array of numbers."""
     if x is None:
-        return None
-    if hasattr(x, "detach") and hasattr(x, "cpu") and hasattr(x, "numpy"):  # a torch tensor
-        x = x.detach().cpu()
-        if str(x.dtype) == "torch.bfloat16":
-            x = x.float()
-        x = x.numpy()
-    if isinstance(x, _np.ndarray):
-        return x
-    try:
-        return _np.asarray(x)
-    except (ValueError, TypeError) as e:
-        raise ValueError(f"{name} is not an array of numbers: {e}") from None
+        return None, None
+    if _is_torch(x):
+        dtype = str(x.dtype).replace("torch.", "")
+        try:
+            x = x.detach()
+            if x.device.type != "cpu":
+                x = x.cpu()
+            if dtype in ("bfloat16", "float16"):
+                x = x.float()
+            x = x.numpy()
+        except (RuntimeError, TypeError, NotImplementedError) as e:
+            raise ValueError(f"{name} ({dtype} tensor) cannot be read as an array: {e}") from None
+    elif not isinstance(x, _np.ndarray):
+        try:
+            x = _np.asarray(x)
+        except (ValueError, TypeError, OverflowError) as e:
+            raise ValueError(f"{name} is not an array of numbers: {e}") from None
+        dtype = str(x.dtype)
+    else:
+        dtype = str(x.dtype)
+    if x.dtype == _np.float16:
+        x = x.astype(_np.float32)
+    if x.dtype.kind in "biuf" and not x.dtype.isnative:
+        x = x.astype(x.dtype.newbyteorder("="))
+    if not x.flags.c_contiguous:
+        x = x.copy(order="C")
+    return x, dtype
+
+
+def _as_numpy(x, name):
+    """A numpy array of `x` as `_intake` reads it."""
+    return _intake(x, name)[0]
 
 
 def _float_array(x, name):
-    """`x` as a numpy array for the core: float16 widened to float32; any other dtype is left for
-    the core to refuse with its message (float32 and float64 pass)."""
-    a = _as_numpy(x, name)
-    if a is not None and a.dtype == _np.float16:
-        a = a.astype(_np.float32)
-    return a
+    """`x` as a numpy array for the core (`_intake`): float16 and bfloat16 widened to float32; any
+    other dtype is left for the core to refuse with its message (float32 and float64 pass)."""
+    return _as_numpy(x, name)
+
+
+def _rows_within_precision(a, dtype, name):
+    """Attention weights `a` ((h, n, m) or (L, h, n, m), already widened to float32) that arrived
+    in `dtype`: for float16 and bfloat16 each row is checked against the dtype's precision and
+    divided by its sum, so that the core's check (rows summing to 1 within 0.001) reads them as
+    distributions. A row must sum to 1 within max(0.001, eps * sqrt(m)), eps the dtype's machine
+    epsilon (2^-10 for float16, 2^-7 for bfloat16) and m the row's length (keys): rounding each
+    weight to the dtype moves a row sum by at most eps / 2 (PyTorch's half-precision softmax sums
+    in float32 and rounds each weight once), and a softmax summed in the dtype itself adds
+    rounding errors that grow like sqrt(m). Rows that are all 0 (fully masked) and rows holding
+    NaN, an infinity or summing to 0 or less are left for the core's check. Other dtypes are
+    returned unchanged: the core checks their rows within 0.001.
+
+    Raises ValueError naming the dtype, the row and its sum, e.g. "attn (bfloat16): head 0, row 0
+    sums to 1.03; every row of bfloat16 weights must sum to 1 within 0.0191 ..."."""
+    eps = _EPSILON.get(dtype)
+    if eps is None or a.ndim not in (3, 4) or a.size == 0 or a.dtype.kind != "f":
+        return a
+    m = a.shape[-1]
+    tolerance = max(1e-3, eps * _math.sqrt(m))
+    with _np.errstate(all="ignore"):
+        sums = a.sum(axis=-1, dtype=_np.float64, keepdims=True)
+    finite = _np.isfinite(sums)
+    bad = finite & (sums > 0) & (_np.abs(sums - 1) > tolerance)
+    if bad.any():
+        at = tuple(int(i) for i in _np.argwhere(bad[..., 0])[0])
+        axes = ["layer", "head", "row"][-len(at) :]
+        where = ", ".join(f"{n} {i}" for n, i in zip(axes, at))
+        raise ValueError(
+            f"{name} ({dtype}): {where} sums to {sums[at][0]:.6g}; every row of {dtype} weights "
+            f"must sum to 1 within {tolerance:.3g} (max(0.001, {dtype}'s epsilon "
+            f"2^{int(_math.log2(eps))} x sqrt({m} keys))) or be all 0"
+        )
+    scale = finite & (sums > 0)
+    with _np.errstate(all="ignore"):
+        return _np.where(scale, a / _np.where(scale, sums, 1), a).astype(_np.float32)
 
 
 def _mask_array(x, name):
@@ -82,15 +154,23 @@ def _mask_array(x, name):
     if a is None:
         return None
     if a.dtype == _np.bool_:
-        return _np.ascontiguousarray(a)
-    if a.dtype == _np.float16:
-        return a.astype(_np.float32)
+        return a
     if a.dtype.kind != "f":
         raise ValueError(
             f"{name} has dtype {a.dtype}; expected bool (True = masked) or a float "
             "dtype (added to the scores)"
         )
     return a
+
+
+def _token_list(tokens):
+    """Tokens as a list of str: one string is split by ``tokenize`` (the page's rule), any other
+    sequence gives one token per item."""
+    if tokens is None:
+        return None
+    if isinstance(tokens, str):
+        return tokenize(tokens)
+    return [str(t) for t in tokens]
 
 
 def _whole(value, name, low, high):
@@ -182,8 +262,20 @@ def forward(
 
     def batch1(x, name, rank):
         a = _float_array(x, name)
-        if a is not None and a.ndim == rank + 1 and a.shape[0] == 1:
-            a = a[0]
+        if a is not None and a.ndim == rank + 1:
+            if a.shape[0] == 1:
+                return a[0]
+            shape = tuple(a.shape)
+            if a.shape[1] == 1:
+                raise ValueError(
+                    f"{name} has shape {shape}: sequence-first (n, batch 1, d), as "
+                    "nn.MultiheadAttention takes it with batch_first=False; forward takes (n, d) "
+                    f"or batch-first (1, n, d): pass {name}[:, 0] or {name}.transpose(0, 1)"
+                )
+            raise ValueError(
+                f"{name} has shape {shape}: a batch of {shape[0]}; forward takes one example, "
+                f"(n, d) or (1, n, d): pass {name}[i]"
+            )
         return a
 
     return _core.forward(
@@ -212,41 +304,93 @@ def _key_padding(x):
     return a
 
 
-def attention_stack(attn):
+def _batch_index(batch, size, name):
+    return _whole(batch, "batch", 0, size - 1) if size > 0 else _whole(batch, "batch", 0, -1)
+
+
+def attention_stack(attn, batch=None):
     """Attention weights as one numpy array the core reads: (h, n, m) or (L, h, n, m).
 
-    Accepts a numpy array or torch tensor of (h, n, m), (L, h, n, m) or (L, 1, h, n, m), or a
-    Hugging Face ``output_attentions`` tuple/list of L tensors (batch 1, h, n, m), stacked."""
+    Accepts a numpy array or torch tensor of (h, n, m), (L, h, n, m) or (L, B, h, n, m), or a
+    Hugging Face ``output_attentions`` tuple/list of L tensors (B, h, n, m); with a batch B > 1,
+    ``batch`` picks one example (else a ValueError naming ``batch=``), and a batch of 1 is
+    dropped. A batch axis is never read as layers: a torch tensor of rank 4 is what a model
+    returns for one layer, (B, h, n, m), so with B > 1 it needs ``batch=`` (a torch stack of
+    layers goes as a tuple, ``torch.stack`` of (1, h, n, m) tensors, or ``.numpy()``); a numpy
+    array of rank 4 is (L, h, n, m) unless ``batch`` is given, which makes it (B, h, n, m).
+    Every array is read by ``_intake`` (detached, on the CPU, contiguous, float16 and bfloat16
+    widened with their rows checked within the dtype's precision: ``_rows_within_precision``)."""
+    hint = "pass batch=i to pick one example (i from 0)"
     if isinstance(attn, (tuple, list)) and attn and not isinstance(attn[0], (int, float)):
-        layers = [_float_array(a, f"attn[{i}]") for i, a in enumerate(attn)]
-        for i, a in enumerate(layers):
-            if a.ndim == 4 and a.shape[0] != 1:
+        layers, dtypes = [], []
+        for i, x in enumerate(attn):
+            a, dtype = _intake(x, f"attn[{i}]")
+            if a.ndim == 4:
+                if batch is not None:
+                    a = a[_batch_index(batch, a.shape[0], f"attn[{i}]")]
+                elif a.shape[0] == 1:
+                    a = a[0]
+                else:
+                    raise ValueError(
+                        f"attn[{i}] has shape {tuple(a.shape)}: a batch of {a.shape[0]}; {hint}"
+                    )
+            elif batch is not None:
                 raise ValueError(
-                    f"attn[{i}] has shape {tuple(a.shape)}: a batch of "
-                    f"{a.shape[0]}; pass one example (batch 1)"
+                    f"batch={batch!r} picks an example of (B, h, n, m) layers, but attn[{i}] "
+                    f"has shape {tuple(a.shape)}"
                 )
-        layers = [a[0] if a.ndim == 4 else a for a in layers]
+            layers.append(a)
+            dtypes.append(dtype)
         shapes = {a.shape for a in layers}
         if len(shapes) != 1:
             raise ValueError(f"the layers of attn differ in shape: {sorted(shapes)}")
-        a = _np.stack(layers)
+        try:
+            a = _np.stack(layers)
+        except TypeError as e:
+            raise ValueError(f"the layers of attn cannot be stacked: {e}") from None
+        dtype = max(dtypes, key=lambda d: _EPSILON.get(d, 0.0))
     else:
-        a = _float_array(attn, "attn")
-    if a.ndim == 5 and a.shape[1] == 1:
-        a = a[:, 0]
-    return _np.ascontiguousarray(a)
+        a, dtype = _intake(attn, "attn")
+        if a.ndim == 5:
+            if batch is not None:
+                a = a[:, _batch_index(batch, a.shape[1], "attn")]
+            elif a.shape[1] == 1:
+                a = a[:, 0]
+            else:
+                raise ValueError(
+                    f"attn has shape {tuple(a.shape)}: (layers, batch, heads, n, m) with a batch "
+                    f"of {a.shape[1]}; {hint}"
+                )
+        elif a.ndim == 4 and batch is not None:
+            a = a[_batch_index(batch, a.shape[0], "attn")]
+        elif a.ndim == 4 and _is_torch(attn) and a.shape[0] > 1:
+            raise ValueError(
+                f"attn is a torch tensor of shape {tuple(a.shape)}, a model's (batch, heads, n, "
+                f"m) with a batch of {a.shape[0]}: {hint}; layers go as a tuple of (1, h, n, m) "
+                "tensors (output_attentions), torch.stack of them (L, 1, h, n, m), or a numpy "
+                "(L, h, n, m) array"
+            )
+        elif batch is not None:
+            raise ValueError(
+                f"batch={batch!r} picks an example of (B, h, n, m) or (L, B, h, n, m) weights, "
+                f"but attn has shape {tuple(a.shape)}"
+            )
+    return _np.ascontiguousarray(_rows_within_precision(a, dtype, "attn"))
 
 
-def head_patterns(attn, tokens=None, query_tokens=None):
+def head_patterns(attn, tokens=None, query_tokens=None, *, batch=None):
     """Head-pattern scores and labels of attention weights, as ``mha patterns`` reports them
     (docs/patterns.md): previous token, diagonal, local band, vertical stripe, first token, mean
     distance, entropy, max weight, and with tokens duplicate token, induction and punctuation;
     each score beside a uniform head's, labels only past the documented thresholds; the heads'
     pairwise Jensen–Shannon distances.
 
-    ``attn``: (h, n, m), (L, h, n, m) or a Hugging Face ``output_attentions`` tuple (see
-    ``attention_stack``); rows must sum to 1 (or be all 0). ``tokens``: m strings (key tokens),
-    ``query_tokens``: n strings when n != m.
+    ``attn``: (h, n, m), (L, h, n, m), (L, B, h, n, m) or a Hugging Face ``output_attentions``
+    tuple, numpy or torch (detached, copied to the CPU), float16, bfloat16, float32 or float64,
+    any strides (see ``attention_stack``); rows must sum to 1 (or be all 0), within 0.001, or
+    within float16's or bfloat16's precision for weights of that dtype. ``batch``: the example
+    to read of a batch B > 1 (required then). ``tokens``: m key tokens, a list or one string
+    (split by ``tokenize``); ``query_tokens``: n tokens when n != m.
 
     Returns a dict ``{"shape", "tokens", "thresholds", "layers": [{"layer", "name", "n", "m",
     "heads": [{"head", "labels", "scores", "uniform_baseline", ...}], "js_distance"}]}``; a score
@@ -254,7 +398,7 @@ def head_patterns(attn, tokens=None, query_tokens=None):
 
     Raises ValueError with the core's message (e.g. rows that do not sum to 1, tokens of the
     wrong count)."""
-    a = attention_stack(attn)
-    keys = [str(t) for t in tokens] if tokens is not None else []
-    queries = [str(t) for t in query_tokens] if query_tokens is not None else []
+    a = attention_stack(attn, batch)
+    keys = _token_list(tokens) or []
+    queries = _token_list(query_tokens) or []
     return _json.loads(_core.head_patterns_json(a, keys, queries))

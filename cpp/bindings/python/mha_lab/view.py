@@ -194,25 +194,49 @@ def _png_grid(weights, k, title):
     )
 
 
+# The pattern table's score columns in reading order (docs/patterns.md); a score of the report
+# not named here gets a column after them, named from its key.
+_SCORE_COLUMNS = [
+    ("previous_token", "previous token"),
+    ("diagonal", "diagonal"),
+    ("local_band", "local band"),
+    ("vertical_stripe", "vertical stripe"),
+    ("stripe_key", "stripe key"),
+    ("first_token", "first token"),
+    ("duplicate_token", "duplicate token"),
+    ("induction", "induction"),
+    ("punctuation", "punctuation"),
+    ("mean_distance", "mean distance"),
+    ("mean_distance_normalized", "mean distance (normalized)"),
+    ("entropy_bits", "entropy (bits)"),
+    ("entropy_normalized", "entropy (normalized)"),
+    ("max_weight", "max weight"),
+]
+
+
 def _pattern_table(patterns, layer_names):
-    """The head-pattern labels and main scores of every head, as an HTML table."""
-    columns = [
-        ("previous_token", "previous token"),
-        ("local_band", "local band"),
-        ("vertical_stripe", "vertical stripe"),
-        ("mean_distance", "mean distance"),
-        ("entropy_bits", "entropy (bits)"),
-        ("max_weight", "max weight"),
-    ]
-    head = "".join(f"<th>{c[1]}</th>" for c in columns)
+    """The head-pattern labels and every score of every head (``head_patterns``'s report), as an
+    HTML table; a score without a value (e.g. duplicate token without tokens) shows "–"."""
+    columns = list(_SCORE_COLUMNS)
+    named = {c[0] for c in columns}
+    for layer in patterns["layers"]:
+        for h in layer["heads"]:
+            for key in h["scores"]:
+                if key not in named:
+                    named.add(key)
+                    columns.append((key, key.replace("_", " ")))
+
+    def cell(value):
+        if value is None:
+            return "–"
+        return str(value) if isinstance(value, int) else f"{value:.3f}"
+
+    head = "".join(f"<th>{html.escape(c[1])}</th>" for c in columns)
     rows = []
     for layer, name in zip(patterns["layers"], layer_names):
         for h in layer["heads"]:
             labels = ", ".join(h["labels"]) or "no clear pattern"
-            cells = "".join(
-                "<td>%s</td>" % ("–" if h["scores"][c[0]] is None else f"{h['scores'][c[0]]:.3f}")
-                for c in columns
-            )
+            cells = "".join(f"<td>{cell(h['scores'].get(c[0]))}</td>" for c in columns)
             rows.append(
                 f"<tr><th>{html.escape(name)}head {h['head']}</th>"
                 f"<td>{html.escape(labels)}</td>{cells}</tr>"
@@ -270,7 +294,9 @@ def _fragment(elements, scripts, static, title):
     )
     return (
         f'<div class="mha-lab" id="{uid}">'
-        f'<div class="mha-lab-static"><p><strong>{html.escape(title)}</strong></p>{static}</div>'
+        '<div class="mha-lab-static">'
+        + (f"<p><strong>{html.escape(title)}</strong></p>" if title else "")
+        + f"{static}</div>"
         f"{hide}{inline}{''.join(elements)}</div>"
     )
 
@@ -314,51 +340,56 @@ def _ends(tokens):
     return " ".join(tokens) if len(tokens) <= 8 else " ".join(tokens[:4] + ["…"] + tokens[-3:])
 
 
-def show(attn, tokens=None, *, query_tokens=None, title="Attention weights"):
+def show(attn, tokens=None, *, query_tokens=None, title="Attention weights", batch=None):
     """Draws attention weights with the <mha-attention> element, its script inline.
 
-    ``attn``: (h, n, m) or (L, h, n, m) weights, a numpy array or torch tensor, or a Hugging Face
-    ``output_attentions`` tuple (L tensors of (batch 1, h, n, m)); ``tokens``: m key tokens (and
-    the queries when n == m); ``query_tokens``: n tokens when n != m. One element per layer.
+    ``attn``: (h, n, m), (L, h, n, m) or (L, B, h, n, m) weights, a numpy array or torch tensor
+    (float16, bfloat16, float32 or float64; with grad or on a GPU: detached and copied to the
+    CPU; any strides: copied), or a Hugging Face ``output_attentions`` tuple (L tensors of
+    (B, h, n, m)); ``batch``: the example to draw of a batch B > 1 (required then: a batch axis is
+    never read as layers; see ``mha_lab.attention_stack``). ``tokens``: m key tokens (and the
+    queries when n == m), a list or one string split by ``mha_lab.tokenize`` (the page's rule);
+    ``query_tokens``: n tokens when n != m; ``title``: the heading and the element's label, or
+    None (or "") for no heading, the element showing its own title. One element per layer.
     The weights are checked by the core (rows summing to 1 or all 0: ValueError otherwise) and
-    scored (``head_patterns``); the output also holds SVG grids and the head-pattern table for
-    where scripts do not run (an untrusted notebook, a repository's preview).
+    scored (``head_patterns``); the output also holds SVG grids and the head-pattern table (every
+    score) for where scripts do not run (an untrusted notebook, a repository's preview).
 
     Returns an AttentionView (``_repr_html_``, ``save_html(path)``)."""
-    from . import attention_stack, head_patterns
+    from . import _token_list, attention_stack, head_patterns
 
-    a = attention_stack(attn)
+    if title is not None and not isinstance(title, str):
+        raise ValueError(f"title must be a str or None, got {type(title).__name__}")
+    title = title or ""
+    tokens = _token_list(tokens)
+    query_tokens = _token_list(query_tokens)
+    a = attention_stack(attn, batch)
     patterns = head_patterns(a, tokens, query_tokens)
     stack = a[None] if a.ndim == 3 else a
     L, h, n, m = stack.shape
-    keys = [str(t) for t in tokens] if tokens is not None else [str(j) for j in range(m)]
+    keys = tokens if tokens is not None else [str(j) for j in range(m)]
     queries = (
-        [str(t) for t in query_tokens]
-        if query_tokens is not None
-        else keys
-        if n == m
-        else [str(i) for i in range(n)]
+        query_tokens if query_tokens is not None else keys if n == m else [str(i) for i in range(n)]
     )
     names = [f"layer {i}, " if L > 1 else "" for i in range(L)]
     elements = []
     for i in range(L):
-        data = {
-            "attn_weights": np.asarray(stack[i], np.float64).round(7).tolist(),
-            "tokens": keys,
-            "title": title + (f", layer {i}" if L > 1 else ""),
-        }
+        label = ", ".join(t for t in (title, f"layer {i}" if L > 1 else "") if t)
+        data = {"attn_weights": np.asarray(stack[i], np.float64).round(7).tolist(), "tokens": keys}
+        if label:  # else the element's own title
+            data["title"] = label
         if query_tokens is not None:
             data["query_tokens"] = queries
         elements.append(
-            f'<mha-attention label="{html.escape(data["title"])}">'
-            f'<script type="application/json">{_json_for_script(data)}</script>'
+            (f'<mha-attention label="{html.escape(label)}">' if label else "<mha-attention>")
+            + f'<script type="application/json">{_json_for_script(data)}</script>'
             "</mha-attention>"
         )
     return AttentionView(
         _fragment(
             elements, [_ELEMENT_SCRIPT], _static(stack, queries, keys, names, patterns), title
         ),
-        title,
+        title or "Attention weights",
     )
 
 
