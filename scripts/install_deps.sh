@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 bench=0
 packages=(cmake make g++ pkg-config libeigen3-dev libopenblas-dev xtl-dev nlohmann-json3-dev libxxhash-dev libgtest-dev
           emscripten chromium fonts-dejavu-core libxml2-utils
-          python3-dev python3-pybind11 python3-numpy python3-torch python3-xxhash black flake8
+          python3-dev python3-pybind11 python3-numpy python3-torch python3-xxhash python3-hypothesis black flake8
           python3-nbformat python3-nbclient python3-nbconvert python3-ipykernel
           mkdocs python3-sphinx python3-myst-parser)
 for arg in "$@"; do
