@@ -1,9 +1,11 @@
 """mha-lab's multi-head attention core in Python (docs/python.md).
 
 The numbers come from the same C++ layers as the ``mha`` command line and the page, through the
-compiled module ``mha_lab._core``. Inputs may be numpy arrays or torch tensors; outputs are numpy
-arrays. Errors of the core (a bad shape, ``d_model`` not divisible by ``num_heads``, a NaN, a
-wrong dtype) are ``ValueError`` carrying the core's message.
+compiled module ``mha_lab._core``. Inputs may be numpy arrays or torch tensors (float16,
+bfloat16, float32 or float64; with grad, on a GPU or strided: read through one intake, ``_intake``,
+as detached, CPU, C-contiguous copies); outputs are numpy arrays. Errors of the core (a bad
+shape, ``d_model`` not divisible by ``num_heads``, a NaN, a wrong dtype) are ``ValueError``
+carrying the core's message.
 
 Shape legend: n query tokens, m key tokens, d = d_model, h = num_heads, L layers.
 
@@ -99,15 +101,10 @@ def _intake(x, name):
     return x, dtype
 
 
-def _as_numpy(x, name):
-    """A numpy array of `x` as `_intake` reads it."""
+def _array(x, name):
+    """`x` as `_intake` reads it, for the core: float16 and bfloat16 widened to float32; any other
+    dtype is left for the core to refuse with its message (float32 and float64 pass)."""
     return _intake(x, name)[0]
-
-
-def _float_array(x, name):
-    """`x` as a numpy array for the core (`_intake`): float16 and bfloat16 widened to float32; any
-    other dtype is left for the core to refuse with its message (float32 and float64 pass)."""
-    return _as_numpy(x, name)
 
 
 def _rows_within_precision(a, dtype, name):
@@ -150,7 +147,7 @@ def _rows_within_precision(a, dtype, name):
 def _mask_array(x, name):
     """A mask as the core takes it: bool stays bool (True = may not attend / ignore), a float
     dtype is additive; integers are refused, as PyTorch refuses them."""
-    a = _as_numpy(x, name)
+    a = _array(x, name)
     if a is None:
         return None
     if a.dtype == _np.bool_:
@@ -239,7 +236,10 @@ def forward(
     ``nn.MultiheadAttention`` holds them, or ``q_proj_weight`` (d, d), ``k_proj_weight`` (d, kdim),
     ``v_proj_weight`` (d, vdim) when kdim or vdim differs from d; ``out_proj_weight`` (d, d),
     ``out_proj_bias`` (d) (PyTorch's ``out_proj.weight``, ``out_proj.bias``). Arrays are numpy
-    arrays or torch tensors (a batch dimension of 1 is dropped), float32 or float64, C-contiguous.
+    arrays or torch tensors (with grad or on a GPU: detached and copied to the CPU), float16,
+    bfloat16, float32 or float64, any strides (copied); a batch dimension of 1 is dropped
+    (batch-first (1, n, d)); a batch of more, or sequence-first (n, 1, d) as
+    ``nn.MultiheadAttention`` takes it with ``batch_first=False``, is refused with a hint.
 
     Masks as PyTorch takes them: ``attn_mask`` (n, m) or (h, n, m), bool (True = may not attend)
     or float (added to the scores; -inf masks); ``key_padding_mask`` (m,), bool (True = ignore
@@ -251,8 +251,8 @@ def forward(
     ``fully_masked_rows`` (h, n) uint8, and with ``keep_intermediates`` also ``q``, ``k``, ``v``,
     ``scores`` (h, n, m) and ``head_outputs`` (n, d).
 
-    Raises ValueError with the core's message for a bad shape, dtype, a non-contiguous array, a
-    NaN or infinity, or ``d_model`` not divisible by ``num_heads``.
+    Raises ValueError with the core's message for a bad shape or dtype, a NaN or infinity, or
+    ``d_model`` not divisible by ``num_heads``.
     """
     if out_proj_weight is None:
         raise ValueError("out_proj_weight (d_model, d_model) is required")
@@ -261,7 +261,7 @@ def forward(
     num_heads = _whole(num_heads, "num_heads", -(2**31), 2**31 - 1)
 
     def batch1(x, name, rank):
-        a = _float_array(x, name)
+        a = _array(x, name)
         if a is not None and a.ndim == rank + 1:
             if a.shape[0] == 1:
                 return a[0]
@@ -283,13 +283,13 @@ def forward(
         batch1(key, "key", 2),
         batch1(value, "value", 2),
         num_heads,
-        _float_array(in_proj_weight, "in_proj_weight"),
-        _float_array(in_proj_bias, "in_proj_bias"),
-        _float_array(out_proj_weight, "out_proj_weight"),
-        _float_array(out_proj_bias, "out_proj_bias"),
-        _float_array(q_proj_weight, "q_proj_weight"),
-        _float_array(k_proj_weight, "k_proj_weight"),
-        _float_array(v_proj_weight, "v_proj_weight"),
+        _array(in_proj_weight, "in_proj_weight"),
+        _array(in_proj_bias, "in_proj_bias"),
+        _array(out_proj_weight, "out_proj_weight"),
+        _array(out_proj_bias, "out_proj_bias"),
+        _array(q_proj_weight, "q_proj_weight"),
+        _array(k_proj_weight, "k_proj_weight"),
+        _array(v_proj_weight, "v_proj_weight"),
         _mask_array(attn_mask, "attn_mask"),
         _key_padding(key_padding_mask),
         bool(is_causal),
