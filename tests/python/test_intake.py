@@ -91,6 +91,15 @@ class LowPrecision(unittest.TestCase):
         w = torch.from_numpy(softmax_weights((2, 5, 5), 3)).float().requires_grad_(True)
         self.assertEqual(mha_lab.head_patterns(w), mha_lab.head_patterns(w.detach().numpy()))
 
+    @unittest.skipIf(torch is None, "python3-torch is not installed")
+    def test_tensors_off_the_cpu(self):
+        # A tensor on another device is copied to the CPU (tensor.cpu()); one whose data cannot be
+        # copied (PyTorch's "meta" device holds none) is a ValueError naming it.
+        with self.assertRaisesRegex(
+            ValueError, r"^attn \(float32 tensor\) cannot be read as an array: .*meta"
+        ):
+            mha_lab.head_patterns(torch.empty((2, 3, 3), device="meta"))
+
 
 class NonContiguous(unittest.TestCase):
     """A transposed view, [::2] and Fortran order are copied, in every function alike."""
