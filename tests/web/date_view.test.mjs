@@ -149,15 +149,15 @@ test('small multiples: 2 to 6 px a cell, the larger side near 64 px', () => {
   assert.equal(thumbCell(0, 0), 6);
 });
 
-test('roles: an array or {heads: [...]}, tolerant field names, fractions or percentages', () => {
+test('roles: label and ablated_accuracy of the heads file, as fractions or percentages', () => {
   const roles = readRoles({
-    baseline_accuracy: 0.998,
+    accuracy: 0.998,
     heads: [
-      { kind: 'cross', layer: 1, head: 2, role: 'reads the year: 91%', accuracy_ablated: 0.975 },
+      { kind: 'cross', layer: 1, head: 2, label: 'reads the year: 91%', ablated_accuracy: 0.975 },
       { kind: 'encoder_self', layer: 0, head: 0, label: 'positional', ablated_accuracy: 99.5 },
       { kind: 'decoder_self', layer: 1, head: 3 },
-      { kind: 'nonsense', layer: 0, head: 0, role: 'x' },
-      { kind: 'cross', layer: 'one', head: 0, role: 'x' },
+      { kind: 'nonsense', layer: 0, head: 0, label: 'x' },
+      { kind: 'cross', layer: 'one', head: 0, label: 'x' },
       null,
     ],
   });
@@ -169,12 +169,20 @@ test('roles: an array or {heads: [...]}, tolerant field names, fractions or perc
   assert.equal(roles.get(headKey('encoder_self', 0, 0)).role, 'positional');
   assert.match(roles.get(headKey('encoder_self', 0, 0)).ablated, /: 99\.5% /);
   assert.deepEqual(roles.get(headKey('decoder_self', 1, 3)), { role: null, ablated: null });
-  const list = readRoles([
-    { kind: 'decoder_cross', layer: 0, head: 1, role: 'reads the day: 80%' },
-  ]);
+  const list = readRoles({
+    heads: [{ kind: 'decoder_cross', layer: 0, head: 1, label: 'reads the day: 80%' }],
+  });
   assert.equal(list.get('cross/0/1').role, 'reads the day: 80%');
   assert.equal(list.get('cross/0/1').ablated, null);
-  for (const bad of [null, undefined, 42, 'x', {}, { heads: 'no' }])
+  for (const bad of [
+    null,
+    undefined,
+    42,
+    'x',
+    {},
+    { heads: 'no' },
+    [{ kind: 'cross', layer: 0, head: 0 }],
+  ])
     assert.equal(readRoles(bad).size, 0);
 });
 

@@ -16,7 +16,8 @@ import { WorkerPair, browserWorker } from './workers.js';
 
 export class Compute {
   /**
-   * @param {object} mod the page's core (for the main thread; its experimentWork sizes requests)
+   * @param {import('../../../cpp/bindings/wasm/mha_wasm').MhaCoreModule} mod the page's core (for
+   *   the main thread; its experimentWork sizes requests)
    * @param {object} [options] lut: the grids' colour table and createWorker (workers.js
    *   WorkerPair); the others (idle, cancelIdle, now, delay, cancelDelay): computing ahead's clock
    *   (ahead.js); tests pass their own

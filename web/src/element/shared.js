@@ -74,6 +74,11 @@ export class ElementShared {
   /**
    * A trained model from its classic script (`script`, which sets the global `global`: a script
    * loads from file:// too) made by `make(bytes)`, with its heads file; once per page per script.
+   * @template M
+   * @param {string} script
+   * @param {string} global
+   * @param {(bytes: Uint8Array) => M} make
+   * @returns {Promise<{model: M, heads: object|null}>}
    */
   trainedModel(script, global, make) {
     if (!this.trainedModels.has(script)) {

@@ -192,6 +192,11 @@ export function randomView(mod, read) {
  * `run(model)`'s output on the element's input: {model, heads, out}, or {failed: message} when
  * the model could not be loaded ("the `name` could not be loaded: …") or run refused the input
  * (its error's message).
+ * @template M, R
+ * @param {string} name
+ * @param {() => Promise<{model: M, heads: object|null}>} load
+ * @param {(model: M) => R} run
+ * @returns {Promise<{model?: M, heads?: object|null, out?: R, failed?: string}>}
  */
 async function trainedRun(name, load, run) {
   let loaded;
@@ -213,7 +218,7 @@ async function trainedRun(name, load, run) {
  * findings: module 03's claims as date-eval measured them.
  * @param {import('../../../cpp/bindings/wasm/mha_wasm').MhaModule} mod
  * @param {object} read the element's settings (attributes.js readAttributes)
- * @param {object} shared what the page's elements share (shared.js)
+ * @param {import('./shared.js').ElementShared} shared what the page's elements share
  * @returns {Promise<ElementView>}
  */
 export async function dateView(mod, read, shared) {
@@ -276,7 +281,7 @@ export async function dateView(mod, read, shared) {
  * web/english_lm_heads.json: role, score, the perplexity cost of switching it off).
  * @param {import('../../../cpp/bindings/wasm/mha_wasm').MhaModule} mod
  * @param {object} read the element's settings (attributes.js readAttributes)
- * @param {object} shared what the page's elements share (shared.js)
+ * @param {import('./shared.js').ElementShared} shared what the page's elements share
  * @returns {Promise<ElementView>}
  */
 export async function englishView(mod, read, shared) {

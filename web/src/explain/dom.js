@@ -1,23 +1,7 @@
-// A tiny DOM builder for the explain panels: text via textContent only (tokens come from users
-// and URLs), attributes via setAttribute, no inline styles (the page runs under style-src 'self').
+// The explain panels' element builder (h, from draw/dom.js: the page's one) and their tables.
+import { h } from '../draw/dom.js';
 
-/**
- * h('p', {className: 'x', text: 'hello', data: {step: 'dot'}, attrs: {scope: 'row'}}, ...children)
- * Children: nodes or strings (strings become text nodes); null/false are skipped.
- */
-export function h(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  if (props.className) node.className = props.className;
-  if (props.text !== undefined) node.textContent = String(props.text);
-  if (props.id) node.id = props.id;
-  for (const [k, v] of Object.entries(props.data ?? {})) node.dataset[k] = String(v);
-  for (const [k, v] of Object.entries(props.attrs ?? {})) node.setAttribute(k, String(v));
-  for (const c of children.flat()) {
-    if (c === null || c === undefined || c === false) continue;
-    node.append(typeof c === 'string' ? document.createTextNode(c) : c);
-  }
-  return node;
-}
+export { h };
 
 /** A table with a caption, one header row and body rows of cell texts (first cell a row header). */
 export function simpleTable({ caption, head, rows, className = 'explain-table', rowData }) {

@@ -40,6 +40,7 @@ const MODEL_SOURCE = Object.freeze({
     '(web/date_model.safetensors was missing when scripts/build_web.mjs ran)',
 });
 
+/** @extends {TrainedMode<import('../../../../cpp/bindings/wasm/mha_wasm').DateModel>} */
 export class DateMode extends TrainedMode {
   /**
    * @param {object} ctx what the page gives every mode (main.js)

@@ -182,22 +182,6 @@ export function formatPercent(v, digits = 1) {
   return `${s.includes('.') ? s.replace(/\.?0+$/, '') : s}%`;
 }
 
-const ROLE_FIELDS = Object.freeze(['role', 'label', 'role_label']);
-const ABLATION_FIELDS = Object.freeze([
-  'accuracy_ablated',
-  'ablated_accuracy',
-  'accuracy_without',
-  'ablation_accuracy',
-  'exact_match_ablated',
-  'accuracy_with_head_ablated',
-]);
-const BASELINE_FIELDS = Object.freeze([
-  'baseline_accuracy',
-  'accuracy',
-  'exact_match',
-  'full_accuracy',
-]);
-
 function firstField(obj, names) {
   for (const k of names) {
     if (obj && obj[k] !== undefined && obj[k] !== null) return obj[k];
@@ -265,7 +249,7 @@ function crossCaption(e, claim, layerDrops) {
     name = `strongest on the ${field}: ${formatPercent(share, 0)} of the ${field} rows`;
   }
   const parts = [name, `tracking over the three fields ${twoDecimals(track)}`];
-  const acc = firstField(e, ABLATION_FIELDS);
+  const acc = e.ablated_accuracy;
   if (typeof acc === 'number') {
     const drop = Number(e.accuracy_drop);
     let rank = '';
@@ -293,8 +277,8 @@ function crossCaption(e, claim, layerDrops) {
  */
 export function readRoles(json) {
   const roles = new Map();
-  const list = Array.isArray(json) ? json : Array.isArray(json?.heads) ? json.heads : [];
-  const baseline = Array.isArray(json) ? undefined : firstField(json, BASELINE_FIELDS);
+  const list = Array.isArray(json?.heads) ? json.heads : [];
+  const baseline = json?.accuracy ?? undefined;
   const claims = claimsByHead(json);
   const drops = (kind, layer) =>
     list
@@ -307,13 +291,10 @@ export function readRoles(json) {
     const layer = Number(e.layer);
     const head = Number(e.head);
     if (!kind || !Number.isInteger(layer) || !Number.isInteger(head)) continue;
-    const role = firstField(e, ROLE_FIELDS);
-    const ablatedRaw = firstField(e, ABLATION_FIELDS);
+    const role = e.label;
+    const ablatedRaw = e.ablated_accuracy;
     // Accuracies with 2 decimals: switching off one head often moves them by a tenth of a percent.
-    const ablated =
-      ablatedRaw === undefined || typeof ablatedRaw === 'object'
-        ? null
-        : formatPercent(ablatedRaw, 2);
+    const ablated = typeof ablatedRaw !== 'number' ? null : formatPercent(ablatedRaw, 2);
     const base = baseline === undefined ? null : formatPercent(baseline, 2);
     const entry = {
       role: typeof role === 'string' && role.trim() ? role.trim() : null,
@@ -323,7 +304,7 @@ export function readRoles(json) {
     };
     // The type (cross heads) and the prunable mark are worded by the C++ side (date-eval).
     if (typeof e.type_label === 'string' && e.type_label) entry.type = e.type_label;
-    const least = Array.isArray(json) ? null : json?.checks?.least_useful_head;
+    const least = json?.checks?.least_useful_head;
     if (
       least?.prunable === true &&
       typeof least.prunable_label === 'string' &&

@@ -58,6 +58,7 @@ function loadStylesheet(doc) {
 /** Next-token candidates shown. */
 const TOP = 5;
 
+/** @extends {TrainedMode<import('../../../../cpp/bindings/wasm/mha_wasm').EnglishModel>} */
 export class EnglishMode extends TrainedMode {
   /**
    * @param {object} ctx what the page gives every mode (main.js): doc, modules (the wasm loader),

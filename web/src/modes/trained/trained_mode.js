@@ -23,6 +23,9 @@ export function msText(ms) {
   return ms < 10 ? ms.toFixed(1) : String(Math.round(ms));
 }
 
+/**
+ * @template {{checksum: string}} Model the model's class in the full module (DateModel, EnglishModel)
+ */
 export class TrainedMode {
   /**
    * @param {object} ctx what the page gives every mode (main.js): doc, modules (the wasm loader:
@@ -54,8 +57,9 @@ export class TrainedMode {
     this.resizeTarget = resizeTarget;
     this.alsoLoad = alsoLoad;
     this.state = { ...defaults, off: [...(defaults.off ?? [])] };
+    /** @type {import('../../../../cpp/bindings/wasm/mha_wasm').MhaModule|null} the full module, once loaded */
     this.mod = null;
-    /** @type {any} its model: an instance of the model's class in the full module (makeModel) */
+    /** @type {Model|null} its model, once loaded (makeModel) */
     this.model = null;
     this.loading = null;
     this.active = false;
@@ -255,7 +259,7 @@ export class TrainedMode {
    * Its model from the file's bytes; throws on a bad file.
    * @param {import('../../../../cpp/bindings/wasm/mha_wasm').MhaModule} mod the full module
    * @param {Uint8Array} bytes the model file
-   * @returns {{checksum: string}}
+   * @returns {Model}
    */
   makeModel(mod, bytes) {
     throw new Error(`${this.id}: makeModel() is not implemented (${mod}, ${bytes.length} bytes)`);
