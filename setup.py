@@ -57,7 +57,7 @@ class CMakeBuildExt(build_ext):
         )
         built = os.path.join(build_dir, "python", "mha_lab", "_core" + suffix)
         if not os.path.isfile(built):
-            raise RuntimeError(f"the CMake build did not write {built}")
+            raise SystemExit(f"setup.py: the CMake build did not write {built}")
         target = self.get_ext_fullpath(ext.name)
         os.makedirs(os.path.dirname(target), exist_ok=True)
         shutil.copyfile(built, target)
@@ -70,8 +70,8 @@ class BuildPyWithWeb(build_py):
         super().run()
         missing = [n for n in WEB_ASSETS if not os.path.isfile(os.path.join(ROOT, "dist", n))]
         if missing:
-            raise RuntimeError(
-                f"dist/ lacks {', '.join(missing)}, which show() needs: "
+            raise SystemExit(
+                f"setup.py: dist/ lacks {', '.join(missing)}, which show() needs: "
                 "run ./scripts/build.sh first (it writes dist/), then build the package again"
             )
         web = os.path.join(self.build_lib, "mha_lab", "web")
