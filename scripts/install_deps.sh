@@ -6,8 +6,9 @@
 # Python: Debian's python3-dev, python3-pybind11 and python3-numpy build and test the package
 # mha_lab (cpp/bindings/python, docs/python.md); pip, venv, build, setuptools and wheel build its
 # wheel and install it into a virtual environment (setup.py, scripts/test.sh); nbformat, nbclient,
-# nbconvert and ipykernel run and export the notebook of tests/browser/notebook.test.mjs; mkdocs, Sphinx and MyST build the
-# course-site examples of docs/embedding.md (tests/browser/sites.test.mjs). PyTorch and xxhash run
+# nbconvert and ipykernel run and export the notebook of tests/browser/notebook.test.mjs; mkdocs,
+# Sphinx and MyST build the course-site examples of docs/embedding.md
+# (tests/browser/sites.test.mjs). PyTorch and xxhash run
 # the training scripts' smoke tests (tests/training, a few steps of each model) and regenerate
 # golden data and the models (scripts/fixtures/, scripts/training/); --fixtures adds the pthread
 # OpenBLAS those use. black and flake8 check the Python code (scripts/lint.sh).

@@ -1,6 +1,7 @@
 // The project's one version number: the file VERSION, which CMake's project(VERSION), the wheel
 // (pyproject.toml's dynamic version) and mha_lab.__version__ (compiled into the module _core:
-// tests/python/test_install.py) read, and which package.json and CITATION.cff repeat.
+// tests/python/test_install.py) read, and which package.json (so the element's npm package too:
+// scripts/pack_npm.mjs takes its version) and CITATION.cff repeat.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
