@@ -7,6 +7,9 @@
 #   2. the libFuzzer targets built with clang (build/fuzz), each run for FUZZ_SMOKE_SECONDS (15)
 #   3. the wasm module under node (tests/js) and the page's pure JS modules (tests/web)
 #   4. the page in headless Chromium, served and from file:// (tests/browser)
+#   5. the Python package as pip installs it: the wheel (python3 -m build, its CMake build kept in
+#      build/pip), installed into a fresh virtual environment, and tests/python run against that
+#      copy from another folder
 # Exits non-zero if anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,6 +47,25 @@ node --test tests/js/ tests/web/ || status=1
 
 echo "== page in headless Chromium"
 node --test --test-concurrency=1 tests/browser/ || status=1
+
+echo "== Python wheel: built, installed into a fresh venv, tests/python run against it"
+# The venv sees Debian's numpy and torch (--system-site-packages); the suite runs from a scratch
+# folder without PYTHONPATH, so `import mha_lab` finds only the installed copy.
+root=$PWD
+scratch=$(mktemp -d)
+if rm -rf build/pip/wheel &&
+   /usr/bin/python3 -m build --wheel --no-isolation --outdir build/pip/wheel . >"$scratch/build.log" 2>&1 &&
+   /usr/bin/python3 -m venv --system-site-packages "$scratch/venv" &&
+   "$scratch/venv/bin/pip" install --no-index --quiet build/pip/wheel/mha_lab-*.whl; then
+  (cd "$scratch" && unset PYTHONPATH && export MHA_CLI="$root/build/native/mha" OPENBLAS_NUM_THREADS=1 &&
+   venv/bin/python -c "import mha_lab; print('installed:', mha_lab.__file__, mha_lab.__version__)" &&
+   venv/bin/python -m unittest discover -s "$root/tests/python") || status=1
+else
+  tail -n 30 "$scratch/build.log"
+  echo "test.sh: building or installing the wheel failed"
+  status=1
+fi
+rm -rf "$scratch"
 
 if ((status)); then echo "test.sh: FAILED"; else echo "test.sh: all test suites passed"; fi
 exit "$status"

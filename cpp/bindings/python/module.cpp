@@ -306,4 +306,6 @@ PYBIND11_MODULE(_core, m) {
   // in (as UTF-8; mha_lab.tokenize refuses a lone surrogate first), its tokens out.
   m.def("english_tokenize", &mha::english_tokenize, py::arg("text"));
   m.attr("max_tokens") = mha::limits::max_tokens;
+  // The project's version (the file VERSION, read by CMake): mha_lab.__version__.
+  m.attr("__version__") = MHA_VERSION;
 }

@@ -21,6 +21,9 @@ import numpy as _np
 from . import _core
 from .view import AttentionView, show, show_experiment
 
+#: The project's version (the repository's VERSION file, compiled into ``_core``).
+__version__ = _core.__version__
+
 __all__ = [
     "numpy_experiment",
     "forward",
