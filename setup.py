@@ -7,9 +7,12 @@ script, in build/pip/<that Python's extension suffix>/, which later builds reuse
 scripts mha-attention.js and mha_wasm_core.js, which ./scripts/build.sh writes to dist/, go into
 mha_lab/web/, where show() finds them (view.py _asset_dirs).
 
-CMake options beyond the defaults below come from the environment variable CMAKE_ARGS, e.g.
-CMAKE_ARGS="-DMHA_NATIVE_ARCH=OFF" for a wheel that runs on other x86-64 machines than the one
-that built it (by default the module is compiled for this machine's CPU, as the native build is).
+With MHA_BUILD_DIR set to an existing CMake build of this tree configured for the same Python
+(./scripts/test.sh passes build/native), the module is built there instead, with that build's
+settings. CMake options beyond the defaults below come from the environment variable CMAKE_ARGS,
+e.g. CMAKE_ARGS="-DMHA_NATIVE_ARCH=OFF" for a wheel that runs on other x86-64 machines than the
+one that built it (by default the module is compiled for this machine's CPU, as the native build
+is).
 """
 
 import os
@@ -51,7 +54,13 @@ class CMakeBuildExt(build_ext):
             pass  # CMake looks for pybind11's config itself (Debian: python3-pybind11)
         args += shlex.split(os.environ.get("CMAKE_ARGS", ""))
         jobs = str(os.cpu_count() or 2)
-        subprocess.run(["cmake", "-S", ROOT, "-B", build_dir, *args], check=True)
+        existing = os.environ.get("MHA_BUILD_DIR")
+        if existing:
+            # An existing CMake build of this tree for this Python (./scripts/test.sh passes
+            # build/native): only its target is brought up to date, its settings are left alone.
+            build_dir = os.path.abspath(existing)
+        else:
+            subprocess.run(["cmake", "-S", ROOT, "-B", build_dir, *args], check=True)
         subprocess.run(
             ["cmake", "--build", build_dir, "--target", "mha_python_core", "-j", jobs], check=True
         )

@@ -49,12 +49,14 @@ echo "== page in headless Chromium"
 node --test --test-concurrency=1 tests/browser/ || status=1
 
 echo "== Python wheel: built, installed into a fresh venv, tests/python run against it"
-# The venv sees Debian's numpy and torch (--system-site-packages); the suite runs from a scratch
-# folder without PYTHONPATH, so `import mha_lab` finds only the installed copy.
+# The wheel's module is the native build's (MHA_BUILD_DIR: setup.py builds its target there, with
+# its settings). The venv sees Debian's numpy and torch (--system-site-packages); the suite runs
+# from a scratch folder without PYTHONPATH, so `import mha_lab` finds only the installed copy.
 root=$PWD
 scratch=$(mktemp -d)
 if rm -rf build/pip/wheel &&
-   /usr/bin/python3 -m build --wheel --no-isolation --outdir build/pip/wheel . >"$scratch/build.log" 2>&1 &&
+   MHA_BUILD_DIR=build/native /usr/bin/python3 -m build --wheel --no-isolation --outdir build/pip/wheel . \
+     >"$scratch/build.log" 2>&1 &&
    /usr/bin/python3 -m venv --system-site-packages "$scratch/venv" &&
    "$scratch/venv/bin/pip" install --no-index --quiet build/pip/wheel/mha_lab-*.whl; then
   (cd "$scratch" && unset PYTHONPATH && export MHA_CLI="$root/build/native/mha" OPENBLAS_NUM_THREADS=1 &&
