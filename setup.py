@@ -76,6 +76,9 @@ class BuildPyWithWeb(build_py):
     """The package's Python files, and the element's scripts from dist/ in mha_lab/web/."""
 
     def run(self):
+        # The package is assembled afresh each time: a file left from an earlier build (a module
+        # since removed) must not ship in this wheel.
+        shutil.rmtree(os.path.join(self.build_lib, "mha_lab"), ignore_errors=True)
         super().run()
         missing = [n for n in WEB_ASSETS if not os.path.isfile(os.path.join(ROOT, "dist", n))]
         if missing:
@@ -92,4 +95,6 @@ class BuildPyWithWeb(build_py):
 setup(
     ext_modules=[Extension("mha_lab._core", sources=[])],
     cmdclass={"build_ext": CMakeBuildExt, "build_py": BuildPyWithWeb},
+    # setuptools' own build folders inside build/pip/, not beside the project's builds in build/.
+    options={"build": {"build_base": os.path.join("build", "pip", "setuptools")}},
 )

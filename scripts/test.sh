@@ -7,9 +7,9 @@
 #   2. the libFuzzer targets built with clang (build/fuzz), each run for FUZZ_SMOKE_SECONDS (15)
 #   3. the wasm module under node (tests/js) and the page's pure JS modules (tests/web)
 #   4. the page in headless Chromium, served and from file:// (tests/browser)
-#   5. the Python package as pip installs it: the wheel (python3 -m build, its CMake build kept in
-#      build/pip), installed into a fresh virtual environment, and tests/python run against that
-#      copy from another folder
+#   5. the Python package as pip installs it: the wheel (python3 -m build, its module from
+#      build/native: setup.py MHA_BUILD_DIR), installed into a fresh virtual environment, and
+#      tests/python run against that copy from another folder
 # Exits non-zero if anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."

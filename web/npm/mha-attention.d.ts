@@ -31,7 +31,7 @@ export interface MhaAttentionAttributes {
   layer?: string;
   /** The accessible name of the element's figure. */
   label?: string;
-  /** The element's colours (default auto: the reader's prefers-color-scheme). */
+  /** The element's colours (default auto: the host page's declared scheme — a JupyterLab or VS Code theme, a `color-scheme` naming one scheme — else the reader's prefers-color-scheme). */
   theme?: 'auto' | 'light' | 'dark';
   /** grid: the heads side by side; stack: one head per row (default grid). */
   layout?: 'grid' | 'stack';

@@ -56,8 +56,9 @@ const HEAD_FRAME = 14;
 
 // Where this script was loaded from (read while it runs: document.currentScript): mha_wasm_core.js,
 // mha_wasm.js, date_model.js, english_lm.js and mha-attention.css are beside it (shared.js loads
-// them from there). An inline copy of this script (mha_lab.show's outputs) has no src: those files
-// are looked for beside the page, and a missing one's message says so.
+// them from there). An inline copy of this script (mha_lab.show's outputs), or one bundled into an
+// ES module, has no src: those files are looked for beside the page, and a missing one's message
+// says so.
 const SCRIPT_SRC =
   (typeof document !== 'undefined' &&
     /** @type {HTMLScriptElement|null} */ (document.currentScript)?.src) ||
@@ -65,7 +66,7 @@ const SCRIPT_SRC =
 const SCRIPT_URL = SCRIPT_SRC || (typeof location !== 'undefined' ? location.href : '');
 const SCRIPT_BESIDE = SCRIPT_SRC
   ? 'mha-attention.js'
-  : "this page (the element's script is inline in it)";
+  : "this page (the element's script has no file of its own: it is inline, or in an ES module bundle)";
 
 /**
  * Calls `then` once the HTML parser has passed `element`, so that its children are whole.
