@@ -7,6 +7,7 @@ Shape legend: B batch, L layers, h heads, n query tokens, m key tokens, d = d_mo
 
 import re
 import unittest
+from html import unescape as html_unescape
 
 import numpy as np
 
@@ -177,8 +178,24 @@ class BatchAxis(unittest.TestCase):
             r"nn.MultiheadAttention takes it with batch_first=False; .*pass query\[:, 0\]",
         ):
             mha_lab.forward(x[:, None], w_in, w_out, 2)
-        with self.assertRaisesRegex(ValueError, r"a batch of 2; forward takes one example"):
+        # (2, 6, 16) reads two ways: both layouts and both fixes are named.
+        with self.assertRaisesRegex(
+            ValueError,
+            r"^query has shape \(2, 6, 16\), which reads two ways; forward takes one example, "
+            r"\(n, d\) or \(1, n, d\): \(batch, n, d\) with batch_first=True, a batch of 2: "
+            r"pass query\[i\]; \(n, batch, d\), nn.MultiheadAttention's default "
+            r"\(batch_first=False\), a batch of 6: pass query\[:, i\]$",
+        ):
             mha_lab.forward(np.stack([x, x]), w_in, w_out, 2)
+        # PyTorch's default (n, batch, d) with batch 2: query[:, i] is example i, as the message
+        # says, and query[i] (a token of each example) is not.
+        seq_first = np.stack([x, x[::-1]], axis=1)  # (6, 2, 16)
+        with self.assertRaisesRegex(ValueError, r"\(6, 2, 16\).*pass query\[:, i\]"):
+            mha_lab.forward(seq_first, w_in, w_out, 2)
+        np.testing.assert_array_equal(
+            mha_lab.forward(seq_first[:, 1], w_in, w_out, 2)["output"],
+            mha_lab.forward(x[::-1].copy(), w_in, w_out, 2)["output"],
+        )
         np.testing.assert_array_equal(
             mha_lab.forward(x[None], w_in, w_out, 2)["output"],
             mha_lab.forward(x, w_in, w_out, 2)["output"],
@@ -204,6 +221,31 @@ class ShowInput(unittest.TestCase):
         p = mha_lab.head_patterns(w, "The cat's toy, again.")
         self.assertEqual(p["tokens"], ["The", "cat's", "toy", ",", "again", "."])
 
+    def test_table_caption_and_stripe_token(self):
+        # Every query puts 0.9 on key 2: the stripe key is key 2, shown as its token.
+        w = np.full((1, 5, 5), 0.025)
+        w[0, :, 2] = 0.9
+        tokens = ["<s>", "\u2581The", "\u2581c", "at", "\u2581sat"]
+        self.assertEqual(
+            mha_lab.head_patterns(w, tokens)["layers"][0]["heads"][0]["scores"]["stripe_key"], 2
+        )
+        page = without_scripts(mha_lab.show(w, tokens)._repr_html_())
+        table = page.split('<table class="mha-lab-patterns">')[1]
+        self.assertNotIn("docs/patterns.md", table)
+        self.assertIn("<caption>Head patterns: per head, its labels", html_unescape(table))
+        header = re.findall(r"<th>([^<]*)</th>", table.split("</thead>")[0])
+        cells = re.findall(
+            r"<td>([^<]*)</td>", re.findall(r"<tr><th>head 0</th>(.*?)</tr>", table)[0]
+        )
+        self.assertEqual(cells[header.index("stripe key") - 1], "c")  # "▁c" drawn as "c"
+        # Without tokens the keys are drawn as their indices, and so is the stripe key.
+        page = without_scripts(mha_lab.show(w)._repr_html_())
+        table = page.split('<table class="mha-lab-patterns">')[1]
+        cells = re.findall(
+            r"<td>([^<]*)</td>", re.findall(r"<tr><th>head 0</th>(.*?)</tr>", table)[0]
+        )
+        self.assertEqual(cells[header.index("stripe key") - 1], "2")
+
     def test_every_score_in_the_table(self):
         w = softmax_weights((2, 6, 6), 11)
         tokens = ["a", "b", ".", "a", "b", "c"]
@@ -224,6 +266,116 @@ class ShowInput(unittest.TestCase):
         self.assertEqual(cells[header.index("induction") - 1], f"{induction:.3f}")
 
 
+# Tokens as tokenizers give them (written by hand: transformers is not installed here).
+GPT2 = ["<|endoftext|>", "The", "\u0120cat", "\u0120sat", "\u0120un", "believ", "ably"]
+SENTENCEPIECE = ["<s>", "\u2581The", "\u2581cat", "\u2581un", "believ", "able", ".", "</s>"]
+WORDPIECE = ["[CLS]", "the", "cat", "sat", "un", "##bel", "##iev", "##ably", "[SEP]"]
+
+
+class ReadableTokens(unittest.TestCase):
+    def test_gpt2(self):
+        self.assertEqual(
+            mha_lab.readable_tokens(GPT2),
+            ["<|endoftext|>", "The", "cat", "sat", "un", "\u00b7believ", "\u00b7ably"],
+        )
+
+    def test_sentencepiece(self):
+        self.assertEqual(
+            mha_lab.readable_tokens(SENTENCEPIECE),
+            ["<s>", "The", "cat", "un", "\u00b7believ", "\u00b7able", "\u00b7.", "</s>"],
+        )
+        # A lone marker (a space piece) stays; the piece after a special token starts a word.
+        self.assertEqual(
+            mha_lab.readable_tokens(["<s>", "Hello", "\u2581", "\u2581x", "y"]),
+            ["<s>", "Hello", "\u2581", "x", "\u00b7y"],
+        )
+
+    def test_wordpiece(self):
+        self.assertEqual(
+            mha_lab.readable_tokens(WORDPIECE),
+            ["[CLS]", "the", "cat", "sat", "un", "\u00b7bel", "\u00b7iev", "\u00b7ably", "[SEP]"],
+        )
+        self.assertEqual(mha_lab.readable_tokens(np.array(["a", "##b"])), ["a", "\u00b7b"])
+
+    def test_no_scheme_leaves_tokens(self):
+        tokens = ["The", "cat", "#", "##", "<s>"]
+        self.assertEqual(mha_lab.readable_tokens(tokens), tokens)
+
+    def test_refused(self):
+        for bad, message in [
+            (None, "got None"),
+            ("the cat", "got one str"),
+            ([None, "a"], r"tokens\[0\] is NoneType"),
+            (b"abc", "got bytes"),
+            (3, "got int"),
+        ]:
+            with self.assertRaisesRegex(ValueError, message):
+                mha_lab.readable_tokens(bad)
+
+    @unittest.skipUnless(DIST_BUILT, "dist/ is not built (./scripts/build.sh writes it)")
+    def test_show_draws_readable_labels(self):
+        w = softmax_weights((2, 7, 7), 13)
+        page = without_scripts(mha_lab.show(w, GPT2)._repr_html_())
+        self.assertIn(
+            '"tokens":["<|endoftext|>","The","cat","sat","un","\u00b7believ","\u00b7ably"]',
+            page.encode().decode("unicode_escape"),
+        )
+        self.assertIn(">\u00b7believ</text>", page)
+        self.assertNotIn("\u0120", page.encode().decode("unicode_escape"))
+        # head_patterns' scores keep the raw tokens.
+        self.assertEqual(mha_lab.head_patterns(w, GPT2)["tokens"], GPT2)
+
+
+class TokensRefused(unittest.TestCase):
+    """Tokens that are not a str or a list of str are a ValueError, never stringified."""
+
+    BAD = [
+        (5, "got int"),
+        ([None] * 5, r"tokens\[0\] is NoneType None"),
+        (b"abcde", "got bytes"),
+        ({"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}, "got dict"),
+        (["a", "b", None, "d", "e"], r"tokens\[2\] is NoneType"),
+        ([1, 2, 3, 4, 5], r"tokens\[0\] is int 1"),
+        (np.arange(5), "numpy array of dtype int64"),
+    ]
+
+    def test_head_patterns(self):
+        w = softmax_weights((2, 5, 5), 14)
+        for bad, message in self.BAD:
+            with self.assertRaisesRegex(
+                ValueError, "^tokens must be a str or a list of str.*" + message
+            ):
+                mha_lab.head_patterns(w, bad)
+        with self.assertRaisesRegex(ValueError, r"query_tokens\[0\] is NoneType"):
+            mha_lab.head_patterns(w, ["a"] * 5, [None] * 5)
+        with self.assertRaisesRegex(ValueError, r"^attn\[0\] is None"):
+            mha_lab.head_patterns((None, None))
+        with self.assertRaisesRegex(ValueError, "^attn is required"):
+            mha_lab.head_patterns(None)
+
+    @unittest.skipUnless(DIST_BUILT, "dist/ is not built (./scripts/build.sh writes it)")
+    def test_show(self):
+        w = softmax_weights((2, 5, 5), 14)
+        for bad, message in self.BAD:
+            with self.assertRaisesRegex(
+                ValueError, "^tokens must be a str or a list of str.*" + message
+            ):
+                mha_lab.show(w, bad)
+        with self.assertRaisesRegex(ValueError, r"^attn\[0\] is None"):
+            mha_lab.show((None, None))
+
+    @unittest.skipUnless(DIST_BUILT, "dist/ is not built (./scripts/build.sh writes it)")
+    def test_show_experiment_tokens(self):
+        for bad in (None, float("inf"), "x", 2.5, True):
+            with self.assertRaisesRegex(ValueError, r"^tokens must be an integer, got "):
+                mha_lab.show_experiment(tokens=bad)
+            with self.assertRaisesRegex(ValueError, r"^tokens must be an integer, got "):
+                mha_lab.numpy_experiment(tokens=bad)
+        with self.assertRaisesRegex(ValueError, "tokens=100000 exceeds the limit of 4096"):
+            mha_lab.show_experiment(tokens=100000)
+        self.assertIn("3 tokens", mha_lab.show_experiment(tokens=np.int64(3)).title)
+
+
 @unittest.skipIf(torch is None, "python3-torch is not installed")
 class Recipes(unittest.TestCase):
     """docs/python.md's recipes: per-head weights of nn.TransformerEncoderLayer (whose forward
@@ -241,8 +393,9 @@ class Recipes(unittest.TestCase):
                 src, src, src, need_weights=True, average_attn_weights=False
             )
         self.assertEqual(tuple(weights.shape), (1, 4, 6, 6))  # (B, h, n, n)
-        p = mha_lab.head_patterns(weights)  # a batch of 1: one layer
-        self.assertEqual(p["shape"], [1, 4, 6, 6])
+        p = mha_lab.head_patterns(weights)  # a batch of 1 is dropped: one layer (h, n, n)
+        self.assertEqual(p["shape"], [4, 6, 6])
+        self.assertEqual(p, mha_lab.head_patterns(weights[0]))
         # The same weights as mha_lab.forward computes from the layer's parameters.
         a = layer.self_attn
         r = mha_lab.forward(
@@ -257,6 +410,29 @@ class Recipes(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "batch="):
             mha_lab.head_patterns(ws)
         self.assertEqual(mha_lab.head_patterns(ws, batch=2), mha_lab.head_patterns(ws[2]))
+
+    def test_transformer_encoder_layer_norm_first_sequence_first(self):
+        # norm_first=True, batch_first=False: forward reads src = layer.norm1(x), example 0 as
+        # src[:, 0]; x[:, 0] (the layer's input before norm1) gives other weights.
+        torch.manual_seed(1)
+        layer = torch.nn.TransformerEncoderLayer(d_model=16, nhead=4, norm_first=True).eval()
+        x = torch.randn(6, 2, 16)  # (n, B, d)
+        with torch.no_grad():
+            src = layer.norm1(x) if layer.norm_first else x
+            _, weights = layer.self_attn(
+                src, src, src, need_weights=True, average_attn_weights=False
+            )
+        self.assertEqual(tuple(weights.shape), (2, 4, 6, 6))  # (B, h, n, n)
+        a = layer.self_attn
+        params = (a.in_proj_weight, a.out_proj.weight, a.num_heads)
+        biases = {"in_proj_bias": a.in_proj_bias, "out_proj_bias": a.out_proj.bias}
+        with torch.no_grad():
+            r = mha_lab.forward(src[:, 0], *params, **biases)
+            unnormed = mha_lab.forward(x[:, 0], *params, **biases)
+        np.testing.assert_allclose(r["attn_weights"], weights[0].numpy(), atol=1e-5)
+        self.assertGreater(np.abs(unnormed["attn_weights"] - weights[0].numpy()).max(), 1e-3)
+        with self.assertRaisesRegex(ValueError, r"pass query\[:, i\]"):
+            mha_lab.forward(src, *params, **biases)
 
     def test_hugging_face_shapes(self):
         # model(**inputs, output_attentions=True).attentions of a bfloat16 model, 2 sentences:

@@ -2,7 +2,9 @@
 dtypes (float16/32/64, bfloat16 through torch, integers, bools), strides (transposed, [::2],
 Fortran order, reversed) and values (NaN, infinities, negatives, rows not summing to 1), as numpy
 arrays or torch tensors with or without grad, give a result or a ValueError: never a crash or
-another exception. Derandomized (a fixed sequence of examples) and small, so the run takes
+another exception; so do tokens of random kinds (str, lists of str, None, ints, floats, bytes,
+dicts, lists holding None or ints, numpy arrays) given to head_patterns, show and
+show_experiment. Derandomized (a fixed sequence of examples) and small, so the run takes
 seconds and fails the same way every time."""
 
 import unittest
@@ -10,6 +12,7 @@ import unittest
 import numpy as np
 
 import mha_lab
+from test_mha_lab import DIST_BUILT
 
 try:
     import torch
@@ -79,6 +82,46 @@ if given is not None:
             return t
         return a
 
+    # The characters of drawn text: letters, a space, the subword markers, special-token brackets
+    # (drawn as lists of characters joined: st.text would write its Unicode table to .hypothesis/).
+    CHARS = st.sampled_from(list("ab .#<>[]|\u0120\u2581\u00e9"))
+
+    @st.composite
+    def token_values(draw, count):
+        """Tokens of a random kind: usually `count` str (valid for `count` keys), else None, an
+        int, a float, bytes, a dict, one str, a list holding None or ints, a tuple, or a numpy
+        array of str or of ints."""
+        words = st.lists(CHARS, max_size=4).map("".join)
+        kind = draw(
+            st.sampled_from(
+                ["list", "tuple", "array", "none", "int", "float", "bytes", "dict", "str",
+                 "list_with_none", "ints", "int_array"]  # fmt: skip
+            )
+        )
+        if kind == "list":
+            return draw(st.lists(words, min_size=count, max_size=count))
+        if kind == "tuple":
+            return tuple(draw(st.lists(words, min_size=count, max_size=count)))
+        if kind == "array":
+            return np.array(draw(st.lists(words, min_size=count, max_size=count)), dtype=str)
+        if kind == "none":
+            return None
+        if kind == "int":
+            return draw(st.integers(-5, 10))
+        if kind == "float":
+            return draw(st.floats(allow_nan=True, allow_infinity=True))
+        if kind == "bytes":
+            return draw(st.binary(max_size=count))
+        if kind == "dict":
+            return {w: 1 for w in draw(st.lists(words, min_size=count, max_size=count))}
+        if kind == "str":
+            return draw(st.lists(CHARS, max_size=12).map("".join))
+        if kind == "list_with_none":
+            return draw(st.lists(st.one_of(st.none(), words), min_size=count, max_size=count))
+        if kind == "ints":
+            return draw(st.lists(st.integers(), min_size=count, max_size=count))
+        return np.arange(count)
+
 
 @unittest.skipIf(given is None, "python3-hypothesis is not installed")
 class IntakeProperties(unittest.TestCase):
@@ -109,7 +152,48 @@ class IntakeProperties(unittest.TestCase):
             attn = data.draw(arrays(shape=tuple(shape)))
             p = self.result_or_value_error(mha_lab.head_patterns, attn)
             if p is not None:
-                self.assertEqual(p["shape"], list(shape))
+                # A rank-4 torch tensor is a model's (B, h, n, m): a batch of 1 is dropped.
+                dropped = torch is not None and isinstance(attn, torch.Tensor) and len(shape) == 4
+                self.assertEqual(p["shape"], list(shape)[1:] if dropped else list(shape))
+
+        @SETTINGS
+        @given(st.integers(1, 4), st.integers(1, 4), st.data())
+        def test_tokens_of_random_kinds(self, h, n, data):
+            # Softmax rows (h, n, n) and tokens of a random kind: a result whose tokens are the
+            # ones given, or a ValueError.
+            z = np.random.default_rng(h * 10 + n).standard_normal((h, n, n))
+            w = np.exp(z) / np.exp(z).sum(axis=-1, keepdims=True)
+            tokens = data.draw(token_values(n))
+            p = self.result_or_value_error(mha_lab.head_patterns, w, tokens)
+            if p is not None and tokens is not None and not isinstance(tokens, str):
+                self.assertEqual(p["tokens"], [str(t) for t in tokens])
+            if p is not None:  # n tokens, or none (no tokens, or a str of no tokens)
+                self.assertIn(len(p["tokens"]), (0, n))
+                self.assertEqual(len(mha_lab.readable_tokens(p["tokens"])), len(p["tokens"]))
+            if DIST_BUILT:
+                v = self.result_or_value_error(mha_lab.show, w, tokens)
+                self.assertEqual(v is None, p is None)
+
+        @SETTINGS
+        @given(
+            st.one_of(
+                st.none(),
+                st.integers(-3, 6),
+                st.floats(),
+                st.lists(CHARS, max_size=3).map("".join),
+                st.booleans(),
+                st.binary(max_size=3),
+                st.lists(st.integers(0, 3), max_size=2),
+            ),  # fmt: skip
+            st.one_of(st.none(), st.lists(CHARS, max_size=8).map("".join)),
+        )
+        def test_show_experiment(self, tokens, text):
+            if not DIST_BUILT:
+                self.skipTest("dist/ is not built (./scripts/build.sh writes it)")
+            v = self.result_or_value_error(mha_lab.show_experiment, tokens=tokens, text=text)
+            if text is None:  # tokens decides, as numpy_experiment decides
+                r = self.result_or_value_error(mha_lab.numpy_experiment, tokens=tokens)
+                self.assertEqual(v is None, r is None)
 
         @SETTINGS
         @given(st.lists(arrays(min_rank=3, max_rank=4), min_size=1, max_size=3))

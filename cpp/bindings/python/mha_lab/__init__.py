@@ -15,6 +15,7 @@ Shape legend: n query tokens, m key tokens, d = d_model, h = num_heads, L layers
 
 import json as _json
 import math as _math
+import re as _re
 
 import numpy as _np
 
@@ -29,6 +30,7 @@ __all__ = [
     "forward",
     "head_patterns",
     "tokenize",
+    "readable_tokens",
     "show",
     "show_experiment",
     "AttentionView",
@@ -163,14 +165,108 @@ def _mask_array(x, name):
     return a
 
 
-def _token_list(tokens):
-    """Tokens as a list of str: one string is split by ``tokenize`` (the page's rule), any other
-    sequence gives one token per item."""
+def _token_list(tokens, name="tokens"):
+    """Tokens as a list of str, or None for None: one string is split by ``tokenize`` (the page's
+    rule); a list or tuple of str, or a numpy array of str, gives one token per item. Anything
+    else (a number, bytes, a dict, a list holding a non-str) is a ValueError."""
     if tokens is None:
         return None
     if isinstance(tokens, str):
         return tokenize(tokens)
+    if isinstance(tokens, _np.ndarray):
+        if tokens.ndim != 1 or tokens.dtype.kind != "U":
+            raise ValueError(
+                f"{name} must be a str or a list of str; got a numpy array of dtype {tokens.dtype} "
+                f"and shape {tuple(tokens.shape)} (a 1-D array of str is read)"
+            )
+        return [str(t) for t in tokens]
+    if not isinstance(tokens, (list, tuple)):
+        raise ValueError(f"{name} must be a str or a list of str, got {type(tokens).__name__}")
+    for i, t in enumerate(tokens):
+        if not isinstance(t, str):
+            raise ValueError(
+                f"{name} must be a str or a list of str; {name}[{i}] is {type(t).__name__} {t!r}"
+            )
     return [str(t) for t in tokens]
+
+
+# Subword markers of the tokenizers readable_tokens reads: GPT-2's byte-level BPE marks a piece
+# that follows a space with "Ġ", SentencePiece with "▁"; WordPiece marks a piece that continues a
+# word with "##".
+_GPT2_SPACE = "\u0120"  # Ġ
+_SENTENCEPIECE_SPACE = "\u2581"  # ▁
+_WORDPIECE_CONTINUES = "##"
+# What readable_tokens puts before a piece that continues the previous word.
+_JOINER = "\u00b7"  # ·
+# A model's special token, left as it is: <s>, </s>, <pad>, <|endoftext|>, <0x0A>, [CLS], [SEP].
+_SPECIAL = _re.compile(r"^(<[^<>\s]+>|\[[A-Za-z0-9_]+\])$")
+
+
+def _subword_scheme(tokens):
+    """The subword scheme of `tokens` (a list of str): "gpt2" when a token starts with Ġ, else
+    "sentencepiece" when one starts with ▁, else "wordpiece" when one starts with ## followed by
+    more; else None."""
+    if any(t.startswith(_GPT2_SPACE) for t in tokens):
+        return "gpt2"
+    if any(t.startswith(_SENTENCEPIECE_SPACE) for t in tokens):
+        return "sentencepiece"
+    if any(len(t) > 2 and t.startswith(_WORDPIECE_CONTINUES) for t in tokens):
+        return "wordpiece"
+    return None
+
+
+def _readable(tokens, scheme):
+    """`tokens` (a list of str) as readable_tokens labels them under `scheme`."""
+    if scheme is None:
+        return list(tokens)
+    labels = []
+    in_word = False  # whether the previous token was a piece of a word (not a special token)
+    for t in tokens:
+        if _SPECIAL.match(t):
+            labels.append(t)
+            in_word = False
+            continue
+        if scheme == "wordpiece":
+            continues = len(t) > 2 and t.startswith(_WORDPIECE_CONTINUES)
+            piece = t[2:] if continues else t
+        else:
+            marker = _GPT2_SPACE if scheme == "gpt2" else _SENTENCEPIECE_SPACE
+            starts = t.startswith(marker)
+            piece = t[1:] if starts and len(t) > 1 else t
+            continues = not starts and in_word
+        labels.append(_JOINER + piece if continues and in_word else piece)
+        in_word = True
+    return labels
+
+
+def readable_tokens(tokens):
+    """Labels for a subword tokenizer's tokens, as ``show`` draws them: the tokenizer's marker
+    removed and each word's boundary shown. A piece that starts a word is shown bare; a piece
+    that continues the previous word is shown after a "·" (U+00B7). The scheme is read from the
+    tokens: any token starting with "Ġ" → GPT-2's byte-level BPE (a piece with Ġ starts a word,
+    one without continues the previous word); else any starting with "▁" → SentencePiece (the
+    same rule with ▁); else any starting with "##" → WordPiece (a piece with ## continues the
+    previous word, one without starts a word); none of these: the tokens are returned as they
+    are. Special tokens (``<s>``, ``</s>``, ``<|endoftext|>``, ``<0x0A>``, ``[CLS]``, ``[SEP]``:
+    ``<…>`` or ``[…]`` with no spaces) stay as they are, and the piece after one starts a word; so
+    does the first token. A token that is the marker alone (a lone "Ġ" or "▁") stays as it is.
+
+        readable_tokens(["<|endoftext|>", "The", "Ġcat", "Ġun", "believ", "ably"])
+        # ["<|endoftext|>", "The", "cat", "un", "·believ", "·ably"]
+        readable_tokens(["[CLS]", "the", "cat", "sat", "##s", "[SEP]"])
+        # ["[CLS]", "the", "cat", "sat", "·s", "[SEP]"]
+
+    ``tokens``: a list or tuple of str, or a numpy array of str. Returns a list of str of the same
+    length. Raises ValueError for anything else."""
+    if isinstance(tokens, str):
+        raise ValueError(
+            "tokens must be a list of str (one per token), got one str: split it first "
+            "(mha_lab.tokenize) or pass [text]"
+        )
+    tokens = _token_list(tokens)
+    if tokens is None:
+        raise ValueError("tokens must be a list of str, got None")
+    return _readable(tokens, _subword_scheme(tokens))
 
 
 def _whole(value, name, low, high):
@@ -241,8 +337,9 @@ def forward(
     ``out_proj_bias`` (d) (PyTorch's ``out_proj.weight``, ``out_proj.bias``). Arrays are numpy
     arrays or torch tensors (with grad or on a GPU: detached and copied to the CPU), float16,
     bfloat16, float32 or float64, any strides (copied); a batch dimension of 1 is dropped
-    (batch-first (1, n, d)); a batch of more, or sequence-first (n, 1, d) as
-    ``nn.MultiheadAttention`` takes it with ``batch_first=False``, is refused with a hint.
+    (batch-first (1, n, d)); sequence-first (n, 1, d) as ``nn.MultiheadAttention`` takes it
+    with ``batch_first=False`` is refused with a hint, and any other (a, b, d), which reads as
+    (batch, n, d) or (n, batch, d), is refused naming both (``query[i]``, ``query[:, i]``).
 
     Masks as PyTorch takes them: ``attn_mask`` (n, m) or (h, n, m), bool (True = may not attend)
     or float (added to the scores; -inf masks); ``key_padding_mask`` (m,), bool (True = ignore
@@ -270,14 +367,17 @@ def forward(
                 return a[0]
             shape = tuple(a.shape)
             if a.shape[1] == 1:
+                # (n, 1, d): batch-first (n, ...) would be a batch of n sequences of one token.
                 raise ValueError(
                     f"{name} has shape {shape}: sequence-first (n, batch 1, d), as "
                     "nn.MultiheadAttention takes it with batch_first=False; forward takes (n, d) "
                     f"or batch-first (1, n, d): pass {name}[:, 0] or {name}.transpose(0, 1)"
                 )
             raise ValueError(
-                f"{name} has shape {shape}: a batch of {shape[0]}; forward takes one example, "
-                f"(n, d) or (1, n, d): pass {name}[i]"
+                f"{name} has shape {shape}, which reads two ways; forward takes one example, "
+                f"(n, d) or (1, n, d): (batch, n, d) with batch_first=True, a batch of "
+                f"{shape[0]}: pass {name}[i]; (n, batch, d), nn.MultiheadAttention's default "
+                f"(batch_first=False), a batch of {shape[1]}: pass {name}[:, i]"
             )
         return a
 
@@ -324,10 +424,14 @@ def attention_stack(attn, batch=None):
     Every array is read by ``_intake`` (detached, on the CPU, contiguous, float16 and bfloat16
     widened with their rows checked within the dtype's precision: ``_rows_within_precision``)."""
     hint = "pass batch=i to pick one example (i from 0)"
+    if attn is None:
+        raise ValueError("attn is required: attention weights (h, n, m), (L, h, n, m) or a tuple")
     if isinstance(attn, (tuple, list)) and attn and not isinstance(attn[0], (int, float)):
         layers, dtypes = [], []
         for i, x in enumerate(attn):
             a, dtype = _intake(x, f"attn[{i}]")
+            if a is None:
+                raise ValueError(f"attn[{i}] is None; every layer must be an array of weights")
             if a.ndim == 4:
                 if batch is not None:
                     a = a[_batch_index(batch, a.shape[0], f"attn[{i}]")]
@@ -366,6 +470,8 @@ def attention_stack(attn, batch=None):
                 )
         elif a.ndim == 4 and batch is not None:
             a = a[_batch_index(batch, a.shape[0], "attn")]
+        elif a.ndim == 4 and _is_torch(attn) and a.shape[0] == 1:
+            a = a[0]  # a model's (batch 1, heads, n, m): the batch of 1 is dropped
         elif a.ndim == 4 and _is_torch(attn) and a.shape[0] > 1:
             raise ValueError(
                 f"attn is a torch tensor of shape {tuple(a.shape)}, a model's (batch, heads, n, "
@@ -392,8 +498,10 @@ def head_patterns(attn, tokens=None, query_tokens=None, *, batch=None):
     tuple, numpy or torch (detached, copied to the CPU), float16, bfloat16, float32 or float64,
     any strides (see ``attention_stack``); rows must sum to 1 (or be all 0), within 0.001, or
     within float16's or bfloat16's precision for weights of that dtype. ``batch``: the example
-    to read of a batch B > 1 (required then). ``tokens``: m key tokens, a list or one string
-    (split by ``tokenize``); ``query_tokens``: n tokens when n != m.
+    to read of a batch B > 1 (required then). ``tokens``: m key tokens, a list or tuple of str (or a
+    numpy array of str) or one string (split by ``tokenize``), scored as given (no subword marker
+    removed); ``query_tokens``: n tokens when n != m. Tokens of another kind (None items, numbers,
+    bytes, a dict) are a ValueError.
 
     Returns a dict ``{"shape", "tokens", "thresholds", "layers": [{"layer", "name", "n", "m",
     "heads": [{"head", "labels", "scores", "uniform_baseline", ...}], "js_distance"}]}``; a score
@@ -403,5 +511,5 @@ def head_patterns(attn, tokens=None, query_tokens=None, *, batch=None):
     wrong count)."""
     a = attention_stack(attn, batch)
     keys = _token_list(tokens) or []
-    queries = _token_list(query_tokens) or []
+    queries = _token_list(query_tokens, "query_tokens") or []
     return _json.loads(_core.head_patterns_json(a, keys, queries))

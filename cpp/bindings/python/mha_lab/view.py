@@ -214,9 +214,10 @@ _SCORE_COLUMNS = [
 ]
 
 
-def _pattern_table(patterns, layer_names):
+def _pattern_table(patterns, layer_names, key_labels):
     """The head-pattern labels and every score of every head (``head_patterns``'s report), as an
-    HTML table; a score without a value (e.g. duplicate token without tokens) shows "–"."""
+    HTML table; a score without a value (e.g. duplicate token without tokens) shows "–". The
+    stripe key is shown as its key's label (`key_labels`, the labels the grids draw across)."""
     columns = list(_SCORE_COLUMNS)
     named = {c[0] for c in columns}
     for layer in patterns["layers"]:
@@ -226,9 +227,11 @@ def _pattern_table(patterns, layer_names):
                     named.add(key)
                     columns.append((key, key.replace("_", " ")))
 
-    def cell(value):
+    def cell(key, value):
         if value is None:
             return "–"
+        if key == "stripe_key" and isinstance(value, int) and 0 <= value < len(key_labels):
+            return html.escape(key_labels[value])
         return str(value) if isinstance(value, int) else f"{value:.3f}"
 
     head = "".join(f"<th>{html.escape(c[1])}</th>" for c in columns)
@@ -236,13 +239,18 @@ def _pattern_table(patterns, layer_names):
     for layer, name in zip(patterns["layers"], layer_names):
         for h in layer["heads"]:
             labels = ", ".join(h["labels"]) or "no clear pattern"
-            cells = "".join(f"<td>{cell(h['scores'].get(c[0]))}</td>" for c in columns)
+            cells = "".join(f"<td>{cell(c[0], h['scores'].get(c[0]))}</td>" for c in columns)
             rows.append(
                 f"<tr><th>{html.escape(name)}head {h['head']}</th>"
                 f"<td>{html.escape(labels)}</td>{cells}</tr>"
             )
     return (
-        '<table class="mha-lab-patterns"><caption>Head patterns (docs/patterns.md)</caption>'
+        '<table class="mha-lab-patterns"><caption>Head patterns: per head, its labels (each '
+        "pattern whose score passes its threshold) and its scores: the mean weight on the "
+        "previous token, on the diagonal, within one token of it, on the key the other queries "
+        "weigh most (vertical stripe, and that key) and on the first token; with tokens, "
+        "duplicate token, induction and punctuation; the mean distance in tokens, the rows' "
+        "entropy and their largest weight; \u2013 where a score has no value</caption>"
         f"<thead><tr><th>head</th><th>labels</th>{head}</tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
@@ -304,7 +312,7 @@ def _fragment(elements, scripts, static, title):
 def _static(stack, query_tokens, key_tokens, layer_names, patterns):
     """The picture without JavaScript: a grid per head (SVG up to _STATIC_MAX_CELLS weights in
     all, PNG above) and the head-pattern table."""
-    table = _pattern_table(patterns, layer_names)
+    table = _pattern_table(patterns, layer_names, key_tokens)
     grids = []
     if stack.size > _STATIC_MAX_CELLS:
         k = _shrink_factor(stack.shape)
@@ -348,28 +356,38 @@ def show(attn, tokens=None, *, query_tokens=None, title="Attention weights", bat
     CPU; any strides: copied), or a Hugging Face ``output_attentions`` tuple (L tensors of
     (B, h, n, m)); ``batch``: the example to draw of a batch B > 1 (required then: a batch axis is
     never read as layers; see ``mha_lab.attention_stack``). ``tokens``: m key tokens (and the
-    queries when n == m), a list or one string split by ``mha_lab.tokenize`` (the page's rule);
+    queries when n == m), a list or tuple of str (or a numpy array of str) or one string split by
+    ``mha_lab.tokenize`` (the page's rule), anything else a ValueError;
     ``query_tokens``: n tokens when n != m; ``title``: the heading and the element's label, or
     None (or "") for no heading, the element showing its own title. One element per layer.
     The weights are checked by the core (rows summing to 1 or all 0: ValueError otherwise) and
-    scored (``head_patterns``); the output also holds SVG grids and the head-pattern table (every
+    scored (``head_patterns``, with the tokens as given); the tokens are drawn as
+    ``mha_lab.readable_tokens`` labels them (a subword tokenizer's Ġ, ▁ or ## marker removed, a
+    piece that continues a word shown after "·"; the scheme read from tokens and query tokens
+    together). The output also holds SVG grids and the head-pattern table (every
     score) for where scripts do not run (an untrusted notebook, a repository's preview).
 
     Returns an AttentionView (``_repr_html_``, ``save_html(path)``)."""
-    from . import _token_list, attention_stack, head_patterns
+    from . import _readable, _subword_scheme, _token_list, attention_stack, head_patterns
 
     if title is not None and not isinstance(title, str):
         raise ValueError(f"title must be a str or None, got {type(title).__name__}")
     title = title or ""
-    tokens = _token_list(tokens)
-    query_tokens = _token_list(query_tokens)
+    # No tokens (an empty list, or a str with none) draws index labels, as head_patterns reads it.
+    tokens = _token_list(tokens) or None
+    query_tokens = _token_list(query_tokens, "query_tokens") or None
     a = attention_stack(attn, batch)
-    patterns = head_patterns(a, tokens, query_tokens)
+    patterns = head_patterns(a, tokens, query_tokens)  # scored with the tokens as given
     stack = a[None] if a.ndim == 3 else a
     L, h, n, m = stack.shape
-    keys = tokens if tokens is not None else [str(j) for j in range(m)]
+    scheme = _subword_scheme((tokens or []) + (query_tokens or []))
+    keys = _readable(tokens, scheme) if tokens is not None else [str(j) for j in range(m)]
     queries = (
-        query_tokens if query_tokens is not None else keys if n == m else [str(i) for i in range(n)]
+        _readable(query_tokens, scheme)
+        if query_tokens is not None
+        else keys
+        if n == m
+        else [str(i) for i in range(n)]
     )
     names = [f"layer {i}, " if L > 1 else "" for i in range(L)]
     elements = []
@@ -401,17 +419,25 @@ def show_experiment(
 
     ``text``: the sentence whose tokens the grids are labelled with (the element's ``tokens``
     attribute: each word is a token, every other non-space character one), its token count
-    replacing ``tokens``; else ``tokens`` words "t0", "t1", ... . The picture without JavaScript
+    replacing ``tokens``; else ``tokens`` words "t0", "t1", ... (``tokens`` an integer, as
+    ``numpy_experiment`` takes it: anything else is a ValueError). The picture without JavaScript
     is computed here by ``numpy_experiment`` (the same numbers), its tokens split by ``tokenize``
     (the core's rule, the element's).
 
     Returns an AttentionView (``_repr_html_``, ``save_html(path)``)."""
-    from . import head_patterns, numpy_experiment, tokenize
+    from . import _whole, head_patterns, numpy_experiment, tokenize
 
-    words = tokenize(text) if text is not None else [f"t{i}" for i in range(int(tokens))]
+    if text is not None:
+        words = tokenize(text)
+        count = len(words)
+    else:
+        count = _whole(tokens, "tokens", -(2**31), 2**31 - 1)
+    # The core checks the count (and seed, d_model, num_heads) before any word is made.
     r = numpy_experiment(
-        seed, len(words), d_model, num_heads, is_causal=is_causal, positional=positional
+        seed, count, d_model, num_heads, is_causal=is_causal, positional=positional
     )
+    if text is None:
+        words = [f"t{i}" for i in range(count)]
     patterns = head_patterns(r["attn_weights"], words)
     title = (
         f"numpy experiment: seed {seed}, {len(words)} tokens, d_model {d_model}, "
