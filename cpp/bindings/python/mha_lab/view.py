@@ -368,7 +368,9 @@ def show(attn, tokens=None, *, query_tokens=None, title="Attention weights", bat
     score) for where scripts do not run (an untrusted notebook, a repository's preview).
 
     Returns an AttentionView (``_repr_html_``, ``save_html(path)``)."""
-    from . import _readable, _subword_scheme, _token_list, attention_stack, head_patterns
+    from . import attention_stack, head_patterns
+    from ._input import _token_list
+    from ._subwords import _readable, _subword_scheme
 
     if title is not None and not isinstance(title, str):
         raise ValueError(f"title must be a str or None, got {type(title).__name__}")
@@ -425,7 +427,8 @@ def show_experiment(
     (the core's rule, the element's).
 
     Returns an AttentionView (``_repr_html_``, ``save_html(path)``)."""
-    from . import _whole, head_patterns, numpy_experiment, tokenize
+    from . import head_patterns, numpy_experiment, tokenize
+    from ._input import _whole
 
     if text is not None:
         words = tokenize(text)
