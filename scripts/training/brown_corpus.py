@@ -10,6 +10,12 @@ Each non-empty line of a sample file is one sentence of `word/tag` items; the ta
 (english_lm_model.split_tokens, normalize). Split: every tenth sample file in sorted order
 (index % 10 == 9) is held out, never trained on.
 
+text_split gives the same sentences as running text (the subword model's input): the words joined
+by spaces, with no space before , . ; : ! ? ) ] } % and n't, none after ( [ $, and each pair of
+quotes closed onto the words it encloses; every tenth file held out as split does; the tokenizer is
+trained without the files of index % 10 == 4 either, so that its held-out text (text_split's
+"tokenizer_held_out") has both sets, over 10,000 sentences.
+
 split_text_file reads any text of one sentence a line the same way (no network; the training smoke
 test's tests/fixtures/english_smoke_corpus.txt): every tenth non-empty line is held out.
 """
@@ -57,6 +63,56 @@ def sentences(path):
                 w = item.rsplit("/", 1)[0]
                 words.append('"' if w in ("``", "''") else w)
             out.append([M.normalize(t) for t in M.split_tokens(" ".join(words))])
+    return out
+
+
+NO_SPACE_BEFORE = set(",.;:!?)]}%")
+
+
+def detokenize(words):
+    """Brown's words (``, '' already as ") -> one line of running text (module docstring)."""
+    out = ""
+    quote_open = False  # inside a pair of " opened in this sentence
+    attach = False  # the previous item asks the next one to follow without a space
+    for w in words:
+        if w == '"':
+            closing = quote_open
+            quote_open = not quote_open
+            if not out or attach or not closing:
+                out += ("" if not out or attach else " ") + w
+                attach = not closing
+            else:
+                out += w
+                attach = False
+            continue
+        glue = not out or attach or (len(w) == 1 and w in NO_SPACE_BEFORE) or w == "n't"
+        out += ("" if glue else " ") + w
+        attach = w in ("(", "[", "$")
+    return out
+
+
+def file_texts(path):
+    """One sample file -> its sentences as running text (detokenize)."""
+    out = []
+    with open(path, encoding="latin-1") as f:
+        for line in f:
+            items = line.split()
+            if items:
+                words = [item.rsplit("/", 1)[0] for item in items]
+                out.append(detokenize(['"' if w in ("``", "''") else w for w in words]))
+    return out
+
+
+def text_split(cache):
+    """{"train", "held_out", "tokenizer_train", "tokenizer_held_out": [...]} of sentences as
+    running text: held_out is split's held-out text (index % 10 == 9), tokenizer_held_out the files of
+    index % 10 in (4, 9) (the language model trains on index 4, the tokenizer does not)."""
+    files = sorted(glob.glob(os.path.join(fetch(cache), "c[a-r][0-9][0-9]")))
+    out = {"train": [], "held_out": [], "tokenizer_train": [], "tokenizer_held_out": []}
+    for i, f in enumerate(files):
+        texts = file_texts(f)
+        (out["held_out"] if i % 10 == 9 else out["train"]).extend(texts)
+        (out["tokenizer_held_out"] if i % 10 in (4, 9) else out["tokenizer_train"]).extend(texts)
     return out
 
 
