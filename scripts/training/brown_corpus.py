@@ -105,8 +105,9 @@ def file_texts(path):
 
 def text_split(cache):
     """{"train", "held_out", "tokenizer_train", "tokenizer_held_out": [...]} of sentences as
-    running text: held_out is split's held-out text (index % 10 == 9), tokenizer_held_out the files of
-    index % 10 in (4, 9) (the language model trains on index 4, the tokenizer does not)."""
+    running text: held_out is split's held-out text (index % 10 == 9), tokenizer_held_out the
+    files of index % 10 in (4, 9) (the language model trains on index 4, the tokenizer does
+    not)."""
     files = sorted(glob.glob(os.path.join(fetch(cache), "c[a-r][0-9][0-9]")))
     out = {"train": [], "held_out": [], "tokenizer_train": [], "tokenizer_held_out": []}
     for i, f in enumerate(files):

@@ -4,8 +4,11 @@ Shared by scripts/training/train_english_lm.py (training), scripts/training/eval
 (its report) and scripts/fixtures (golden data), so that they build exactly the model the C++
 core runs (cpp/models/mha/english_lm.*). The file format is docs/english-lm-format.md.
 
-Tokens: scripts/training/english_tokens.py (split_tokens, normalize; the page's rule). Every
-sequence starts with <bos>; a word outside the vocabulary is <unk>.
+Tokens: subword pieces (scripts/training/english_subwords.py: SentencePiece BPE with byte fallback,
+so every text has tokens and <unk> never occurs). Every sequence the model is asked about starts
+with <bos>. The model never predicts <unk> or <bos>: their logits are -inf (BLOCKED_TYPES).
+Format version 2 files (word tokens, scripts/training/english_tokens.py) are still read by
+read_file, for the comparison with the earlier word model (evaluate_english_lm.py --baseline).
 
 Model (decoder-only, pre-norm, causal; shape legend n tokens, d d_model, h heads, V vocabulary):
     x = embedding[ids]                                     (n, d)   no positions in the residual
@@ -15,7 +18,8 @@ Model (decoder-only, pre-norm, causal; shape legend n tokens, d d_model, h heads
         x = x + self_attn(query=p, key=p, value=a,         keys only (Press et al. 2021,
                           attn_mask=causal)                 arXiv:2012.15832); PE as in
         if dim_feedforward: x = x + linear2(relu(linear1(norm2(x))))   Vaswani et al. 2017 §3.5
-    logits = norm(x) @ embedding.weight^T + generator.bias  (n, V)  tied embedding
+    logits = norm(x) @ embedding.weight^T + generator.bias  (n, V)  tied embedding; -inf for the
+                                                                   <unk> and <bos> pieces
 self_attn is torch.nn.MultiheadAttention (batch_first=True, dropout 0): the same contract as
 mha::MultiheadAttention.
 """
@@ -40,13 +44,16 @@ from common import (
 from english_tokens import TOKEN_RE, normalize, split_tokens  # noqa: F401
 
 FORMAT = "mha-lab-english-lm"
-# Version 2: "xxh64" covers the data section, the tensor entries and every other metadata value
-# (content_xxh64). read_file also reads version 1 (a checksum of the data section alone), so that
-# scripts/training/rewrite_english_lm.py can rewrite such a file; the C++ loader reads version 2.
-FORMAT_VERSION = "2"
-READABLE_VERSIONS = ("1", "2")
+# Version 3: subword pieces, the tokenizer in the metadata ("tokenizer"). Version 2: word tokens;
+# "xxh64" covers the data section, the tensor entries and every other metadata value
+# (content_xxh64). Version 1: a checksum of the data section alone. read_file reads all three
+# (the earlier word models, for comparisons); the C++ loader reads version 3.
+FORMAT_VERSION = "3"
+READABLE_VERSIONS = ("1", "2", "3")
 UNK, BOS = "<unk>", "<bos>"
 SPECIALS = [UNK, BOS]  # ids 0 and 1
+# Pieces the model never predicts (their logits are -inf).
+BLOCKED_TYPES = ("unknown", "control")
 
 
 class Layer(nn.Module):
@@ -125,10 +132,15 @@ def attention_with_heads_off(attn, qk, v, mask, heads):
 
 
 class EnglishLM(nn.Module):
-    def __init__(self, cfg):
+    def __init__(self, cfg, blocked=(0, 1)):
+        """cfg: docs/english-lm-format.md "config"; blocked: ids whose logits are -inf (the
+        tokenizer's unknown and control pieces; () for a word model of version 1 or 2)."""
         super().__init__()
         self.cfg = dict(cfg)
         V, d = cfg["vocab_size"], cfg["d_model"]
+        mask = torch.zeros(V)
+        mask[list(blocked)] = float("-inf")
+        self.register_buffer("logit_mask", mask, persistent=False)
         self.embedding = nn.Embedding(V, d)
         self.layers = nn.ModuleList([Layer(cfg) for _ in range(cfg["num_layers"])])
         self.norm = nn.LayerNorm(d, eps=cfg["layer_norm_eps"])
@@ -150,7 +162,8 @@ class EnglishLM(nn.Module):
         for i, layer in enumerate(self.layers):
             x, w = layer(x, pe, causal, need_weights, (ablate or {}).get(i))
             weights.append(w)
-        return self.norm(x) @ self.embedding.weight.T + self.generator_bias, weights
+        logits = self.norm(x) @ self.embedding.weight.T + self.generator_bias + self.logit_mask
+        return logits, weights
 
 
 def export_tensors(model):
@@ -234,10 +247,18 @@ def content_xxh64(tensors, data, meta):
     return h.hexdigest()
 
 
-def write_file(path, model, vocab, training):
-    """Write the model as docs/english-lm-format.md (version 2): safetensors, every tensor F16,
-    metadata with the format, config, vocabulary, training record and the checksum
-    (content_xxh64). Returns (bytes written, xxh64 hex)."""
+def blocked_ids(tokenizer):
+    """The ids the model never predicts: pieces of BLOCKED_TYPES in a tokenizer description
+    (english_subwords.describe)."""
+    return [i for i, t in enumerate(tokenizer["types"]) if t in BLOCKED_TYPES]
+
+
+def write_file(path, model, tokenizer, training):
+    """Write the model as docs/english-lm-format.md (version 3): safetensors, every tensor F16,
+    metadata with the format, config, vocabulary (the tokenizer's pieces), the tokenizer
+    (english_subwords.describe), training record and the checksum (content_xxh64). Returns
+    (bytes written, xxh64 hex)."""
+    vocab = tokenizer["pieces"]
     assert vocab[:2] == SPECIALS and len(vocab) == model.cfg["vocab_size"]
     meta = {
         "format": FORMAT,
@@ -245,6 +266,7 @@ def write_file(path, model, vocab, training):
         "xxh64": None,  # placed here in the header; not part of what it covers
         "config": json.dumps(model.cfg, separators=(",", ":"), sort_keys=True),
         "vocab": json.dumps(vocab, separators=(",", ":"), ensure_ascii=True),
+        "tokenizer": json.dumps(tokenizer, separators=(",", ":"), ensure_ascii=True),
         "training": json.dumps(training, separators=(",", ":"), sort_keys=True),
     }
     return write_f16_safetensors(path, export_tensors(model), meta, content_xxh64)
@@ -267,19 +289,23 @@ def read_parts(path):
 
 
 def read_file(path):
-    """(model in eval mode, vocab, metadata); checks the format and checksum (read_parts) and the
+    """(model in eval mode, vocab, metadata); the metadata's "tokenizer" (version 3) describes
+    the tokens; checks the format and checksum (read_parts) and the
     layout (common.f16_arrays)."""
     doc, data, meta = read_parts(path)
     tensors = f16_arrays(doc, data)
     cfg = json.loads(meta["config"])
     vocab = json.loads(meta["vocab"])
-    model = EnglishLM(cfg)
+    tokenizer = json.loads(meta["tokenizer"]) if "tokenizer" in meta else None
+    model = EnglishLM(cfg, blocked_ids(tokenizer) if tokenizer else ())
     load_tensors_(model, tensors)
     model.eval()
     return model, vocab, meta
 
 
 class Vocabulary:
+    """A word model's vocabulary (format versions 1 and 2)."""
+
     def __init__(self, words):
         self.words = list(words)
         self.index = {w: i for i, w in enumerate(self.words)}

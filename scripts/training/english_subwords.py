@@ -17,6 +17,7 @@ import os
 
 import sentencepiece as spm
 
+from english_tokens import TOKEN_RE as TOKEN_FINDER
 from english_tokens import normalize
 
 # The settings of SentencePieceTrainer.train (every other one at the library's default).
@@ -91,3 +92,29 @@ def describe(sp):
 def encode(sp, text):
     """Text -> ids (without <bos>), as the core encodes it."""
     return sp.encode(prepare(text))
+
+
+def encode_with_words(sp, text):
+    """(ids, pieces, word_index, words) of text: the Python reference of the core's
+    SubwordTokenizer::encode. The page's tokens of text (english_tokens.split_tokens) are the
+    candidate words; a piece belongs to the one holding the first character it covers that is not
+    a space, and a piece that covers none (a lone U+2581, or the leading bytes of a character
+    spelt in bytes, which SentencePiece gives an empty span) to the next one. A piece may cover
+    several (the piece '".' covers '"' and '.'): the words are then the groups of page tokens
+    that no piece crosses, so that every word has a piece and word_index rises in steps of 0 or
+    1; a word's text is the text from its first page token to its last. Offsets are in
+    characters: prepare() keeps every character's position."""
+    proto = sp.encode(prepare(text), out_type="immutable_proto")
+    spans = [(m.start(), m.end()) for m in TOKEN_FINDER.finditer(text)]
+    ids, pieces, raw = [], [], []
+    for p in proto.pieces:
+        first = next((c for c in range(p.begin, p.end) if not text[c].isspace()), None)
+        at = p.begin if first is None else first
+        raw.append(next((k for k, (b, e) in enumerate(spans) if at < e), len(spans) - 1))
+        ids.append(p.id)
+        pieces.append(p.piece)
+    starts = sorted(set(raw))  # the page tokens that start a word
+    group = {w: g for g, w in enumerate(starts)}
+    ends = [nxt - 1 for nxt in starts[1:]] + [len(spans) - 1]
+    words = [text[spans[b][0] : spans[e][1]] for b, e in zip(starts, ends)]
+    return ids, pieces, [group[w] for w in raw], words

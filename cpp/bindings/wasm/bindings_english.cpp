@@ -77,6 +77,9 @@ class JsEnglishModel : public JsModelBase<mha::EnglishLM> {
       val out = val::object();
       out.set("tokens", string_array(r.tokens.tokens));
       out.set("words", string_array(r.tokens.words));
+      out.set("wordIndex", val::global("Int32Array")
+                               .new_(emscripten::typed_memory_view(r.tokens.word_index.size(),
+                                                                   r.tokens.word_index.data())));
       out.set("unknown", bool_array(r.tokens.unknown));
       val ids = val::array();
       for (std::size_t i = 0; i < r.tokens.ids.size(); ++i) ids.set(i, r.tokens.ids[i]);

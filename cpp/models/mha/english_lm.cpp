@@ -11,7 +11,6 @@
 #include <set>
 #include <utility>
 
-#include "mha/english_tokenizer.hpp"
 #include "mha/model_file.hpp"
 
 namespace mha {
@@ -109,16 +108,31 @@ HeadStack relative_bias_mask(const RowMatrixXf& bias, Index n) {
 // Loading
 
 EnglishLM EnglishLM::load(std::vector<std::uint8_t> bytes) {
-  const ModelFile mf =
-      open_model_file(std::move(bytes), format_name, format_version,
-                      "format, format_version, xxh64, config, vocab", ChecksumScope::content);
+  const ModelFile mf = open_model_file(std::move(bytes), format_name, format_version,
+                                       "format, format_version, xxh64, config, vocab, tokenizer",
+                                       ChecksumScope::content);
   const Safetensors& st = mf.file;
   EnglishLM model;
   model.config_ = read_config(metadata_json(st, "config"));
   const EnglishLMConfig& c = model.config_;
   model.vocab_ = read_vocab(metadata_json(st, "vocab"), c.vocab_size);
-  for (std::size_t i = 0; i < model.vocab_.size(); ++i) {
-    model.ids_.emplace(model.vocab_[i], static_cast<int>(i));
+  model.tokenizer_ = SubwordTokenizer::from_json(metadata_json(st, "tokenizer"));
+  const SubwordTokenizer& tok = model.tokenizer_;
+  if (tok.pieces() != model.vocab_) {
+    throw parse_error("the tokenizer's " + std::to_string(tok.pieces().size()) +
+                      " pieces are not the vocab's " + std::to_string(model.vocab_.size()) +
+                      " entries in the same order");
+  }
+  if (tok.type(unk_id) != SubwordTokenizer::PieceType::unknown ||
+      tok.type(bos_id) != SubwordTokenizer::PieceType::control) {
+    throw parse_error("the tokenizer's pieces 0 and 1 must be <unk> of type unknown and <bos> of "
+                      "type control");
+  }
+  for (int id = 0; id < static_cast<int>(c.vocab_size); ++id) {
+    const auto type = tok.type(id);
+    if (type == SubwordTokenizer::PieceType::unknown ||
+        type == SubwordTokenizer::PieceType::control)
+      model.never_predicted_.push_back(id);
   }
 
   const F16Weights w(st);
@@ -179,24 +193,24 @@ EnglishLM EnglishLM::load(std::vector<std::uint8_t> bytes) {
 // Tokens and the forward pass
 
 EnglishTokens EnglishLM::encode(const std::string& text) const {
-  const std::vector<std::string> words = english_tokenize(text);
-  const auto keep = std::min(words.size(), static_cast<std::size_t>(config_.max_len - 1));
+  const SubwordEncoding e = tokenizer_.encode(text);
+  const auto keep = std::min(e.ids.size(), static_cast<std::size_t>(config_.max_len - 1));
   EnglishTokens t;
-  t.truncated_tokens = static_cast<Index>(words.size() - keep);
-  t.words.reserve(keep + 1);
-  t.words.push_back("<bos>");
-  t.tokens.push_back("<bos>");
-  t.unknown.push_back(false);
+  t.truncated_tokens = static_cast<Index>(e.ids.size() - keep);
+  t.tokens.reserve(keep + 1);
+  t.tokens.push_back(vocab_[bos_id]);
   t.ids.push_back(bos_id);
+  t.word_index.push_back(0);
+  t.words.push_back("<bos>");
   for (std::size_t i = 0; i < keep; ++i) {
-    const std::string form = english_lookup_form(words[i]);
-    const auto it = ids_.find(form);
-    const bool unknown = it == ids_.end() || it->second == bos_id || it->second == unk_id;
-    t.words.push_back(words[i]);
-    t.tokens.push_back(unknown ? "<unk>" : form);
-    t.unknown.push_back(unknown);
-    t.ids.push_back(unknown ? unk_id : it->second);
+    t.tokens.push_back(e.pieces[i]);
+    t.ids.push_back(e.ids[i]);
+    t.word_index.push_back(e.word_index[i] + 1);
   }
+  // The words of the kept tokens: word indices rise from 0 with the tokens.
+  const int last_word = keep > 0 ? e.word_index[keep - 1] : -1;
+  for (int w = 0; w <= last_word; ++w) t.words.push_back(e.words[static_cast<std::size_t>(w)]);
+  t.unknown.assign(t.ids.size(), false);
   return t;
 }
 
@@ -250,17 +264,20 @@ RowMatrixXf EnglishLM::forward(const std::vector<int>& ids, const std::vector<LM
   }
   RowMatrixXf logits = norm_.forward(x) * embedding_.transpose();  // (n, V), tied embedding
   logits.rowwise() += generator_bias_.transpose();
+  for (const int id : never_predicted_) {
+    logits.col(id).setConstant(-std::numeric_limits<float>::infinity());
+  }
   return logits;
 }
 
 EnglishLMRun EnglishLM::run(const std::string& text, Index top_k,
                             const std::vector<LMHead>& ablated) const {
   const Index v = config_.vocab_size;
-  if (top_k < 1 || top_k > v) {
+  const Index predictable = v - static_cast<Index>(never_predicted_.size());
+  if (top_k < 1 || top_k > predictable) {
     throw value_error("top_k=" + std::to_string(top_k) +
-                      " must be between 1 and the vocabulary "
-                      "size " +
-                      std::to_string(v));
+                      " must be between 1 and the number of pieces the model predicts, " +
+                      std::to_string(predictable));
   }
   EnglishLMRun out;
   out.tokens = encode(text);

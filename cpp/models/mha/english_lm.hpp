@@ -1,5 +1,6 @@
-// The English language model: a decoder-only, pre-norm, causal Transformer over words, run
-// through mha::MultiheadAttention. PyTorch definition: scripts/training/english_lm_model.py;
+// The English language model: a decoder-only, pre-norm, causal Transformer over subword pieces
+// (a SentencePiece BPE tokenizer with byte fallback, mha::SubwordTokenizer), run through
+// mha::MultiheadAttention. PyTorch definition: scripts/training/english_lm_model.py;
 // file contract, tensors and formula: docs/english-lm-format.md.
 //
 // Shape legend: n = tokens (<bos> + text tokens, at most max_len), d = d_model, h = num_heads,
@@ -16,6 +17,8 @@
 //                 attn_mask M_h(i, j) = relative_bias[h][i - j] for j <= i (when relative_bias))
 //     x = x + linear2(relu(linear1(norm2(x))))   (when dim_feedforward > 0)
 //   logits = norm(x) embedding^T + generator.bias                         (n, V)
+//   logits[:, id] = -inf for the tokenizer's unknown and control pieces (<unk>, <bos>): never
+//   predicted
 #pragma once
 
 #include <cstdint>
@@ -26,6 +29,7 @@
 #include <vector>
 
 #include "mha/attention.hpp"
+#include "mha/subword_tokenizer.hpp"
 #include "mha/transformer.hpp"
 
 namespace mha {
@@ -49,13 +53,18 @@ struct EnglishLMLayer {
   FeedForward ff;             ///< only with dim_feedforward > 0
 };
 
-/// A text as the model reads it. Every vector has n entries, <bos> first.
+/// A text as the model reads it: n tokens, <bos> first, and the W + 1 words they make up.
 struct EnglishTokens {
-  std::vector<std::string> words;   ///< as written in the text; "<bos>" first
-  std::vector<std::string> tokens;  ///< lookup form of known words, "<unk>" for unknown ones
-  std::vector<bool> unknown;        ///< true where the word is not in the vocabulary
-  std::vector<int> ids;             ///< vocabulary ids, 1 (<bos>) first
-  Index truncated_tokens = 0;       ///< text tokens dropped beyond max_len (counting <bos>)
+  std::vector<std::string> tokens;  ///< (n) pieces as the vocabulary writes them ("▁the", "<0xF0>")
+  std::vector<int> ids;             ///< (n) vocabulary ids, 1 (<bos>) first
+  /// (n) the word each token belongs to, an index into words: 0 for <bos>, then the text's words
+  /// in order (SubwordEncoding::word_index + 1).
+  std::vector<int> word_index;
+  /// (W + 1) "<bos>", then the text's words by the page's token rule (english_tokenize), as
+  /// written; only words with at least one kept token.
+  std::vector<std::string> words;
+  std::vector<bool> unknown;   ///< (n) all false: byte fallback gives every text known pieces
+  Index truncated_tokens = 0;  ///< text tokens dropped beyond max_len (counting <bos>)
 };
 
 /// A head to switch off: ForwardOptions::ablated_heads of that layer (its output zeroed before
@@ -82,7 +91,8 @@ struct EnglishLMRun {
   /// mean is below about -709 (beyond double's range: a model that gives the text almost no
   /// probability).
   double perplexity = std::numeric_limits<double>::quiet_NaN();
-  /// The top K of softmax(logits[n - 1]), most probable first (ties: lowest id).
+  /// The top K of softmax(logits[n - 1]), most probable first (ties: lowest id); never <unk> or
+  /// <bos> (their probability is 0, so K is at most V minus those).
   std::vector<TokenProbability> next_token;
 };
 
@@ -91,10 +101,10 @@ struct EnglishLMRun {
 class EnglishLM {
  public:
   static constexpr const char* format_name = "mha-lab-english-lm";
-  /// Version 2: "xxh64" covers the data section, the tensor entries and the other metadata
-  /// (safetensors_content_xxh64). Version 1 files (a checksum of the data section alone) are
-  /// refused; scripts/training/rewrite_english_lm.py rewrites one as version 2.
-  static constexpr const char* format_version = "2";
+  /// Version 3: subword pieces, the tokenizer in the metadata; "xxh64" covers the data section,
+  /// the tensor entries and the other metadata (safetensors_content_xxh64). Word models
+  /// (versions 1 and 2) are refused.
+  static constexpr const char* format_version = "3";
   static constexpr int unk_id = 0, bos_id = 1;
 
   /// Loads a whole .safetensors file's bytes (docs/english-lm-format.md). Checks, in order: the
@@ -102,7 +112,9 @@ class EnglishLM {
   /// the data section, tensor entries and other metadata values, safetensors_content_xxh64,
   /// so an edited config or vocabulary is refused like an edited weight); the config (known
   /// keys only, types, ranges, d_model % num_heads == 0, max_len within mha::limits::max_tokens);
-  /// the vocabulary (a JSON list of vocab_size distinct strings, "<unk>" and "<bos>" first); every
+  /// the vocabulary (a JSON list of vocab_size distinct strings, "<unk>" and "<bos>" first); the
+  /// tokenizer (SubwordTokenizer's description: its pieces the vocabulary, <unk> of type unknown
+  /// and <bos> of type control); every
   /// tensor's presence, dtype (F16), shape and finiteness; no tensor the config does not call for.
   /// Throws parse_error (container, JSON, missing metadata or tensor, wrong format/version,
   /// checksum mismatch naming both hashes, unknown config key, wrong dtype, bad vocab, an
@@ -114,15 +126,17 @@ class EnglishLM {
   const std::string& config_json() const { return config_json_; }      ///< the metadata text
   const std::string& training_json() const { return training_json_; }  ///< "" when absent
   const std::vector<std::string>& vocab() const { return vocab_; }
+  const SubwordTokenizer& tokenizer() const { return tokenizer_; }
   /// The verified xxh64 (data, tensor entries and metadata), 16 lowercase hex digits.
   const std::string& checksum() const { return checksum_; }
 
-  /// <bos> + the text's tokens (english_tokenize), looked up in english_lookup_form; the first
-  /// max_len of them are kept, the rest counted in truncated_tokens. Empty text gives <bos> alone.
-  /// Throws value_error for invalid UTF-8.
+  /// <bos> + the text's pieces (tokenizer().encode) and the words they belong to; the first
+  /// max_len tokens are kept, the rest counted in truncated_tokens. Empty text gives <bos> alone.
+  /// Throws value_error for invalid UTF-8, limit_error for a text beyond the tokenizer's limit.
   EnglishTokens encode(const std::string& text) const;
 
-  /// The forward pass over ids (n), 1 <= n <= max_len: logits (n, V); every layer's attention
+  /// The forward pass over ids (n), 1 <= n <= max_len: logits (n, V), -inf in the columns of
+  /// the pieces the model never predicts (<unk>, <bos>); every layer's attention
   /// weights (h, n, n) go to *attn_weights when given.
   /// Throws shape_error for no ids or more than max_len, value_error for an id outside [0, V) or
   /// an ablated head outside the model (naming layer and head and the model's sizes).
@@ -145,7 +159,8 @@ class EnglishLM {
   RowMatrixXf positions_;    ///< PE (max_len, d)
   std::string config_json_, training_json_, checksum_;
   std::vector<std::string> vocab_;
-  std::map<std::string, int> ids_;  ///< word -> id
+  SubwordTokenizer tokenizer_;
+  std::vector<int> never_predicted_;  ///< ids of unknown and control pieces
 };
 
 }  // namespace mha

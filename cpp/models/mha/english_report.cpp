@@ -11,6 +11,15 @@ namespace mha {
 
 namespace {
 
+/// A piece as the text report shows it: "▁" (U+2581, a space) dropped where it starts the
+/// piece, "▁" alone shown as "▁".
+std::string readable_piece(const std::string& piece) {
+  static const std::string space = "\xE2\x96\x81";
+  if (piece.size() > space.size() && piece.compare(0, space.size(), space) == 0)
+    return piece.substr(space.size());
+  return piece;
+}
+
 std::string fixed(double x, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, x);
@@ -21,21 +30,23 @@ std::string fixed(double x, int digits) {
 
 std::string english_lm_run_to_text(const EnglishLM& model, const EnglishLMRun& r) {
   const EnglishTokens& t = r.tokens;
+  // The pieces, a word's pieces joined by "|" and words apart: "<bos> the c|at sat ."
   std::string out = "tokens:";
-  std::size_t unknown = 0;
-  for (std::size_t i = 0; i < t.words.size(); ++i) {
-    out += " " + t.words[i] + (t.unknown[i] ? "*" : "");
-    unknown += t.unknown[i] ? 1 : 0;
+  for (std::size_t i = 0; i < t.tokens.size(); ++i) {
+    const bool same_word = i > 0 && t.word_index[i] == t.word_index[i - 1];
+    out += (same_word ? "|" : " ") + readable_piece(t.tokens[i]);
   }
-  out += "\n";
-  if (unknown > 0) out += "  (* " + std::to_string(unknown) + " not in the vocabulary: <unk>)\n";
+  out += "\n(" + std::to_string(t.tokens.size()) + " tokens, " +
+         std::to_string(t.words.size()) + " words, <bos> included)\n";
   if (t.truncated_tokens > 0) {
     out += "truncated: " + std::to_string(t.truncated_tokens) +
            " tokens beyond the model's max_len=" + std::to_string(model.config().max_len) +
            " were dropped\n";
   }
   out += "next token:\n";
-  for (const auto& p : r.next_token) out += "  " + fixed(p.probability, 4) + "  " + p.token + "\n";
+  for (const auto& p : r.next_token) {
+    out += "  " + fixed(p.probability, 4) + "  " + readable_piece(p.token) + "\n";
+  }
   out += std::isnan(r.perplexity) ? std::string("perplexity: none (no text token to score)\n")
                                   : "perplexity: " + fixed(r.perplexity, 2) + "\n";
   return out;
@@ -53,6 +64,7 @@ nlohmann::json english_lm_run_to_json(const EnglishLM& model, const EnglishLMRun
   nlohmann::json ablated_json = nlohmann::json::array();
   for (const auto& [layer, head] : off) ablated_json.push_back({layer, head});
   return {{"tokens", r.tokens.tokens},
+          {"word_index", r.tokens.word_index},
           {"words", r.tokens.words},
           {"unknown", r.tokens.unknown},
           {"ids", r.tokens.ids},
