@@ -182,11 +182,26 @@ TEST(SubwordTokenizer, SpansAndWordsOfAWorkedExample) {
   // space 20, caf 21-24, é 24-26, space 26, U+1F600 27-31, ! 31.
   const std::string text = "Hello,  World\xE2\x80\x99s 12 caf\xC3\xA9 \xF0\x9F\x98\x80!";
   const mha::SubwordEncoding e = tokenizer().encode(text);
-  const std::vector<std::string> pieces = {
-      "\xE2\x96\x81hell", "o",      ",",      "\xE2\x96\x81world", "'",      "s",
-      "\xE2\x96\x81",     "1",      "2",      "\xE2\x96\x81" "ca", "f",      "<0xC3>",
-      "<0xA9>",           "\xE2\x96\x81", "<0xF0>", "<0x9F>",        "<0x98>", "<0x80>",
-      "!"};
+  const std::vector<std::string> pieces = {"\xE2\x96\x81hell",
+                                           "o",
+                                           ",",
+                                           "\xE2\x96\x81world",
+                                           "'",
+                                           "s",
+                                           "\xE2\x96\x81",
+                                           "1",
+                                           "2",
+                                           "\xE2\x96\x81"
+                                           "ca",
+                                           "f",
+                                           "<0xC3>",
+                                           "<0xA9>",
+                                           "\xE2\x96\x81",
+                                           "<0xF0>",
+                                           "<0x9F>",
+                                           "<0x98>",
+                                           "<0x80>",
+                                           "!"};
   EXPECT_EQ(e.pieces, pieces);
   const std::vector<ByteSpan> spans = {{0, 4},   {4, 5},   {5, 6},   {6, 13},  {13, 16},
                                        {16, 17}, {17, 18}, {18, 19}, {19, 20}, {20, 23},
@@ -213,10 +228,13 @@ TEST(SubwordTokenizer, WordIndexAroundSeparators) {
   EXPECT_EQ(e.pieces.back(), "<0x09>");
   EXPECT_EQ(e.spans.back(), (ByteSpan{8, 9}));
   // A zero-width joiner between words: its byte pieces belong to the word after it.
-  e = tokenizer().encode("a\xE2\x80\x8D" "b");
+  e = tokenizer().encode(
+      "a\xE2\x80\x8D"
+      "b");
   ASSERT_EQ(e.words, (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(e.pieces, (std::vector<std::string>{"\xE2\x96\x81" "a", "<0xE2>", "<0x80>", "<0x8D>",
-                                                "b"}));
+  EXPECT_EQ(e.pieces, (std::vector<std::string>{"\xE2\x96\x81"
+                                                "a",
+                                                "<0xE2>", "<0x80>", "<0x8D>", "b"}));
   EXPECT_EQ(e.word_index, (std::vector<int>{0, 1, 1, 1, 1}));
   // No words at all: pieces but word_index -1.
   e = tokenizer().encode(" \t ");
@@ -258,22 +276,22 @@ TEST(SubwordTokenizer, TenThousandCharactersEncodeQuickly) {
     const auto start = std::chrono::steady_clock::now();
     const mha::SubwordEncoding e = tokenizer().encode(text);
     const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count();
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     std::cout << "[ timing   ] " << name << " (" << text.size() << " bytes): " << e.ids.size()
               << " pieces in " << ms << " ms\n";
   }
   const std::string mib(SubwordTokenizer::max_text_bytes, 'e');
   const auto start = std::chrono::steady_clock::now();
   const std::size_t n = tokenizer().encode(mib).ids.size();
-  std::cout << "[ timing   ] 1 MiB of 'e': " << n << " pieces in "
-            << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                   .count()
-            << " ms\n";
+  std::cout
+      << "[ timing   ] 1 MiB of 'e': " << n << " pieces in "
+      << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()
+      << " ms\n";
 }
 
 TEST(SubwordTokenizer, CopiesOutliveTheOriginal) {
-  auto original = std::make_unique<SubwordTokenizer>(SubwordTokenizer::from_json(description_text()));
+  auto original =
+      std::make_unique<SubwordTokenizer>(SubwordTokenizer::from_json(description_text()));
   const SubwordTokenizer copy = *original;
   const std::vector<int> ids = original->encode("the cat sat on the mat").ids;
   original.reset();
@@ -281,7 +299,9 @@ TEST(SubwordTokenizer, CopiesOutliveTheOriginal) {
 }
 
 TEST(SubwordTokenizer, TextUnitOffsets) {
-  const std::string text = "a\xC3\xA9\xF0\x9F\x98\x80" "b";  // a é 😀 b: bytes 0 1-2 3-6 7
+  const std::string text =
+      "a\xC3\xA9\xF0\x9F\x98\x80"
+      "b";  // a é 😀 b: bytes 0 1-2 3-6 7
   EXPECT_EQ(mha::text_unit_offsets(text, mha::TextUnit::code_point),
             (std::vector<std::size_t>{0, 1, 1, 2, 2, 2, 2, 3, 4}));
   EXPECT_EQ(mha::text_unit_offsets(text, mha::TextUnit::utf16),
@@ -298,8 +318,9 @@ std::string error_of(const json& doc) {
 }
 
 TEST(SubwordTokenizerSpec, JsonErrorsAreParseErrors) {
-  EXPECT_NE(message_of<mha::parse_error>([] { SubwordTokenizer::from_json("{\"type\": "); })
-                .find("the tokenizer description is malformed JSON"),
+  EXPECT_NE(message_of<mha::parse_error>([] {
+              SubwordTokenizer::from_json("{\"type\": ");
+            }).find("the tokenizer description is malformed JSON"),
             std::string::npos);
   EXPECT_EQ(message_of<mha::parse_error>([] { SubwordTokenizer::from_json("[1]"); }),
             "the tokenizer description must be a JSON object, got array");
@@ -348,8 +369,8 @@ TEST(SubwordTokenizerSpec, InconsistentDescriptionsAreTypedErrors) {
   EXPECT_EQ(error_of<mha::shape_error>(d), "types has 4097 entries, pieces has 4096");
   d = description();
   d["pieces"][301] = d["pieces"][300];
-  EXPECT_NE(error_of<mha::config_error>(d).find("pieces[301] \"" + d["pieces"][300].get<std::string>() +
-                                                "\" is given twice"),
+  EXPECT_NE(error_of<mha::config_error>(d).find(
+                "pieces[301] \"" + d["pieces"][300].get<std::string>() + "\" is given twice"),
             std::string::npos);
   d = description();
   d["types"][2] = "normal";  // <0x00> becomes an ordinary piece
@@ -359,8 +380,7 @@ TEST(SubwordTokenizerSpec, InconsistentDescriptionsAreTypedErrors) {
   EXPECT_EQ(SubwordTokenizer::from_json(d.dump()).encode("\t").ids, (std::vector<int>{4049, 0}));
   d = description();
   d["pieces"][3] = "<0x1>";
-  EXPECT_EQ(error_of<mha::config_error>(d),
-            "pieces[3] \"<0x1>\" has type byte but is not <0xXX>");
+  EXPECT_EQ(error_of<mha::config_error>(d), "pieces[3] \"<0x1>\" has type byte but is not <0xXX>");
   d = description();
   d["types"][0] = "control";
   EXPECT_EQ(error_of<mha::config_error>(d),
@@ -423,8 +443,9 @@ TEST(SubwordTokenizerSpec, WithoutExtraWhitespaceRemovalOrDummyPrefix) {
   const SubwordTokenizer t = SubwordTokenizer::from_json(d.dump());
   const mha::SubwordEncoding e = t.encode(" a  ");
   // Every space kept, none added: "▁a" "▁" "▁".
-  EXPECT_EQ(e.pieces, (std::vector<std::string>{"\xE2\x96\x81" "a", "\xE2\x96\x81",
-                                                "\xE2\x96\x81"}));
+  EXPECT_EQ(e.pieces, (std::vector<std::string>{"\xE2\x96\x81"
+                                                "a",
+                                                "\xE2\x96\x81", "\xE2\x96\x81"}));
   EXPECT_EQ(e.spans, (std::vector<ByteSpan>{{0, 2}, {2, 3}, {3, 4}}));
 }
 

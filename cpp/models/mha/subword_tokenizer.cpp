@@ -101,7 +101,7 @@ struct SubwordTokenizer::Tables {
   std::unordered_map<std::string_view, int> mergeable;  ///< normal and unused pieces -> id
   std::unordered_map<std::string_view, int> reserved;   ///< unknown, control, byte -> id
   int unk_id = 0;
-  int byte_ids[256] = {};            ///< <0xXX> -> id, when byte_fallback
+  int byte_ids[256] = {};           ///< <0xXX> -> id, when byte_fallback
   std::size_t max_piece_bytes = 0;  ///< longest mergeable piece
 
   /// The id of piece text w as SentencePiece's PieceToId: reserved (unknown, control, byte)
@@ -121,8 +121,8 @@ SubwordTokenizer::SubwordTokenizer(SubwordTokenizerSpec spec_in) {
   const std::size_t v = spec.pieces.size();
   if (v == 0) throw config_error("the tokenizer has no pieces");
   if (v > max_pieces) {
-    throw limit_error("the tokenizer has " + std::to_string(v) + " pieces, more than the limit of " +
-                      std::to_string(max_pieces));
+    throw limit_error("the tokenizer has " + std::to_string(v) +
+                      " pieces, more than the limit of " + std::to_string(max_pieces));
   }
   if (spec.scores.size() != v) {
     throw shape_error("scores has " + std::to_string(spec.scores.size()) + " entries, pieces has " +
@@ -189,10 +189,9 @@ SubwordTokenizer SubwordTokenizer::from_json(std::string_view json_text) {
     throw parse_error("the tokenizer description must be a JSON object, got " +
                       std::string(doc.type_name()));
   }
-  static const char* const keys[] = {"type",          "prepare",
-                                     "add_dummy_prefix", "remove_extra_whitespaces",
-                                     "byte_fallback", "pieces",
-                                     "scores",        "types"};
+  static const char* const keys[] = {
+      "type",          "prepare", "add_dummy_prefix", "remove_extra_whitespaces",
+      "byte_fallback", "pieces",  "scores",           "types"};
   for (const auto& item : doc.items()) {
     if (std::find(std::begin(keys), std::end(keys), item.key()) == std::end(keys)) {
       throw parse_error("the tokenizer description has an unknown key " + in_quotes(item.key()) +
@@ -229,10 +228,9 @@ SubwordTokenizer SubwordTokenizer::from_json(std::string_view json_text) {
     }
     return f;
   };
-  const auto element_error = [](const char* key, std::size_t i, const char* what,
-                                const json& e) {
-    return parse_error(std::string(key) + "[" + std::to_string(i) + "] must be " + what +
-                       ", got " + e.dump());
+  const auto element_error = [](const char* key, std::size_t i, const char* what, const json& e) {
+    return parse_error(std::string(key) + "[" + std::to_string(i) + "] must be " + what + ", got " +
+                       e.dump());
   };
 
   expect_string("type", "sentencepiece-bpe");

@@ -10,9 +10,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <memory>
 #include <vector>
 
 namespace mha {
@@ -24,12 +24,13 @@ enum class PieceType : std::uint8_t { normal, unknown, control, byte, unused };
 
 /// The tokenizer as the model file describes it (its JSON: SubwordTokenizer::from_json).
 struct SubwordTokenizerSpec {
-  std::vector<std::string> pieces;  ///< (V) UTF-8, U+2581 for a space; byte pieces "<0x00>".."<0xFF>"
-  std::vector<float> scores;        ///< (V) merge priority: the higher, the earlier
-  std::vector<PieceType> types;     ///< (V)
-  bool add_dummy_prefix = true;           ///< a space in front of non-empty text
-  bool remove_extra_whitespaces = true;   ///< strip leading/trailing U+0020, collapse runs of it
-  bool byte_fallback = true;              ///< unknown characters as their UTF-8 bytes' pieces
+  std::vector<std::string>
+      pieces;                    ///< (V) UTF-8, U+2581 for a space; byte pieces "<0x00>".."<0xFF>"
+  std::vector<float> scores;     ///< (V) merge priority: the higher, the earlier
+  std::vector<PieceType> types;  ///< (V)
+  bool add_dummy_prefix = true;  ///< a space in front of non-empty text
+  bool remove_extra_whitespaces = true;  ///< strip leading/trailing U+0020, collapse runs of it
+  bool byte_fallback = true;             ///< unknown characters as their UTF-8 bytes' pieces
 };
 
 /// A byte range [begin, end) of the original text.
@@ -54,7 +55,7 @@ struct SubwordEncoding {
   /// piece that begins on a space or other separator (a lone U+2581, a tab's byte) to the word
   /// after it; after the last word, the last word; -1 when the text has no words.
   std::vector<int> word_index;
-  std::vector<std::string> words;  ///< (w) mha::english_tokenize(text): the page's words
+  std::vector<std::string> words;    ///< (w) mha::english_tokenize(text): the page's words
   std::vector<ByteSpan> word_spans;  ///< (w) where each word lies in the text
 };
 
