@@ -12,6 +12,9 @@ only read the files). Standard library only.
                       of tests/fixtures, broken copies of one (a flipped data byte, a truncated
                       file, "the" and "a" swapped in the vocabulary, ...), and texts for the
                       tokenizer
+  fuzz_subword_tokenizer/  a flags byte, then text for the English subword tokenizer (flag 0) or a
+                      tokenizer description (flag 1): a small one cut from
+                      tests/fixtures/english_subword_tokenizer.json and broken copies of it
 
 Regression inputs found by fuzzing are added by hand as crash-<what> files and never rewritten.
 """
@@ -239,9 +242,41 @@ def english_lm_seeds():
     write(t, "text-invalid-utf8", b"\x02ab\xff\xc0\xaf\xed\xa0\x80")
 
 
+def subword_tokenizer_seeds():
+    t = "fuzz_subword_tokenizer"
+    texts = [
+        "The cat sat on the mat.",
+        "  Don\u2019t   stop \u2014 the dog's ball!  ",
+        "caf\u00e9 na\u0308ive \U0001F468\u200d\U0001F469 \U0001F1EB\U0001F1F7 \u65e5\u672c",
+        "a\tb\nc\u00a0d\u3000e \u2581 f\u2581",
+        "1,000,000 and 3.14 ... !?",
+        "\x00\x01\x7f\ufffd\ufeff",
+        "",
+    ]
+    for i, text in enumerate(texts):
+        write(t, f"text-{i}", b"\x00" + text.encode("utf-8"))
+    write(t, "text-invalid-utf8", b"\x00ab\xff\xc0\xaf\xed\xa0\x80")
+    with open(os.path.join(ROOT, "tests", "fixtures", "english_subword_tokenizer.json")) as f:
+        full = json.load(f)
+    keep = list(range(258)) + list(range(258, 330)) + list(range(4049, len(full["pieces"])))
+    small = dict(full, **{k: [full[k][i] for i in keep] for k in ("pieces", "scores", "types")})
+
+    def description(d):
+        return b"\x01" + json.dumps(d, ensure_ascii=False).encode("utf-8")
+
+    write(t, "description-small", description(small))
+    write(t, "description-duplicate", description(dict(small, pieces=small["pieces"][:-1] + ["e"])))
+    write(t, "description-short-scores", description(dict(small, scores=small["scores"][:-1])))
+    write(t, "description-bad-type", description(dict(small, types=["odd"] + small["types"][1:])))
+    unused = dict(small, types=small["types"][:300] + ["unused"] + small["types"][301:])
+    write(t, "description-unused", description(unused))
+    write(t, "description-no-fallback", description(dict(small, byte_fallback=False)))
+
+
 if __name__ == "__main__":
     torch_requests()
     hand_requests()
     forward_seeds()
     numpy_seeds()
     english_lm_seeds()
+    subword_tokenizer_seeds()

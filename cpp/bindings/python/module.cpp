@@ -20,6 +20,7 @@
 #include "mha/experiment_request.hpp"
 #include "mha/npy.hpp"
 #include "mha/patterns_io.hpp"
+#include "mha/subword_tokenizer.hpp"
 
 namespace py = pybind11;
 
@@ -280,6 +281,43 @@ std::string head_patterns_json(const py::array& attn, const std::vector<std::str
   return mha::patterns_report_to_json(in).dump();
 }
 
+/// An int32 numpy array of shape (rows, cols) (cols 0: one dimension) holding `values`.
+py::array_t<std::int32_t> int32_array(const std::vector<std::int32_t>& values, py::ssize_t cols) {
+  const auto size = static_cast<py::ssize_t>(values.size());
+  py::array_t<std::int32_t> a =
+      cols > 0 ? py::array_t<std::int32_t>({size / cols, cols}) : py::array_t<std::int32_t>(size);
+  if (size > 0) std::memcpy(a.mutable_data(), values.data(), values.size() * sizeof(std::int32_t));
+  return a;
+}
+
+/// Spans (k) as a (k, 2) int32 array of code-point offsets (Python's str indices).
+py::array_t<std::int32_t> code_point_spans(const std::vector<std::size_t>& units,
+                                           const std::vector<mha::ByteSpan>& spans) {
+  std::vector<std::int32_t> flat;
+  flat.reserve(2 * spans.size());
+  for (const mha::ByteSpan& s : spans) {
+    flat.push_back(static_cast<std::int32_t>(units[s.begin]));
+    flat.push_back(static_cast<std::int32_t>(units[s.end]));
+  }
+  return int32_array(flat, 2);
+}
+
+/// mha::SubwordTokenizer::encode as a dict (p pieces, w words): ids (p,) int32, pieces, spans
+/// (p, 2) int32 in code points, word_index (p,) int32, words, word_spans (w, 2) int32.
+py::dict subword_encode(const mha::SubwordTokenizer& t, const std::string& text) {
+  const mha::SubwordEncoding e = t.encode(text);
+  const std::vector<std::size_t> units = mha::text_unit_offsets(text, mha::TextUnit::code_point);
+  py::dict out;
+  out["ids"] = int32_array(std::vector<std::int32_t>(e.ids.begin(), e.ids.end()), 0);
+  out["pieces"] = e.pieces;
+  out["spans"] = code_point_spans(units, e.spans);
+  out["word_index"] =
+      int32_array(std::vector<std::int32_t>(e.word_index.begin(), e.word_index.end()), 0);
+  out["words"] = e.words;
+  out["word_spans"] = code_point_spans(units, e.word_spans);
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -306,6 +344,14 @@ PYBIND11_MODULE(_core, m) {
   // in (as UTF-8; mha_lab.tokenize refuses a lone surrogate first), its tokens out.
   m.def("english_tokenize", &mha::english_tokenize, py::arg("text"));
   m.attr("max_tokens") = mha::limits::max_tokens;
+  // The English model's subword tokenizer (mha_lab.SubwordTokenizer wraps it): built from the
+  // description's JSON text; encode(text) -> subword_encode's dict.
+  py::class_<mha::SubwordTokenizer>(m, "SubwordTokenizer")
+      .def(py::init(&mha::SubwordTokenizer::from_json), py::arg("description_json"))
+      .def("encode", &subword_encode, py::arg("text"))
+      .def_property_readonly("vocab_size", &mha::SubwordTokenizer::vocab_size)
+      .def_property_readonly("pieces",
+                             [](const mha::SubwordTokenizer& t) { return t.spec().pieces; });
   // The project's version (the file VERSION, read by CMake): mha_lab.__version__.
   m.attr("__version__") = MHA_VERSION;
 }

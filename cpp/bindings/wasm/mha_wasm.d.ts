@@ -391,6 +391,42 @@ export interface EnglishModelClass {
   readonly prototype: EnglishModel;
 }
 
+/**
+ * SubwordTokenizer.encode's result for a text of p pieces and w words. Offsets count UTF-16
+ * code units of the text (text.slice(spans[2i], spans[2i + 1]) is what piece i covers).
+ */
+export interface SubwordEncoding {
+  /** (p) vocabulary ids, without <bos>. */
+  ids: Int32Array;
+  /** (p) the vocabulary's text of each id ("▁" for a space, "<0xE2>" for a byte). */
+  pieces: string[];
+  /** (2p) [begin, end) of each piece in the text, flat; of a character's byte pieces only the last covers it. */
+  spans: Int32Array;
+  /** (p) the word each piece belongs to (index into words); -1 when the text has no words. */
+  word_index: Int32Array;
+  /** (w) the page's words of the text (englishTokenize). */
+  words: string[];
+  /** (2w) [begin, end) of each word in the text, flat. */
+  word_spans: Int32Array;
+}
+
+/** The English model's subword tokenizer (SentencePiece BPE with byte fallback). */
+export interface SubwordTokenizer extends EmbindObject {
+  /** The text's pieces as the sentencepiece library encodes it, with spans and words. */
+  encode(text: string): SubwordEncoding;
+  /** V, the number of pieces. */
+  readonly vocabSize: number;
+  /** (V) every piece's text by id. */
+  readonly pieces: string[];
+}
+
+/** The SubwordTokenizer class of the full module. */
+export interface SubwordTokenizerClass {
+  /** description: the tokenizer's JSON (the model file's "tokenizer" metadata), as text or parsed. */
+  new (description: string | object): SubwordTokenizer;
+  readonly prototype: SubwordTokenizer;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Head patterns and explanations (mha_wasm.js only)
 
@@ -514,6 +550,7 @@ export interface LoadedAttention {
 export interface MhaModule extends MhaCoreModule {
   DateModel: DateModelClass;
   EnglishModel: EnglishModelClass;
+  SubwordTokenizer: SubwordTokenizerClass;
   /** The tokens of text as the page's tokenize() splits it, from the C++ tokenizer. */
   englishTokenize(text: string): string[];
   /** Each head's scores and labels, and the heads' pairwise JS distances. */

@@ -29,6 +29,7 @@ from ._input import (
     _whole,
     tokenize,
 )
+from ._subword_tokenizer import SubwordTokenizer
 from ._subwords import readable_tokens
 from .view import AttentionView, show, show_experiment
 
@@ -41,6 +42,7 @@ __all__ = [
     "head_patterns",
     "tokenize",
     "readable_tokens",
+    "SubwordTokenizer",
     "show",
     "show_experiment",
     "AttentionView",

@@ -160,6 +160,12 @@ def tokenize(text):
 
     Returns a list of str, empty for blank text. Raises ValueError when ``text`` is not a str or
     holds a lone surrogate."""
+    return _core.english_tokenize(_text(text))
+
+
+def _text(text):
+    """``text`` checked for the core: a str without lone surrogates (which UTF-8 cannot hold).
+    Raises ValueError otherwise."""
     if not isinstance(text, str):
         raise ValueError(f"text must be a str, got {type(text).__name__}")
     try:
@@ -168,4 +174,4 @@ def tokenize(text):
         raise ValueError(
             f"text is not valid Unicode: a lone surrogate at index {e.start}"
         ) from None
-    return _core.english_tokenize(text)
+    return text
