@@ -72,16 +72,27 @@ void check_golden(const json& doc) {
     SCOPED_TRACE("text \"" + text + "\" on " + c.at("model").get<std::string>());
     const mha::EnglishLM& m = models.at(c.at("model").get<std::string>());
     const mha::EnglishLMRun r = m.run(text, 5, ablation_of(c));
-    EXPECT_EQ(r.tokens.words, c.at("words").get<std::vector<std::string>>());
     EXPECT_EQ(r.tokens.tokens, c.at("tokens").get<std::vector<std::string>>());
+    EXPECT_EQ(r.tokens.word_index, c.at("word_index").get<std::vector<int>>());
+    EXPECT_EQ(r.tokens.words, c.at("words").get<std::vector<std::string>>());
     EXPECT_EQ(r.tokens.unknown, c.at("unknown").get<std::vector<bool>>());
     EXPECT_EQ(r.tokens.ids, c.at("ids").get<std::vector<int>>());
     EXPECT_EQ(r.tokens.truncated_tokens, c.at("truncated_tokens").get<mha::Index>());
 
-    const mha::RowMatrixXd logits = mha_test::matrix_d(c.at("logits"));
-    ASSERT_EQ(r.logits.rows(), logits.rows());
-    ASSERT_EQ(r.logits.cols(), logits.cols());
-    worst_logits = std::max(worst_logits, (r.logits.cast<double>() - logits).cwiseAbs().maxCoeff());
+    // The golden logits write null for -inf (<unk> and <bos>, never predicted): -inf exactly.
+    const json& shape = c.at("logits").at("shape");
+    const json& data = c.at("logits").at("data");
+    ASSERT_EQ(r.logits.rows(), shape.at(0).get<mha::Index>());
+    ASSERT_EQ(r.logits.cols(), shape.at(1).get<mha::Index>());
+    for (mha::Index i = 0; i < r.logits.size(); ++i) {
+      const json& want = data.at(static_cast<std::size_t>(i));
+      const float got = r.logits.data()[i];
+      if (want.is_null()) {
+        EXPECT_TRUE(std::isinf(got) && got < 0) << "logit " << i << " is " << got;
+      } else {
+        worst_logits = std::max(worst_logits, std::abs(double(got) - want.get<double>()));
+      }
+    }
 
     const std::vector<double> weights = mha_test::flat(c.at("attn_weights"));
     std::vector<double> ours;
@@ -173,9 +184,14 @@ TEST(EnglishLMRun, EmptyTextIsBosAloneAndLongTextKeepsTheFirstMaxLen) {
 
   std::string text;
   for (int i = 0; i < 30; ++i) text += "cat ";
+  const std::size_t pieces = m.tokenizer().encode(text).ids.size();
+  ASSERT_GT(pieces, 23u);
   const mha::EnglishLMRun r = m.run(text);
   EXPECT_EQ(r.tokens.ids.size(), 24u);  // max_len, <bos> included
-  EXPECT_EQ(r.tokens.truncated_tokens, 7);
+  EXPECT_EQ(r.tokens.truncated_tokens, static_cast<mha::Index>(pieces - 23));
+  EXPECT_EQ(r.tokens.word_index.size(), 24u);
+  EXPECT_EQ(r.tokens.words.size(), static_cast<std::size_t>(r.tokens.word_index.back() + 1));
+  EXPECT_EQ(r.tokens.unknown, std::vector<bool>(24, false));
   // Causal: nothing above the diagonal; every row sums to 1.
   for (const auto& s : r.attn_weights) {
     for (mha::Index h = 0; h < s.heads(); ++h) {
@@ -220,13 +236,15 @@ TEST(EnglishLMRun, BadArgumentsAreClearErrors) {
             "cannot ablate layer 0 head 4: the model has 2 layers of 4 heads");
   EXPECT_NE(message_of<mha::value_error>([&] { m.run("the cat", 0); }).find("top_k=0"),
             std::string::npos);
-  EXPECT_NE(message_of<mha::value_error>([&] { m.run("the cat", 61); }).find("top_k=61"),
+  // 300 pieces, of which <unk> and <bos> are never predicted: 298 candidates.
+  EXPECT_NE(message_of<mha::value_error>([&] { m.run("the cat", 299); }).find("top_k=299"),
             std::string::npos);
+  EXPECT_EQ(m.run("the cat", 298).next_token.size(), 298u);
   EXPECT_NE(message_of<mha::value_error>([&] { m.run("the \xFF"); }).find("not valid UTF-8"),
             std::string::npos);
   EXPECT_NE(message_of<mha::value_error>([&] {
-              m.forward({1, 99});
-            }).find("token id 99"),
+              m.forward({1, 300});
+            }).find("token id 300"),
             std::string::npos);
   EXPECT_NE(message_of<mha::shape_error>([&] { m.forward({}); }).find("at least one"),
             std::string::npos);
@@ -298,7 +316,7 @@ TEST(EnglishLMLoad, EveryBrokenFileIsAClearError) {
     EditableFile g(good);
     g.header["__metadata__"]["format_version"] = "1";
     EXPECT_EQ(load_error<mha::parse_error>(g.bytes()),
-              "unsupported format_version \"1\": this build reads version 2");
+              "unsupported format_version \"1\": this build reads version 3");
   }
   {  // an unknown config key, a missing one, a wrong type, heads that do not divide d_model
     EditableFile f(good);
@@ -353,10 +371,33 @@ TEST(EnglishLMLoad, EveryBrokenFileIsAClearError) {
     v.erase(v.size() - 1);
     f.header["__metadata__"]["vocab"] = v.dump();
     EXPECT_EQ(load_error<mha::parse_error>(f.bytes()),
-              "vocab has 59 entries, config vocab_size is 60");
+              "vocab has 299 entries, config vocab_size is 300");
     v.push_back("<unk>");
     f.header["__metadata__"]["vocab"] = v.dump();
     EXPECT_EQ(load_error<mha::parse_error>(f.bytes()), "vocab has \"<unk>\" twice");
+  }
+  {  // the tokenizer: absent, not the vocabulary's pieces, <bos> not a control piece
+    EditableFile f(good);
+    f.header["__metadata__"].erase("tokenizer");
+    EXPECT_NE(load_error<mha::parse_error>(f.bytes()).find("tokenizer"), std::string::npos);
+    EditableFile g(good);
+    json v = json::parse(g.header["__metadata__"]["vocab"].get<std::string>());
+    std::swap(v[280], v[281]);
+    g.header["__metadata__"]["vocab"] = v.dump();
+    EXPECT_EQ(load_error<mha::parse_error>(g.bytes()),
+              "the tokenizer's 300 pieces are not the vocab's 300 entries in the same order");
+    EditableFile h(good);
+    json t = json::parse(h.header["__metadata__"]["tokenizer"].get<std::string>());
+    t["types"][1] = "normal";
+    h.header["__metadata__"]["tokenizer"] = t.dump();
+    EXPECT_EQ(load_error<mha::parse_error>(h.bytes()),
+              "the tokenizer's pieces 0 and 1 must be <unk> of type unknown and <bos> of type "
+              "control");
+    EditableFile k(good);
+    t = json::parse(k.header["__metadata__"]["tokenizer"].get<std::string>());
+    t["type"] = "wordpiece";
+    k.header["__metadata__"]["tokenizer"] = t.dump();
+    EXPECT_FALSE(load_error<mha::parse_error>(k.bytes()).empty());
   }
 }
 
@@ -374,17 +415,22 @@ TEST(EnglishLMLoad, ChecksumCoversConfigVocabularyAndTensorEntries) {
     EXPECT_EQ(m.find(original.checksum(), mismatch.size()), std::string::npos) << what;
   };
 
-  {  // "the" and "a" swapped in the vocabulary: loads when re-stamped, and then reads differently
+  {  // two pieces swapped in the vocabulary and the tokenizer alike: loads when re-stamped,
+     // and then reads differently
     EditableFile f(good);
     json v = json::parse(f.header["__metadata__"]["vocab"].get<std::string>());
-    ASSERT_EQ(v[2], "the");
-    ASSERT_EQ(v[3], "a");
-    std::swap(v[2], v[3]);
+    json t = json::parse(f.header["__metadata__"]["tokenizer"].get<std::string>());
+    const auto the = std::find(v.begin(), v.end(), "\u2581the");
+    ASSERT_NE(the, v.end());
+    const auto at = static_cast<std::size_t>(std::distance(v.begin(), the));
+    std::swap(v[at], v[at + 1]);
+    std::swap(t["pieces"][at], t["pieces"][at + 1]);
     f.header["__metadata__"]["vocab"] = v.dump();
+    f.header["__metadata__"]["tokenizer"] = t.dump();
     expect_mismatch(f.bytes(/*keep_checksum=*/true), "vocab swap");
     const mha::EnglishLM swapped = mha::EnglishLM::load(f.bytes());
-    EXPECT_EQ(swapped.encode("the").ids, (std::vector<int>{1, 3}));
-    EXPECT_EQ(original.encode("the").ids, (std::vector<int>{1, 2}));
+    EXPECT_EQ(original.encode(" the").ids, (std::vector<int>{1, static_cast<int>(at)}));
+    EXPECT_NE(swapped.encode(" the").ids, original.encode(" the").ids);
     EXPECT_NE(swapped.checksum(), original.checksum());
   }
   {  // a config value changed (a valid config: only the LayerNorm epsilon)
@@ -395,12 +441,12 @@ TEST(EnglishLMLoad, ChecksumCoversConfigVocabularyAndTensorEntries) {
     expect_mismatch(f.bytes(true), "config change");
     EXPECT_NO_THROW(mha::EnglishLM::load(f.bytes()));
   }
-  {  // one byte of the metadata flipped in place: "cat" becomes "bat" in the vocabulary
+  {  // one byte of the metadata flipped in place: "<0x41>" becomes "<0x40>" in the vocabulary
     std::vector<std::uint8_t> b = good;
-    const std::string word = "\\\"cat\\\"";  // as the header's JSON writes it inside "vocab"
-    const auto at = std::search(b.begin(), b.end(), word.begin(), word.end());
+    const std::string piece = "\\\"<0x41>\\\"";  // as the header's JSON writes it inside "vocab"
+    const auto at = std::search(b.begin(), b.end(), piece.begin(), piece.end());
     ASSERT_NE(at, b.end());
-    at[2] = static_cast<std::uint8_t>(at[2] ^ 0x01);  // 'c' -> 'b'
+    at[6] = static_cast<std::uint8_t>(at[6] ^ 0x01);  // '1' -> '0'
     expect_mismatch(b, "flipped metadata byte");
   }
   {  // a metadata key added (the training record is covered too)

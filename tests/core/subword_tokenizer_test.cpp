@@ -236,12 +236,18 @@ TEST(SubwordTokenizer, WordIndexAroundSeparators) {
                                                 "a",
                                                 "<0xE2>", "<0x80>", "<0x8D>", "b"}));
   EXPECT_EQ(e.word_index, (std::vector<int>{0, 1, 1, 1, 1}));
-  // No words at all: pieces but word_index -1.
+  // No page word at all: the pieces are one word, their text with spaces trimmed.
   e = tokenizer().encode(" \t ");
-  EXPECT_TRUE(e.words.empty());
+  EXPECT_EQ(e.words, (std::vector<std::string>{"\t"}));
   EXPECT_EQ(e.pieces, (std::vector<std::string>{"\xE2\x96\x81", "<0x09>"}));
   EXPECT_EQ(e.spans, (std::vector<ByteSpan>{{1, 1}, {1, 2}}));
-  EXPECT_EQ(e.word_index, (std::vector<int>{-1, -1}));
+  EXPECT_EQ(e.word_index, (std::vector<int>{0, 0}));
+  // A piece over two page words ('".' covers '"' and '.'): one word, word_index in steps of 1.
+  e = tokenizer().encode("he said \"no\".");
+  ASSERT_EQ(e.pieces.back(), "\".");
+  EXPECT_EQ(e.words, (std::vector<std::string>{"he", "said", "\"", "no", "\"."}));
+  EXPECT_EQ(e.word_index, (std::vector<int>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(e.word_spans.back(), (ByteSpan{11, 13}));
   // Blank text: nothing.
   for (const char* blank : {"", " ", "     "}) {
     e = tokenizer().encode(blank);

@@ -116,23 +116,20 @@ EnglishLM EnglishLM::load(std::vector<std::uint8_t> bytes) {
   model.config_ = read_config(metadata_json(st, "config"));
   const EnglishLMConfig& c = model.config_;
   model.vocab_ = read_vocab(metadata_json(st, "vocab"), c.vocab_size);
-  model.tokenizer_ = SubwordTokenizer::from_json(metadata_json(st, "tokenizer"));
-  const SubwordTokenizer& tok = model.tokenizer_;
-  if (tok.pieces() != model.vocab_) {
-    throw parse_error("the tokenizer's " + std::to_string(tok.pieces().size()) +
+  model.tokenizer_.emplace(SubwordTokenizer::from_json(st.metadata("tokenizer")));
+  const SubwordTokenizerSpec& tok = model.tokenizer_->spec();
+  if (tok.pieces != model.vocab_) {
+    throw parse_error("the tokenizer's " + std::to_string(tok.pieces.size()) +
                       " pieces are not the vocab's " + std::to_string(model.vocab_.size()) +
                       " entries in the same order");
   }
-  if (tok.type(unk_id) != SubwordTokenizer::PieceType::unknown ||
-      tok.type(bos_id) != SubwordTokenizer::PieceType::control) {
+  if (tok.types[unk_id] != PieceType::unknown || tok.types[bos_id] != PieceType::control) {
     throw parse_error("the tokenizer's pieces 0 and 1 must be <unk> of type unknown and <bos> of "
                       "type control");
   }
-  for (int id = 0; id < static_cast<int>(c.vocab_size); ++id) {
-    const auto type = tok.type(id);
-    if (type == SubwordTokenizer::PieceType::unknown ||
-        type == SubwordTokenizer::PieceType::control)
-      model.never_predicted_.push_back(id);
+  for (std::size_t id = 0; id < tok.types.size(); ++id) {
+    if (tok.types[id] == PieceType::unknown || tok.types[id] == PieceType::control)
+      model.never_predicted_.push_back(static_cast<int>(id));
   }
 
   const F16Weights w(st);
@@ -193,7 +190,7 @@ EnglishLM EnglishLM::load(std::vector<std::uint8_t> bytes) {
 // Tokens and the forward pass
 
 EnglishTokens EnglishLM::encode(const std::string& text) const {
-  const SubwordEncoding e = tokenizer_.encode(text);
+  const SubwordEncoding e = tokenizer_->encode(text);
   const auto keep = std::min(e.ids.size(), static_cast<std::size_t>(config_.max_len - 1));
   EnglishTokens t;
   t.truncated_tokens = static_cast<Index>(e.ids.size() - keep);

@@ -23,7 +23,7 @@
 
 #include <cstdint>
 #include <limits>
-#include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -126,7 +126,7 @@ class EnglishLM {
   const std::string& config_json() const { return config_json_; }      ///< the metadata text
   const std::string& training_json() const { return training_json_; }  ///< "" when absent
   const std::vector<std::string>& vocab() const { return vocab_; }
-  const SubwordTokenizer& tokenizer() const { return tokenizer_; }
+  const SubwordTokenizer& tokenizer() const { return *tokenizer_; }
   /// The verified xxh64 (data, tensor entries and metadata), 16 lowercase hex digits.
   const std::string& checksum() const { return checksum_; }
 
@@ -159,7 +159,7 @@ class EnglishLM {
   RowMatrixXf positions_;    ///< PE (max_len, d)
   std::string config_json_, training_json_, checksum_;
   std::vector<std::string> vocab_;
-  SubwordTokenizer tokenizer_;
+  std::optional<SubwordTokenizer> tokenizer_;  ///< set by load
   std::vector<int> never_predicted_;  ///< ids of unknown and control pieces
 };
 

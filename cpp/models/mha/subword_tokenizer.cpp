@@ -440,12 +440,43 @@ SubwordEncoding SubwordTokenizer::encode(const std::string& text) const {
     out.word_spans.push_back({begin, begin + w.size()});
     from = begin + w.size();
   }
-  out.word_index.reserve(out.ids.size());
+  if (out.ids.empty()) return out;
+  if (out.words.empty()) {
+    // Pieces but no word (a tab, a written U+2581): one word of the pieces' text, spaces trimmed.
+    std::size_t begin = out.spans.front().begin, end = out.spans.back().end;
+    while (begin < end && text[begin] == ' ') ++begin;
+    while (end > begin && text[end - 1] == ' ') --end;
+    if (begin == end) begin = out.spans.front().begin, end = out.spans.back().end;
+    out.words.push_back(text.substr(begin, end - begin));
+    out.word_spans.push_back({begin, end});
+    out.word_index.assign(out.ids.size(), 0);
+    return out;
+  }
+  std::vector<std::size_t> raw;  // (p) the page word of each piece
+  raw.reserve(out.ids.size());
   std::size_t w = 0;
   for (const ByteSpan& s : out.spans) {
     while (w + 1 < out.word_spans.size() && out.word_spans[w].end <= s.begin) ++w;
-    out.word_index.push_back(out.words.empty() ? -1 : static_cast<int>(w));
+    raw.push_back(w);
   }
+  // Words no piece crosses: a page word that no piece starts in joins the word before it (the
+  // piece '".' covers '"' and '.'), so every word has a piece and word_index rises by 0 or 1.
+  std::vector<std::size_t> first;  // the first page word of each word
+  out.word_index.reserve(raw.size());
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (i == 0 || raw[i] != raw[i - 1]) first.push_back(raw[i]);
+    out.word_index.push_back(static_cast<int>(first.size()) - 1);
+  }
+  std::vector<std::string> words;
+  std::vector<ByteSpan> word_spans;
+  for (std::size_t g = 0; g < first.size(); ++g) {
+    const std::size_t last = g + 1 < first.size() ? first[g + 1] - 1 : out.word_spans.size() - 1;
+    const ByteSpan span{out.word_spans[first[g]].begin, out.word_spans[last].end};
+    word_spans.push_back(span);
+    words.push_back(text.substr(span.begin, span.end - span.begin));
+  }
+  out.words = std::move(words);
+  out.word_spans = std::move(word_spans);
   return out;
 }
 

@@ -50,12 +50,15 @@ struct SubwordEncoding {
   /// character and the others are empty at its start. Spans never decrease and lie on
   /// character boundaries.
   std::vector<ByteSpan> spans;
-  /// (p) the word each piece belongs to, an index into words: the first word that ends after
-  /// the piece's span begins, so a piece belongs to the word holding its first byte, and a
-  /// piece that begins on a space or other separator (a lone U+2581, a tab's byte) to the word
-  /// after it; after the last word, the last word; -1 when the text has no words.
+  /// (p) the word each piece belongs to, an index into words, rising from 0 in steps of 0 or 1.
+  /// The candidate words are mha::english_tokenize(text) (the page's words); a piece belongs to
+  /// the first that ends after the piece's span begins, so to the word holding its first byte,
+  /// and a piece that begins on a space or other separator (a lone U+2581, a tab's byte) to the
+  /// word after it (after the last word, the last word). A page word in which no piece begins
+  /// (the piece '".' covers '"' and '.') joins the word before it. Text with pieces but no page
+  /// word (a tab) is one word.
   std::vector<int> word_index;
-  std::vector<std::string> words;    ///< (w) mha::english_tokenize(text): the page's words
+  std::vector<std::string> words;    ///< (w) each word as written: its page words and between
   std::vector<ByteSpan> word_spans;  ///< (w) where each word lies in the text
 };
 
