@@ -29,6 +29,7 @@ from ._input import (
     _whole,
     tokenize,
 )
+from ._report import head_report, induction_probe, pronoun_probe
 from ._subwords import readable_tokens
 from .view import AttentionView, show, show_experiment
 
@@ -39,6 +40,9 @@ __all__ = [
     "numpy_experiment",
     "forward",
     "head_patterns",
+    "head_report",
+    "induction_probe",
+    "pronoun_probe",
     "tokenize",
     "readable_tokens",
     "show",
