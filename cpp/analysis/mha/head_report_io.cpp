@@ -72,7 +72,7 @@ std::string head_report_table(const HeadReportCard& card) {
             "antecedent in " + fixed(card.nearer_name) + ")";
   }
   text += "\nvalue (chance on the same rows)\n";
-  const std::size_t width = 15;
+  const std::size_t width = 17;
   text += pad("head", 5);
   for (const char* c : kColumns) text += pad(c, width);
   text += "labels\n";
