@@ -114,5 +114,6 @@ int cmd_translate(const std::vector<std::string>& args);
 int cmd_date_eval(const std::vector<std::string>& args);
 int cmd_patterns(const std::vector<std::string>& args);
 int cmd_lm(const std::vector<std::string>& args);
+int cmd_probes(const std::vector<std::string>& args);
 
 }  // namespace mha_cli

@@ -1,6 +1,7 @@
 // `mha patterns` (docs/cli.md, docs/patterns.md): read the arguments and the weights (a file, or
 // the date model's inputs), print the scores of every head (mha::patterns_report_to_json,
-// mha::date_model_patterns) as JSON or as a table.
+// mha::date_model_patterns) as JSON or as a table; with --report, the head report card
+// (mha::head_report) of the file and of scored probes (--probes).
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -11,7 +12,10 @@
 #include "cli.hpp"
 #include "mha/date_patterns.hpp"
 #include "mha/date_report.hpp"
+#include "mha/head_report_io.hpp"
+#include "mha/json_io.hpp"
 #include "mha/patterns_io.hpp"
+#include "mha/probes.hpp"
 
 namespace mha_cli {
 
@@ -121,6 +125,53 @@ int date_model_patterns(const Options& o, DateOptions d, bool table) {
   return write_response(out) ? exit_ok : exit_internal;
 }
 
+/// --word-index FILE: a JSON array of integers, or one integer per line.
+std::vector<mha::Index> read_word_index(const std::string& file) {
+  std::vector<mha::Index> out;
+  for (const std::string& t : mha::parse_tokens_text(read_input(file))) {
+    const auto v = parse_unsigned(t, static_cast<std::uint64_t>(mha::limits::max_tokens));
+    if (!v) {
+      throw input_error{"--word-index " + in_quotes(file) + ": " + in_quotes(t) +
+                        " is not a word index (a whole number from 0)"};
+    }
+    out.push_back(static_cast<mha::Index>(*v));
+  }
+  return out;
+}
+
+/// `mha patterns [FILE|-] [--tokens FILE] [--word-index FILE] --report [--probes FILE]`: the head
+/// report card of FILE (one example) and of every scored probe of --probes.
+int report_patterns(const Options& o, bool table) {
+  const auto probes = single(o, "--probes");
+  if (single(o, "--query-tokens")) throw usage_error{"--report scores self-attention: drop --query-tokens"};
+  std::vector<mha::ReportExample> examples;
+  if (!o.positional.empty() || !probes) {
+    const std::string file = o.positional.empty() ? "-" : o.positional[0];
+    const std::string bytes = read_input(file);
+    mha::PatternsInput in = mha::read_attention_input(bytes, single(o, "--tensor").value_or(""));
+    if (const auto tokens_file = single(o, "--tokens")) {
+      if (!in.tokens.empty()) throw usage_error{"the JSON input has \"tokens\" already; drop --tokens"};
+      in.tokens = mha::parse_tokens_text(read_input(*tokens_file));
+    }
+    if (in.tokens.empty()) throw usage_error{"--report needs the tokens (--tokens FILE, or \"tokens\" in the JSON)"};
+    mha::ReportExample ex;
+    ex.layers = std::move(in.layers);
+    ex.tokens = std::move(in.tokens);
+    if (const auto w = single(o, "--word-index")) ex.word_index = read_word_index(*w);
+    examples.push_back(std::move(ex));
+  } else if (single(o, "--tokens") || single(o, "--word-index") || single(o, "--tensor")) {
+    throw usage_error{"--tokens, --word-index and --tensor describe FILE; the probes carry their own"};
+  }
+  if (probes) {
+    const std::vector<mha::ReportExample> scored =
+        mha::read_scored_probes(mha::parse_json_text(read_input(*probes)), "--probes " + in_quotes(*probes));
+    examples.insert(examples.end(), scored.begin(), scored.end());
+  }
+  const mha::HeadReportCard card = mha::head_report(examples);
+  if (table) return write_text(mha::head_report_table(card)) ? exit_ok : exit_internal;
+  return write_response(mha::head_report_to_json(card)) ? exit_ok : exit_internal;
+}
+
 /// `mha patterns [FILE|-] [--tokens FILE] [--query-tokens FILE] [--tensor NAME]`.
 int file_patterns(const Options& o, bool table) {
   if (o.positional.size() > 1) {
@@ -159,8 +210,8 @@ int cmd_patterns(const std::vector<std::string>& args) {
   const Options o = parse_options(
       args,
       {"--tokens", "--query-tokens", "--tensor", "--date-model", "--input", "--heldout", "--limit",
-       "--format"},
-      {}, "patterns");
+       "--format", "--probes", "--word-index"},
+      {"--report"}, "patterns");
   const std::string format_option = single(o, "--format").value_or("json");
   if (format_option != "json" && format_option != "table") {
     throw usage_error{"--format must be json or table, got " + in_quotes(format_option)};
@@ -173,9 +224,19 @@ int cmd_patterns(const std::vector<std::string>& args) {
   d.limit = single(o, "--limit");
   d.model = single(o, "--date-model");
   if (!d.inputs.empty() || d.heldout || d.model) {
+    if (has_flag(o, "--report") || single(o, "--probes")) {
+      throw usage_error{"--report scores exported weights (FILE or --probes), not the date model"};
+    }
     return date_model_patterns(o, std::move(d), format_option == "table");
   }
   if (d.limit) throw usage_error{"--limit needs --heldout"};
+  if (o.positional.size() > 1) {
+    throw usage_error{"patterns takes at most one FILE, got " + std::to_string(o.positional.size())};
+  }
+  if (has_flag(o, "--report")) return report_patterns(o, format_option == "table");
+  if (single(o, "--probes") || single(o, "--word-index")) {
+    throw usage_error{"--probes and --word-index are options of --report"};
+  }
   return file_patterns(o, format_option == "table");
 }
 

@@ -6,6 +6,8 @@
 //   mha date-eval [--model FILE] [--heldout FILE] [--no-ablation] [--limit N]
 //   mha patterns [FILE|-] [--tokens FILE] [--query-tokens FILE] [--tensor NAME] [--format json|table]
 //   mha patterns --input TEXT [--input TEXT]... | --heldout FILE [--limit N]  [--date-model FILE]
+//   mha patterns [FILE|-] [--tokens FILE] [--word-index FILE] --report [--probes FILE] [--format json|table]
+//   mha probes induction|pronoun [--seed N] [--count N]
 //   mha lm [--json] [--top K] [--ablate L.H[,L.H...]] [--model FILE] TEXT|-
 //   mha --help | mha help
 //
@@ -69,6 +71,17 @@ const char* const help_text =
     "               [--date-model FILE]\n"
     "      The same for every head of the date model (encoder self, decoder self, cross): one\n"
     "      input in full, or several / a held-out file averaged per head.\n"
+    "  mha patterns [FILE|-] [--tokens FILE] [--word-index FILE] --report [--probes FILE]\n"
+    "               [--format json|table]\n"
+    "      The head report card (docs/patterns.md): per head every score of module 03's kinds\n"
+    "      (previous token, neighbourhood, punctuation, first token, induction, same token,\n"
+    "      coreference) with its protocol, its chance baseline on the same rows, the rows counted\n"
+    "      and the paper's figure, the labels, and the best head of each kind. --word-index: the\n"
+    "      word of each token (scored by word). --probes: probes written by `mha probes` with\n"
+    "      tokens, offsets and attn_weights added per example (FILE then optional).\n"
+    "  mha probes induction|pronoun [--seed N] [--count N]\n"
+    "      Write the card's probes as JSON: Olsson et al.'s repeated random words (10 examples)\n"
+    "      or pronoun sentences with character spans (40), to run through your own model.\n"
     "  mha lm [--json] [--top K] [--ablate L.H[,L.H...]] [--model FILE] TEXT\n"
     "      Run the English language model (default: the repository's web/english_lm.safetensors)\n"
     "      on TEXT (- reads standard input): prints the tokens (* marks words outside the\n"
@@ -103,6 +116,7 @@ int run(const std::vector<std::string>& argv) {
   if (command == "date-eval") return cmd_date_eval(rest);
   if (command == "patterns") return cmd_patterns(rest);
   if (command == "lm") return cmd_lm(rest);
+  if (command == "probes") return cmd_probes(rest);
   throw usage_error{"unknown subcommand " + in_quotes(command)};
 }
 

@@ -179,6 +179,10 @@ PatternsInput read_attention_input(std::string_view bytes, const std::string& te
   return in;
 }
 
+std::vector<HeadStack> attention_layers_from_json(const json& value, const std::string& key) {
+  return attention_layers(nested_to_tensor(value, key), key);
+}
+
 std::vector<std::string> parse_tokens_text(std::string_view text) {
   std::size_t first = 0;
   while (first < text.size() && std::isspace(static_cast<unsigned char>(text[first]))) ++first;

@@ -36,6 +36,11 @@ std::string sniff_attention_format(std::string_view bytes);
 /// value_error, limit_error as read_npy / attention_layers.
 PatternsInput read_attention_input(std::string_view bytes, const std::string& tensor = "");
 
+/// A nested JSON array of numbers, (h, n, m), (L, h, n, m) or (L, 1, h, n, m), as L stacks
+/// (attention_layers); `key` names it in messages. Throws as read_attention_input.
+std::vector<HeadStack> attention_layers_from_json(const nlohmann::json& value,
+                                                  const std::string& key);
+
 /// Tokens from a file: a JSON array of strings, or else one token per line (a final newline
 /// does not add a token; "\r\n" endings are accepted). Throws parse_error for a JSON value that
 /// is not an array of strings.

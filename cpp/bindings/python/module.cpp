@@ -18,8 +18,10 @@
 #include "mha/attention.hpp"
 #include "mha/english_tokenizer.hpp"
 #include "mha/experiment_request.hpp"
+#include "mha/head_report_io.hpp"
 #include "mha/npy.hpp"
 #include "mha/patterns_io.hpp"
+#include "mha/probes.hpp"
 #include "mha/subword_tokenizer.hpp"
 
 namespace py = pybind11;
@@ -316,6 +318,40 @@ py::dict subword_encode(const mha::SubwordTokenizer& t, const std::string& text)
   out["words"] = e.words;
   out["word_spans"] = code_point_spans(units, e.word_spans);
   return out;
+/// (start, end) pairs from a Python sequence of 2-sequences of ints.
+using Span = std::pair<Index, Index>;
+
+/// The head report card (mha::head_report) of examples given as dicts {"attn": float array of
+/// (h, n, n) or (L, h, n, n), "tokens": [n str], "word_index": [n int] | None, and for a pronoun
+/// probe "offsets": [(s, e)] per token, "pronoun", "antecedent", "other": (s, e)}, as JSON text.
+std::string head_report_json(const std::vector<py::dict>& examples) {
+  std::vector<mha::ReportExample> list;
+  for (std::size_t e = 0; e < examples.size(); ++e) {
+    const py::dict& d = examples[e];
+    const std::string name = "example " + std::to_string(e);
+    const py::array attn = d["attn"].cast<py::array>();
+    mha::FloatTensor tensor;
+    tensor.data = float_values(attn, name + " attn", attn.ndim());
+    for (py::ssize_t i = 0; i < attn.ndim(); ++i) tensor.shape.push_back(attn.shape(i));
+    mha::ReportExample r;
+    r.layers = mha::attention_layers(tensor, name + " attn");
+    r.tokens = d["tokens"].cast<std::vector<std::string>>();
+    if (d.contains("word_index") && !d["word_index"].is_none()) {
+      r.word_index = d["word_index"].cast<std::vector<Index>>();
+    }
+    if (d.contains("pronoun") && !d["pronoun"].is_none()) {
+      const auto offsets = d["offsets"].cast<std::vector<Span>>();
+      if (offsets.size() != r.tokens.size()) {
+        throw mha::shape_error(name + ": offsets has " + std::to_string(offsets.size()) +
+                               " entries, tokens has " + std::to_string(r.tokens.size()));
+      }
+      r.probe = mha::probe_from_offsets(offsets, d["pronoun"].cast<Span>(),
+                                        d["antecedent"].cast<Span>(), d["other"].cast<Span>(),
+                                        name);
+    }
+    list.push_back(std::move(r));
+  }
+  return mha::head_report_to_json(mha::head_report(list)).dump();
 }
 
 }  // namespace
@@ -340,6 +376,20 @@ PYBIND11_MODULE(_core, m) {
         py::arg("d_model"), py::arg("num_heads"), py::arg("is_causal"), py::arg("positional"));
   m.def("head_patterns_json", &head_patterns_json, py::arg("attn"), py::arg("tokens"),
         py::arg("query_tokens"));
+  m.def("head_report_json", &head_report_json, py::arg("examples"));
+  m.def(
+      "induction_probe_json",
+      [](std::uint32_t seed, int count) { return mha::induction_probe(seed, count).dump(); },
+      py::arg("seed"), py::arg("count"));
+  m.def(
+      "pronoun_probe_json",
+      [](std::uint32_t seed, int count, const std::optional<std::vector<std::string>>& names,
+         const std::optional<std::vector<std::string>>& places) {
+        return mha::pronoun_probe(seed, count, names ? *names : mha::probe_names(),
+                                  places ? *places : mha::probe_places())
+            .dump();
+      },
+      py::arg("seed"), py::arg("count"), py::arg("names"), py::arg("places"));
   // The token rule of the page, the element and the English model (mha::english_tokenize): a str
   // in (as UTF-8; mha_lab.tokenize refuses a lone surrogate first), its tokens out.
   m.def("english_tokenize", &mha::english_tokenize, py::arg("text"));

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "js_convert.hpp"
+#include "mha/head_report_io.hpp"
 #include "mha/patterns.hpp"
 
 namespace {
@@ -208,6 +209,52 @@ val attention_rollout(val req) {
   });
 }
 
+/// mod.headReport({layers: [h*n*n, ...], num_heads, n, tokens, word_index?}) -> the head report
+/// card of one text (mha::head_report, as head_report_to_json writes it; docs/patterns.md "Head
+/// report card"). word_index (n integers): the word of each token; the card is then by word.
+val head_report(val req) {
+  return guarded([&] {
+    static const std::vector<std::string> keys = {"layers", "num_heads", "n", "tokens",
+                                                  "word_index"};
+    expect_request(req, "the headReport request", {&keys});
+    if (!has(req, "layers") || !req["layers"].isArray()) {
+      throw mha::parse_error("layers must be an array of per-layer weights (num_heads*n*n each)");
+    }
+    const Index n = static_cast<Index>(integer(req, "n", 1, mha::limits::max_tokens));
+    mha::ReportExample ex;
+    const val list = req["layers"];
+    const auto count = list["length"].as<std::size_t>();
+    for (std::size_t l = 0; l < count; ++l) {
+      val one = val::object();
+      one.set("attn_weights", list[l]);
+      one.set("num_heads", req["num_heads"]);
+      one.set("n", req["n"]);
+      try {
+        ex.layers.push_back(read_stack(one));
+      } catch (const mha::error& e) {
+        throw mha::shape_error("layers[" + std::to_string(l) + "]: " + e.what());
+      }
+    }
+    ex.tokens = token_list(req, "tokens", n, "tokens");
+    if (ex.tokens.empty()) throw mha::parse_error("tokens (n strings) are required");
+    if (has(req, "word_index") && !req["word_index"].isNull()) {
+      const val w = req["word_index"];
+      if (!w.isArray()) throw mha::parse_error("word_index must be an array of integers");
+      const auto length = w["length"].as<std::size_t>();
+      for (std::size_t i = 0; i < length; ++i) {
+        if (w[i].typeOf().as<std::string>() != "number" || !std::isfinite(w[i].as<double>()) ||
+            std::floor(w[i].as<double>()) != w[i].as<double>()) {
+          throw mha::parse_error("word_index[" + std::to_string(i) + "] must be an integer, got " +
+                                 js_repr(w[i]));
+        }
+        ex.word_index.push_back(static_cast<Index>(w[i].as<double>()));
+      }
+    }
+    const std::string text = mha::head_report_to_json(mha::head_report({ex})).dump();
+    return val::global("JSON").call<val>("parse", text);
+  });
+}
+
 /// mod.slidingWindowMask({n, m?, window, is_causal?}) -> Uint8Array(n*m), 1 = may not attend.
 val sliding_window_mask(val req) { return sliding_window_mask_js(req, "the slidingWindowMask request"); }
 
@@ -304,6 +351,7 @@ val ablation_effect(val req) {
 EMSCRIPTEN_BINDINGS(mha_lab_patterns) {
   using namespace emscripten;
   function("headPatterns", &head_patterns);
+  function("headReport", &head_report);
   function("jsDistance", &js_distance);
   function("meanOverHeads", &mean_heads);
   function("maxOverHeads", &max_heads);

@@ -492,6 +492,55 @@ export interface HeadPatternsRequest extends StackRequest {
   thresholds?: Partial<PatternThresholds>;
 }
 
+/** headReport's request: one text's weights, layer by layer, and its tokens. */
+export interface HeadReportRequest {
+  /** L arrays of num_heads*n*n weights (self-attention). */
+  layers: ArrayLike<number>[];
+  num_heads: number;
+  n: number;
+  /** (n) */
+  tokens: string[];
+  /** (n): the word of each token, from 0, in steps of 0 or 1; the card is then by word. */
+  word_index?: number[];
+}
+
+/** One score of the head report card (docs/patterns.md "Head report card"). */
+export interface CardScore {
+  name: string;
+  /** The paper and what exactly is averaged. */
+  protocol: string;
+  /** The paper's figure, with its citation; null when there is none. */
+  figure: string | null;
+  value: number | null;
+  /** The score of a uniform row over the visible keys, on the same rows (0.5 for coreference). */
+  chance: number | null;
+  /** Rows (or probes) averaged. */
+  count: number;
+  /** argmax_offset only: the head's most frequent argmax offset j - i. */
+  offset?: number;
+}
+
+/** headReport's result. */
+export interface HeadReportCard {
+  by_word: boolean;
+  examples: number;
+  layers: number;
+  num_heads: number;
+  probes: number;
+  nearer_name: number | null;
+  /** The score names, in the order of every head's scores. */
+  kinds: string[];
+  heads: { layer: number; head: number; labels: string[]; scores: CardScore[] }[];
+  best: {
+    kind: string;
+    layer: number;
+    head: number;
+    value: number;
+    chance: number | null;
+    offset?: number;
+  }[];
+}
+
 /** explainCell's result: one weight made step by step. */
 export interface CellExplanation {
   head: number;
@@ -560,6 +609,8 @@ export interface MhaModule extends MhaCoreModule {
     js_distance: Float64Array;
     thresholds: PatternThresholds;
   };
+  /** The head report card of one text: every score with its protocol, chance and paper figure. */
+  headReport(request: HeadReportRequest): HeadReportCard;
   /** (h, h): mean Jensen–Shannon distance (base 2) between two heads' rows. */
   jsDistance(request: StackRequest): Float64Array;
   /** (n, m): mean over heads. */

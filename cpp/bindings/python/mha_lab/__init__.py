@@ -30,6 +30,7 @@ from ._input import (
     tokenize,
 )
 from ._subword_tokenizer import SubwordTokenizer
+from ._report import head_report, induction_probe, pronoun_probe
 from ._subwords import readable_tokens
 from .view import AttentionView, show, show_experiment
 
@@ -40,6 +41,9 @@ __all__ = [
     "numpy_experiment",
     "forward",
     "head_patterns",
+    "head_report",
+    "induction_probe",
+    "pronoun_probe",
     "tokenize",
     "readable_tokens",
     "SubwordTokenizer",
