@@ -10,8 +10,8 @@
 // description), or an encoding whose vectors all have one entry per piece, ids inside the
 // vocabulary with the vocabulary's piece text, never a control piece nor <unk> when
 // byte_fallback, spans that follow
-// each other without gap inside the text, word_index non-decreasing in [0, words) (-1 exactly
-// when there are no words), words equal to english_tokenize(text), and decode(ids) equal to the
+// each other without gap inside the text, word_index rising from 0 in steps of 0 or 1 to the
+// last word, every word the text of its span, and decode(ids) equal to the
 // prepared text once spaces (and written U+2581) are taken out of both. Findings: a crash, a
 // sanitizer report, an exception that is not an mha::error, or a violated invariant.
 #include <cstddef>
@@ -72,11 +72,19 @@ void check(const mha::SubwordTokenizer& t, const std::string& text) {
     if (i > 0 && s.begin != e.spans[i - 1].end)
       mha_fuzz::finding("a span that does not begin where the last one ends", double(i));
     const int w = e.word_index[i];
-    if (e.words.empty() ? w != -1 : (w < 0 || static_cast<std::size_t>(w) >= e.words.size()))
+    if (w < 0 || static_cast<std::size_t>(w) >= e.words.size())
       mha_fuzz::finding("word_index out of range", w);
-    if (i > 0 && w < e.word_index[i - 1]) mha_fuzz::finding("word_index decreases", w);
+    const int step = i == 0 ? w : w - e.word_index[i - 1];
+    if (step != 0 && step != 1) mha_fuzz::finding("word_index does not rise by 0 or 1", w);
   }
-  if (e.words != mha::english_tokenize(text)) mha_fuzz::finding("words differ from the page's");
+  if (p > 0 && static_cast<std::size_t>(e.word_index.back()) + 1 != e.words.size())
+    mha_fuzz::finding("a word without a piece", double(e.words.size()));
+  if (e.word_spans.size() != e.words.size()) mha_fuzz::finding("word_spans and words differ");
+  for (std::size_t k = 0; k < e.words.size(); ++k) {
+    const mha::ByteSpan s = e.word_spans[k];
+    if (s.begin > s.end || s.end > text.size() || text.substr(s.begin, s.end - s.begin) != e.words[k])
+      mha_fuzz::finding("a word that is not the text of its span", double(k));
+  }
   if (spec.byte_fallback &&
       without_spaces(t.decode(e.ids)) != without_spaces(mha::english_lookup_form(text))) {
     mha_fuzz::finding("decode(encode(text)) is not the prepared text");

@@ -318,6 +318,8 @@ py::dict subword_encode(const mha::SubwordTokenizer& t, const std::string& text)
   out["words"] = e.words;
   out["word_spans"] = code_point_spans(units, e.word_spans);
   return out;
+}
+
 /// (start, end) pairs from a Python sequence of 2-sequences of ints.
 using Span = std::pair<Index, Index>;
 
