@@ -1,13 +1,17 @@
 // `mha lm` (docs/cli.md, docs/english-lm-format.md): read the arguments, the model file and the
 // text, run the English model (mha_models), print its report: the tokens, the next-token
 // prediction and the perplexity (mha::english_lm_run_to_text), or all of it with every attention
-// weight as JSON (mha::english_lm_run_to_json).
+// weight as JSON (mha::english_lm_run_to_json); with --report, the head report card of the text
+// (mha::head_report, by token or with --by-word by word) after it, or as "report" in the JSON.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli.hpp"
 #include "mha/english_lm.hpp"
 #include "mha/english_report.hpp"
+#include "mha/head_report.hpp"
+#include "mha/head_report_io.hpp"
 
 namespace mha_cli {
 
@@ -37,7 +41,10 @@ std::vector<mha::LMHead> parse_heads(const std::string& text) {
 }  // namespace
 
 int cmd_lm(const std::vector<std::string>& args) {
-  const Options o = parse_options(args, {"--model", "--top", "--ablate"}, {"--json"}, "lm");
+  const Options o =
+      parse_options(args, {"--model", "--top", "--ablate"}, {"--json", "--report", "--by-word"}, "lm");
+  const bool report = has_flag(o, "--report");
+  if (has_flag(o, "--by-word") && !report) throw usage_error{"--by-word is an option of --report"};
   if (o.positional.size() != 1) {
     throw usage_error{"lm takes one TEXT (quote it, or - for standard input), got " +
                       std::to_string(o.positional.size())};
@@ -57,10 +64,25 @@ int cmd_lm(const std::vector<std::string>& args) {
       model_path(single(o, "--model"), BuiltInFile::english_lm), "English model");
   const std::string text = o.positional[0] == "-" ? read_input("-") : o.positional[0];
   const mha::EnglishLMRun r = model.run(text, top, ablated);
+  std::optional<mha::HeadReportCard> card;
+  if (report) {
+    mha::ReportExample example;
+    example.layers = r.attn_weights;
+    example.tokens = r.tokens.tokens;
+    if (has_flag(o, "--by-word")) {
+      example.word_index.assign(r.tokens.word_index.begin(), r.tokens.word_index.end());
+    }
+    card = mha::head_report({example});
+  }
 
-  if (!has_flag(o, "--json"))
-    return write_text(mha::english_lm_run_to_text(model, r)) ? exit_ok : exit_internal;
-  return write_response(mha::english_lm_run_to_json(model, r, ablated)) ? exit_ok : exit_internal;
+  if (!has_flag(o, "--json")) {
+    std::string out = mha::english_lm_run_to_text(model, r);
+    if (card) out += "\n" + mha::head_report_table(*card);
+    return write_text(out) ? exit_ok : exit_internal;
+  }
+  nlohmann::json out = mha::english_lm_run_to_json(model, r, ablated);
+  if (card) out["report"] = mha::head_report_to_json(*card);
+  return write_response(out) ? exit_ok : exit_internal;
 }
 
 }  // namespace mha_cli

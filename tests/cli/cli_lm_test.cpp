@@ -166,3 +166,30 @@ TEST(CliLm, BadInputIsStatusTwoAndOneLine) {
 }
 
 }  // namespace
+
+// --report adds the head report card of the text (mha::head_report): by token, or by word.
+TEST(CliLm, ReportIsTheCardOfTheText) {
+  const std::string text = "The cat sat on the mat. The cat sat on the mat.";
+  const json by_token = parse_stdout(run_mha({"lm", "--json", "--report", "--model", tiny, text}));
+  const json& card = by_token.at("report");
+  EXPECT_EQ(card.at("by_word"), false);
+  EXPECT_EQ(card.at("layers"), 2);
+  EXPECT_EQ(card.at("num_heads"), 4);
+  ASSERT_EQ(card.at("heads").size(), 8u);
+  // Every score has a value and the chance of a uniform row on the same rows.
+  for (const auto& s : card.at("heads")[0].at("scores")) {
+    if (s.at("name") == "coreference") continue;  // no probe in one text
+    EXPECT_TRUE(s.at("value").is_number()) << s;
+    EXPECT_TRUE(s.at("chance").is_number()) << s;
+  }
+  const json by_word =
+      parse_stdout(run_mha({"lm", "--json", "--report", "--by-word", "--model", tiny, text}));
+  EXPECT_EQ(by_word.at("report").at("by_word"), true);
+  const CliRun table = run_mha({"lm", "--report", "--model", tiny, text});
+  EXPECT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("head report card: 1 example, 2 layers x 4 heads, scored by token"),
+            std::string::npos)
+      << table.out;
+  EXPECT_TRUE(fails_with(run_mha({"lm", "--by-word", "--model", tiny, text}),
+                         {"--by-word is an option of --report"}));
+}

@@ -1,4 +1,5 @@
-// libFuzzer target: the English model's tokenizer and loader (cpp/models/mha/english_*).
+// libFuzzer target: the English model's word rule and loader (cpp/models/mha/english_*), and a
+// run of a loaded model (its subword tokenizer has a target of its own, fuzz_subword_tokenizer).
 //
 // Byte 0 is flags, the rest is the input:
 //   bit 1 set:   the rest is text for mha::english_tokenize;
@@ -9,8 +10,10 @@
 //
 // Expected outcomes: a typed mha::error naming the problem (invalid UTF-8, a refused file), or
 // tokens that are non-empty, in order, and joined by only spaces and format characters; or a
-// model whose run gives finite logits, causal weights whose rows sum to 1, at most max_len
-// tokens, and a perplexity >= 1 (+inf when it overflows). Findings: a crash, a sanitizer report, an
+// model whose run gives finite logits (-inf exactly in the columns of <unk> and <bos>, never
+// predicted), causal weights whose rows sum to 1, at most max_len tokens, one word index per
+// token rising by 0 or 1 from <bos>'s 0 to the last word, no unknown token, and a perplexity >= 1
+// (+inf when it overflows). Findings: a crash, a sanitizer report, an
 // exception that is not an mha::error, or a violated invariant (mha_fuzz::finding).
 #include <cmath>
 #include <cstddef>
@@ -42,7 +45,26 @@ void check_run(const mha::EnglishLM& model) {
   const auto n = static_cast<mha::Index>(r.tokens.ids.size());
   if (n < 1 || n > model.config().max_len)
     mha_fuzz::finding("token count outside [1, max_len]", double(n));
-  mha_fuzz::require_finite("logits hold NaN or inf", r.logits);
+  for (mha::Index j = 0; j < r.logits.cols(); ++j) {
+    const bool never = j == mha::EnglishLM::unk_id || j == mha::EnglishLM::bos_id;
+    for (mha::Index i = 0; i < r.logits.rows(); ++i) {
+      const float x = r.logits(i, j);
+      if (never ? !(std::isinf(x) && x < 0) : !std::isfinite(x))
+        mha_fuzz::finding("a logit that is not finite (or not -inf for <unk>, <bos>)", x);
+    }
+  }
+  const auto& wi = r.tokens.word_index;
+  if (static_cast<mha::Index>(wi.size()) != n || wi[0] != 0)
+    mha_fuzz::finding("word_index is not one per token from <bos>'s 0", double(wi.size()));
+  for (std::size_t i = 1; i < wi.size(); ++i) {
+    if (wi[i] - wi[i - 1] != 0 && wi[i] - wi[i - 1] != 1)
+      mha_fuzz::finding("word_index does not rise by 0 or 1", double(i));
+  }
+  if (static_cast<std::size_t>(wi.back()) + 1 != r.tokens.words.size())
+    mha_fuzz::finding("words and word_index disagree", double(r.tokens.words.size()));
+  for (const bool u : r.tokens.unknown) {
+    if (u) mha_fuzz::finding("an unknown token");
+  }
   for (const auto& s : r.attn_weights) {
     for (mha::Index h = 0; h < s.heads(); ++h) {
       for (mha::Index i = 0; i < n; ++i) {

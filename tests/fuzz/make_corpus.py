@@ -224,7 +224,9 @@ def english_lm_seeds():
     write(t, "model-bad-checksum", b"\x00" + blob[:-3] + bytes([blob[-3] ^ 0x40]) + blob[-2:])
     write(t, "model-restamp-flipped", b"\x01" + blob[:-3] + bytes([blob[-3] ^ 0x40]) + blob[-2:])
     write(t, "model-truncated", b"\x00" + blob[: 8 + n + 100])
-    swapped = blob[8 : 8 + n].replace(b'\\"the\\",\\"a\\",', b'\\"a\\",\\"the\\",')
+    swapped = blob[8 : 8 + n].replace(
+        b'\\"<0x41>\\",\\"<0x42>\\",', b'\\"<0x42>\\",\\"<0x41>\\",', 1
+    )
     assert swapped != blob[8 : 8 + n]
     write(t, "model-vocab-swapped", b"\x00" + blob[:8] + swapped + blob[8 + n :])
     header = blob[8 : 8 + n].replace(b'\\"num_layers\\":2', b'\\"num_layers\\":3')
