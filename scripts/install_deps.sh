@@ -8,7 +8,7 @@
 # wheel and install it into a virtual environment (setup.py, scripts/test.sh); nbformat, nbclient,
 # nbconvert and ipykernel run and export the notebook of tests/browser/notebook.test.mjs; mkdocs,
 # Sphinx and MyST build the course-site examples of docs/embedding.md
-# (tests/browser/sites.test.mjs). PyTorch and xxhash run
+# (tests/browser/sites.test.mjs). PyTorch, xxhash and sentencepiece (the English tokenizer) run
 # the training scripts' smoke tests (tests/training, a few steps of each model) and regenerate
 # golden data and the models (scripts/fixtures/, scripts/training/); --fixtures adds the pthread
 # OpenBLAS those use. black and flake8 check the Python code (scripts/lint.sh).
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 bench=0
 packages=(cmake make g++ pkg-config libeigen3-dev libopenblas-dev xtl-dev nlohmann-json3-dev libxxhash-dev libgtest-dev
           emscripten chromium fonts-dejavu-core libxml2-utils
-          python3-dev python3-pybind11 python3-numpy python3-torch python3-xxhash python3-hypothesis black flake8
+          python3-dev python3-pybind11 python3-numpy python3-torch python3-xxhash python3-sentencepiece python3-hypothesis black flake8
           python3-pip python3-venv python3-build python3-setuptools python3-wheel
           python3-nbformat python3-nbclient python3-nbconvert python3-ipykernel
           mkdocs python3-sphinx python3-myst-parser)

@@ -157,6 +157,9 @@ def windows(sp, sentences, count, n):
         at = s + n - 1
         if len(out) == count:
             break
+    if not out:  # a held-out text shorter than one window: its sentences one by one
+        ends = starts[1:] + [len(stream)]
+        out = [[1] + stream[b:e][: n - 1] for b, e in zip(starts, ends)][:count]
     return out
 
 
@@ -297,7 +300,8 @@ def main(argv=None):
         [i for s in text["train"] for i in english_subwords.encode(sp, s)], minlength=len(vocab)
     )
     order = [i for i in np.argsort(-counts, kind="stable") if i >= 258 and counts[i] > 0]
-    pool_ids = np.array(order[100:2100])
+    first = min(100, len(order) // 4)  # as the training script's random runs
+    pool_ids = np.array(order[first : first + 2000])
     rng = np.random.default_rng(2022)
     ind_ids = [[1] + list(rng.choice(pool_ids, 25, replace=False)) * 4 for _ in range(10)]
     ind_card = card(mha_lab, run_examples(run, sp, [list(map(int, x)) for x in ind_ids]))
@@ -324,16 +328,16 @@ def main(argv=None):
     steps = []
     if a.checkpoints:
         for f in sorted(os.listdir(a.checkpoints)):
-            if not f.endswith(".safetensors"):
+            if not (f.startswith("step_") and f.endswith(".safetensors")):
                 continue
-            ck, _, ck_meta = M.read_file(os.path.join(a.checkpoints, f))
+            ck, _, _ = M.read_file(os.path.join(a.checkpoints, f))
             ck_run = Runner(ck)
             c_text = card(mha_lab, run_examples(ck_run, sp, wins[:50]))
             c_ind = card(mha_lab, run_examples(ck_run, sp, [list(map(int, x)) for x in ind_ids]))
             ck_nats, ck_chars, _ = sentence_losses(ck_run, sp, few[:300], n_max)
             steps.append(
                 {
-                    "step": json.loads(ck_meta["training"]).get("step", cfg and None),
+                    "step": int(f[len("step_") : -len(".safetensors")]),
                     "file": f,
                     "loss_per_char": ck_nats / ck_chars,
                     "previous_token": best_of(c_text, "previous_token_argmax"),
