@@ -345,13 +345,15 @@ export interface EnglishModelConfig {
   shortformer_positions: boolean;
 }
 
-/** EnglishModel.run's result (n tokens, <bos> first; L layers; h heads). */
+/** EnglishModel.run's result (n tokens, <bos> first; W words; L layers; h heads). */
 export interface EnglishRun {
-  /** (n): "<bos>", lookup form of known words, "<unk>". */
+  /** (n): the pieces as the vocabulary writes them: "<bos>", "▁the" (U+2581 marks a space), "<0xF0>". */
   tokens: string[];
-  /** (n): as written, "<bos>" first. */
+  /** (W + 1): "<bos>", then the text's words as written (no piece crosses a word). */
   words: string[];
-  /** (n): true where the word is not in the vocabulary. */
+  /** (n): the word of each token, an index into words (0 for <bos>), rising by 0 or 1. */
+  wordIndex: Int32Array;
+  /** (n): all false (byte fallback: no token is unknown). */
   unknown: boolean[];
   /** (n): vocabulary ids. */
   ids: number[];
