@@ -13,9 +13,10 @@ causal). The antecedent is the first person half the time and the second half th
 nearer name is right half the time.
 
 Names and places are invented strings of syllables that are not words of the corpus; they are split
-by a fixed seed into a training pool and a held-out pool (evaluate_english_lm.py measures the
-coreference heads on sentences made only of held-out names and places, with verbs the training
-stories never use).
+by a fixed seed into a training pool and a held-out pool. evaluate_english_lm.py measures the
+coreference heads on the head report card's pronoun probe (cpp/analysis/mha/probes.cpp, five
+templates of its own, whose verbs — dined, phoned, searched, sailed, called — no training story
+uses) filled only with held-out names and places.
 """
 
 import numpy as np

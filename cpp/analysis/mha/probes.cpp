@@ -63,19 +63,19 @@ std::string fill(std::uint32_t t, const std::string& o1, const std::string& m1,
   switch (t) {
     case 0:
       put("the " + o1 + " ", false), put(m1, true), put(" and the " + o2 + " ", false);
-      put(m2, true), put(" met in " + place + ". ", false);
+      put(m2, true), put(" dined in " + place + ". ", false);
       break;
     case 1:
-      put(m1, true), put(" wrote to ", false), put(m2, true);
+      put(m1, true), put(" phoned ", false), put(m2, true);
       put(" from " + place + ", and then ", false);
       break;
     case 2:
       put("in " + place + ", the " + o1 + " ", false), put(m1, true);
-      put(" waited for the " + o2 + " ", false), put(m2, true), put(" until ", false);
+      put(" searched for the " + o2 + " ", false), put(m2, true), put(" until ", false);
       break;
     case 3:
       put(m1, true), put(" and ", false), put(m2, true);
-      put(" drove to " + place + " together. later ", false);
+      put(" sailed to " + place + " together. later ", false);
       break;
     default:
       put("after the " + o1 + " ", false), put(m1, true), put(" called the " + o2 + " ", false);
