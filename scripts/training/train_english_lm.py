@@ -30,6 +30,7 @@ name.
 """
 import argparse
 import copy
+import json
 import os
 import sys
 
@@ -134,6 +135,11 @@ def parse_args(argv=None):
         help="steps between quick evaluations and checkpoints",
     )
     arg("--seed", type=int, default=0)
+    arg(
+        "--init-from",
+        help="start from this model file's weights (a second stage; its config and tokenizer "
+        "must be the ones these flags make)",
+    )
     arg("--threads", type=int, default=2)
     arg(
         "--alibi-slopes",
@@ -465,6 +471,12 @@ def main(argv=None):
         flush=True,
     )
     model = build_model(a, M.blocked_ids(tokenizer))
+    if a.init_from:
+        first, _, first_meta = M.read_file(a.init_from)
+        if first.cfg != model.cfg or json.loads(first_meta["tokenizer"]) != tokenizer:
+            sys.exit(f"train_english_lm: {a.init_from} has another config or tokenizer")
+        model.load_state_dict(first.state_dict())
+        model.train()
     opt, sched = build_optimizer(model, a)
     if a.checkpoints:
         os.makedirs(a.checkpoints, exist_ok=True)
@@ -529,6 +541,9 @@ def main(argv=None):
         previous_token_init=a.previous_token_init,
         seconds=round(elapsed),
         threads=a.threads,
+        init_from=None
+        if not a.init_from
+        else {"file": os.path.basename(a.init_from), "xxh64": first_meta["xxh64"]},
         torch=torch.__version__,
     )
     round_to_fp16_(model)
