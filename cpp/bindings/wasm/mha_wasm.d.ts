@@ -347,11 +347,13 @@ export interface EnglishModelConfig {
 
 /** EnglishModel.run's result (n tokens, <bos> first; L layers; h heads). */
 export interface EnglishRun {
-  /** (n): "<bos>", lookup form of known words, "<unk>". */
+  /** (n): "<bos>", then the SentencePiece pieces ("▁the": U+2581 starts a word; "<0xF0>" a byte). */
   tokens: string[];
-  /** (n): as written, "<bos>" first. */
+  /** (W + 1): "<bos>", then the text's words as written. */
   words: string[];
-  /** (n): true where the word is not in the vocabulary. */
+  /** (n): the word of each token (index into words; 0 is <bos>), from 0 in steps of 0 or 1. */
+  wordIndex: Int32Array;
+  /** (n): all false (a subword model has no unknown word; kept for the contract). */
   unknown: boolean[];
   /** (n): vocabulary ids. */
   ids: number[];
@@ -611,6 +613,12 @@ export interface MhaModule extends MhaCoreModule {
   };
   /** The head report card of one text: every score with its protocol, chance and paper figure. */
   headReport(request: HeadReportRequest): HeadReportCard;
+  /**
+   * (k, w, w): the by-word view of k stacked (n, n) matrices (weights: k*n*n, e.g. attnWeights):
+   * W[u, v] = mean over the query pieces of word u of the sum over the key pieces of word v.
+   * wordIndex: (n) from 0 in steps of 0 or 1; w = its last value + 1.
+   */
+  byWordWeights(weights: ArrayLike<number>, n: number, wordIndex: ArrayLike<number>): Float32Array;
   /** (h, h): mean Jensen–Shannon distance (base 2) between two heads' rows. */
   jsDistance(request: StackRequest): Float64Array;
   /** (n, m): mean over heads. */
