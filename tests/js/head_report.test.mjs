@@ -111,7 +111,10 @@ test('byWordWeights: sum over key pieces, mean over query pieces, against hand-c
 
 test('byWordWeights: bad input is an Error naming it', () => {
   const w = new Float32Array(9).fill(1 / 3);
-  assert.throws(() => mod.byWordWeights(w, 2, [0, 1]), /weights has 9 values, expected a whole number of n\*n = 4/);
+  assert.throws(
+    () => mod.byWordWeights(w, 2, [0, 1]),
+    /weights has 9 values, expected a whole number of n\*n = 4/,
+  );
   assert.throws(() => mod.byWordWeights(w, 3, [0, 2, 2]), /word_index\[1\] = 2 after 0/);
   assert.throws(() => mod.byWordWeights(w, 3, [0, 1]), /by word/);
   assert.throws(() => mod.byWordWeights(w, 3, [0, 0.5, 1]), /wordIndex\[1\] must be an integer/);
