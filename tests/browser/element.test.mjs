@@ -8,17 +8,21 @@
 // each script requested and each module started once for the page.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   DIST,
+  ROOT,
   openPage,
   setAttributes,
   withCheckedPage,
   useBrowserAndTargets,
 } from './helpers.mjs';
+
+import { loadModule } from '../js/module.mjs';
+import { readTypicalRoles, typicalText } from '../../web/src/modes/english/english_view.js';
 
 const TIMEOUT = 120_000;
 const EXAMPLE = 'embed-example.html';
@@ -604,37 +608,43 @@ for (const which of [0, 1]) {
           cell: '3.2.1',
         });
         assert.equal(got.event, 'mha-ready', got.message);
+        // The same file run in node: its shape and pieces; the roles the heads file gives.
+        const mod = await loadModule();
+        const model = new mod.EnglishModel(
+          readFileSync(path.join(ROOT, 'dist', 'english_lm.safetensors')),
+        );
+        const run = model.run(sentence, { top: 1 });
+        const { layers: L, heads: H, n } = run;
         assert.equal(
           got.summary,
-          'English language model · 2 layers × 4 heads · 13 tokens: <bos> and 12 of the text · ' +
-            `perplexity ${got.summary.match(/perplexity (\d+\.\d)$/)?.[1]}`,
+          `English language model · ${L} layers × ${H} heads · ${n} tokens: <bos> and ${n - 1} pieces of ` +
+            `the text (“·”: a piece that continues a word) · perplexity ${got.summary.match(/perplexity (\d+\.\d)$/)?.[1]}`,
+        );
+        const typical = readTypicalRoles(
+          JSON.parse(readFileSync(path.join(ROOT, 'web', 'english_lm_heads.json'), 'utf8')),
         );
         assert.deepEqual(
           got.heads.map((h) => [h.name, h.role]),
-          [
-            ['Layer 0, head 0', 'held-out: nearby tokens 0.99 · off: perplexity +134.90'],
-            ['Layer 0, head 1', 'held-out: nearby tokens 0.88 · off: perplexity +36.59'],
-            ['Layer 0, head 2', 'held-out: no clear pattern 0.30 · off: perplexity +5.43'],
-            ['Layer 0, head 3', 'held-out: previous token 0.92 · off: perplexity +12.60'],
-            ['Layer 1, head 0', 'held-out: no clear pattern 0.15 · off: perplexity +2.21'],
-            ['Layer 1, head 1', 'held-out: first token 0.93 · off: perplexity +4.82'],
-            ['Layer 1, head 2', 'held-out: no clear pattern 0.21 · off: perplexity +2.01'],
-            ['Layer 1, head 3', 'held-out: induction 0.93 · off: perplexity -0.24'],
-          ],
+          Array.from({ length: L * H }, (_, k) => [
+            `Layer ${Math.floor(k / H)}, head ${k % H}`,
+            typicalText(typical.get(`${Math.floor(k / H)}.${k % H}`)),
+          ]),
         );
-        assert.equal(await count(page, 'en', 'canvas.heatmap'), 8);
-        // Causal: row 2 (query "dog") reads <bos>, "the" and "dog" only, and sums to 1.
+        for (const h of got.heads) assert.match(h.role, /^held-out: .*\(chance \d\.\d\d\)/);
+        assert.equal(await count(page, 'en', 'canvas.heatmap'), L * H);
+        // Causal: row 2 reads <bos> and the first two pieces only, and sums to 1.
         const r = await row(page, 'en', 3, 2);
-        assert.equal(r.length, 13);
-        assert.deepEqual(r.slice(3), Array(10).fill('0.000'));
+        assert.equal(r.length, n);
+        assert.deepEqual(r.slice(3), Array(n - 3).fill('0.000'));
         assert.ok(
           Math.abs(r.slice(0, 3).reduce((a, x) => a + Number(x), 0) - 1) < 0.002,
           r.join(' '),
         );
+        const label = (t) => (t.startsWith('▁') ? t.slice(1) : `·${t}`);
         // The locked cell's readout names the layer and the head.
         assert.equal(
           await text(page, 'en', '.readout'),
-          `layer 0, head 3 · query 'dog' → key 'the': ${r[1]} · locked`,
+          `layer 0, head 3 · query '${label(run.tokens[2])}' → key '${label(run.tokens[1])}': ${r[1]} · locked`,
         );
         // One layer: its four heads, named by layer.
         assert.equal(await setAttributes(page, 'en', { layer: '1', cell: null }), 'mha-ready');
@@ -642,23 +652,24 @@ for (const which of [0, 1]) {
           await inElement(page, 'en', (root) =>
             [...root.querySelectorAll('figcaption')].map((c) => c.firstChild.textContent),
           ),
-          ['Layer 1, head 0', 'Layer 1, head 1', 'Layer 1, head 2', 'Layer 1, head 3'],
+          Array.from({ length: H }, (_, k) => `Layer 1, head ${k}`),
         );
-        assert.match(
-          await text(page, 'en', '.summary'),
-          /^English language model · layer 1 of 2 · 4 heads · 13 tokens/,
+        assert.ok(
+          (await text(page, 'en', '.summary')).startsWith(
+            `English language model · layer 1 of ${L} · ${H} heads · ${n} tokens`,
+          ),
         );
-        assert.equal(await setAttributes(page, 'en', { layer: '2' }), 'mha-error');
+        assert.equal(await setAttributes(page, 'en', { layer: String(L) }), 'mha-error');
         assert.equal(
           await text(page, 'en', '.message'),
-          'mha-attention: layer="2" is not a layer of the English model (0 to 1).',
+          `mha-attention: layer="${L}" is not a layer of the English model (0 to ${L - 1}).`,
         );
         // An empty text: <bos> alone, said in the singular.
         const empty = await addElement(page, 'en-empty', { preset: 'english', text: '' });
         assert.equal(empty.event, 'mha-ready', empty.message);
         assert.match(
           empty.summary,
-          /^English language model · 2 layers × 4 heads · 1 token: <bos> alone \(the text is empty\)/,
+          /^English language model · \d+ layers × \d+ heads · 1 token: <bos> alone \(the text is empty\)/,
         );
         // The model came from english_lm.js beside mha-attention.js, with the full module: once.
         assert.equal(requested(pageRequests, 'english_lm.js'), 1);

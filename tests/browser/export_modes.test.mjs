@@ -5,7 +5,17 @@
 // keeps the files made.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { download, parseSvg, pngSize, withCheckedPage, useBrowserAndTargets } from './helpers.mjs';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  ROOT,
+  download,
+  parseSvg,
+  pngSize,
+  withCheckedPage,
+  useBrowserAndTargets,
+} from './helpers.mjs';
+import { loadModule } from '../js/module.mjs';
 
 const TIMEOUT = 180_000;
 const env = useBrowserAndTargets();
@@ -166,7 +176,7 @@ describe('figure export of the Date translator and the English mode', { timeout:
       }));
   }
 
-  test('English mode: every layer × head (2 × 4), every token of the default text, roles, settings, link', () =>
+  test('English mode: every layer × head, every piece of the default text, roles, settings, link', () =>
     withCheckedPage(env.browser, env.servers.targets[0], '#mode=english', async ({ page }) => {
       const panel = '#english-panel';
       await page.waitForSelector(`${panel}[data-state="ready"], ${panel}[data-state="error"]`, {
@@ -178,77 +188,78 @@ describe('figure export of the Date translator and the English mode', { timeout:
         await page.textContent('#english-alert'),
       );
       await checkButtons(page);
-      // The default text as the model reads it: <bos>, then lower-cased words and marks.
-      const tokens = [
-        '<bos>',
-        'the',
-        'dog',
-        'sat',
-        'by',
-        'the',
-        'door',
-        '.',
-        'the',
-        'man',
-        'sat',
-        'by',
-        'the',
-        'fire',
-        '.',
-      ];
-      const chips = await page.$$eval('#english-tokens li', (els) =>
-        els.map((e) => e.textContent.toLowerCase()),
+      // The default text as the model reads it (the same file run in node): <bos>, then pieces.
+      const mod = await loadModule();
+      const model = new mod.EnglishModel(
+        readFileSync(path.join(ROOT, 'dist', 'english_lm.safetensors')),
       );
-      assert.deepEqual(chips, tokens, 'the page reads the same tokens');
+      const run = model.run('The dog sat by the door. The man sat by the fire.', { top: 1 });
+      const { layers: L, heads: H, n } = run;
+      const tokens = run.tokens.map((t, i) =>
+        i > 0 && run.wordIndex[i] === run.wordIndex[i - 1] ? `·${t}` : t.replace(/^▁/, ''),
+      );
+      const chips = await page.$$eval('#english-tokens li', (els) => els.map((e) => e.textContent));
+      // One chip per word the model read: its pieces side by side, without the word mark.
+      const words = run.words.map((_, w) =>
+        run.tokens
+          .filter((_t, i) => run.wordIndex[i] === w)
+          .map((t) => t.replace(/^▁/, ''))
+          .join(''),
+      );
+      assert.deepEqual(chips, words);
       const svgFile = await download(page, () => page.click('#export-svg'));
-      assert.equal(svgFile.name, 'mha-english-l2-h4-n15.svg');
+      assert.equal(svgFile.name, `mha-english-l${L}-h${H}-n${n}.svg`);
       const parsed = await parseSvg(page, svgFile.bytes.toString('utf8'));
       assert.equal(parsed.error, '');
       assert.equal(parsed.ns, 'http://www.w3.org/2000/svg');
-      // Every token labels a row and a column of each of the 8 heads.
+      // Every piece labels a row and a column of each head.
       for (const t of new Set(tokens))
         assert.equal(
           count(parsed.texts, t),
-          8 * 2 * tokens.filter((x) => x === t).length,
+          L * H * 2 * tokens.filter((x) => x === t).length,
           `label ${t}`,
         );
-      for (let l = 0; l < 2; l++) {
-        for (let h = 0; h < 4; h++)
+      for (let l = 0; l < L; l++) {
+        for (let h = 0; h < H; h++)
           assert.equal(
             count(parsed.texts, `layer ${l}, head ${h}`),
             1,
             `caption layer ${l}, head ${h}`,
           );
       }
-      assert.equal(parsed.cells.length, 8 * 15 * 15);
-      // A row of heads per layer: layer 0's four grids side by side, layer 1's under them.
+      assert.equal(parsed.cells.length, L * H * n * n);
+      // A row of heads per layer: layer 0's grids side by side, layer 1's under them.
       const top = (h) => Math.min(...parsed.cells.filter((c) => c.head === h).map((c) => c.y));
       const left = (h) => Math.min(...parsed.cells.filter((c) => c.head === h).map((c) => c.x));
-      for (let h = 1; h < 4; h++) assert.equal(top(h), top(0));
-      for (let h = 4; h < 8; h++) {
-        assert.equal(top(h), top(4));
-        assert.equal(left(h), left(h - 4));
+      for (let h = 1; h < H; h++) assert.equal(top(h), top(0));
+      for (let h = H; h < 2 * H; h++) {
+        assert.equal(top(h), top(H));
+        assert.equal(left(h), left(h - H));
       }
-      assert.ok(top(4) > top(0) + 15 * parsed.cells[0].size);
+      assert.ok(top(H) > top(0) + n * parsed.cells[0].size);
       // Each head's role measured on this text, as its small multiple's caption shows it.
       const roles = await page.$$eval('#english-layers .en-role', (els) =>
         els.map((e) => e.textContent),
       );
-      assert.equal(roles.length, 8);
+      assert.equal(roles.length, L * H);
       const all = parsed.texts.join(' ');
       for (const role of roles) {
         assert.match(role, /^this text: /);
         assert.ok(all.includes(role), `role "${role}" in the SVG`);
       }
       assert.ok(parsed.texts.includes('Text: “The dog sat by the door. The man sat by the fire.”'));
-      assert.ok(parsed.texts.includes('2 layers × 4 heads · 15 tokens: <bos> and 14 of the text'));
+      assert.ok(
+        parsed.texts.includes(
+          `${L} layers × ${H} heads · ${n} tokens: <bos> and ${n - 1} pieces of the text`,
+        ),
+      );
       assert.ok(parsed.texts.includes('Heads switched off: none'));
       const link = await page.evaluate(() => location.href);
       assert.match(link, /#mode=english&text=The%20dog/);
       assert.ok(parsed.texts.join('').includes(link), `the caption shows ${link}`);
-      const sizes = await pngs(page, 'mha-english-l2-h4-n15', parsed);
+      const sizes = await pngs(page, `mha-english-l${L}-h${H}-n${n}`, parsed);
       console.log(
-        `# english 2×4 heads: SVG ${svgFile.bytes.length} bytes ${parsed.width}×${parsed.height}; PNG ${JSON.stringify(sizes)}`,
+        `# english ${L}×${H} heads: SVG ${svgFile.bytes.length} bytes ${parsed.width}×${parsed.height}; PNG ${JSON.stringify(sizes)}`,
       );
 
       // A head switched off: its caption and the settings say so, and the link carries it.

@@ -79,3 +79,45 @@ test('bad input is an Error naming it', () => {
     /NaN/,
   );
 });
+
+// mod.byWordWeights: the by-word view of stacked (n, n) matrices (mha::by_word_stack).
+test('byWordWeights: sum over key pieces, mean over query pieces, against hand-computed values', () => {
+  // Two heads of 4 tokens; words [0, 1, 1, 2] (<bos>, a word of two pieces, a word of one).
+  const a = [
+    [1, 0, 0, 0],
+    [0.5, 0.5, 0, 0],
+    [0.2, 0.3, 0.5, 0],
+    [0.1, 0.2, 0.3, 0.4],
+  ];
+  const b = [
+    [1, 0, 0, 0],
+    [0, 1, 0, 0],
+    [0, 0, 1, 0],
+    [0.25, 0.25, 0.25, 0.25],
+  ];
+  const w = new Float32Array([...a.flat(), ...b.flat()]);
+  const out = mod.byWordWeights(w, 4, new Int32Array([0, 1, 1, 2]));
+  assert.ok(out instanceof Float32Array);
+  // Head a: word 1's rows are tokens 1 and 2: key word 0 = mean(0.5, 0.2), key word 1 =
+  // mean(0.5, 0.3 + 0.5); word 2's row is token 3: 0.1 | 0.2 + 0.3 | 0.4.
+  // Head b: word 1: mean(0, 0) | mean(1, 1) | 0; word 2: 0.25 | 0.5 | 0.25.
+  const expected = [1, 0, 0, 0.35, 0.65, 0, 0.1, 0.5, 0.4, 1, 0, 0, 0, 1, 0, 0.25, 0.5, 0.25];
+  assert.equal(out.length, expected.length);
+  for (let i = 0; i < expected.length; i++)
+    assert.ok(Math.abs(out[i] - expected[i]) < 1e-6, `entry ${i}: ${out[i]} vs ${expected[i]}`);
+  // An array works as well as an Int32Array; one word per token is the identity.
+  assert.deepEqual([...mod.byWordWeights(w, 4, [0, 1, 2, 3])], [...w]);
+});
+
+test('byWordWeights: bad input is an Error naming it', () => {
+  const w = new Float32Array(9).fill(1 / 3);
+  assert.throws(
+    () => mod.byWordWeights(w, 2, [0, 1]),
+    /weights has 9 values, expected a whole number of n\*n = 4/,
+  );
+  assert.throws(() => mod.byWordWeights(w, 3, [0, 2, 2]), /word_index\[1\] = 2 after 0/);
+  assert.throws(() => mod.byWordWeights(w, 3, [0, 1]), /by word/);
+  assert.throws(() => mod.byWordWeights(w, 3, [0, 0.5, 1]), /wordIndex\[1\] must be an integer/);
+  assert.throws(() => mod.byWordWeights(w, 0, [0]), /n must be an integer from 1/);
+  assert.throws(() => mod.byWordWeights(w, 3, 'abc'), /wordIndex must be an Int32Array/);
+});

@@ -337,7 +337,7 @@ test('english.js, english.css and the English model: the mode apart from app.js,
     await readFile(path.join(dir, 'index.html'), 'utf8'),
     /english\.(js|css)|english_lm/,
   );
-  assert.match(await readFile(path.join(dir, 'english.css'), 'utf8'), /\.en-unknown\{/);
+  assert.match(await readFile(path.join(dir, 'english.css'), 'utf8'), /\.en-piece\+\.en-piece\{/);
 
   // No model any more: stale copies are removed, and the mode is told there is none.
   const gone = await run(

@@ -15,20 +15,20 @@ import { parseMode } from '../../web/src/chrome/address_keys.js';
 
 test('mode=english is a mode of the address', () => {
   assert.deepEqual(parseMode('#mode=english&text=hi'), { mode: 'english', notes: [] });
-  assert.deepEqual(ENGLISH_HASH_KEYS, ['mode', 'text', 'off', 'sel']);
+  assert.deepEqual(ENGLISH_HASH_KEYS, ['mode', 'text', 'off', 'sel', 'words']);
 });
 
 test('no keys: the defaults', () => {
   const { state, notes } = parseEnglishHash('#mode=english');
-  assert.deepEqual(state, { text: ENGLISH_DEFAULTS.text, off: [], sel: null });
+  assert.deepEqual(state, { text: ENGLISH_DEFAULTS.text, off: [], sel: null, words: false });
   assert.deepEqual(notes, []);
 });
 
-test('text, off and sel are read back from the hash they write', () => {
+test('text, off, sel and words are read back from the hash they write', () => {
   for (const state of [
-    { text: 'The cat sat, then ran / away.', off: ['0.1', '1.3'], sel: '1.2' },
-    { text: '', off: [], sel: null },
-    { text: 'émile 😀 & = # ? % +', off: ['10.15'], sel: '0.0' },
+    { text: 'The cat sat, then ran / away.', off: ['0.1', '1.3'], sel: '1.2', words: false },
+    { text: '', off: [], sel: null, words: true },
+    { text: 'émile 😀 & = # ? % +', off: ['10.15'], sel: '0.0', words: true },
   ]) {
     const hash = englishStateToHash(state);
     assert.match(hash, /^mode=english&text=/);
@@ -42,6 +42,24 @@ test('spaces are %20 and commas stay readable', () => {
     englishStateToHash({ text: 'a b, c', off: [], sel: null }),
     'mode=english&text=a%20b,%20c',
   );
+});
+
+test('words=1 is the by-word view; pieces by default (no key written); anything else a note', () => {
+  assert.equal(parseEnglishHash('#mode=english&words=1').state.words, true);
+  assert.equal(parseEnglishHash('#mode=english&words=0').state.words, false);
+  assert.equal(
+    englishStateToHash({ text: 'a', off: [], sel: '1.2', words: true }),
+    'mode=english&text=a&sel=1.2&words=1',
+  );
+  assert.equal(
+    englishStateToHash({ text: 'a', off: [], sel: null, words: false }),
+    'mode=english&text=a',
+  );
+  const { state, notes } = parseEnglishHash('#mode=english&words=yes');
+  assert.equal(state.words, false);
+  assert.deepEqual(notes, [
+    'words=yes in the address is not 1 (by word) or 0 (pieces); showing pieces.',
+  ]);
 });
 
 test('heads are layer.head; bad ones are dropped with a note', () => {

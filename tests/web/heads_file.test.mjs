@@ -4,7 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { measuredElsewhere, rolesChecksum } from '../../web/src/modes/trained/heads_file.js';
+import {
+  measuredElsewhere,
+  readCardRow,
+  readHeadsFile,
+  rolesChecksum,
+} from '../../web/src/modes/trained/heads_file.js';
 
 const shipped = (name) =>
   JSON.parse(readFileSync(new URL(`../../web/${name}`, import.meta.url), 'utf8'));
@@ -69,4 +74,64 @@ test('measuredElsewhere: the note when the roles belong to another model file, e
     'a file that names no model',
   );
   assert.equal(measuredElsewhere(null, '0123456789abcdef', 'Head roles'), null);
+});
+
+test('readHeadsFile: the English file’s cards, protocols, measurement and checkpoints, read as written', () => {
+  const json = shipped('english_lm_heads.json');
+  const f = readHeadsFile(json);
+  assert.equal(f.heads.size, json.heads.length);
+  for (const h of json.heads) {
+    const got = f.heads.get(`${h.layer}.${h.head}`);
+    assert.equal(got.role, h.role);
+    assert.equal(got.card.length, h.card.length);
+    for (const [i, row] of h.card.entries()) {
+      assert.equal(got.card[i].name, row.name);
+      assert.equal(got.card[i].value, row.value);
+      assert.equal(got.card[i].chance, row.chance);
+      assert.equal(got.card[i].count, row.count);
+      assert.equal(got.card[i].probe, row.probe);
+    }
+  }
+  assert.deepEqual([...f.protocols.keys()], Object.keys(json.protocols));
+  for (const [name, p] of f.protocols) {
+    assert.equal(p.protocol, json.protocols[name].protocol);
+    assert.equal(p.figure, json.protocols[name].figure ?? null);
+  }
+  const c = json.measured.coreference_head;
+  assert.equal(f.coreferenceHead, `${c.layer}.${c.head}`);
+  assert.equal(f.checkpoints.length, json.checkpoints.length);
+  // Every card row names a score the file has a protocol for.
+  for (const h of f.heads.values())
+    for (const row of h.card) assert.ok(f.protocols.has(row.name), row.name);
+});
+
+test('readHeadsFile: the date model’s file (roles only) and malformed parts read as nothing', () => {
+  const date = readHeadsFile(shipped('date_model_heads.json'));
+  assert.equal(date.protocols.size, 0);
+  assert.equal(date.coreferenceHead, null);
+  for (const h of date.heads.values()) assert.deepEqual(h.card, []);
+  for (const bad of [null, [], 'x', { heads: 'no', protocols: [], measured: 3 }]) {
+    const f = readHeadsFile(bad);
+    assert.equal(f.heads.size, 0);
+    assert.equal(f.protocols.size, 0);
+    assert.deepEqual(f.measured, {});
+  }
+  assert.deepEqual(
+    readCardRow({ name: 'induction', value: Number.NaN, chance: 0.1, count: -1, offset: -1 }),
+    {
+      name: 'induction',
+      value: null,
+      chance: 0.1,
+      count: null,
+      probe: null,
+      offset: -1,
+    },
+  );
+  assert.equal(readCardRow({ value: 1 }), null);
+  const f = readHeadsFile({
+    heads: [{ layer: 0, head: 0, role: 'x', card: [{ name: 'a', value: 1 }, { value: 2 }, null] }],
+    measured: { coreference_head: { layer: 'a', head: 0 } },
+  });
+  assert.equal(f.heads.get('0.0').card.length, 1);
+  assert.equal(f.coreferenceHead, null);
 });

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "js_convert.hpp"
+#include "mha/head_report.hpp"
 #include "mha/head_report_io.hpp"
 #include "mha/patterns.hpp"
 
@@ -255,6 +256,52 @@ val head_report(val req) {
   });
 }
 
+/// mod.byWordWeights(weights, n, wordIndex) -> Float32Array(k*w*w): the by-word view of k stacked
+/// (n, n) matrices (weights: k*n*n values, e.g. a run's attnWeights, L*h*n*n), each by
+/// mha::by_word_stack: W[u, v] = mean over the query pieces i of word u of the sum over the key
+/// pieces j of word v of a[i, j]. wordIndex: n integers from 0 in steps of 0 or 1; w is the last + 1.
+val by_word_weights(val weights, val n_value, val word_index) {
+  return guarded([&] {
+    if (n_value.typeOf().as<std::string>() != "number" || !std::isfinite(n_value.as<double>()) ||
+        std::floor(n_value.as<double>()) != n_value.as<double>() || n_value.as<double>() < 1 ||
+        n_value.as<double>() > mha::limits::max_tokens) {
+      throw mha::parse_error("byWordWeights(weights, n, wordIndex): n must be an integer from 1 to " +
+                             std::to_string(mha::limits::max_tokens) + ", got " + js_repr(n_value));
+    }
+    const auto n = static_cast<Index>(n_value.as<double>());
+    const std::size_t length = array_length(weights, "weights");
+    const std::size_t square = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+    if (length == 0 || length % square != 0) {
+      throw mha::shape_error("weights has " + std::to_string(length) +
+                             " values, expected a whole number of n*n = " + std::to_string(square) +
+                             " matrices");
+    }
+    if (length > static_cast<std::size_t>(mha::limits::max_weight_entries)) {
+      throw mha::limit_error("weights: " + std::to_string(length) + " values exceed the limit of " +
+                             std::to_string(mha::limits::max_weight_entries) + " weights");
+    }
+    const auto k = static_cast<Index>(length / square);
+    mha::HeadStack stack(k, n, n);
+    copy_into(weights, stack.data(), length);
+    if (!word_index.isArray() && !word_index.instanceof(val::global("Int32Array"))) {
+      throw mha::parse_error("wordIndex must be an Int32Array or an array of integers");
+    }
+    std::vector<Index> words;
+    const auto count = word_index["length"].as<std::size_t>();
+    for (std::size_t i = 0; i < count; ++i) {
+      const val x = word_index[i];
+      if (x.typeOf().as<std::string>() != "number" || !std::isfinite(x.as<double>()) ||
+          std::floor(x.as<double>()) != x.as<double>()) {
+        throw mha::parse_error("wordIndex[" + std::to_string(i) + "] must be an integer, got " +
+                               js_repr(x));
+      }
+      words.push_back(static_cast<Index>(x.as<double>()));
+    }
+    const mha::HeadStack out = mha::by_word_stack(stack, words);
+    return float32_copy(out.data(), out.size());
+  });
+}
+
 /// mod.slidingWindowMask({n, m?, window, is_causal?}) -> Uint8Array(n*m), 1 = may not attend.
 val sliding_window_mask(val req) { return sliding_window_mask_js(req, "the slidingWindowMask request"); }
 
@@ -352,6 +399,7 @@ EMSCRIPTEN_BINDINGS(mha_lab_patterns) {
   using namespace emscripten;
   function("headPatterns", &head_patterns);
   function("headReport", &head_report);
+  function("byWordWeights", &by_word_weights);
   function("jsDistance", &js_distance);
   function("meanOverHeads", &mean_heads);
   function("maxOverHeads", &max_heads);

@@ -613,6 +613,12 @@ export interface MhaModule extends MhaCoreModule {
   };
   /** The head report card of one text: every score with its protocol, chance and paper figure. */
   headReport(request: HeadReportRequest): HeadReportCard;
+  /**
+   * (k, w, w): the by-word view of k stacked (n, n) matrices (weights: k*n*n, e.g. attnWeights):
+   * W[u, v] = mean over the query pieces of word u of the sum over the key pieces of word v.
+   * wordIndex: (n) from 0 in steps of 0 or 1; w = its last value + 1.
+   */
+  byWordWeights(weights: ArrayLike<number>, n: number, wordIndex: ArrayLike<number>): Float32Array;
   /** (h, h): mean Jensen–Shannon distance (base 2) between two heads' rows. */
   jsDistance(request: StackRequest): Float64Array;
   /** (n, m): mean over heads. */

@@ -307,13 +307,11 @@ export async function englishView(mod, read, shared) {
   const ids = Array.from({ length: shown * h }, (_, k) => [first + Math.floor(k / h), k % h]);
   const labels = tokenLabels(run);
   const config = model.config;
-  const unknown = run.unknown.filter(Boolean).length;
   const counts = [
     n === 1
       ? '1 token: <bos> alone (the text is empty)'
-      : `${n} tokens: <bos> and ${n - 1} of the text`,
+      : `${n} tokens: <bos> and ${n - 1} pieces of the text (“·”: a piece that continues a word)`,
   ];
-  if (unknown) counts.push(`${unknown} not in its vocabulary (*)`);
   if (run.truncatedTokens > 0)
     counts.push(`${run.truncatedTokens} more cut (it reads at most ${config.max_len})`);
   const ppl = Number.isFinite(run.perplexity) ? ` · perplexity ${run.perplexity.toFixed(1)}` : '';

@@ -1,6 +1,6 @@
 // The English mode's panel, built into index.html's empty #english-panel when the mode is first
 // shown (the page's first load carries none of it). Text nodes only (textContent).
-import { EXAMPLES, HEADS_HELP, LABEL_HELP } from './english_text.js';
+import { BY_WORD_RULE, EXAMPLES, HEADS_HELP, LABEL_HELP } from './english_text.js';
 import { el } from '../../draw/dom.js';
 
 function withId(e, id) {
@@ -17,9 +17,9 @@ export function buildPanel(panel) {
   const intro = el(
     'p',
     'date-intro',
-    'A small English language model (a decoder-only, causal Transformer over words) ' +
-      'runs here in the same C++ attention core: as you type, it predicts the next word, and every head of every layer ' +
-      'shows where each word looked.',
+    'A small English language model (a decoder-only, causal Transformer over subword pieces) ' +
+      'runs here in the same C++ attention core: as you type, it predicts the next piece, and every head of every layer ' +
+      'shows where each piece (or, by word, each word) looked.',
   );
 
   const form = withId(el('form', 'controls en-controls'), 'english-controls');
@@ -35,8 +35,9 @@ export function buildPanel(panel) {
     el(
       'p',
       'help',
-      'Each word (letters and digits, with an inner apostrophe as in don’t) is one token, ' +
-        'lower-cased; every other character that is not a space is a token by itself.',
+      'Any text: the model reads it as pieces (a common word is one piece, a rarer one several; each chip below ' +
+        'is a word, a thin line between its pieces), and a character its vocabulary lacks as that character’s ' +
+        'UTF-8 bytes.',
     ),
     'english-help',
   );
@@ -71,22 +72,21 @@ export function buildPanel(panel) {
   const tokensNote = withId(el('p', 'help en-tokens-note'), 'english-tokens-note');
   const tokens = withId(el('ol', 'en-tokens'), 'english-tokens');
   tokens.setAttribute('aria-label', 'Tokens as the model reads them');
-  const legend = el('p', 'help en-unknown-legend');
-  legend.append(
-    el('span', 'en-token en-unknown', 'word'),
-    ' a word not in the model’s vocabulary: it reads <unk> there (marked * in the grids).',
-  );
 
   const predict = el('div', 'en-predict');
-  const nextTitle = withId(el('h2', '', 'The next word'), 'english-reading-title');
+  const nextTitle = withId(el('h2', '', 'The next piece'), 'english-reading-title');
   const next = withId(el('table', 'en-next'), 'english-next');
   const caption = withId(
-    el('caption', '', 'The model’s five most likely next tokens'),
+    el(
+      'caption',
+      '',
+      'The model’s five most likely next pieces (“·”: a piece that continues the last word)',
+    ),
     'english-next-caption',
   );
   const head = el('thead');
   const hr = el('tr');
-  for (const t of ['token', 'probability']) {
+  for (const t of ['piece', 'probability']) {
     const th = el('th', '', t);
     th.scope = 'col';
     hr.append(th);
@@ -100,7 +100,7 @@ export function buildPanel(panel) {
   allOn.hidden = true;
   predict.append(nextTitle, next, perplexity, allOn);
   const words = el('div', 'en-words');
-  words.append(tokensNote, tokens, legend);
+  words.append(tokensNote, tokens);
   // The text, what the model read and the notes on the left; the prediction on the right.
   const left = el('div', 'en-left');
   left.append(form, alert, notes, words);
@@ -138,6 +138,18 @@ export function buildPanel(panel) {
     withId(el('h2', '', 'Every head of every layer'), 'english-heads-title'),
     el('p', 'help', HEADS_HELP),
   );
+  // The by-word view: its switch and its rule.
+  const view = withId(el('div', 'en-view'), 'english-view');
+  const byWordLabel = el('label', 'en-by-word');
+  const byWord = withId(el('input'), 'english-by-word');
+  byWord.type = 'checkbox';
+  byWord.setAttribute('aria-describedby', 'english-by-word-rule');
+  byWordLabel.append(byWord, ' By word: merge each word’s pieces');
+  view.append(
+    byWordLabel,
+    withId(el('p', 'help en-by-word-rule', BY_WORD_RULE), 'english-by-word-rule'),
+  );
+  headsText.append(view);
   headsTop.append(headsText, legendFigure);
   // What every term of the captions means.
   const terms = withId(el('section', 'en-terms'), 'english-terms');
@@ -175,7 +187,8 @@ export function buildPanel(panel) {
         'p',
         'help',
         'Module 03 (“What different heads learn”) lists previous-token, positional, punctuation, ' +
-          'coreference and content-based heads. Measured on held-out text (scripts/training/evaluate_english_lm.py), this model has:',
+          'coreference and content-based heads. Measured on held-out text and probes (scripts/training/evaluate_english_lm.py), ' +
+          'each with its chance baseline and the target the model was trained for:',
       ),
       'english-kinds-intro',
     ),
@@ -208,6 +221,7 @@ export function buildPanel(panel) {
     summary,
     modelInfo,
     legend: legendCanvas,
+    byWord,
     readout,
     heads,
     layers,

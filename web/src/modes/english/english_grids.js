@@ -2,13 +2,15 @@
 // a canvas with one pixel per cell scaled by CSS without smoothing, coloured by the page's table,
 // draw/color.js headPixels, through trained/model_grids.js paintThumb), each captioned with its measured role on this text and its typical
 // role over held-out text, with a switch to turn it off; and one head enlarged under them with
-// its token labels (draw/heatmap.js HeadHeatmap), its hidden table and the readout of its cells.
+// its token labels (draw/heatmap.js HeadHeatmap), its whole report card (held-out text and this
+// text, every score with its protocol, chance and the paper's figure), its hidden table and the
+// readout of its cells. The grids draw a view: the run's pieces, or its words (by-word view).
 import { HeadHeatmap, readTheme } from '../../draw/heatmap.js';
 import { headTable } from '../../draw/table.js';
 import { dropQueued, queueAfterFrame } from '../../draw/tables.js';
 import { formatWeight } from '../../draw/format.js';
 import { setText } from '../../chrome/alerts.js';
-import { typicalText } from './english_view.js';
+import { typicalText, valueWithChance } from './english_view.js';
 import { el } from '../../draw/dom.js';
 import { ModelGrids, cellWeight, paintThumb } from '../trained/model_grids.js';
 
@@ -33,10 +35,15 @@ export class EnglishGrids extends ModelGrids {
    * @param {(id: string) => boolean} p.isOff whether head "layer.head" is switched off
    * @param {(id: string, off: boolean) => void} p.setOff its switch changed
    * @param {(id: string|null) => void} p.onZoom a head was enlarged (null: none)
+   * @param {(id: string) => object|null} p.cardOf head "layer.head"'s whole report card
+   *   (english_mode.js cardOf: {heldOut, live, byWord, note})
    */
-  constructor(els, { labels, isOff, setOff, onZoom }) {
+  constructor(els, { labels, isOff, setOff, onZoom, cardOf }) {
     super(els, { labels, isOff, setOff });
     this.onZoom = onZoom;
+    this.cardOf = cardOf;
+    /** Whether the card's details are open (kept from one enlarged head to the next). */
+    this.cardOpen = false;
     /** [{id, layer, head, figure, button, canvas, role, typical, box}], one per head (null before a model). */
     this.thumbs = null;
     this.shape = null; // `${layers}x${heads}` of the thumbs built
@@ -213,11 +220,20 @@ export class EnglishGrids extends ModelGrids {
       const scroller = el('div', 'grid-scroll');
       scroller.append(grid.element);
       const holder = el('div', 'visually-hidden table-holder');
-      box.replaceChildren(caption, scroller, holder);
+      const card = el('details', 'en-card');
+      card.id = 'english-card';
+      card.open = this.cardOpen;
+      card.addEventListener('toggle', () => {
+        this.cardOpen = card.open;
+      });
+      const summary = el('summary', '', `Report card of L${layer} H${head}`);
+      const cardBody = el('div', 'en-card-body');
+      card.append(summary, cardBody);
+      box.replaceChildren(caption, scroller, card, holder);
       Object.assign(box.dataset, { layer: String(layer), head: String(head) });
       this.zoomGrid = grid;
       this.zoomKey = id;
-      this.zoomParts = { role, holder, check };
+      this.zoomParts = { role, holder, check, cardBody };
       this.cells.clear();
     } else {
       this.zoomGrid.setData({ result, tokens: v.labels });
@@ -225,8 +241,91 @@ export class EnglishGrids extends ModelGrids {
       if (c && (c.row >= v.n || c.col >= v.n)) this.cells.clear();
     }
     setText(this.zoomParts.role, roles.get(this.zoomed) ?? '');
+    this.drawCard();
     box.classList.toggle('is-off', this.isOff(this.zoomed));
     this.tablePending = { layer, head, result };
+  }
+
+  /**
+   * The enlarged head's whole report card: one row per score, its value with its chance and the
+   * rows counted on this text (the core's card of the run, by word in the by-word view) and over
+   * held-out text (the heads file, with the probe it was measured on), its protocol and the
+   * paper's figure.
+   */
+  drawCard() {
+    const body = this.zoomParts?.cardBody;
+    const c = this.zoomed ? this.cardOf?.(this.zoomed) : null;
+    if (!body || !c) return;
+    const names = [...new Set([...c.live.map((r) => r.name), ...c.heldOut.map((r) => r.name)])];
+    const table = el('table', 'en-card-table');
+    table.append(
+      el(
+        'caption',
+        '',
+        `Every score of the head report card (docs/patterns.md), on this text ${c.byWord ? 'by word' : 'by piece'} ` +
+          'and on held-out text; chance: the same score for a head that spreads its weight evenly on the same rows.',
+      ),
+    );
+    const head = el('thead');
+    const hr = el('tr');
+    for (const t of [
+      'score',
+      `on this text (${c.byWord ? 'words' : 'pieces'})`,
+      'on held-out text',
+      'protocol and the paper’s figure',
+    ]) {
+      const th = el('th', '', t);
+      th.scope = 'col';
+      hr.append(th);
+    }
+    head.append(hr);
+    const rows = names.map((name) => {
+      const live = c.live.find((r) => r.name === name);
+      const held = c.heldOut.find((r) => r.name === name);
+      const any = live ?? held;
+      const tr = el('tr');
+      tr.dataset.score = name;
+      const th = el('th', '', any.words);
+      th.scope = 'row';
+      const count = (r, what) =>
+        r.count === null
+          ? ''
+          : `${r.count.toLocaleString('en-US')} ${what}${r.count === 1 ? '' : 's'}`;
+      const unit = name === 'coreference' ? 'probe' : 'row';
+      const liveCell = el('td', 'en-card-value en-card-live');
+      if (live) {
+        liveCell.append(valueWithChance(live));
+        const more = [count(live, unit)];
+        if (live.offset !== null) more.push(`offset ${live.offset}`);
+        liveCell.append(el('br'), el('span', 'en-card-source', more.filter(Boolean).join(' · ')));
+      } else liveCell.append('—');
+      const heldCell = el('td', 'en-card-value en-card-held');
+      if (held) {
+        heldCell.append(valueWithChance(held));
+        const more = [count(held, unit), held.probe].filter(Boolean).join(' · ');
+        heldCell.append(el('br'), el('span', 'en-card-source', more));
+      } else heldCell.append('— (not in the heads file)');
+      const about = el('td', 'en-card-about');
+      about.append(any.protocol ?? held?.protocol ?? '—');
+      const figure = any.figure ?? held?.figure;
+      about.append(
+        el('br'),
+        el('span', 'en-card-source', figure ? `Paper: ${figure}` : 'No published figure.'),
+      );
+      tr.append(th, liveCell, heldCell, about);
+      return tr;
+    });
+    const tbody = el('tbody');
+    tbody.append(...rows);
+    table.append(head, tbody);
+    const parts = [table];
+    if (c.note) parts.unshift(el('p', 'help', c.note));
+    else if (!c.live.length) parts.unshift(el('p', 'help', 'No card on this text yet.'));
+    if (!c.heldOut.length)
+      parts.unshift(
+        el('p', 'help', 'No held-out card for this head (web/english_lm_heads.json has none).'),
+      );
+    body.replaceChildren(...parts);
   }
 
   /** Layer `layer`'s weights as HeadHeatmap reads a result: (h, n, n), no masked row (causal rows always have a key). */

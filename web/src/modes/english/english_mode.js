@@ -1,8 +1,10 @@
 // The "English" mode: a small trained English language model (mod.EnglishModel of the full module
-// mha_wasm.js, docs/js-api.md) runs on every keystroke; the page shows the tokens as it reads them,
-// its next-word prediction and the text's perplexity, and every head of every layer as small
-// multiples captioned with the role the core's head-pattern scores measure on this text
-// (english_grids.js). Heads can be switched off; the model then runs again without them.
+// mha_wasm.js, docs/js-api.md) runs on every keystroke; the page shows the pieces it reads, word by
+// word, its next-piece prediction and the text's perplexity, and every head of every layer as small
+// multiples captioned with the role the core's head-pattern scores measure on this text and the
+// head's report card over held-out text (english_grids.js); the enlarged head shows its whole card,
+// held-out and on this text (mod.headReport). The by-word view (words=1) shows every grid with each
+// word's pieces merged (mod.byWordWeights). Heads can be switched off; the model then runs again.
 //
 // The model's bytes: over http(s), fetch() of english_lm.safetensors (next to index.html); from
 // file://, where a page may not fetch its own files, english_lm.js, a classic script with the same
@@ -19,6 +21,8 @@ import {
 } from './english_state.js';
 import {
   EMPTY_NOTE,
+  JOINER,
+  cardTable,
   formatProbability,
   measuredRole,
   modelSummary,
@@ -28,13 +32,16 @@ import {
   headName,
   inductionFinding,
   modelKinds,
+  nextPieceLabel,
   patternsRequest,
   perplexityText,
   readTypicalRoles,
   tokenLabels,
   tokensNote,
+  wordGroups,
 } from './english_view.js';
-import { COREFERENCE_NOTE, EXAMPLES, REPEAT_NOTE } from './english_text.js';
+import { readHeadsFile } from '../trained/heads_file.js';
+import { BY_WORD_RULE, COREFERENCE_NOTE, EXAMPLES, REPEAT_NOTE } from './english_text.js';
 import { el } from '../../draw/dom.js';
 import { buildPanel } from './english_dom.js';
 import { EnglishGrids } from './english_grids.js';
@@ -97,13 +104,17 @@ export class EnglishMode extends TrainedMode {
         this.state.sel = id;
         this.writeHash();
       },
+      cardOf: (id) => this.cardOf(id),
     });
+    /** The protocols of the heads file's scores (readHeadsFile), for the whole card. */
+    this.protocols = new Map();
     this.fillExplain();
   }
 
   /** The text box from this.state. */
   showControls() {
     this.els.text.value = this.state.text;
+    this.els.byWord.checked = Boolean(this.state.words);
   }
 
   /** The first view once the model is loaded: every head's small multiple, a run, the head enlarged. */
@@ -152,13 +163,12 @@ export class EnglishMode extends TrainedMode {
     else if (elsewhere) info += ` ${elsewhere}.`;
     else {
       this.typical = readTypicalRoles(heads);
+      this.protocols = readHeadsFile(heads).protocols;
       this.coreference = coreferenceNote(heads);
       if (this.coreference) this.fillExplain();
       this.showKinds(modelKinds(heads));
     }
     this.els.modelInfo.textContent = info;
-    /** The model's unknown token (its vocabulary's id 0): no repeat of anything in the token scores. */
-    this.unknownToken = this.model.vocab[0];
   }
 
   /** Module 03's kinds the model has and lacks (modelKinds), under the page; hidden when unmeasured. */
@@ -196,7 +206,13 @@ export class EnglishMode extends TrainedMode {
 
   /** The text box, the form, "Repeat this text" and the examples. */
   wireControls() {
-    const { form, text, repeat, examples } = this.els;
+    const { form, text, repeat, examples, byWord } = this.els;
+    byWord.addEventListener('change', () => {
+      this.state.words = byWord.checked;
+      this.ctx.clock.inputChanged();
+      this.onInput();
+      this.writeHash();
+    });
     text.addEventListener('input', () => {
       this.ctx.clock.inputChanged();
       this.els.look.textContent = '';
@@ -279,25 +295,25 @@ export class EnglishMode extends TrainedMode {
     } else this.ctx.clock.inputRefused();
   }
 
-  /** The tokens, the unknown words, the cut; the next-token table and the perplexity. */
+  /** The pieces by word, the cut; the next-piece table and the perplexity. */
   showReading(r, baseline) {
     const { tokens, tokensNote: note, nextBody, perplexity } = this.els;
     setText(note, r.n === 1 ? EMPTY_NOTE : tokensNote(r, this.config.max_len));
-    const chips = r.tokens.map((_token, i) => {
-      const unknown = Boolean(r.unknown[i]);
-      const li = el(
-        'li',
-        `en-token${unknown ? ' en-unknown' : ''}${i === 0 ? ' en-bos' : ''}`,
-        i === 0 ? '<bos>' : r.words[i],
-      );
-      if (unknown) li.title = `not in the vocabulary: the model reads <unk>`;
+    // One chip per word, its pieces side by side (a thin line between two pieces of a word).
+    const chips = wordGroups(r).map((g) => {
+      const li = el('li', `en-token${g.word === 0 ? ' en-bos' : ''}`);
+      li.append(...g.pieces.map((p) => el('span', `en-piece${p.byte ? ' en-byte' : ''}`, p.label)));
+      li.dataset.pieces = String(g.pieces.length);
+      if (g.pieces.length > 1)
+        li.title = `${g.text}: ${g.pieces.length} pieces (${g.pieces.map((p) => p.label).join(` ${JOINER} `)})`;
       return li;
     });
     if (r.truncatedTokens > 0) chips.push(el('li', 'en-token en-cut', `+${r.truncatedTokens} cut`));
     tokens.replaceChildren(...chips);
     const rows = r.nextToken.map(({ token, probability }) => {
       const tr = el('tr');
-      const th = el('th', 'en-next-token', token);
+      const th = el('th', 'en-next-token', nextPieceLabel(token));
+      th.title = token;
       th.scope = 'row';
       const td = el('td', 'en-next-p');
       const bar = el('span', 'en-bar');
@@ -314,7 +330,7 @@ export class EnglishMode extends TrainedMode {
       off
         ? perplexityComparison(baseline.perplexity, r.perplexity, off) +
             (baseline.nextToken[0]
-              ? ` With every head on, the most likely next token is “${baseline.nextToken[0].token}” ` +
+              ? ` With every head on, the most likely next piece is “${nextPieceLabel(baseline.nextToken[0].token)}” ` +
                 `(${formatProbability(baseline.nextToken[0].probability)}).`
               : '')
         : perplexityText(r.perplexity, r.n - 1),
@@ -322,10 +338,35 @@ export class EnglishMode extends TrainedMode {
     this.els.allOn.hidden = off === 0;
   }
 
-  /** Every head's small multiple and measured role, the enlarged head. */
+  /**
+   * What the grids show of run `r`: its pieces, or with the by-word view each word's pieces merged
+   * by the core (mod.byWordWeights: sum over key pieces, mean over query pieces).
+   * {layers, heads, n, weights (layers·heads·n·n), labels (n), tokens (n), byWord, truncatedTokens}
+   */
+  viewOf(r) {
+    const base = { layers: r.layers, heads: r.heads, truncatedTokens: r.truncatedTokens };
+    if (!this.state.words)
+      return {
+        ...base,
+        n: r.n,
+        weights: r.attnWeights,
+        labels: tokenLabels(r),
+        tokens: r.tokens,
+        byWord: false,
+      };
+    const w = r.wordIndex[r.n - 1] + 1;
+    const words = r.words.slice(0, w);
+    const weights = this.mod.byWordWeights(r.attnWeights, r.n, r.wordIndex);
+    return { ...base, n: w, weights, labels: words, tokens: words, byWord: true };
+  }
+
+  /** Every head's small multiple and measured role (on pieces or by word), the enlarged head. */
   drawGrids(r) {
-    const labels = tokenLabels(r);
-    const { layers, heads, n, attnWeights } = r;
+    const view = this.viewOf(r);
+    this.view = view;
+    this.liveCard = null;
+    const { layers, heads, n, weights, labels } = view;
+    const size = heads * n * n;
     const roles = new Map();
     /** Each head's headPatterns entry on this text ("layer.head" → {scores, labels}). */
     this.patterns = new Map();
@@ -333,7 +374,12 @@ export class EnglishMode extends TrainedMode {
       let patterns = null;
       try {
         patterns = this.mod.headPatterns(
-          patternsRequest(r.attention[layer].weights, heads, n, r.tokens, this.unknownToken),
+          patternsRequest(
+            weights.subarray(layer * size, (layer + 1) * size),
+            heads,
+            n,
+            view.tokens,
+          ),
         );
       } catch (e) {
         // Said once per message, not on every keystroke.
@@ -347,7 +393,43 @@ export class EnglishMode extends TrainedMode {
         roles.set(`${layer}.${head}`, p ? `this text: ${measuredRole(p, labels).text}` : '');
       }
     }
-    this.grids.draw({ n, layers, heads, weights: attnWeights, labels }, roles);
+    this.grids.draw({ n, layers, heads, weights, labels, byWord: view.byWord }, roles);
+  }
+
+  /**
+   * Head `id`'s whole report card: every score of the heads file (held-out text and the probes)
+   * beside the core's card of the text on screen (mod.headReport on the run, by word in the
+   * by-word view; computed once per run, when a head is enlarged). {heldOut, live, byWord, note}.
+   */
+  cardOf(id) {
+    const r = this.result;
+    if (!r) return null;
+    if (!this.liveCard) {
+      try {
+        const card = this.mod.headReport({
+          layers: r.attention.map((a) => a.weights),
+          num_heads: r.heads,
+          n: r.n,
+          tokens: r.tokens,
+          ...(this.state.words ? { word_index: Array.from(r.wordIndex) } : {}),
+        });
+        this.liveCard = { heads: card.heads, note: null };
+      } catch (e) {
+        this.liveCard = {
+          heads: [],
+          note: `The card on this text could not be computed: ${errorMessage(e)}`,
+        };
+      }
+    }
+    const [layer, head] = id.split('.').map(Number);
+    const live = this.liveCard.heads.find((h) => h.layer === layer && h.head === head);
+    return {
+      heldOut: cardTable(this.typical?.get(id)?.card ?? [], this.protocols),
+      live: live ? cardTable(live.scores) : [],
+      liveLabels: live?.labels ?? [],
+      byWord: Boolean(this.state.words),
+      note: this.liveCard.note,
+    };
   }
 
   /**
@@ -356,7 +438,7 @@ export class EnglishMode extends TrainedMode {
    */
   figureParts() {
     if (!this.result) throw new Error('the English model has not read a text yet');
-    return englishFigureParts(this.result, {
+    return englishFigureParts(this.view ?? this.viewOf(this.result), {
       text: this.baseline?.text ?? this.state.text,
       off: this.state.off,
       roles: this.grids.lastRoles,
@@ -370,15 +452,24 @@ export class EnglishMode extends TrainedMode {
 
   fillExplain() {
     const items = [
+      'The model reads pieces (SentencePiece, trained on its corpus): a common word is one piece, a rarer one ' +
+        'several; the chips above show each word’s pieces side by side, and the grids mark a piece that continues ' +
+        `a word with “${JOINER}”. A character the vocabulary lacks is read as its UTF-8 bytes: the grids label the ` +
+        'first byte with the character and the others “byte 2/4” and so on. No word is unknown.',
+      `${BY_WORD_RULE} The core computes it (mod.byWordWeights), and the captions and the card then score words.`,
+      'The report card (under the enlarged head): every score with its protocol, the paper’s figure, and its ' +
+        'chance — the same score for a head that spreads its weight evenly over what it may read, on the same ' +
+        'rows. “Held-out text” was measured on text the model never trained on and on two probes (Olsson et ' +
+        'al. 2022’s repeated random pieces; pronoun sentences); “on this text” is the same card of what you typed.',
       ...EXAMPLES.filter((x) => x.look).map((x) => x.look),
       this.coreference ?? COREFERENCE_NOTE,
-      'Perplexity is exp of the mean negative log-probability the model gave each word of the text, read from the ' +
-        'words before it: 1 means it was sure of every word; a model guessing uniformly among its vocabulary scores ' +
+      'Perplexity is exp of the mean negative log-probability the model gave each piece of the text, read from the ' +
+        'pieces before it: 1 means it was sure of every piece; a model guessing uniformly among its vocabulary scores ' +
         'the vocabulary size.',
       'Switch a head off (the box under its grid): its output is set to zero before the layer’s output projection, ' +
         'and the model runs again. The line under the prediction compares the perplexity with every head on.',
-      'The view is kept in the address, e.g. #mode=english&text=the%20cat%20sat&off=0.1&sel=1.2 (heads as layer.head: ' +
-        'off=0.1 switches L0 H1 off, sel=1.2 enlarges L1 H2).',
+      'The view is kept in the address, e.g. #mode=english&text=the%20cat%20sat&off=0.1&sel=1.2&words=1 (heads as ' +
+        'layer.head: off=0.1 switches L0 H1 off, sel=1.2 enlarges L1 H2; words=1 is the by-word view).',
     ];
     this.els.explainList.replaceChildren(...items.map((t) => el('li', '', t)));
   }

@@ -1,22 +1,24 @@
 // The English model's settings in the URL hash:
 //   #mode=english&text=The%20cat%20sat.&off=0.1,1.3&sel=1.2
 // text: what the text box holds; off: the heads switched off, "layer.head"; sel: the head
-// enlarged, "layer.head". Pure functions, no DOM: tested by tests/web/english_state.test.mjs.
+// enlarged, "layer.head"; words=1: the by-word view (each word's pieces merged; default: pieces). Pure functions, no DOM: tested by tests/web/english_state.test.mjs.
 // (chrome/address_keys.js parseMode says which mode an address is for.)
 import { boundedText, hashParams, quoteValue } from '../../chrome/values.js';
 import { offNote, parseOffList } from '../trained/off_heads.js';
 
 /** Keys this module reads (main.js hands them to the modes that report unknown keys). */
-export const ENGLISH_HASH_KEYS = Object.freeze(['mode', 'text', 'off', 'sel']);
+export const ENGLISH_HASH_KEYS = Object.freeze(['mode', 'text', 'off', 'sel', 'words']);
 
 /**
- * The English mode's defaults: the text, the heads switched off, the selected cell.
- * @type {Readonly<{text: string, off: readonly string[], sel: object|null}>}
+ * The English mode's defaults: the text, the heads switched off, the selected cell, the view
+ * (false: pieces, true: by word).
+ * @type {Readonly<{text: string, off: readonly string[], sel: object|null, words: boolean}>}
  */
 export const ENGLISH_DEFAULTS = Object.freeze({
   text: 'The dog sat by the door. The man sat by the fire.',
   off: Object.freeze([]),
   sel: null,
+  words: false,
 });
 
 /** Longest text the address may carry (the model reads its first max_len tokens; the page says so). */
@@ -54,7 +56,7 @@ export function parseOffHeads(raw) {
 
 /**
  * The English mode's settings from the hash; invalid values fall back to the defaults with a note.
- * @returns {{state: {text: string, off: string[], sel: string|null}, notes: string[]}}
+ * @returns {{state: {text: string, off: string[], sel: string|null, words: boolean}, notes: string[]}}
  */
 export function parseEnglishHash(hash) {
   const p = hashParams(hash);
@@ -78,6 +80,14 @@ export function parseEnglishHash(hash) {
         `sel=${quoteValue(raw)} in the address is not layer.head (e.g. 1.2); no head enlarged.`,
       );
   }
+  if (p.has('words')) {
+    const raw = p.get('words');
+    if (raw === '1' || raw === '0') state.words = raw === '1';
+    else
+      notes.push(
+        `words=${quoteValue(raw)} in the address is not 1 (by word) or 0 (pieces); showing pieces.`,
+      );
+  }
   return { state, notes };
 }
 
@@ -87,5 +97,6 @@ export function englishStateToHash(state) {
   const text = encodeURIComponent(state.text).replace(/%2C/g, ',').replace(/%2F/g, '/');
   const off = state.off?.length ? `&off=${state.off.join(',')}` : '';
   const sel = state.sel ? `&sel=${state.sel}` : '';
-  return `mode=english&text=${text}${off}${sel}`;
+  const words = state.words ? '&words=1' : '';
+  return `mode=english&text=${text}${off}${sel}${words}`;
 }
