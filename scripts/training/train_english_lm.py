@@ -186,6 +186,12 @@ def parse_args(argv=None):
         default=0.15,
         help="windows that start with a templated pronoun story",
     )
+    arg(
+        "--stories-per-window",
+        type=int,
+        default=1,
+        help="stories at the start of such a window, back to back",
+    )
     arg("--out", default=os.path.join(ROOT, "web", "english_lm.safetensors"))
     arg(
         "--checkpoints",
@@ -285,7 +291,8 @@ class Batches:
             if step < a.curriculum_steps:
                 head += self.repeated_run(a.curriculum_repeat_max, n // 2)
             elif u < a.story_fraction:
-                head += self.story()
+                for _ in range(a.stories_per_window):
+                    head += self.story()
             elif u < a.story_fraction + a.repeated_random_fraction:
                 run = self.repeated_run(a.repeat_max, n // 2)
                 t = int(rng.integers(0, n - len(run) + 1))
@@ -534,6 +541,7 @@ def main(argv=None):
         repeated_span_fraction=a.repeated_span_fraction,
         repeated_random_fraction=a.repeated_random_fraction,
         story_fraction=a.story_fraction,
+        stories_per_window=a.stories_per_window,
         no_bos_fraction=a.no_bos_fraction,
         curriculum_steps=a.curriculum_steps,
         alibi_init=a.alibi_slopes,
