@@ -377,10 +377,12 @@ def per_head(r):
             s, si = text_scores[(layer, h)], ind_scores[(layer, h)]
             coref = r["coref_of"][(layer, h)]
             role, values = role_of(s, si, coref)
+            # Every score of the card: on held-out text, but induction on Olsson's probe and
+            # coreference on the pronoun probe.
             card_rows = [
-                dict(s[name], probe="held-out text")
-                for name, _ in ROLE_ORDER
-                if name != "induction"
+                dict(row, probe="held-out text")
+                for name, row in s.items()
+                if name not in ("induction", "coreference")
             ]
             card_rows.append(dict(si["induction"], probe="induction probe"))
             card_rows.append(

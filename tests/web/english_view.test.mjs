@@ -149,12 +149,12 @@ test("typical roles: the heads file's role with its card row and chance, bad ent
   assert.deepEqual([...roles.keys()], ['0.1', '1.0']);
   assert.equal(
     typicalText(roles.get('0.1')),
-    'held-out: previous token 0.95 (chance 0.03) · off: perplexity +0.12',
+    'held-out: previous token 0.95 (chance 0.03) · off: loss +0.120',
   );
   // No clear role: the score furthest above its chance (the pronoun probe left out).
   assert.equal(
     typicalText(roles.get('1.0')),
-    'held-out: no clear pattern · best induction 0.45 (chance 0.03) · off: perplexity -0.00',
+    'held-out: no clear pattern · best induction 0.45 (chance 0.03) · off: loss -0.004',
   );
   assert.equal(roles.get('0.1').card.length, 5);
   // A file without cards (an older one): the role and score alone.
@@ -406,21 +406,21 @@ test('captionTerms: the terms of a caption line', () => {
     'first token',
   ]);
   assert.deepEqual(captionTerms('this text: no clear pattern'), ['this text', 'no clear pattern']);
-  assert.deepEqual(captionTerms('held-out: previous token 0.92 · off: perplexity +12.60'), [
+  assert.deepEqual(captionTerms('held-out: previous token 0.92 · off: loss +12.60'), [
     'held-out',
     'previous token',
-    'off: perplexity',
+    'off: loss',
   ]);
-  assert.deepEqual(captionTerms('held-out: induction · off: perplexity -0.24'), [
+  assert.deepEqual(captionTerms('held-out: induction · off: loss -0.24'), [
     'held-out',
     'induction',
-    'off: perplexity',
+    'off: loss',
   ]);
   assert.deepEqual(
     captionTerms(
-      'held-out: no clear pattern · best punctuation 0.40 (chance 0.09) · off: perplexity +0.00',
+      'held-out: no clear pattern · best punctuation 0.40 (chance 0.09) · off: loss +0.00',
     ),
-    ['held-out', 'no clear pattern', 'best', 'punctuation', 'chance', 'off: perplexity'],
+    ['held-out', 'no clear pattern', 'best', 'punctuation', 'chance', 'off: loss'],
   );
   assert.deepEqual(captionTerms('held-out: previous token 0.76 (chance 0.03)'), [
     'held-out',
@@ -487,7 +487,7 @@ test('every term a caption can show has a one-line explanation', () => {
     'long range',
     'held-out',
     'this text',
-    'off: perplexity',
+    'off: loss',
     'chance',
     'best',
     'neighbourhood',

@@ -230,8 +230,12 @@ export const LABEL_HELP = Object.freeze(
       'the same score for a head that spreads its weight evenly over the tokens it may read, on the same rows: a score near its chance means nothing.',
     ],
     [
-      'off: perplexity',
-      'how much the perplexity of held-out text rises with this head switched off (negative: it falls).',
+      'argmax at one offset',
+      'the share of rows whose largest weight is at the head’s most frequent distance, whichever it is (Voita et al. 2019’s positional heads: 90 % or more).',
+    ],
+    [
+      'off: loss',
+      'how much the loss of held-out text rises, in nats per character, with this head switched off (negative: it falls): small numbers mean other heads do the same job.',
     ],
   ].map(([term, text]) => Object.freeze({ term, text })),
 );

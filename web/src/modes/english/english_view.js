@@ -225,8 +225,8 @@ export function captionTerms(line) {
   for (const part of rest.split(' · ')) {
     let p = part.trim();
     if (!p) continue;
-    if (p.startsWith('off: perplexity')) {
-      terms.push('off: perplexity');
+    if (p.startsWith('off: loss')) {
+      terms.push('off: loss');
       continue;
     }
     if (p.startsWith('stripe on ')) {
@@ -328,8 +328,7 @@ export function typicalText(t) {
   else if (t.row) role = `${t.role} ${valueWithChance(t.row)}`;
   else role = t.score === null ? t.role : `${t.role} ${formatScore(t.score)}`;
   const sign = t.ablation_cost !== null && t.ablation_cost >= 0 ? '+' : '';
-  const cost =
-    t.ablation_cost === null ? '' : ` · off: perplexity ${sign}${formatScore(t.ablation_cost)}`;
+  const cost = t.ablation_cost === null ? '' : ` · off: loss ${sign}${t.ablation_cost.toFixed(3)}`;
   return `held-out: ${role}${cost}`;
 }
 
