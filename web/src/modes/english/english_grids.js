@@ -225,6 +225,9 @@ export class EnglishGrids extends ModelGrids {
       card.open = this.cardOpen;
       card.addEventListener('toggle', () => {
         this.cardOpen = card.open;
+        // The card is computed only while it is open (mod.headReport costs about as much as the
+        // model's run): opening it fills it for the text on screen.
+        if (card.open) this.drawCard();
       });
       const summary = el('summary', '', `Report card of L${layer} H${head}`);
       const cardBody = el('div', 'en-card-body');
@@ -233,7 +236,7 @@ export class EnglishGrids extends ModelGrids {
       Object.assign(box.dataset, { layer: String(layer), head: String(head) });
       this.zoomGrid = grid;
       this.zoomKey = id;
-      this.zoomParts = { role, holder, check, cardBody };
+      this.zoomParts = { role, holder, check, card, cardBody };
       this.cells.clear();
     } else {
       this.zoomGrid.setData({ result, tokens: v.labels });
@@ -254,8 +257,9 @@ export class EnglishGrids extends ModelGrids {
    */
   drawCard() {
     const body = this.zoomParts?.cardBody;
+    if (!body || !this.zoomParts.card.open) return;
     const c = this.zoomed ? this.cardOf?.(this.zoomed) : null;
-    if (!body || !c) return;
+    if (!c) return;
     const names = [...new Set([...c.live.map((r) => r.name), ...c.heldOut.map((r) => r.name)])];
     const table = el('table', 'en-card-table');
     table.append(
