@@ -38,7 +38,7 @@ function outcome(call) {
   }
 }
 
-test('the API: the full module is the core plus the date model, the English model, head patterns and file loading', () => {
+test('the API: the full module is the core plus the date model, the English model and its tokenizer, head patterns and the head report card, and file loading', () => {
   // Emscripten's own exports (HEAP views, dynCall_* trampolines) are not the API.
   const api = (m) =>
     Object.keys(m)
@@ -73,10 +73,13 @@ test('the API: the full module is the core plus the date model, the English mode
     [
       'DateModel',
       'EnglishModel',
+      'SubwordTokenizer',
       'ablationEffect',
       'attentionRollout',
+      'byWordWeights',
       'explainCell',
       'headPatterns',
+      'headReport',
       'englishTokenize',
       'jsDistance',
       'loadAttention',
