@@ -13,6 +13,7 @@
 #include "mha/date_patterns.hpp"
 #include "mha/date_report.hpp"
 #include "mha/head_report_io.hpp"
+#include "mha/json_strict.hpp"
 #include "mha/json_io.hpp"
 #include "mha/patterns_io.hpp"
 #include "mha/probes.hpp"
@@ -127,12 +128,27 @@ int date_model_patterns(const Options& o, DateOptions d, bool table) {
 
 /// --word-index FILE: a JSON array of integers, or one integer per line.
 std::vector<mha::Index> read_word_index(const std::string& file) {
+  const std::string text = read_input(file);
+  const std::string what = "--word-index " + in_quotes(file);
+  std::vector<std::string> items;
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '[') {
+    const nlohmann::json j = mha::parse_json_strict(text, what);
+    if (!j.is_array()) throw input_error{what + " must be a JSON array of whole numbers"};
+    for (const auto& v : j) {
+      if (!v.is_number_integer()) {
+        throw input_error{what + ": " + v.dump() + " is not a word index (a whole number from 0)"};
+      }
+      items.push_back(v.dump());
+    }
+  } else {
+    items = mha::parse_tokens_text(text);
+  }
   std::vector<mha::Index> out;
-  for (const std::string& t : mha::parse_tokens_text(read_input(file))) {
+  for (const std::string& t : items) {
     const auto v = parse_unsigned(t, static_cast<std::uint64_t>(mha::limits::max_tokens));
     if (!v) {
-      throw input_error{"--word-index " + in_quotes(file) + ": " + in_quotes(t) +
-                        " is not a word index (a whole number from 0)"};
+      throw input_error{what + ": " + in_quotes(t) + " is not a word index (a whole number from 0)"};
     }
     out.push_back(static_cast<mha::Index>(*v));
   }

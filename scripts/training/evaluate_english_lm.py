@@ -491,7 +491,7 @@ def print_report(r):
         + " | ".join(c for _, c in cols)
         + " | induction | copying | coref | off cost | role |"
     )
-    print("|---" * (len(cols) + 6) + "|---|")
+    print("|---" * (len(cols) + 6) + "|")
     heads = per_head(r)
     for e in heads:
         k = (e["layer"], e["head"])

@@ -100,3 +100,24 @@ TEST(CliHeadReport, BadInputExitsTwoWithOneLine) {
 }
 
 }  // namespace
+
+// --word-index reads a JSON array or one integer per line, with the same card; anything else is
+// status 2 naming the file and the item.
+TEST(CliHeadReport, WordIndexAsJsonArrayOrLines) {
+  const std::string attn = temp_path("wi_attn.json");
+  write_file(attn, R"({"tokens": ["a", "b", "c"],
+                       "attn_weights": [[[1, 0, 0], [0.5, 0.5, 0], [0.2, 0.3, 0.5]]]})");
+  const std::string as_json = temp_path("wi.json"), as_lines = temp_path("wi.txt"),
+                    bad = temp_path("wi_bad.json");
+  write_file(as_json, "[0, 1, 1]");
+  write_file(as_lines, "0\n1\n1\n");
+  write_file(bad, "[0, \"x\", 1]");
+  const CliRun a = run_mha({"patterns", attn, "--report", "--word-index", as_json});
+  const CliRun b = run_mha({"patterns", attn, "--report", "--word-index", as_lines});
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_EQ(json::parse(a.out).at("by_word"), true);
+  EXPECT_TRUE(fails_with(run_mha({"patterns", attn, "--report", "--word-index", bad}),
+                         {"--word-index", "\"x\" is not a word index"}));
+  for (const auto& p : {attn, as_json, as_lines, bad}) std::remove(p.c_str());
+}

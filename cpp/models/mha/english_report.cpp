@@ -36,8 +36,11 @@ std::string english_lm_run_to_text(const EnglishLM& model, const EnglishLMRun& r
     const bool same_word = i > 0 && t.word_index[i] == t.word_index[i - 1];
     out += (same_word ? "|" : " ") + readable_piece(t.tokens[i]);
   }
-  out += "\n(" + std::to_string(t.tokens.size()) + " tokens, " +
-         std::to_string(t.words.size()) + " words, <bos> included)\n";
+  const auto count = [](std::size_t k, const char* one, const char* many) {
+    return std::to_string(k) + " " + (k == 1 ? one : many);
+  };
+  out += "\n(" + count(t.tokens.size(), "token", "tokens") + ", " +
+         count(t.words.size(), "word", "words") + ", <bos> included)\n";
   if (t.truncated_tokens > 0) {
     out += "truncated: " + std::to_string(t.truncated_tokens) +
            " tokens beyond the model's max_len=" + std::to_string(model.config().max_len) +
