@@ -50,20 +50,22 @@ def fetch(cache):
     return folder
 
 
-def sentences(path):
-    """One sample file -> list of sentences, each a list of tokens in lookup form."""
-    out = []
+def file_sentences(path):
+    """One sample file -> its sentences, each the list of its words with the tags dropped and
+    `` and '' written as "."""
     with open(path, encoding="latin-1") as f:
         for line in f:
             items = line.split()
-            if not items:
-                continue
-            words = []
-            for item in items:
-                w = item.rsplit("/", 1)[0]
-                words.append('"' if w in ("``", "''") else w)
-            out.append([M.normalize(t) for t in M.split_tokens(" ".join(words))])
-    return out
+            if items:
+                words = [item.rsplit("/", 1)[0] for item in items]
+                yield ['"' if w in ("``", "''") else w for w in words]
+
+
+def sentences(path):
+    """One sample file -> list of sentences, each a list of tokens in lookup form."""
+    return [
+        [M.normalize(t) for t in M.split_tokens(" ".join(words))] for words in file_sentences(path)
+    ]
 
 
 NO_SPACE_BEFORE = set(",.;:!?)]}%")
@@ -93,14 +95,7 @@ def detokenize(words):
 
 def file_texts(path):
     """One sample file -> its sentences as running text (detokenize)."""
-    out = []
-    with open(path, encoding="latin-1") as f:
-        for line in f:
-            items = line.split()
-            if items:
-                words = [item.rsplit("/", 1)[0] for item in items]
-                out.append(detokenize(['"' if w in ("``", "''") else w for w in words]))
-    return out
+    return [detokenize(words) for words in file_sentences(path)]
 
 
 def text_split(cache):

@@ -183,6 +183,26 @@ val js_distance(val req) { return on_stack<&mha::js_distance_matrix>(req, "jsDis
 val mean_heads(val req) { return on_stack<&mha::mean_over_heads>(req, "meanOverHeads"); }
 val max_heads(val req) { return on_stack<&mha::max_over_heads>(req, "maxOverHeads"); }
 
+/// req.layers ([h*n*n weights, ...], with req.num_heads and req.n) as one stack per layer; a bad
+/// layer's error names it ("layers[1]: ...").
+std::vector<mha::HeadStack> read_layers(const val& req) {
+  const val list = req["layers"];
+  const auto count = list["length"].as<std::size_t>();
+  std::vector<mha::HeadStack> layers;
+  for (std::size_t l = 0; l < count; ++l) {
+    val one = val::object();
+    one.set("attn_weights", list[l]);
+    one.set("num_heads", req["num_heads"]);
+    one.set("n", req["n"]);
+    try {
+      layers.push_back(read_stack(one));
+    } catch (const mha::error& e) {
+      throw mha::shape_error("layers[" + std::to_string(l) + "]: " + e.what());
+    }
+  }
+  return layers;
+}
+
 /// mod.attentionRollout({layers: [h*n*n, ...], num_heads, n}) -> Float64Array(n*n).
 val attention_rollout(val req) {
   return guarded([&] {
@@ -191,21 +211,7 @@ val attention_rollout(val req) {
     if (!has(req, "layers") || !req["layers"].isArray()) {
       throw mha::parse_error("layers must be an array of per-layer weights (num_heads*n*n each)");
     }
-    const val list = req["layers"];
-    const auto count = list["length"].as<std::size_t>();
-    std::vector<mha::HeadStack> layers;
-    for (std::size_t l = 0; l < count; ++l) {
-      val one = val::object();
-      one.set("attn_weights", list[l]);
-      one.set("num_heads", req["num_heads"]);
-      one.set("n", req["n"]);
-      try {
-        layers.push_back(read_stack(one));
-      } catch (const mha::error& e) {
-        throw mha::shape_error("layers[" + std::to_string(l) + "]: " + e.what());
-      }
-    }
-    const mha::RowMatrixXd r = mha::attention_rollout(layers);
+    const mha::RowMatrixXd r = mha::attention_rollout(read_layers(req));
     return float64_copy(r.data(), r.size());
   });
 }
@@ -223,19 +229,7 @@ val head_report(val req) {
     }
     const Index n = static_cast<Index>(integer(req, "n", 1, mha::limits::max_tokens));
     mha::ReportExample ex;
-    const val list = req["layers"];
-    const auto count = list["length"].as<std::size_t>();
-    for (std::size_t l = 0; l < count; ++l) {
-      val one = val::object();
-      one.set("attn_weights", list[l]);
-      one.set("num_heads", req["num_heads"]);
-      one.set("n", req["n"]);
-      try {
-        ex.layers.push_back(read_stack(one));
-      } catch (const mha::error& e) {
-        throw mha::shape_error("layers[" + std::to_string(l) + "]: " + e.what());
-      }
-    }
+    ex.layers = read_layers(req);
     ex.tokens = token_list(req, "tokens", n, "tokens");
     if (ex.tokens.empty()) throw mha::parse_error("tokens (n strings) are required");
     if (has(req, "word_index") && !req["word_index"].isNull()) {
