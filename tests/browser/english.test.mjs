@@ -351,7 +351,9 @@ for (const which of [0, 1]) {
         assert.match(typical, /^held-out: .*\d\.\d\d \(chance \d\.\d\d\)/);
         // The whole card: every score of the heads file with its value, chance, rows and probe,
         // its protocol and the paper's figure.
+        // The details' toggle event is queued as a task: the card is filled after the click returns.
         await page.click('#english-card summary');
+        await page.waitForSelector('#english-card tbody tr[data-score="previous_token_argmax"]');
         const rows = await page.$$eval('#english-card tbody tr', (trs) =>
           trs.map((tr) => ({
             name: tr.dataset.score,
@@ -632,6 +634,7 @@ for (const which of [0, 1]) {
           ),
           async ({ page }) => {
             await page.click('#english-card summary');
+            await page.waitForSelector('#english-card tbody tr');
             await page.evaluate(AXE);
             const r = await page.evaluate(() =>
               window.axe.run(document, { iframes: false, preload: false }),
