@@ -67,8 +67,9 @@ bool has_flag(const Options& o, const std::string& name);
 // The trained models' files (every model command: cli_common.cpp).
 
 /// The repository's files that the build names (cpp/cli/CMakeLists.txt): the shipped models and
-/// the date model's held-out examples.
-enum class BuiltInFile { date_model, english_lm, date_heldout };
+/// the date model's held-out examples, the English model's held-out text and the folder of the
+/// shipped models (web/).
+enum class BuiltInFile { date_model, english_lm, date_heldout, english_heldout, model_dir };
 
 /// The path of `file` in this repository, or nullptr in a build that names none.
 const char* built_in_file(BuiltInFile file);
@@ -115,5 +116,7 @@ int cmd_date_eval(const std::vector<std::string>& args);
 int cmd_patterns(const std::vector<std::string>& args);
 int cmd_lm(const std::vector<std::string>& args);
 int cmd_probes(const std::vector<std::string>& args);
+int cmd_prune(const std::vector<std::string>& args);
+int cmd_models(const std::vector<std::string>& args);
 
 }  // namespace mha_cli

@@ -119,7 +119,8 @@ bool has_flag(const Options& o, const std::string& name) {
 }
 const char* built_in_file(BuiltInFile file) {
 #if defined(MHA_DEFAULT_DATE_MODEL) && defined(MHA_DEFAULT_ENGLISH_LM) && \
-    defined(MHA_DEFAULT_DATE_HELDOUT)
+    defined(MHA_DEFAULT_DATE_HELDOUT) && defined(MHA_DEFAULT_ENGLISH_HELDOUT) && \
+    defined(MHA_MODEL_DIR)
   switch (file) {
     case BuiltInFile::date_model:
       return MHA_DEFAULT_DATE_MODEL;
@@ -127,6 +128,10 @@ const char* built_in_file(BuiltInFile file) {
       return MHA_DEFAULT_ENGLISH_LM;
     case BuiltInFile::date_heldout:
       return MHA_DEFAULT_DATE_HELDOUT;
+    case BuiltInFile::english_heldout:
+      return MHA_DEFAULT_ENGLISH_HELDOUT;
+    case BuiltInFile::model_dir:
+      return MHA_MODEL_DIR;
   }
 #endif
   (void)file;

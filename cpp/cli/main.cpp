@@ -9,6 +9,8 @@
 //   mha patterns [FILE|-] [--tokens FILE] [--word-index FILE] --report [--probes FILE] [--format json|table]
 //   mha probes induction|pronoun [--seed N] [--count N]
 //   mha lm [--json] [--top K] [--ablate L.H[,L.H...]] [--model FILE] TEXT|-
+//   mha prune [--model FILE] [--text FILE | --heldout FILE] [--limit N] [--json]
+//   mha models [--dir DIR] [--json]
 //   mha --help | mha help
 //
 // Exit status: 0 success; 2 bad input or usage ("mha: error: ..." on stderr, nothing on stdout);
@@ -84,13 +86,24 @@ const char* const help_text =
     "      or pronoun sentences with character spans (40), to run through your own model.\n"
     "  mha lm [--json] [--top K] [--ablate L.H[,L.H...]] [--model FILE] TEXT\n"
     "      Run the English language model (default: the repository's web/english_lm.safetensors)\n"
-    "      on TEXT (- reads standard input): prints the tokens (* marks words outside the\n"
-    "      vocabulary, read as <unk>), the K (default 5) most probable next tokens and the\n"
-    "      perplexity. Text beyond max_len tokens (<bos> included) is dropped and counted.\n"
+    "      on TEXT (- reads standard input): prints the tokens, the K (default 5) most\n"
+    "      probable next tokens and the perplexity. Text beyond max_len tokens (<bos> included) is dropped and counted.\n"
     "      --ablate switches heads off (layer.head, comma-separated, repeatable). --json prints\n"
     "      {tokens, words, unknown, ids, truncated_tokens, next_token [{token, probability}],\n"
     "      next_token_logprob (n-1), perplexity, layers, num_heads, attn_weights (L, h, n, n),\n"
     "      ablated [[layer, head]]}.\n"
+    "  mha prune [--model FILE] [--text FILE | --heldout FILE] [--limit N] [--json]\n"
+    "      Greedy head pruning (docs/pruning.md): remove the heads one at a time, each step the\n"
+    "      one whose removal costs least on half the held-out items, and print the metric on\n"
+    "      the other half after each removal: loss per character for an English model (--text:\n"
+    "      one text a line, default web/english_lm_heldout.txt), exact match for a date model\n"
+    "      (--heldout, default tests/fixtures/date_heldout.json). --limit N: the first N items.\n"
+    "      --json prints {model, kind, metric, lower_is_better, heads, selection_items,\n"
+    "      measurement_items, protocol, steps [{heads_left, removed, value, selection_value}]}.\n"
+    "  mha models [--dir DIR] [--json]\n"
+    "      Every model file under DIR (default: the repository's web/), verified: {models:\n"
+    "      [{name, kind, file, num_layers, num_heads, d_model, heads, parameters,\n"
+    "      attention_parameters, position_bias_parameters, step, checksum}]}.\n"
     "  mha --help | mha help\n"
     "\n"
     "exit status: 0 success; 2 bad input or usage (one line \"mha: error: ...\" on stderr,\n"
@@ -117,6 +130,8 @@ int run(const std::vector<std::string>& argv) {
   if (command == "patterns") return cmd_patterns(rest);
   if (command == "lm") return cmd_lm(rest);
   if (command == "probes") return cmd_probes(rest);
+  if (command == "prune") return cmd_prune(rest);
+  if (command == "models") return cmd_models(rest);
   throw usage_error{"unknown subcommand " + in_quotes(command)};
 }
 

@@ -174,19 +174,23 @@ std::string cross_label(const RoleMass& m) {
 
 }  // namespace
 
-DateEvaluation evaluate_date_model(const DateModel& model, const std::vector<DateExample>& examples,
-                                   bool ablate) {
+std::vector<HeadId> date_model_heads(const DateModel& model) {
   const Seq2SeqConfig& c = model.transformer().config();
-  const Index h = c.num_heads;
   std::vector<HeadId> heads;
   for (const auto kind :
        {AttentionKind::encoder_self, AttentionKind::decoder_self, AttentionKind::cross}) {
     const Index layers =
         kind == AttentionKind::encoder_self ? c.num_encoder_layers : c.num_decoder_layers;
     for (Index l = 0; l < layers; ++l) {
-      for (Index i = 0; i < h; ++i) heads.push_back(HeadId{kind, l, i});
+      for (Index i = 0; i < c.num_heads; ++i) heads.push_back(HeadId{kind, l, i});
     }
   }
+  return heads;
+}
+
+DateEvaluation evaluate_date_model(const DateModel& model, const std::vector<DateExample>& examples,
+                                   bool ablate) {
+  const std::vector<HeadId> heads = date_model_heads(model);
   for (std::size_t e = 0; e < examples.size(); ++e) {
     const auto chars = DateModel::characters(examples[e].input).size();
     if (chars != examples[e].roles.size()) {

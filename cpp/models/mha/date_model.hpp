@@ -175,6 +175,10 @@ struct DateClaim {
 ///    candidate is the head with the smallest drop.
 std::vector<DateClaim> date_head_claims(const DateEvaluation& ev);
 
+/// Every head of the model: encoder self, decoder self, cross, each layer by layer (the order of
+/// DateEvaluation::heads).
+std::vector<HeadId> date_model_heads(const DateModel& model);
+
 /// Runs every example (exact match of the greedy output against target), measures each head's
 /// attention (role mass for cross heads, offsets for self heads) and, when `ablate`, the exact
 /// match with each head ablated in turn.

@@ -267,6 +267,32 @@ RowMatrixXf EnglishLM::forward(const std::vector<int>& ids, const std::vector<LM
   return logits;
 }
 
+namespace {
+
+/// log(sum(exp(logits[i]))) in double, shifted by the row's maximum.
+double log_normaliser(const RowMatrixXf& logits, Index i) {
+  const double m = logits.row(i).maxCoeff();
+  double sum = 0.0;
+  for (Index j = 0; j < logits.cols(); ++j) sum += std::exp(double(logits(i, j)) - m);
+  return m + std::log(sum);
+}
+
+}  // namespace
+
+std::vector<double> EnglishLM::next_token_logprobs(const RowMatrixXf& logits,
+                                                   const std::vector<int>& ids) {
+  if (logits.rows() != static_cast<Index>(ids.size())) {
+    throw shape_error("next_token_logprobs: logits have " + std::to_string(logits.rows()) +
+                      " rows for " + std::to_string(ids.size()) + " ids");
+  }
+  std::vector<double> out;
+  for (Index i = 0; i + 1 < logits.rows(); ++i) {
+    const int next = ids[static_cast<std::size_t>(i + 1)];
+    out.push_back(double(logits(i, next)) - log_normaliser(logits, i));
+  }
+  return out;
+}
+
 EnglishLMRun EnglishLM::run(const std::string& text, Index top_k,
                             const std::vector<LMHead>& ablated) const {
   const Index v = config_.vocab_size;
@@ -280,21 +306,11 @@ EnglishLMRun EnglishLM::run(const std::string& text, Index top_k,
   out.tokens = encode(text);
   out.logits = forward(out.tokens.ids, ablated, &out.attn_weights);
   const Index n = out.logits.rows();
-  // log_softmax of row i in double: logits - max - log(sum(exp(logits - max))).
-  const auto log_normaliser = [&](Index i) {
-    const double m = out.logits.row(i).maxCoeff();
-    double sum = 0.0;
-    for (Index j = 0; j < v; ++j) sum += std::exp(double(out.logits(i, j)) - m);
-    return m + std::log(sum);
-  };
+  out.next_token_logprob = next_token_logprobs(out.logits, out.tokens.ids);
   double total = 0.0;
-  for (Index i = 0; i + 1 < n; ++i) {
-    const int next = out.tokens.ids[static_cast<std::size_t>(i + 1)];
-    out.next_token_logprob.push_back(double(out.logits(i, next)) - log_normaliser(i));
-    total += out.next_token_logprob.back();
-  }
+  for (const double lp : out.next_token_logprob) total += lp;
   if (n > 1) out.perplexity = std::exp(-total / double(n - 1));
-  const double z = log_normaliser(n - 1);
+  const double z = log_normaliser(out.logits, n - 1);
   std::vector<int> order(static_cast<std::size_t>(v));
   std::iota(order.begin(), order.end(), 0);
   const auto k = static_cast<std::size_t>(top_k);

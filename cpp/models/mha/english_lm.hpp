@@ -143,6 +143,11 @@ class EnglishLM {
   RowMatrixXf forward(const std::vector<int>& ids, const std::vector<LMHead>& ablated = {},
                       std::vector<HeadStack>* attn_weights = nullptr) const;
 
+  /// (n - 1): log_softmax(logits[i])[ids[i + 1]] (natural log, in double) for logits (n, V) of
+  /// ids (n). Throws shape_error when the rows are not one per id.
+  static std::vector<double> next_token_logprobs(const RowMatrixXf& logits,
+                                                 const std::vector<int>& ids);
+
   /// encode(text), forward, and the scores of EnglishLMRun. top_k in [1, V].
   /// Throws as encode and forward; value_error for top_k outside [1, V].
   EnglishLMRun run(const std::string& text, Index top_k = 5,
