@@ -36,24 +36,28 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
-std::string curve_text(const mha::PruneCurve& c, const std::string& model) {
-  const bool loss = c.lower_is_better;
-  std::string out = model + ": greedy pruning, " + c.metric + " on " +
-                    std::to_string(c.measurement_items) + " held-out items (heads chosen on " +
-                    std::to_string(c.selection_items) + " others)\n";
+/// The curve as a table: heads left, the value, its change from step 0, the head removed.
+std::string curve_text(const nlohmann::json& c) {
+  const bool loss = c.at("lower_is_better").get<bool>();
+  const double scale = loss ? 1.0 : 100.0;
+  const int digits = loss ? 4 : 2;
+  std::string out = c.at("model").get<std::string>() + ": greedy pruning, " +
+                    c.at("metric").get<std::string>() + (loss ? "" : " (%)") + " on " +
+                    std::to_string(c.at("measurement_items").get<long>()) +
+                    " held-out items (heads chosen on " +
+                    std::to_string(c.at("selection_items").get<long>()) + " others)\n";
   out += "heads_left  value     change    removed\n";
-  const double first = c.steps.front().value;
-  for (const mha::PruneStep& s : c.steps) {
-    const double v = loss ? s.value : 100.0 * s.value;
-    const double d = loss ? s.value - first : 100.0 * (s.value - first);
-    std::string line = std::to_string(s.heads_left);
+  const double first = c.at("steps").at(0).at("value").get<double>();
+  for (const auto& s : c.at("steps")) {
+    const double v = s.at("value").get<double>();
+    std::string line = std::to_string(s.at("heads_left").get<long>());
     line.resize(12, ' ');
-    std::string value = fixed(v, loss ? 4 : 2) + (loss ? "" : "%");
+    std::string value = fixed(scale * v, digits);
     value.resize(10, ' ');
-    std::string change = (d >= 0 ? "+" : "") + fixed(d, loss ? 4 : 2);
+    std::string change = (v >= first ? "+" : "") + fixed(scale * (v - first), digits);
     change.resize(10, ' ');
-    out += line + value + change +
-           (s.removed ? c.heads[static_cast<std::size_t>(*s.removed)] : std::string("-")) + "\n";
+    const auto& removed = s.at("removed");
+    out += line + value + change + (removed.is_null() ? "-" : removed.get<std::string>()) + "\n";
   }
   return out;
 }
@@ -71,7 +75,7 @@ int cmd_prune(const std::vector<std::string>& args) {
   std::string kind;
   try {
     kind = mha::model_file_kind(bytes);
-  } catch (const mha::error& e) {
+  } catch (const mha::parse_error& e) {
     throw input_error{"cannot read the model " + in_quotes(file) + ": " + e.what()};
   }
   std::size_t limit = 0;
@@ -79,29 +83,34 @@ int cmd_prune(const std::vector<std::string>& args) {
   const auto cut = [limit](auto& items) {
     if (limit > 0 && limit < items.size()) items.resize(limit);
   };
-  mha::PruneCurve curve;
+  std::optional<std::vector<std::string>> texts;
+  std::optional<std::vector<mha::DateExample>> examples;
   if (kind == "english") {
     if (single(o, "--heldout")) throw usage_error{"--heldout is the date model's; use --text"};
     const char* built_in = built_in_file(BuiltInFile::english_heldout);
     const auto text_file = single(o, "--text");
-    if (!text_file && !built_in) throw usage_error{"--text FILE is required (this build names none)"};
-    std::vector<std::string> texts = read_lines(text_file ? *text_file : built_in);
-    cut(texts);
-    curve = mha::prune_english_lm(load_model<mha::EnglishLM>(file, "English model"), texts);
+    if (!text_file && !built_in)
+      throw usage_error{"--text FILE is required (this build names none)"};
+    texts = read_lines(text_file ? *text_file : built_in);
+    cut(*texts);
   } else {
     if (single(o, "--text")) throw usage_error{"--text is the English model's; use --heldout"};
     const char* built_in = built_in_file(BuiltInFile::date_heldout);
     const auto heldout = single(o, "--heldout");
-    if (!heldout && !built_in) throw usage_error{"--heldout FILE is required (this build names none)"};
-    std::vector<mha::DateExample> examples = read_heldout(heldout ? *heldout : built_in);
-    cut(examples);
-    curve = mha::prune_date_model(load_date_model(file), examples);
+    if (!heldout && !built_in)
+      throw usage_error{"--heldout FILE is required (this build names none)"};
+    examples = read_heldout(heldout ? *heldout : built_in);
+    cut(*examples);
   }
   const std::string name = std::filesystem::path(file).filename().string();
-  if (has_flag(o, "--json")) {
-    return write_response(mha::prune_curve_to_json(curve, name, kind)) ? exit_ok : exit_internal;
+  nlohmann::json curve;
+  try {
+    curve = mha::prune_model_file(bytes, name, texts, examples);
+  } catch (const mha::parse_error& e) {
+    throw input_error{"cannot load the model " + in_quotes(file) + ": " + e.what()};
   }
-  return write_text(curve_text(curve, name)) ? exit_ok : exit_internal;
+  if (has_flag(o, "--json")) return write_response(curve) ? exit_ok : exit_internal;
+  return write_text(curve_text(curve)) ? exit_ok : exit_internal;
 }
 
 int cmd_models(const std::vector<std::string>& args) {
@@ -133,18 +142,9 @@ int cmd_models(const std::vector<std::string>& args) {
       throw input_error{"cannot load the model " + in_quotes(path.string()) + ": " + e.what()};
     }
     const std::string rel = std::filesystem::relative(path, dir).generic_string();
-    models.push_back({{"name", path.stem().string()},
-                      {"kind", s.kind},
-                      {"file", rel},
-                      {"num_layers", s.num_layers},
-                      {"num_heads", s.num_heads},
-                      {"d_model", s.d_model},
-                      {"heads", s.heads},
-                      {"parameters", s.parameters},
-                      {"attention_parameters", s.attention_parameters},
-                      {"position_bias_parameters", s.position_bias_parameters},
-                      {"step", s.step ? nlohmann::json(*s.step) : nlohmann::json(nullptr)},
-                      {"checksum", s.checksum}});
+    nlohmann::json entry = {{"name", path.stem().string()}, {"file", rel}};
+    entry.update(mha::model_summary_to_json(s));
+    models.push_back(entry);
     text += rel + "  " + s.kind + "  " + std::to_string(s.num_layers) + " layers x " +
             std::to_string(s.num_heads) + " heads, d_model " + std::to_string(s.d_model) + ", " +
             std::to_string(s.parameters) + " parameters (attention " +

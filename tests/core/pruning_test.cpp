@@ -132,15 +132,16 @@ TEST(EnglishHeldoutLoss, MatchesPyTorchLogProbabilities) {
     const json doc = load_fixture(name);
     std::map<std::string, mha::EnglishLM> models;
     for (const auto& [key, entry] : doc.at("models").items()) {
-      models.emplace(key, mha::EnglishLM::load(
-                              read_bytes(kRepo + "/" + entry.at("file").get<std::string>())));
+      models.emplace(
+          key, mha::EnglishLM::load(read_bytes(kRepo + "/" + entry.at("file").get<std::string>())));
     }
     int scored = 0;
     for (const auto& c : doc.at("cases")) {
       const std::string text = c.at("text").get<std::string>();
       SCOPED_TRACE(std::string(name) + ": \"" + text + "\"");
       std::vector<mha::LMHead> off;
-      for (const auto& a : c.at("ablate")) off.push_back({a.at(0).get<Index>(), a.at(1).get<Index>()});
+      for (const auto& a : c.at("ablate"))
+        off.push_back({a.at(0).get<Index>(), a.at(1).get<Index>()});
       const mha::EnglishLoss loss =
           mha::english_heldout_loss(models.at(c.at("model").get<std::string>()), {text}, off);
       const auto lp = c.at("next_token_logprob").get<std::vector<double>>();
@@ -164,7 +165,8 @@ TEST(EnglishHeldoutLoss, MatchesPyTorchLogProbabilities) {
 
 TEST(EnglishHeldoutLoss, SumsOverTextsAndNamesBadInput) {
   const mha::EnglishLM m = mha::EnglishLM::load(read_bytes(kRepo + "/web/english_lm.safetensors"));
-  const std::vector<std::string> texts = {"The cat sat on the mat.", "Café au lait, s’il vous plaît."};
+  const std::vector<std::string> texts = {"The cat sat on the mat.",
+                                          "Café au lait, s’il vous plaît."};
   const auto a = mha::english_heldout_loss(m, {texts[0]});
   const auto b = mha::english_heldout_loss(m, {texts[1]});
   const auto both = mha::english_heldout_loss(m, texts);
@@ -182,8 +184,8 @@ TEST(EnglishHeldoutLoss, SumsOverTextsAndNamesBadInput) {
 TEST(PruneEnglishLM, EveryStepIsTheBruteForceChoiceOnTheTinyModel) {
   const mha::EnglishLM m = mha::EnglishLM::load(
       read_bytes(std::string(MHA_FIXTURES_DIR) + "/english_lm_tiny_relbias_mlp.safetensors"));
-  const std::vector<std::string> texts = {"the cat sat", "a dog ran home", "on the mat .",
-                                          "she said hello", "the fox", "we went there"};
+  const std::vector<std::string> texts = {"the cat sat",    "a dog ran home", "on the mat .",
+                                          "she said hello", "the fox",        "we went there"};
   const mha::PruneCurve c = mha::prune_english_lm(m, texts);
   const auto heads = mha::english_lm_heads(m);
   ASSERT_EQ(c.steps.size(), heads.size() + 1);
@@ -214,11 +216,13 @@ TEST(PruneEnglishLM, EveryStepIsTheBruteForceChoiceOnTheTinyModel) {
   }
   const json j = mha::prune_curve_to_json(c, "tiny.safetensors", "english");
   EXPECT_EQ(j.at("steps").at(0).at("removed"), nullptr);
-  EXPECT_EQ(j.at("steps").at(1).at("removed"), c.heads[static_cast<std::size_t>(*c.steps[1].removed)]);
+  EXPECT_EQ(j.at("steps").at(1).at("removed"),
+            c.heads[static_cast<std::size_t>(*c.steps[1].removed)]);
   EXPECT_EQ(j.at("steps").size(), heads.size() + 1);
 
-  EXPECT_NE(message_of<mha::value_error>([&] { mha::prune_english_lm(m, {"the cat"}); })
-                .find("at least one text"),
+  EXPECT_NE(message_of<mha::value_error>([&] {
+              mha::prune_english_lm(m, {"the cat"});
+            }).find("at least one text"),
             std::string::npos);
 }
 
@@ -246,8 +250,9 @@ TEST(PruneDateModel, ExactMatchAndTheCurveOnHeldOutDates) {
   EXPECT_DOUBLE_EQ(c.steps[0].value, mha::date_exact_match(m, odd));
   EXPECT_DOUBLE_EQ(c.steps[24].value, mha::date_exact_match(m, odd, heads));
   EXPECT_EQ(c.steps[24].heads_left, 0);
-  EXPECT_NE(message_of<mha::value_error>([&] { mha::prune_date_model(m, {ex[0]}); })
-                .find("at least 2 examples"),
+  EXPECT_NE(message_of<mha::value_error>([&] {
+              mha::prune_date_model(m, {ex[0]});
+            }).find("at least 2 examples"),
             std::string::npos);
 }
 
@@ -272,7 +277,8 @@ TEST(DescribeModelFile, CountsEveryStoredWeightAndTheAttentionsOnes) {
   EXPECT_EQ(en.kind, "english");
   EXPECT_EQ(en.step, 3200);
   EXPECT_EQ(en.position_bias_parameters, 3 * 8 * 128);
-  EXPECT_EQ(mha::describe_model_file(read_bytes(kRepo + "/web/date_model.safetensors")).kind, "date");
+  EXPECT_EQ(mha::describe_model_file(read_bytes(kRepo + "/web/date_model.safetensors")).kind,
+            "date");
   EXPECT_EQ(message_of<mha::parse_error>([&] {
               mha::describe_model_file(
                   read_bytes(std::string(MHA_FIXTURES_DIR) + "/torch_mha_layer.safetensors"));

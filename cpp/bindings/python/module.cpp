@@ -19,6 +19,7 @@
 #include "mha/english_tokenizer.hpp"
 #include "mha/experiment_request.hpp"
 #include "mha/head_report_io.hpp"
+#include "mha/model_pruning.hpp"
 #include "mha/npy.hpp"
 #include "mha/patterns_io.hpp"
 #include "mha/probes.hpp"
@@ -56,8 +57,10 @@ std::vector<float> float_values(const py::array& a, const std::string& name, py:
                            std::to_string(rank) + " dimensions");
   }
   if (!(a.flags() & py::array::c_style)) {
-    throw mha::value_error(name + " is not C-contiguous (a strided or transposed view); pass "
-                           "numpy.ascontiguousarray(" + name + ")");
+    throw mha::value_error(name +
+                           " is not C-contiguous (a strided or transposed view); pass "
+                           "numpy.ascontiguousarray(" +
+                           name + ")");
   }
   if (!a.dtype().attr("isnative").cast<bool>()) {
     throw mha::value_error(name + " is not in native byte order; pass " + name +
@@ -123,16 +126,17 @@ mha::AttentionMasks masks_from(const std::optional<py::array>& attn_mask,
   if (attn_mask) {
     const py::array& a = *attn_mask;
     if (a.ndim() != 2 && a.ndim() != 3) {
-      throw mha::shape_error("attn_mask has shape " + shape_text(a) +
-                             ", expected (n, m) = (" + std::to_string(n) + ", " +
-                             std::to_string(m) + ") or (num_heads, n, m) = (" + std::to_string(h) +
-                             ", " + std::to_string(n) + ", " + std::to_string(m) + ")");
+      throw mha::shape_error("attn_mask has shape " + shape_text(a) + ", expected (n, m) = (" +
+                             std::to_string(n) + ", " + std::to_string(m) +
+                             ") or (num_heads, n, m) = (" + std::to_string(h) + ", " +
+                             std::to_string(n) + ", " + std::to_string(m) + ")");
     }
     const Index heads = a.ndim() == 2 ? 1 : a.shape(0);
     masks.attn_mask = mha::HeadStack(heads, a.shape(a.ndim() - 2), a.shape(a.ndim() - 1));
     if (a.dtype().kind() == 'b') {
       if (!(a.flags() & py::array::c_style)) {
-        throw mha::value_error("attn_mask is not C-contiguous; pass numpy.ascontiguousarray(attn_mask)");
+        throw mha::value_error(
+            "attn_mask is not C-contiguous; pass numpy.ascontiguousarray(attn_mask)");
       }
       masks.attn_mask_kind = mha::AttentionMasks::Kind::boolean;
       const auto* b = static_cast<const bool*>(a.data());
@@ -146,13 +150,14 @@ mha::AttentionMasks masks_from(const std::optional<py::array>& attn_mask,
   if (key_padding_mask) {
     const py::array& a = *key_padding_mask;
     if (a.ndim() != 1) {
-      throw mha::shape_error("key_padding_mask has shape " + shape_text(a) +
-                             ", expected (m,) = (" + std::to_string(m) + ",)");
+      throw mha::shape_error("key_padding_mask has shape " + shape_text(a) + ", expected (m,) = (" +
+                             std::to_string(m) + ",)");
     }
     if (a.dtype().kind() == 'b') {
       if (!(a.flags() & py::array::c_style)) {
-        throw mha::value_error("key_padding_mask is not C-contiguous; pass "
-                               "numpy.ascontiguousarray(key_padding_mask)");
+        throw mha::value_error(
+            "key_padding_mask is not C-contiguous; pass "
+            "numpy.ascontiguousarray(key_padding_mask)");
       }
       const auto* b = static_cast<const bool*>(a.data());
       masks.key_padding_mask.assign(b, b + a.size());
@@ -165,17 +170,14 @@ mha::AttentionMasks masks_from(const std::optional<py::array>& attn_mask,
 }
 
 /// One forward call (multi_head_attention_forward) with PyTorch's names; see mha_lab.forward.
-py::dict forward(const py::array& query, const std::optional<py::array>& key,
-                 const std::optional<py::array>& value, Index num_heads,
-                 const std::optional<py::array>& in_proj_weight,
-                 const std::optional<py::array>& in_proj_bias, const py::array& out_proj_weight,
-                 const std::optional<py::array>& out_proj_bias,
-                 const std::optional<py::array>& q_proj_weight,
-                 const std::optional<py::array>& k_proj_weight,
-                 const std::optional<py::array>& v_proj_weight,
-                 const std::optional<py::array>& attn_mask,
-                 const std::optional<py::array>& key_padding_mask, bool is_causal,
-                 bool keep_intermediates) {
+py::dict forward(
+    const py::array& query, const std::optional<py::array>& key,
+    const std::optional<py::array>& value, Index num_heads,
+    const std::optional<py::array>& in_proj_weight, const std::optional<py::array>& in_proj_bias,
+    const py::array& out_proj_weight, const std::optional<py::array>& out_proj_bias,
+    const std::optional<py::array>& q_proj_weight, const std::optional<py::array>& k_proj_weight,
+    const std::optional<py::array>& v_proj_weight, const std::optional<py::array>& attn_mask,
+    const std::optional<py::array>& key_padding_mask, bool is_causal, bool keep_intermediates) {
   const mha::RowMatrixXf q = matrix(query, "query");
   if (key.has_value() != value.has_value()) {
     throw mha::shape_error("give both key and value, or neither (self-attention)");
@@ -193,8 +195,9 @@ py::dict forward(const py::array& query, const std::optional<py::array>& key,
   mha::AttentionWeights weights;
   if (in_proj_weight) {
     if (q_proj_weight || k_proj_weight || v_proj_weight) {
-      throw mha::shape_error("give in_proj_weight or q_proj_weight, k_proj_weight and "
-                             "v_proj_weight, not both");
+      throw mha::shape_error(
+          "give in_proj_weight or q_proj_weight, k_proj_weight and "
+          "v_proj_weight, not both");
     }
     weights = mha::AttentionWeights::fused(matrix(*in_proj_weight, "in_proj_weight"),
                                            vector(in_proj_bias, "in_proj_bias"), W_out,
@@ -205,8 +208,9 @@ py::dict forward(const py::array& query, const std::optional<py::array>& key,
         matrix(*v_proj_weight, "v_proj_weight"), vector(in_proj_bias, "in_proj_bias"), W_out,
         vector(out_proj_bias, "out_proj_bias"));
   } else {
-    throw mha::shape_error("no input projection: give in_proj_weight (3*d_model, d_model) or "
-                           "q_proj_weight, k_proj_weight and v_proj_weight");
+    throw mha::shape_error(
+        "no input projection: give in_proj_weight (3*d_model, d_model) or "
+        "q_proj_weight, k_proj_weight and v_proj_weight");
   }
   const bool self = !key;
   const Index m = self ? q.rows() : k.rows();
@@ -234,8 +238,8 @@ py::dict forward(const py::array& query, const std::optional<py::array>& key,
   return out;
 }
 
-/// Module 08's experiment as `mha numpy-experiment` reads it (mha::read_experiment_request: float64,
-/// everything kept) and runs it (mha::run_experiment).
+/// Module 08's experiment as `mha numpy-experiment` reads it (mha::read_experiment_request:
+/// float64, everything kept) and runs it (mha::run_experiment).
 py::dict numpy_experiment(std::uint32_t seed, Index tokens, Index d_model, Index num_heads,
                           bool is_causal, bool positional) {
   const mha::ExperimentRequest request = mha::read_experiment_request(
@@ -347,13 +351,38 @@ std::string head_report_json(const std::vector<py::dict>& examples) {
         throw mha::shape_error(name + ": offsets has " + std::to_string(offsets.size()) +
                                " entries, tokens has " + std::to_string(r.tokens.size()));
       }
-      r.probe = mha::probe_from_offsets(offsets, d["pronoun"].cast<Span>(),
-                                        d["antecedent"].cast<Span>(), d["other"].cast<Span>(),
-                                        name);
+      r.probe =
+          mha::probe_from_offsets(offsets, d["pronoun"].cast<Span>(), d["antecedent"].cast<Span>(),
+                                  d["other"].cast<Span>(), name);
     }
     list.push_back(std::move(r));
   }
   return mha::head_report_to_json(mha::head_report(list)).dump();
+}
+
+/// mha_lab.prune's core: the greedy curve of the model in `bytes` (prune_model_file) on texts (an
+/// English model) or (input, target) examples (a date model), as JSON text.
+std::string prune_json(
+    const py::bytes& bytes, const std::string& name,
+    const std::optional<std::vector<std::string>>& texts,
+    const std::optional<std::vector<std::pair<std::string, std::string>>>& pairs) {
+  const std::string raw = bytes;
+  std::optional<std::vector<mha::DateExample>> examples;
+  if (pairs) {
+    examples.emplace();
+    for (const auto& [input, target] : *pairs) examples->push_back({input, target, "", ""});
+  }
+  return mha::prune_model_file(std::vector<std::uint8_t>(raw.begin(), raw.end()), name, texts,
+                               examples)
+      .dump();
+}
+
+/// mha_lab.models' core: one model file's summary (describe_model_file) as JSON text.
+std::string describe_model_json(const py::bytes& bytes) {
+  const std::string raw = bytes;
+  return mha::model_summary_to_json(
+             mha::describe_model_file(std::vector<std::uint8_t>(raw.begin(), raw.end())))
+      .dump();
 }
 
 }  // namespace
@@ -379,6 +408,9 @@ PYBIND11_MODULE(_core, m) {
   m.def("head_patterns_json", &head_patterns_json, py::arg("attn"), py::arg("tokens"),
         py::arg("query_tokens"));
   m.def("head_report_json", &head_report_json, py::arg("examples"));
+  m.def("prune_json", &prune_json, py::arg("model_bytes"), py::arg("name"), py::arg("texts"),
+        py::arg("examples"));
+  m.def("describe_model_json", &describe_model_json, py::arg("model_bytes"));
   m.def(
       "induction_probe_json",
       [](std::uint32_t seed, int count) { return mha::induction_probe(seed, count).dump(); },

@@ -157,7 +157,8 @@ std::string cross_label(const RoleMass& m) {
            " falls on the input's " + groups[g];
   };
   if (strong.empty()) return std::string("spread out; at most ") + share(best);
-  if (strong.size() == 1) return std::string("reads the ") + groups[strong[0]] + ": " + share(strong[0]);
+  if (strong.size() == 1)
+    return std::string("reads the ") + groups[strong[0]] + ": " + share(strong[0]);
   std::string label = "reads the field being written: of the attention of the rows writing each ";
   if (strong.size() == 2) {
     label = std::string("reads the ") + groups[strong[0]] + " and the " + groups[strong[1]] +

@@ -124,8 +124,9 @@ EnglishLM EnglishLM::load(std::vector<std::uint8_t> bytes) {
                       " entries in the same order");
   }
   if (tok.types[unk_id] != PieceType::unknown || tok.types[bos_id] != PieceType::control) {
-    throw parse_error("the tokenizer's pieces 0 and 1 must be <unk> of type unknown and <bos> of "
-                      "type control");
+    throw parse_error(
+        "the tokenizer's pieces 0 and 1 must be <unk> of type unknown and <bos> of "
+        "type control");
   }
   for (std::size_t id = 0; id < tok.types.size(); ++id) {
     if (tok.types[id] == PieceType::unknown || tok.types[id] == PieceType::control)

@@ -154,12 +154,12 @@ nlohmann::json prune_curve_to_json(const PruneCurve& curve, const std::string& m
                                    const std::string& kind) {
   nlohmann::json steps = nlohmann::json::array();
   for (const PruneStep& s : curve.steps) {
-    steps.push_back({{"heads_left", s.heads_left},
-                     {"removed", s.removed ? nlohmann::json(curve.heads[static_cast<std::size_t>(
-                                                 *s.removed)])
-                                           : nlohmann::json(nullptr)},
-                     {"value", s.value},
-                     {"selection_value", s.selection_value}});
+    steps.push_back(
+        {{"heads_left", s.heads_left},
+         {"removed", s.removed ? nlohmann::json(curve.heads[static_cast<std::size_t>(*s.removed)])
+                               : nlohmann::json(nullptr)},
+         {"value", s.value},
+         {"selection_value", s.selection_value}});
   }
   return {{"model", model_name},
           {"kind", kind},
@@ -173,6 +173,31 @@ nlohmann::json prune_curve_to_json(const PruneCurve& curve, const std::string& m
                " on the selection half (held-out items 0, 2, 4, ...) is removed; the value is "
                "measured on the measurement half (items 1, 3, 5, ...)"},
           {"steps", steps}};
+}
+
+nlohmann::json prune_model_file(const std::vector<std::uint8_t>& bytes, const std::string& name,
+                                const std::optional<std::vector<std::string>>& texts,
+                                const std::optional<std::vector<DateExample>>& examples) {
+  const std::string kind = model_file_kind(bytes);
+  if (kind == "english") {
+    if (!texts) throw value_error(name + " is an English model: it is pruned on held-out texts");
+    return prune_curve_to_json(prune_english_lm(EnglishLM::load(bytes), *texts), name, kind);
+  }
+  if (!examples) throw value_error(name + " is a date model: it is pruned on held-out examples");
+  return prune_curve_to_json(prune_date_model(DateModel::load(bytes), *examples), name, kind);
+}
+
+nlohmann::json model_summary_to_json(const ModelSummary& s) {
+  return {{"kind", s.kind},
+          {"num_layers", s.num_layers},
+          {"num_heads", s.num_heads},
+          {"d_model", s.d_model},
+          {"heads", s.heads},
+          {"parameters", s.parameters},
+          {"attention_parameters", s.attention_parameters},
+          {"position_bias_parameters", s.position_bias_parameters},
+          {"step", s.step ? nlohmann::json(*s.step) : nlohmann::json(nullptr)},
+          {"checksum", s.checksum}};
 }
 
 std::string model_file_kind(const std::vector<std::uint8_t>& bytes) {
@@ -220,7 +245,8 @@ ModelSummary describe_model_file(const std::vector<std::uint8_t>& bytes) {
   }
   if (!training.empty()) {
     const nlohmann::json t = nlohmann::json::parse(training, nullptr, false);
-    if (t.is_object()) s.step = json_index(t, "step") ? json_index(t, "step") : json_index(t, "steps");
+    if (t.is_object())
+      s.step = json_index(t, "step") ? json_index(t, "step") : json_index(t, "steps");
   }
   return s;
 }

@@ -78,9 +78,17 @@ PruneCurve prune_date_model(const DateModel& model, const std::vector<DateExampl
 nlohmann::json prune_curve_to_json(const PruneCurve& curve, const std::string& model_name,
                                    const std::string& kind);
 
+/// The curve of the model in `bytes` (model_file_kind picks the loader) as prune_curve_to_json:
+/// an English model on `texts`, a date model on `examples`.
+/// Throws value_error when the model's kind of held-out items is not given, and as the loaders and
+/// prune_english_lm / prune_date_model.
+nlohmann::json prune_model_file(const std::vector<std::uint8_t>& bytes, const std::string& name,
+                                const std::optional<std::vector<std::string>>& texts,
+                                const std::optional<std::vector<DateExample>>& examples);
+
 /// What a model file holds (docs/cli.md "mha models").
 struct ModelSummary {
-  std::string kind;  ///< "english" or "date"
+  std::string kind;      ///< "english" or "date"
   Index num_layers = 0;  ///< English: layers; date: encoder + decoder layers
   Index num_heads = 0;   ///< heads per attention
   Index d_model = 0;
@@ -101,6 +109,10 @@ struct ModelSummary {
 /// Throws parse_error "not a model of mha-lab: format \"x\"" for another format, and as the
 /// loaders.
 ModelSummary describe_model_file(const std::vector<std::uint8_t>& bytes);
+
+/// {"kind", "num_layers", "num_heads", "d_model", "heads", "parameters", "attention_parameters",
+///  "position_bias_parameters", "step" (null when unknown), "checksum"}.
+nlohmann::json model_summary_to_json(const ModelSummary& s);
 
 /// "english" or "date" by the metadata's "format" (the file is not verified).
 /// Throws as Safetensors::parse, and parse_error for a file of another format.

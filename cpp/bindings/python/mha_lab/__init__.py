@@ -29,6 +29,7 @@ from ._input import (
     _whole,
     tokenize,
 )
+from ._models import models, prune
 from ._subword_tokenizer import SubwordTokenizer
 from ._report import head_report, induction_probe, pronoun_probe
 from ._subwords import readable_tokens
@@ -44,6 +45,8 @@ __all__ = [
     "head_report",
     "induction_probe",
     "pronoun_probe",
+    "models",
+    "prune",
     "tokenize",
     "readable_tokens",
     "SubwordTokenizer",
