@@ -190,3 +190,42 @@ test('errors are JS Errors with the message; the module keeps working', () => {
   // Still working.
   assert.deepEqual(tiny.run('the cat').ids, before);
 });
+
+test('heldoutLoss: PyTorch log-probabilities over code points; heads off; errors', () => {
+  // The golden cases that fit max_len: -sum(next_token_logprob) (PyTorch) over the text's code
+  // points, within 1e-3 nats a token (run()'s tolerance above).
+  const doc = fixture('english_lm_golden_tiny.json');
+  let scored = 0;
+  for (const c of doc.cases) {
+    if (c.model !== 'relbias_mlp' || c.truncated_tokens > 0 || c.next_token_logprob.length === 0)
+      continue;
+    const loss = tiny.heldoutLoss([c.text], { ablate: c.ablate });
+    const nats = -c.next_token_logprob.reduce((a, b) => a + b, 0);
+    assert.equal(loss.texts, 1);
+    assert.equal(loss.tokens, c.next_token_logprob.length);
+    assert.equal(loss.characters, [...c.text].length, c.text);
+    assert.ok(Math.abs(loss.nats - nats) <= 1e-3 * loss.tokens, `${loss.nats} vs ${nats}`);
+    assert.equal(loss.perCharacter, loss.nats / loss.characters);
+    scored += 1;
+  }
+  assert.ok(scored >= 2, `${scored} cases scored`);
+  // Several texts sum; a text beyond max_len and a text of no token are skipped.
+  const both = tiny.heldoutLoss(['the cat', 'a dog', '', 'word '.repeat(200)]);
+  const a = tiny.heldoutLoss(['the cat']);
+  const b = tiny.heldoutLoss(['a dog']);
+  assert.equal(both.nats, a.nats + b.nats);
+  assert.equal(both.skipped, 2);
+  assert.equal(tiny.heldoutLoss(['']).perCharacter, null);
+  const off = tiny.heldoutLoss(['the cat'], { ablate: [[0, 0]] });
+  assert.equal(
+    off.nats,
+    -tiny.run('the cat', { ablate: [[0, 0]] }).nextTokenLogprob.reduce((x, y) => x + y, 0),
+  );
+  assert.throws(() => tiny.heldoutLoss('the cat'), {
+    message: /texts must be an array of strings/,
+  });
+  assert.throws(() => tiny.heldoutLoss([1]), { message: /texts\[0\]: text must be a string/ });
+  assert.throws(() => tiny.heldoutLoss(['a'], { ablate: [[9, 0]] }), { message: /layer 9/ });
+  assert.throws(() => tiny.heldoutLoss(['a'], { top: 3 }), { message: /unknown key 'top'/ });
+  assert.equal(tiny.heldoutLoss(['the cat']).nats, a.nats);
+});

@@ -11,6 +11,7 @@
 #include "js_convert.hpp"
 #include "mha/english_lm.hpp"
 #include "mha/english_tokenizer.hpp"
+#include "mha/model_pruning.hpp"
 #include "model_convert.hpp"
 
 namespace {
@@ -18,6 +19,7 @@ namespace {
 using namespace mha_js;  // js_convert.hpp, model_convert.hpp: guarded(), readers and writers
 
 const std::vector<std::string> kRunOptions = {"top", "ablate"};
+const std::vector<std::string> kLossOptions = {"ablate"};
 
 /// options.ablate: [[layer, head], ...].
 std::vector<mha::LMHead> read_ablate(const val& options) {
@@ -121,6 +123,33 @@ class JsEnglishModel : public JsModelBase<mha::EnglishLM> {
       return out;
     });
   }
+  /// heldoutLoss(texts, {ablate}): mha::english_heldout_loss over an array of strings:
+  /// {nats, characters, tokens, texts, skipped, perCharacter (null when no text was scored)}.
+  val heldout_loss(val texts, val options) const {
+    return guarded([&] {
+      if (!texts.isArray()) {
+        throw mha::parse_error("heldoutLoss(texts): texts must be an array of strings, got " +
+                               js_repr(texts));
+      }
+      std::vector<std::string> items;
+      const auto count = texts["length"].as<std::size_t>();
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::string call = "heldoutLoss(texts): texts[" + std::to_string(i) + "]";
+        items.push_back(text_argument(texts[i], call.c_str()));
+      }
+      const bool given = options_given(options, "heldoutLoss(texts, options)", kLossOptions);
+      const mha::EnglishLoss loss = mha::english_heldout_loss(
+          model_, items, given ? read_ablate(options) : std::vector<mha::LMHead>{});
+      val out = val::object();
+      out.set("nats", loss.nats);
+      out.set("characters", static_cast<double>(loss.characters));
+      out.set("tokens", static_cast<double>(loss.tokens));
+      out.set("texts", static_cast<double>(loss.texts));
+      out.set("skipped", static_cast<double>(loss.skipped));
+      out.set("perCharacter", loss.texts > 0 ? val(loss.per_character()) : val::null());
+      return out;
+    });
+  }
 };
 
 /// mod.englishTokenize(text): the page's tokens of text, as the English model splits it.
@@ -133,6 +162,8 @@ val english_tokenize_js(val text) {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(mha_lab_english_model) {
-  model_class<JsEnglishModel, &JsEnglishModel::run>("run");
+  model_class<JsEnglishModel, &JsEnglishModel::run>("run")
+      .function("heldoutLoss", &JsEnglishModel::heldout_loss)
+      .function("heldoutLoss", &run_without_options<JsEnglishModel, &JsEnglishModel::heldout_loss>);
   emscripten::function("englishTokenize", &english_tokenize_js);
 }

@@ -380,6 +380,22 @@ export interface EnglishRun {
 export interface EnglishModel extends EmbindObject {
   /** The model on text: next words, perplexity, every head's weights. */
   run(text: string, options?: { top?: number; ablate?: Array<[number, number]> } | null): EnglishRun;
+  /**
+   * The loss per character over held-out texts (mha::english_heldout_loss: every token after
+   * <bos>, texts beyond max_len skipped), with heads switched off.
+   */
+  heldoutLoss(
+    texts: string[],
+    options?: { ablate?: Array<[number, number]> } | null,
+  ): {
+    nats: number;
+    characters: number;
+    tokens: number;
+    texts: number;
+    skipped: number;
+    /** nats / characters; null when no text was scored. */
+    perCharacter: number | null;
+  };
   readonly config: EnglishModelConfig;
   /** Token strings by id: <unk>, <bos>, then words and punctuation. */
   readonly vocab: string[];
