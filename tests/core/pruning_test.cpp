@@ -214,8 +214,9 @@ TEST(PruneEnglishLM, EveryStepIsTheBruteForceChoiceOnTheTinyModel) {
     EXPECT_DOUBLE_EQ(c.steps[s].selection_value, best);
     EXPECT_DOUBLE_EQ(c.steps[s].value, mha::english_heldout_loss(m, meas, off).per_character());
   }
-  const json j = mha::prune_curve_to_json(c, "tiny.safetensors", "english");
+  const json j = mha::prune_curve_to_json(c, "tiny.safetensors", m.checksum(), "english");
   EXPECT_EQ(j.at("steps").at(0).at("removed"), nullptr);
+  EXPECT_EQ(j.at("checksum"), m.checksum());
   EXPECT_EQ(j.at("steps").at(1).at("removed"),
             c.heads[static_cast<std::size_t>(*c.steps[1].removed)]);
   EXPECT_EQ(j.at("steps").size(), heads.size() + 1);

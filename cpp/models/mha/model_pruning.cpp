@@ -151,7 +151,7 @@ PruneCurve prune_date_model(const DateModel& model, const std::vector<DateExampl
 }
 
 nlohmann::json prune_curve_to_json(const PruneCurve& curve, const std::string& model_name,
-                                   const std::string& kind) {
+                                   const std::string& checksum, const std::string& kind) {
   nlohmann::json steps = nlohmann::json::array();
   for (const PruneStep& s : curve.steps) {
     steps.push_back(
@@ -162,6 +162,7 @@ nlohmann::json prune_curve_to_json(const PruneCurve& curve, const std::string& m
          {"selection_value", s.selection_value}});
   }
   return {{"model", model_name},
+          {"checksum", checksum},
           {"kind", kind},
           {"metric", curve.metric},
           {"lower_is_better", curve.lower_is_better},
@@ -181,10 +182,12 @@ nlohmann::json prune_model_file(const std::vector<std::uint8_t>& bytes, const st
   const std::string kind = model_file_kind(bytes);
   if (kind == "english") {
     if (!texts) throw value_error(name + " is an English model: it is pruned on held-out texts");
-    return prune_curve_to_json(prune_english_lm(EnglishLM::load(bytes), *texts), name, kind);
+    const EnglishLM m = EnglishLM::load(bytes);
+    return prune_curve_to_json(prune_english_lm(m, *texts), name, m.checksum(), kind);
   }
   if (!examples) throw value_error(name + " is a date model: it is pruned on held-out examples");
-  return prune_curve_to_json(prune_date_model(DateModel::load(bytes), *examples), name, kind);
+  const DateModel m = DateModel::load(bytes);
+  return prune_curve_to_json(prune_date_model(m, *examples), name, m.checksum(), kind);
 }
 
 nlohmann::json model_summary_to_json(const ModelSummary& s) {

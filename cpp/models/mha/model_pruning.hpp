@@ -71,12 +71,13 @@ PruneCurve prune_english_lm(const EnglishLM& model, const std::vector<std::strin
 /// Throws value_error for fewer than 2 examples, and as date_exact_match.
 PruneCurve prune_date_model(const DateModel& model, const std::vector<DateExample>& examples);
 
-/// {"model": model_name, "kind", "metric", "lower_is_better", "heads": [names],
+/// {"model": model_name, "checksum": the model's xxh64, "kind", "metric", "lower_is_better",
+/// "heads": [names],
 ///  "selection_items", "measurement_items", "protocol": text,
 ///  "steps": [{"heads_left", "removed": name or null, "value", "selection_value"}]}
 /// (docs/cli.md "mha prune").
 nlohmann::json prune_curve_to_json(const PruneCurve& curve, const std::string& model_name,
-                                   const std::string& kind);
+                                   const std::string& checksum, const std::string& kind);
 
 /// The curve of the model in `bytes` (model_file_kind picks the loader) as prune_curve_to_json:
 /// an English model on `texts`, a date model on `examples`.

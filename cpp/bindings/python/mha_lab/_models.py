@@ -69,7 +69,7 @@ def models(directory=None):
 
 def prune(model, texts=None, examples=None):
     """The greedy head-pruning curve of ``model`` (a path or the file's bytes), as
-    ``mha prune --json`` prints it: a dict with ``model``, ``kind``, ``metric``,
+    ``mha prune --json`` prints it: a dict with ``model``, ``checksum``, ``kind``, ``metric``,
     ``lower_is_better``, ``heads`` (names), ``selection_items``, ``measurement_items``,
     ``protocol`` and ``steps``, a list of ``{"heads_left", "removed", "value",
     "selection_value"}``, the first with nothing removed.
