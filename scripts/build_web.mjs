@@ -41,7 +41,7 @@
 //                     its stand-in, modes/lazy_mode.js), and dist/english.css (web/english.css, minified)
 //                     with it. Its MHA_ENGLISH_BUILD (esbuild's define) says what this build has:
 //                     null without a model, else {file, script, bytes, heads: the JSON of
-//                     web/english_lm_heads.json, or null}.
+//                     web/english_lm_heads.json, or null, experiments: readExperiments()}.
 //   dist/english_lm.safetensors  web/english_lm.safetensors, fetched by the English mode when served
 //   dist/english_lm.js  the same bytes as base64 in a classic script (global MHA_ENGLISH_MODEL =
 //                     {bytes, safetensors, heads: the JSON of web/english_lm_heads.json, or null}),
@@ -85,13 +85,13 @@ async function readIfExists(file) {
 }
 
 /** A model's heads file as JSON, or null when it is absent or not JSON (with a warning). */
-async function readHeads(heads, warn) {
+async function readHeads(heads, warn, without = 'no head roles') {
   const text = await readIfExists(heads);
   if (!text) return null;
   try {
     return JSON.parse(text.toString('utf8'));
   } catch (e) {
-    warn(`build_web: ${heads} is not valid JSON (${e.message}); the page will show no head roles`);
+    warn(`build_web: ${heads} is not valid JSON (${e.message}); the page will show ${without}`);
     return null;
   }
 }
@@ -121,6 +121,37 @@ export async function writeDateModel({ model, heads, outDir, warn = console.warn
 }
 
 /**
+ * The measurements of the English mode's experiments (modes/english/experiments.js): the pruning
+ * curves of `mha prune --json` (web/english_lm_prune.json, web/date_model_prune.json), the
+ * head-count sweep (web/head_count_sweep.json, scripts/training/head_count_sweep.py), the
+ * training replay's scores (web/english_lm_replay.json, scripts/training/replay_scores.py) and the
+ * measurement half of the held-out text the English curve was measured on (the odd lines of
+ * web/english_lm_heldout.txt), for the reader's own point. Each part is null when its file is
+ * missing or not JSON (with a warning); null when every part is.
+ */
+export async function readExperiments({ dir = WEB, warn = console.warn } = {}) {
+  const json = (name) => readHeads(path.join(dir, name), warn, 'no such experiment');
+  const [english, date, sweep, replay] = await Promise.all(
+    [
+      'english_lm_prune.json',
+      'date_model_prune.json',
+      'head_count_sweep.json',
+      'english_lm_replay.json',
+    ].map(json),
+  );
+  const text = await readIfExists(path.join(dir, 'english_lm_heldout.txt'));
+  const lines = text
+    ? text
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l.trim())
+    : [];
+  const heldout = lines.filter((_, i) => i % 2 === 1);
+  if (!english && !date && !sweep && !replay) return null;
+  return { english: english && heldout.length ? english : null, date, sweep, replay, heldout };
+}
+
+/**
  * The English model for the page: dist/english_lm.safetensors (fetched when served) and
  * dist/english_lm.js (the same bytes as base64, for file://), or neither when there is no model
  * (stale ones are removed). A heads file that is not JSON is left out with a warning.
@@ -144,7 +175,13 @@ export async function writeEnglishModel({ model, heads, outDir, warn = console.w
       `and by <mha-attention preset="english">${headsJson ? `, with ${path.basename(heads)}` : ''}. */\n` +
       `var MHA_ENGLISH_MODEL = ${JSON.stringify({ bytes: bytes.length, safetensors: bytes.toString('base64'), heads: headsJson })};\n`,
   );
-  return { file, script, bytes: bytes.length, heads: headsJson };
+  return {
+    file,
+    script,
+    bytes: bytes.length,
+    heads: headsJson,
+    experiments: await readExperiments({ warn }),
+  };
 }
 
 /**

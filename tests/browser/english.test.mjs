@@ -393,6 +393,117 @@ for (const which of [0, 1]) {
         assert.match(await page.textContent('#english-card caption'), /on this text by piece/);
       }));
 
+    test("experiments: a question first; the pruning curve, the reader's point, the date curve, the sweep; Save SVG and PNG", async (t) => {
+      const file = (n) => path.join(ROOT, 'web', n);
+      if (!existsSync(file('english_lm_prune.json')) || MODEL !== TRAINED) {
+        t.skip('no web/english_lm_prune.json for the trained model');
+        return;
+      }
+      const curve = JSON.parse(readFileSync(file('english_lm_prune.json'), 'utf8'));
+      const dates = JSON.parse(readFileSync(file('date_model_prune.json'), 'utf8'));
+      const sweep = existsSync(file('head_count_sweep.json'))
+        ? JSON.parse(readFileSync(file('head_count_sweep.json'), 'utf8'))
+        : null;
+      const heldout = readFileSync(file('english_lm_heldout.txt'), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim())
+        .filter((_, i) => i % 2 === 1);
+      await withEnglishPage(target(), hashOf('the cat sat', '&off=0.1,1.2'), async ({ page }) => {
+        await page.click('#english-exp-prune summary');
+        const reveal = '#english-exp-prune button[data-reveal]';
+        assert.equal(await page.getAttribute(reveal, 'disabled'), '', 'no answer, no result');
+        assert.equal(await page.isVisible('#english-exp-prune .en-exp-result'), false);
+        await page.check('#english-exp-prune input[value="little"]');
+        await page.click(reveal);
+        const n = curve.heads.length;
+        const half = Math.floor(n / 2);
+        const verdict = await page.textContent('#english-exp-prune .en-exp-verdict');
+        assert.ok(
+          verdict.includes(
+            `with ${half} of ${n} heads removed the loss is ${curve.steps[half].value.toFixed(4)}`,
+          ),
+          verdict,
+        );
+        // The chart: one point per step; the removal order as mha prune wrote it.
+        assert.equal(
+          await page.$eval(
+            '#english-exp-prune polyline',
+            (p) => p.getAttribute('points').split(' ').length,
+          ),
+          n + 1,
+        );
+        assert.deepEqual(
+          await page.$$eval('#english-exp-prune-order li', (ls) =>
+            ls.map((l) => l.textContent.split(':')[0]),
+          ),
+          curve.steps.slice(1).map((s) => s.removed),
+        );
+        // The reader's point: heads 0.1 and 1.2 off (the address), on the curve's measurement half,
+        // against the same model run in node (the same core: equal).
+        await page.click('#english-exp-mine');
+        await page.waitForSelector('#english-exp-mine-status[data-loss]');
+        if (!nodeModel) await nodeRun('x');
+        const ref = nodeModel.heldoutLoss(heldout, {
+          ablate: [
+            [0, 1],
+            [1, 2],
+          ],
+        });
+        assert.equal(
+          Number(await page.getAttribute('#english-exp-mine-status', 'data-loss')),
+          ref.perCharacter,
+        );
+        assert.equal(ref.texts, curve.measurement_items);
+        assert.equal(await page.$$eval('#english-exp-prune [data-mark]', (m) => m.length), 1);
+        // Save SVG and PNG.
+        const [svg] = await Promise.all([
+          page.waitForEvent('download'),
+          page.click('#english-exp-prune .en-exp-save button:first-child'),
+        ]);
+        assert.equal(svg.suggestedFilename(), 'english-pruning.svg');
+        const text = readFileSync(await svg.path(), 'utf8');
+        assert.ok(
+          text.startsWith('<?xml') && text.includes('<polyline') && text.includes('yours (2 off)'),
+        );
+        const [png] = await Promise.all([
+          page.waitForEvent('download'),
+          page.click('#english-exp-prune .en-exp-save button:last-child'),
+        ]);
+        assert.equal(
+          readFileSync(await png.path())
+            .subarray(1, 4)
+            .toString('latin1'),
+          'PNG',
+        );
+        // The date model's curve: heads removed before exact match falls by more than a point.
+        await page.click('#english-exp-date summary');
+        await page.check('#english-exp-date input[value="few"]');
+        await page.click('#english-exp-date button[data-reveal]');
+        let k = 0;
+        while (
+          k + 1 < dates.steps.length &&
+          dates.steps[k + 1].value >= dates.steps[0].value - 0.01 - 1e-12
+        )
+          k++;
+        assert.match(
+          await page.textContent('#english-exp-date .en-exp-verdict'),
+          new RegExp(`Measured: ${k} of ${dates.heads.length} heads go`),
+        );
+        if (sweep) {
+          await page.click('#english-exp-sweep summary');
+          await page.check('#english-exp-sweep input[value="1"]');
+          await page.click('#english-exp-sweep button[data-reveal]');
+          const rows = await page.$$eval('#english-exp-sweep-table tbody tr', (trs) =>
+            trs.map((tr) => [Number(tr.dataset.heads), tr.children[3].textContent]),
+          );
+          assert.deepEqual(
+            rows,
+            sweep.models.map((m) => [m.num_heads, m.loss_per_char.toFixed(4)]),
+          );
+        }
+      });
+    });
+
     test('every term the captions show is explained on the page', () =>
       withEnglishPage(
         target(),

@@ -1,4 +1,4 @@
-"""mha_lab.models and mha_lab.prune (docs/python.md, docs/pruning.md): the shipped models'
+"""mha_lab.models and mha_lab.prune (docs/python.md, docs/head-experiments.md): the shipped models'
 summaries against their files' own tensors, a pruning curve of the tiny English model whose steps
 are recomputed by brute force from its loss, the date model's curve, and bad input as
 ValueError."""

@@ -23,6 +23,14 @@ declare const MHA_ENGLISH_BUILD: {
   script: string;
   bytes: number;
   heads: object | null;
+  /** The experiments' measurements (scripts/build_web.mjs readExperiments), or null. */
+  experiments: {
+    english: object | null;
+    date: object | null;
+    sweep: object | null;
+    replay: object | null;
+    heldout: string[];
+  } | null;
 } | null;
 
 /** A classic worker's script loader (compute/compute_worker.js). */

@@ -196,13 +196,19 @@ export function buildPanel(panel) {
   );
   kinds.hidden = true;
 
+  // Module 03's claims as experiments (experiments.js fills it when the model loads).
+  const experiments = withId(el('section', 'explain en-experiments'), 'english-experiments');
+  experiments.setAttribute('aria-labelledby', 'english-experiments-title');
+  experiments.hidden = true;
+
   const explain = el('section', 'explain');
   explain.setAttribute('aria-labelledby', 'english-explain-title');
   const list = el('ul');
   explain.append(withId(el('h2', '', 'What to look for'), 'english-explain-title'), list);
 
-  panel.replaceChildren(intro, reading, heads, status, shareSlot, kinds, explain);
+  panel.replaceChildren(intro, reading, heads, status, shareSlot, kinds, experiments, explain);
   Object.assign(els, {
+    experiments,
     kinds,
     kindsList,
     form,

@@ -41,6 +41,7 @@ import {
   wordGroups,
 } from './english_view.js';
 import { readHeadsFile } from '../trained/heads_file.js';
+import { HeadExperiments } from './experiments.js';
 import { BY_WORD_RULE, COREFERENCE_NOTE, EXAMPLES, REPEAT_NOTE } from './english_text.js';
 import { el } from '../../draw/dom.js';
 import { buildPanel } from './english_dom.js';
@@ -72,7 +73,7 @@ export class EnglishMode extends TrainedMode {
    *   labels (the page's LabelCache), clock (UpdateClock: mha:update), address, embedded(),
    *   showMemoryStats
    * @param {HTMLElement} panel #english-panel (empty: this fills it)
-   * @param {{file: string, script: string, bytes: number, heads: object|null}|null} build the model
+   * @param {{file: string, script: string, bytes: number, heads: object|null, experiments: object|null}|null} build the model
    *   this build of the page has (scripts/build_web.mjs), or null
    */
   constructor(ctx, panel, build) {
@@ -108,6 +109,11 @@ export class EnglishMode extends TrainedMode {
     });
     /** The protocols of the heads file's scores (readHeadsFile), for the whole card. */
     this.protocols = new Map();
+    /** Module 03's claims as experiments (the build's measurements; the reader's own point). */
+    this.experiments = new HeadExperiments(this.els.experiments, build?.experiments ?? null, {
+      model: () => this.model,
+      off: () => this.state.off,
+    });
     this.fillExplain();
   }
 
@@ -169,6 +175,7 @@ export class EnglishMode extends TrainedMode {
       this.showKinds(modelKinds(heads));
     }
     this.els.modelInfo.textContent = info;
+    this.experiments.build(this.model.checksum);
   }
 
   /** Module 03's kinds the model has and lacks (modelKinds), under the page; hidden when unmeasured. */
