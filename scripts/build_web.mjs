@@ -152,15 +152,16 @@ export async function readExperiments({ dir = WEB, warn = console.warn } = {}) {
 }
 
 /**
- * The English model for the page: dist/english_lm.safetensors (fetched when served) and
- * dist/english_lm.js (the same bytes as base64, for file://), or neither when there is no model
- * (stale ones are removed). A heads file that is not JSON is left out with a warning.
- * @returns {Promise<{file: string, script: string, bytes: number, heads: object|null} | null>}
- *   what the English mode's bundle is told (MHA_ENGLISH_BUILD)
+ * An English model for the page: dist/<name>.safetensors (fetched when served) and
+ * dist/<name>.js (the same bytes as base64 in a classic script setting `global`, for file://), or
+ * neither when there is no model (stale ones are removed). A heads file that is not JSON is left
+ * out with a warning. The shipped model is english_lm (MHA_ENGLISH_MODEL); the one-head model of
+ * the head-count experiment english_lm_h1 (MHA_ENGLISH_MODEL_H1).
+ * @returns {Promise<{file: string, script: string, global: string, bytes: number, heads: object|null} | null>}
  */
-export async function writeEnglishModel({ model, heads, outDir, warn = console.warn }) {
-  const file = 'english_lm.safetensors',
-    script = 'english_lm.js';
+async function writeEnglishFiles({ model, heads, outDir, warn, name, global }) {
+  const file = `${name}.safetensors`,
+    script = `${name}.js`;
   const bytes = await readIfExists(model);
   if (!bytes) {
     await Promise.all([file, script].map((f) => rm(path.join(outDir, f), { force: true })));
@@ -171,17 +172,41 @@ export async function writeEnglishModel({ model, heads, outDir, warn = console.w
   await writeFile(
     path.join(outDir, script),
     `/* mha-lab English model: ${path.basename(model)} (${bytes.length} bytes) as base64. Written by ` +
-      'scripts/build_web.mjs; added to the page only when the English mode is opened from file://, ' +
-      `and by <mha-attention preset="english">${headsJson ? `, with ${path.basename(heads)}` : ''}. */\n` +
-      `var MHA_ENGLISH_MODEL = ${JSON.stringify({ bytes: bytes.length, safetensors: bytes.toString('base64'), heads: headsJson })};\n`,
+      'scripts/build_web.mjs; added to the page only when the English mode needs it from file://' +
+      `${name === 'english_lm' ? ', and by <mha-attention preset="english">' : ''}${headsJson ? `, with ${path.basename(heads)}` : ''}. */\n` +
+      `var ${global} = ${JSON.stringify({ bytes: bytes.length, safetensors: bytes.toString('base64'), heads: headsJson })};\n`,
   );
-  return {
-    file,
-    script,
-    bytes: bytes.length,
-    heads: headsJson,
-    experiments: await readExperiments({ warn }),
-  };
+  return { file, script, global, bytes: bytes.length, heads: headsJson };
+}
+
+/**
+ * The English model for the page (writeEnglishFiles: english_lm.safetensors, english_lm.js), with
+ * the experiments' measurements (readExperiments) and the one-head model of web/ (oneHead:
+ * web/english_lm_h1.safetensors with web/english_lm_h1_heads.json, or null).
+ * @returns {Promise<{file: string, script: string, bytes: number, heads: object|null, experiments: object|null} | null>}
+ *   what the English mode's bundle is told (MHA_ENGLISH_BUILD)
+ */
+export async function writeEnglishModel({ model, heads, outDir, warn = console.warn }) {
+  const main = await writeEnglishFiles({
+    model,
+    heads,
+    outDir,
+    warn,
+    name: 'english_lm',
+    global: 'MHA_ENGLISH_MODEL',
+  });
+  const oneHead = await writeEnglishFiles({
+    model: path.join(WEB, 'english_lm_h1.safetensors'),
+    heads: path.join(WEB, 'english_lm_h1_heads.json'),
+    outDir,
+    warn,
+    name: 'english_lm_h1',
+    global: 'MHA_ENGLISH_MODEL_H1',
+  });
+  if (!main) return null;
+  const experiments = await readExperiments({ warn });
+  const { global: _, ...rest } = main;
+  return { ...rest, experiments: experiments ? { ...experiments, oneHead } : null };
 }
 
 /**

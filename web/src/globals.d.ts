@@ -30,6 +30,14 @@ declare const MHA_ENGLISH_BUILD: {
     sweep: object | null;
     replay: object | null;
     heldout: string[];
+    /** The one-head model's files (web/english_lm_h1.safetensors), or null. */
+    oneHead: {
+      file: string;
+      script: string;
+      global: string;
+      bytes: number;
+      heads: object | null;
+    } | null;
   } | null;
 } | null;
 

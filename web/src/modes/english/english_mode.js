@@ -113,6 +113,9 @@ export class EnglishMode extends TrainedMode {
     this.experiments = new HeadExperiments(this.els.experiments, build?.experiments ?? null, {
       model: () => this.model,
       off: () => this.state.off,
+      mod: () => this.mod,
+      text: () => this.state.text,
+      modules: ctx.modules,
     });
     this.fillExplain();
   }
