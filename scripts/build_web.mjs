@@ -10,7 +10,8 @@
 //                     scripts on file://)
 //   dist/mha-attention.js  the <mha-attention> custom element (web/src/element/element.js and its imports,
 //                     web/element.css inlined as text): one classic script for course pages
-//   dist/mha-attention.css  web/element.css (used only where constructed stylesheets are missing)
+//   dist/mha-attention.css  web/element.css and web/experiments.css (used only where constructed
+//                     stylesheets are missing)
 //   dist/mha-embed.js  web/mha-embed.js: sizes an iframe of the page (embed=1) to its content
 //   dist/common.css   web/common.css: rules shared by the page and the element (bundled in the
 //                     element), minified
@@ -159,7 +160,7 @@ export async function readExperiments({ dir = WEB, warn = console.warn } = {}) {
  * the head-count experiment english_lm_h1 (MHA_ENGLISH_MODEL_H1).
  * @returns {Promise<{file: string, script: string, global: string, bytes: number, heads: object|null} | null>}
  */
-async function writeEnglishFiles({ model, heads, outDir, warn, name, global }) {
+async function writeEnglishFiles({ model, heads, outDir, warn, name, global, experiments = null }) {
   const file = `${name}.safetensors`,
     script = `${name}.js`;
   const bytes = await readIfExists(model);
@@ -174,7 +175,7 @@ async function writeEnglishFiles({ model, heads, outDir, warn, name, global }) {
     `/* mha-lab English model: ${path.basename(model)} (${bytes.length} bytes) as base64. Written by ` +
       'scripts/build_web.mjs; added to the page only when the English mode needs it from file://' +
       `${name === 'english_lm' ? ', and by <mha-attention preset="english">' : ''}${headsJson ? `, with ${path.basename(heads)}` : ''}. */\n` +
-      `var ${global} = ${JSON.stringify({ bytes: bytes.length, safetensors: bytes.toString('base64'), heads: headsJson })};\n`,
+      `var ${global} = ${JSON.stringify({ bytes: bytes.length, safetensors: bytes.toString('base64'), heads: headsJson, ...(experiments ? { experiments } : {}) })};\n`,
   );
   return { file, script, global, bytes: bytes.length, heads: headsJson };
 }
@@ -187,14 +188,6 @@ async function writeEnglishFiles({ model, heads, outDir, warn, name, global }) {
  *   what the English mode's bundle is told (MHA_ENGLISH_BUILD)
  */
 export async function writeEnglishModel({ model, heads, outDir, warn = console.warn }) {
-  const main = await writeEnglishFiles({
-    model,
-    heads,
-    outDir,
-    warn,
-    name: 'english_lm',
-    global: 'MHA_ENGLISH_MODEL',
-  });
   const oneHead = await writeEnglishFiles({
     model: path.join(WEB, 'english_lm_h1.safetensors'),
     heads: path.join(WEB, 'english_lm_h1_heads.json'),
@@ -203,10 +196,21 @@ export async function writeEnglishModel({ model, heads, outDir, warn = console.w
     name: 'english_lm_h1',
     global: 'MHA_ENGLISH_MODEL_H1',
   });
+  const measured = await readExperiments({ warn });
+  const experiments = measured ? { ...measured, oneHead } : null;
+  // english_lm.js carries them too, for <mha-attention preset="english" experiment="…">.
+  const main = await writeEnglishFiles({
+    model,
+    heads,
+    outDir,
+    warn,
+    name: 'english_lm',
+    global: 'MHA_ENGLISH_MODEL',
+    experiments,
+  });
   if (!main) return null;
-  const experiments = await readExperiments({ warn });
   const { global: _, ...rest } = main;
-  return { ...rest, experiments: experiments ? { ...experiments, oneHead } : null };
+  return { ...rest, experiments };
 }
 
 /**
@@ -363,7 +367,14 @@ export async function buildWeb({
     path.join(outDir, 'mha-attention.js'),
     `<mha-attention> v${version}`,
   );
-  await copyFile(path.join(WEB, 'element.css'), path.join(outDir, 'mha-attention.css'));
+  await writeFile(
+    path.join(outDir, 'mha-attention.css'),
+    (
+      await Promise.all(
+        ['element.css', 'experiments.css'].map((f) => readFile(path.join(WEB, f), 'utf8')),
+      )
+    ).join('\n'),
+  );
   await copyFile(path.join(WEB, 'mha-embed.js'), path.join(outDir, 'mha-embed.js'));
   await minifyCss('common.css', outDir);
   const example = await readFile(path.join(WEB, 'embed-example.html'), 'utf8');
@@ -416,7 +427,7 @@ export async function buildEnglish({
     `mha-lab English mode v${version}`,
     { MHA_ENGLISH_BUILD: JSON.stringify(english) },
   );
-  await minifyCss('english.css', outDir);
+  await minifyCss('english.css', outDir, 'experiments.css');
   return english;
 }
 

@@ -677,6 +677,51 @@ for (const which of [0, 1]) {
         assert.equal(requested(pageRequests, 'english.js'), 0, "not the page's English mode");
         assert.deepEqual(await page.evaluate(() => window.__csp), []);
       }));
+
+    test('experiment="…" (preset="english"): one experiment alone, its question before its measurement; bad values named', () =>
+      open(target(), async ({ page }) => {
+        const curve = JSON.parse(
+          readFileSync(path.join(ROOT, 'web', 'english_lm_prune.json'), 'utf8'),
+        );
+        const got = await addElement(page, 'exp', { preset: 'english', experiment: 'prune' });
+        assert.equal(got.event, 'mha-ready', got.message);
+        assert.equal(got.summary, 'English language model · Pruning: how many heads can go?');
+        const state = () =>
+          inElement(page, 'exp', (root) => ({
+            disabled: root.querySelector('button[data-reveal]').disabled,
+            result: !root.querySelector('.en-exp-result').hidden,
+            verdict: root.querySelector('.en-exp-verdict')?.textContent ?? null,
+            points: root.querySelector('polyline')?.getAttribute('points').split(' ').length ?? 0,
+            mine: root.querySelector('#english-exp-mine') !== null,
+          }));
+        assert.deepEqual(await state(), {
+          disabled: true,
+          result: false,
+          verdict: null,
+          points: 0,
+          mine: false,
+        });
+        await inElement(page, 'exp', (root) => {
+          root.querySelector('input[value="lot"]').click();
+          root.querySelector('button[data-reveal]').click();
+        });
+        const after = await state();
+        assert.equal(after.points, curve.heads.length + 1);
+        assert.ok(after.verdict.startsWith('You said “a lot (more than 0.1)”.'), after.verdict);
+        assert.ok(after.verdict.includes(curve.steps[12].value.toFixed(4)), after.verdict);
+        assert.equal(after.mine, false, 'no heads to switch off in the element');
+        assert.equal(await setAttributes(page, 'exp', { experiment: 'heads' }), 'mha-error');
+        assert.equal(
+          await text(page, 'exp', '.message'),
+          'mha-attention: experiment="heads" is not one of prune, date, sweep, replay.',
+        );
+        assert.equal(await setAttributes(page, 'exp', { experiment: 'date' }), 'mha-ready');
+        assert.equal(
+          await text(page, 'exp', '.summary'),
+          'English language model · Pruning the date model: when does it lose a point?',
+        );
+        assert.deepEqual(await page.evaluate(() => window.__csp), []);
+      }));
   });
 }
 

@@ -439,7 +439,8 @@ for (const which of [0, 1]) {
           curve.steps.slice(1).map((s) => s.removed),
         );
         // The reader's point: heads 0.1 and 1.2 off (the address), on the curve's measurement half,
-        // against the same model run in node (the same core: equal).
+        // against the same model run in node: within 1e-6 relative (Chromium may run the relaxed-SIMD
+        // GEMM kernel where node runs SIMD128, mod.gemmKernel; they round differently).
         await page.click('#english-exp-mine');
         await page.waitForSelector('#english-exp-mine-status[data-loss]');
         if (!nodeModel) await nodeRun('x');
@@ -449,9 +450,10 @@ for (const which of [0, 1]) {
             [1, 2],
           ],
         });
-        assert.equal(
-          Number(await page.getAttribute('#english-exp-mine-status', 'data-loss')),
-          ref.perCharacter,
+        const mine = Number(await page.getAttribute('#english-exp-mine-status', 'data-loss'));
+        assert.ok(
+          Math.abs(mine - ref.perCharacter) <= 1e-6 * ref.perCharacter,
+          `${mine} vs ${ref.perCharacter}`,
         );
         assert.equal(ref.texts, curve.measurement_items);
         assert.equal(await page.$$eval('#english-exp-prune [data-mark]', (m) => m.length), 1);

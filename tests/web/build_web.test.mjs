@@ -161,8 +161,9 @@ test('mha-attention.js: the element as one classic script, its CSS inside, nothi
   assert.doesNotMatch(js, /https?:\/\/(?!www\.w3\.org)/);
   assert.equal(
     await readFile(path.join(out, 'mha-attention.css'), 'utf8'),
-    await readFile(path.join(ROOT, 'web', 'element.css'), 'utf8'),
+    `${await readFile(path.join(ROOT, 'web', 'element.css'), 'utf8')}\n${await readFile(path.join(ROOT, 'web', 'experiments.css'), 'utf8')}`,
   );
+  assert.ok(js.includes('.en-exp-verdict'), 'web/experiments.css bundled as text');
   const example = await readFile(path.join(out, 'embed-example.html'), 'utf8');
   const scripts = [...example.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)];
   assert.deepEqual(

@@ -5,6 +5,7 @@ import {
   ATTRIBUTES,
   DATE_PRESET,
   ENGLISH_PRESET,
+  EXPERIMENTS,
   readAttributes,
 } from '../../web/src/element/attributes.js';
 import { PRESETS } from '../../web/src/modes/random/random_state.js';
@@ -78,9 +79,27 @@ test("english preset: the text (tokens or text), an optional layer; the page's d
     layer: 1,
     heads: [0, 2],
     cell: null,
+    experiment: null,
     display: { theme: 'auto', layout: 'grid', cellSize: null },
   });
   assert.equal(read({ preset: 'english', tokens: 'A b' }).text, 'A b');
+  assert.equal(read({ preset: 'english', experiment: 'prune' }).experiment, 'prune');
+  assert.deepEqual(
+    EXPERIMENTS.map((e) => read({ preset: 'english', experiment: e }).experiment),
+    ['prune', 'date', 'sweep', 'replay'],
+  );
+  assert.equal(
+    read({ preset: 'english', experiment: 'heads' }).message,
+    'experiment="heads" is not one of prune, date, sweep, replay.',
+  );
+  assert.equal(
+    read({ preset: 'date-translator', experiment: 'prune' }).message,
+    'experiment="prune" needs preset="english" (the experiments are on its heads).',
+  );
+  assert.equal(
+    read({ experiment: 'prune' }).message,
+    'experiment="prune" needs preset="english" (the experiments are on its heads).',
+  );
   const plain = read({ preset: 'english' });
   assert.deepEqual(
     [plain.text, plain.layer],

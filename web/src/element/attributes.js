@@ -32,7 +32,11 @@ export const ATTRIBUTES = Object.freeze([
   'theme',
   'layout',
   'cell-size',
+  'experiment',
 ]);
+
+/** experiment (with preset="english"): one of the English mode's experiments on the heads, alone. */
+export const EXPERIMENTS = Object.freeze(['prune', 'date', 'sweep', 'replay']);
 
 /** theme: the element's colours; "auto" follows the reader's prefers-color-scheme. */
 export const THEMES = Object.freeze(['auto', 'light', 'dark']);
@@ -48,7 +52,7 @@ export const attr = (name, value) => `${name}="${quoteValue(value)}"`;
  * @returns {{ok: true, kind: 'random', state: object, tokens: string[], heads: number[]|null,
  *            cell: object|null, preset: string|null, display}
  *         | {ok: true, kind: 'date', text: string, attention: string, layer: number|null, heads, cell, display}
- *         | {ok: true, kind: 'english', text: string, layer: number|null, heads, cell, display}
+ *         | {ok: true, kind: 'english', text: string, layer: number|null, heads, cell, experiment: string|null, display}
  *         | {ok: false, message: string}}  display: see readDisplay
  */
 export function readAttributes(get) {
@@ -94,7 +98,7 @@ export function readDisplay(get) {
  *         | {ok: true, kind: 'date', text: string, attention: string, layer: number|null,
  *            heads: number[]|null, cell: object|null}
  *         | {ok: true, kind: 'english', text: string, layer: number|null, heads: number[]|null,
- *            cell: object|null}
+ *            cell: object|null, experiment: string|null}
  *         | {ok: false, message: string}}
  */
 function readView(get) {
@@ -123,6 +127,20 @@ function readView(get) {
       ok: false,
       message: `${attr('cell', get('cell'))} is not head.query.key such as "0.0.2".`,
     };
+
+  const experiment = get('experiment');
+  if (experiment !== null) {
+    if (preset !== ENGLISH_PRESET)
+      return {
+        ok: false,
+        message: `${attr('experiment', experiment)} needs preset="${ENGLISH_PRESET}" (the experiments are on its heads).`,
+      };
+    if (!EXPERIMENTS.includes(experiment))
+      return {
+        ok: false,
+        message: `${attr('experiment', experiment)} is not one of ${EXPERIMENTS.join(', ')}.`,
+      };
+  }
 
   let layer = null;
   if (MODEL_PRESETS.includes(preset) && has('layer')) {
@@ -153,7 +171,15 @@ function readView(get) {
   }
   // The English model reads any text (the model cuts what is beyond its context, and says so).
   if (preset === ENGLISH_PRESET)
-    return { ok: true, kind: 'english', text: text ?? ENGLISH_DEFAULTS.text, layer, heads, cell };
+    return {
+      ok: true,
+      kind: 'english',
+      text: text ?? ENGLISH_DEFAULTS.text,
+      layer,
+      heads,
+      cell,
+      experiment,
+    };
 
   const bool = (name, fallback) => {
     if (!has(name)) return { value: fallback };

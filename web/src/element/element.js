@@ -45,6 +45,7 @@ import { announceText, createAnnouncer } from '../chrome/announce.js';
 import { exportFileName, weightsCsv, weightsJson } from '../chrome/export.js';
 import { canvasToPng, composeSnapshot, downloadBlob } from '../chrome/snapshot.js';
 import { ATTRIBUTES, attr, readAttributes } from './attributes.js';
+import { HeadExperiments } from '../modes/english/experiments.js';
 import { GIVEN, childView, dateView, englishView, randomView } from './views.js';
 import { ElementShared } from './shared.js';
 import { headColumns } from './columns.js';
@@ -264,6 +265,36 @@ export class MhaAttention extends HTMLElement {
     else this.figure.setAttribute('aria-label', this.view ? this.view.title : 'Attention weights');
   }
 
+  /**
+   * experiment="…" (preset="english"): that experiment of the English mode alone, open on its
+   * question (modes/english/experiments.js), with the measurements the build gave english_lm.js.
+   */
+  showExperiment(read, model, mod, experiments) {
+    this.clearView();
+    const section = el('section', 'en-experiments');
+    const ex = new HeadExperiments(section, experiments, {
+      model: () => model,
+      mod: () => mod,
+      text: () => read.text,
+      modules: this.shared.modules,
+    });
+    const shown = ex.build(model.checksum, { only: read.experiment });
+    if (!shown) {
+      this.fail(
+        `${attr('experiment', read.experiment)}: this build has no measurement for it (scripts/build_web.mjs reads them from web/).`,
+      );
+      return;
+    }
+    this.message.textContent = '';
+    this.summary.textContent = `English language model · ${shown}`;
+    this.readout.hidden = true;
+    this.legendBox.hidden = true;
+    this.heads.append(section);
+    this.figure.setAttribute('aria-label', this.getAttribute('label') || shown);
+    this.dataset.state = 'ready';
+    this.dispatchEvent(new CustomEvent('mha-ready', { bubbles: true, composed: true }));
+  }
+
   /** Removes the view drawn (its grids, readout and tools): what replaces it cannot be drawn. */
   clearView() {
     this.view = null;
@@ -308,6 +339,12 @@ export class MhaAttention extends HTMLElement {
       if (!built.ok && this.view && this.view.config.source !== GIVEN) this.clearView();
     } else if (read.kind === 'date') {
       built = await dateView(await this.shared.fullModule(), read, this.shared);
+    } else if (read.kind === 'english' && read.experiment) {
+      const mod = await this.shared.fullModule();
+      const { model, experiments } = await this.shared.englishModel(mod);
+      if (ticket !== this.renderCount) return;
+      this.showExperiment(read, model, mod, experiments);
+      return;
     } else if (read.kind === 'english') {
       built = await englishView(await this.shared.fullModule(), read, this.shared);
     } else {

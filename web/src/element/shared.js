@@ -5,6 +5,7 @@
 // it to every element it constructs.
 import common from '../../common.css';
 import css from '../../element.css';
+import experimentsCss from '../../experiments.css';
 import { LabelCache } from '../draw/labels.js';
 import { WasmModules } from '../compute/wasm_modules.js';
 import { modelBytes } from '../modes/trained/model_bytes.js';
@@ -61,7 +62,8 @@ export class ElementShared {
    * file's `heads`: web/english_lm_heads.json, or null), loaded once per page (again after a
    * failure).
    * @param {import('../../../cpp/bindings/wasm/mha_wasm').MhaModule} mod the full module
-   * @returns {Promise<{model: import('../../../cpp/bindings/wasm/mha_wasm').EnglishModel, heads: object|null}>}
+   * @returns {Promise<{model: import('../../../cpp/bindings/wasm/mha_wasm').EnglishModel, heads: object|null, experiments: object|null}>}
+   *   experiments: the measurements of its experiments on the heads (experiment="…"), or null
    */
   englishModel(mod) {
     return this.trainedModel(
@@ -78,14 +80,13 @@ export class ElementShared {
    * @param {string} script
    * @param {string} global
    * @param {(bytes: Uint8Array) => M} make
-   * @returns {Promise<{model: M, heads: object|null}>}
+   * @returns {Promise<{model: M, heads: object|null, experiments: object|null}>}
    */
   trainedModel(script, global, make) {
     if (!this.trainedModels.has(script)) {
-      const loading = modelBytes({ script, global }, this.modules).then(({ bytes, heads }) => ({
-        model: make(bytes),
-        heads,
-      }));
+      const loading = modelBytes({ script, global }, this.modules).then(
+        ({ bytes, heads, experiments }) => ({ model: make(bytes), heads, experiments }),
+      );
       this.trainedModels.set(script, loading);
       loading.catch(() => this.trainedModels.delete(script));
     }
@@ -100,7 +101,7 @@ export class ElementShared {
       'replaceSync' in CSSStyleSheet.prototype
     ) {
       this.sheet = new CSSStyleSheet();
-      this.sheet.replaceSync(`${common}\n${css}`);
+      this.sheet.replaceSync(`${common}\n${css}\n${experimentsCss}`);
     }
     return this.sheet;
   }

@@ -11,7 +11,7 @@
 // The data come with the English mode's script (scripts/build_web.mjs); a curve measured on
 // another model file than the one loaded is not shown.
 import { el, h } from '../../draw/dom.js';
-import { curveSvg, svgText, svgToPng } from '../../draw/curve.js';
+import { curvePng, curveSvg, svgText } from '../../draw/curve.js';
 import { downloadBlob } from '../../chrome/snapshot.js';
 import { modelBytes } from '../trained/model_bytes.js';
 import { paintThumb } from '../trained/model_grids.js';
@@ -47,8 +47,9 @@ export class HeadExperiments {
   /**
    * @param {HTMLElement} section the panel's #english-experiments (empty)
    * @param {{english: any, date: any, sweep: any, replay: any, heldout: string[], oneHead: any}|null} data
-   * @param {{model: () => any, off: () => string[], mod: () => any, text: () => string,
-   *   modules: object, announce?: (s: string) => void}} hooks
+   * @param {{model: () => any, off?: () => string[], mod: () => any, text: () => string,
+   *   modules: object, announce?: (s: string) => void}} hooks off: the heads switched off (the
+   *   page's grids; without it, as in the element, no "measure mine")
    */
   constructor(section, data, hooks) {
     this.section = section;
@@ -58,9 +59,30 @@ export class HeadExperiments {
     this.els = {};
   }
 
-  /** Builds the section for the loaded model (its checksum decides whether its curve shows). */
-  build(checksum) {
+  /**
+   * Builds the section for the loaded model (its checksum decides whether its pruning curve
+   * shows). With `only` (the element's experiment attribute): that experiment alone, open, and
+   * no heading. Returns the title of what was built (only: null when the build lacks it).
+   * @param {string} checksum
+   * @param {{only?: string}} [options]
+   * @returns {string|null}
+   */
+  build(checksum, { only } = {}) {
     const d = this.data;
+    const makers = {
+      prune: () =>
+        d.english && d.english.checksum === checksum ? this.pruneEnglish(d.english) : null,
+      date: () => (d.date ? this.pruneDate(d.date) : null),
+      sweep: () => (d.sweep ? this.sweep(d.sweep) : null),
+      replay: () => (d.replay ? this.replay(d.replay) : null),
+    };
+    if (only) {
+      const box = d ? makers[only]?.() : null;
+      this.section.replaceChildren(...(box ? [box] : []));
+      if (!box) return null;
+      box.open = true;
+      return box.querySelector('summary').textContent;
+    }
     this.section.replaceChildren(
       h('h2', { id: 'english-experiments-title', text: 'Experiments on the heads' }),
       el(
@@ -71,10 +93,8 @@ export class HeadExperiments {
       ),
     );
     this.section.hidden = !d;
-    if (!d) return;
-    if (d.english && d.english.checksum === checksum)
-      this.section.append(this.pruneEnglish(d.english));
-    else if (d.english)
+    if (!d) return null;
+    if (d.english && d.english.checksum !== checksum)
       this.section.append(
         el(
           'p',
@@ -82,9 +102,11 @@ export class HeadExperiments {
           'The pruning curve was measured on another model file than the one loaded here; it is not shown.',
         ),
       );
-    if (d.date) this.section.append(this.pruneDate(d.date));
-    if (d.sweep) this.section.append(this.sweep(d.sweep));
-    if (d.replay) this.section.append(this.replay(d.replay));
+    for (const make of Object.values(makers)) {
+      const box = make();
+      if (box) this.section.append(box);
+    }
+    return 'Experiments on the heads';
   }
 
   /** A <details> with a question (radio choices) and a result shown once a choice is made. */
@@ -123,16 +145,16 @@ export class HeadExperiments {
     return box;
   }
 
-  /** The chart of a curve with Save SVG / Save PNG. */
-  chartFigure(name, makeSvg, caption) {
+  /** The chart of a curve (`params()`: curveScene's parameters) with Save SVG and Save PNG. */
+  chartFigure(name, params, caption) {
     const holder = h('div', { className: 'en-exp-chart' });
-    const draw = () => holder.replaceChildren(makeSvg());
+    const draw = () => holder.replaceChildren(curveSvg(params()));
     draw();
     const save = (kind) => async () => {
-      const svg = holder.querySelector('svg');
-      if (kind === 'svg')
+      if (kind === 'svg') {
+        const svg = holder.querySelector('svg');
         downloadBlob(new Blob([svgText(svg)], { type: 'image/svg+xml' }), `${name}.svg`);
-      else downloadBlob(await svgToPng(svg), `${name}.png`);
+      } else downloadBlob(await curvePng(params()), `${name}.png`);
     };
     const svgButton = h('button', {
       className: 'link-button',
@@ -175,18 +197,19 @@ export class HeadExperiments {
         const points = c.steps.map((s, k) => [k, s.value]);
         const chart = this.chartFigure(
           'english-pruning',
-          () =>
-            curveSvg({
-              points,
-              marks: this.marks,
-              title: 'English model: loss per character, heads removed',
-              xLabel: 'heads removed (cheapest first)',
-              yLabel: 'loss per character (nats)',
-              yFormat: (y) => y.toFixed(2),
-              desc: 'Greedy pruning: at each step the head whose removal costs least on other held-out sentences is removed.',
-            }),
-          `Greedy pruning (mha prune): each head chosen on ${c.selection_items} held-out sentences, the loss measured on ${c.measurement_items} others. ` +
-            'Orange: the heads you switched off in the grids above, measured on the same sentences.',
+          () => ({
+            points,
+            marks: this.marks,
+            title: 'English model: loss per character, heads removed',
+            xLabel: 'heads removed (cheapest first)',
+            yLabel: 'loss per character (nats)',
+            yFormat: (y) => y.toFixed(2),
+            desc: 'Greedy pruning: at each step the head whose removal costs least on other held-out sentences is removed.',
+          }),
+          `Greedy pruning (mha prune): each head chosen on ${c.selection_items} held-out sentences, the loss measured on ${c.measurement_items} others.` +
+            (this.hooks.off
+              ? ' Orange: the heads you switched off in the grids above, measured on the same sentences.'
+              : ''),
         );
         this.redrawEnglish = chart.redraw;
         const verdict = el(
@@ -205,6 +228,17 @@ export class HeadExperiments {
               text: `${s.removed}: ${fmt(s.value)} (${signed(s.value - c.steps[0].value)})`,
             }),
           );
+        if (!this.hooks.off)
+          return [
+            verdict,
+            chart.figure,
+            h(
+              'details',
+              { className: 'en-exp-more' },
+              h('summary', { text: 'The removal order' }),
+              order,
+            ),
+          ];
         const mine = h('button', {
           className: 'en-button',
           id: 'english-exp-mine',
@@ -282,14 +316,13 @@ export class HeadExperiments {
       (value, label) => {
         const chart = this.chartFigure(
           'date-pruning',
-          () =>
-            curveSvg({
-              points: c.steps.map((s, i) => [i, 100 * s.value]),
-              title: 'Date model: exact match, heads removed',
-              xLabel: 'heads removed (cheapest first)',
-              yLabel: 'exact match (%)',
-              yFormat: (y) => y.toFixed(0),
-            }),
+          () => ({
+            points: c.steps.map((s, i) => [i, 100 * s.value]),
+            title: 'Date model: exact match, heads removed',
+            xLabel: 'heads removed (cheapest first)',
+            yLabel: 'exact match (%)',
+            yFormat: (y) => y.toFixed(0),
+          }),
           `Greedy pruning (mha prune): each head chosen on ${c.selection_items} held-out dates, exact match measured on ${c.measurement_items} others.`,
         );
         const half = Math.floor(n / 2);
@@ -407,24 +440,22 @@ export class HeadExperiments {
         const last = r.steps[r.steps.length - 1];
         const prev = this.chartFigure(
           'english-replay-previous-token',
-          () =>
-            curveSvg({
-              points: r.steps.map((x) => [x.step, x.previous_token.value]),
-              title: 'Best previous-token head (Voita argmax) during training',
-              xLabel: 'training step',
-              yLabel: 'share of rows on the previous piece',
-            }),
+          () => ({
+            points: r.steps.map((x) => [x.step, x.previous_token.value]),
+            title: 'Best previous-token head (Voita argmax) during training',
+            xLabel: 'training step',
+            yLabel: 'share of rows on the previous piece',
+          }),
           `The best head's previous-token score at each checkpoint, on ${r.windows} held-out windows; chance ${last.previous_token.chance.toFixed(2)}.`,
         );
         const icl = this.chartFigure(
           'english-replay-in-context',
-          () =>
-            curveSvg({
-              points: r.steps.map((x) => [x.step, x.in_context]),
-              title: 'In-context score during training (Olsson et al. 2022)',
-              xLabel: 'training step',
-              yLabel: 'loss at token 100 − at token 10 (nats)',
-            }),
+          () => ({
+            points: r.steps.map((x) => [x.step, x.in_context]),
+            title: 'In-context score during training (Olsson et al. 2022)',
+            xLabel: 'training step',
+            yLabel: 'loss at token 100 − at token 10 (nats)',
+          }),
           'Below zero: later tokens are predicted better than early ones, the context helps (Olsson et al. 2022 use the 500th and the 50th token; this model reads 128).',
         );
         const table = h('table', { className: 'en-exp-table', id: 'english-exp-replay-table' });

@@ -16,7 +16,9 @@ import { base64ToBytes } from '../../compute/bytes.js';
  *   names the script and where it belongs)
  * @param {object} modules the wasm loader (compute/wasm_modules.js): its loadScript adds a script once
  * @param {Window} [win] the page's window (for fetch and the address's protocol)
- * @returns {Promise<{bytes: Uint8Array, heads: object|null}>}
+ * @returns {Promise<{bytes: Uint8Array, heads: object|null, experiments: object|null}>}
+ *   experiments: the script's `experiments` (the English model's measurements of its heads,
+ *   scripts/build_web.mjs readExperiments), null when fetched or absent
  */
 export async function modelBytes(source, modules, win = window) {
   const heads = (bundle) => (source.heads !== undefined ? source.heads : (bundle?.heads ?? null));
@@ -24,7 +26,11 @@ export async function modelBytes(source, modules, win = window) {
     try {
       const response = await win.fetch(source.file);
       if (response.ok)
-        return { bytes: new Uint8Array(await response.arrayBuffer()), heads: heads(null) };
+        return {
+          bytes: new Uint8Array(await response.arrayBuffer()),
+          heads: heads(null),
+          experiments: null,
+        };
     } catch {
       // the script has the same bytes
     }
@@ -43,5 +49,9 @@ export async function modelBytes(source, modules, win = window) {
   }
   const bundle = bundled();
   if (!bundle) throw new Error(`${source.script} loaded but holds no model`);
-  return { bytes: base64ToBytes(bundle.safetensors), heads: heads(bundle) };
+  return {
+    bytes: base64ToBytes(bundle.safetensors),
+    heads: heads(bundle),
+    experiments: bundle.experiments ?? null,
+  };
 }
