@@ -168,7 +168,7 @@ async function writeEnglishFiles({ model, heads, outDir, warn, name, global, exp
     await Promise.all([file, script].map((f) => rm(path.join(outDir, f), { force: true })));
     return null;
   }
-  const headsJson = await readHeads(heads, warn);
+  const headsJson = heads ? await readHeads(heads, warn) : null;
   await writeFile(path.join(outDir, file), bytes);
   await writeFile(
     path.join(outDir, script),
@@ -183,14 +183,14 @@ async function writeEnglishFiles({ model, heads, outDir, warn, name, global, exp
 /**
  * The English model for the page (writeEnglishFiles: english_lm.safetensors, english_lm.js), with
  * the experiments' measurements (readExperiments) and the one-head model of web/ (oneHead:
- * web/english_lm_h1.safetensors with web/english_lm_h1_heads.json, or null).
+ * web/english_lm_h1.safetensors, or null; no heads file: the comparison draws its grids).
  * @returns {Promise<{file: string, script: string, bytes: number, heads: object|null, experiments: object|null} | null>}
  *   what the English mode's bundle is told (MHA_ENGLISH_BUILD)
  */
 export async function writeEnglishModel({ model, heads, outDir, warn = console.warn }) {
   const oneHead = await writeEnglishFiles({
     model: path.join(WEB, 'english_lm_h1.safetensors'),
-    heads: path.join(WEB, 'english_lm_h1_heads.json'),
+    heads: null,
     outDir,
     warn,
     name: 'english_lm_h1',

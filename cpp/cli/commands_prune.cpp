@@ -1,4 +1,4 @@
-// `mha prune` and `mha models` (docs/cli.md, docs/pruning.md): read the arguments and the model
+// `mha prune` and `mha models` (docs/cli.md, docs/head-experiments.md): read the arguments and the model
 // file, run the models layer's pruning curve (mha::prune_english_lm, mha::prune_date_model) or
 // describe the shipped model files (mha::describe_model_file), print the result.
 #include <algorithm>

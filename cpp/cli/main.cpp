@@ -93,7 +93,7 @@ const char* const help_text =
     "      next_token_logprob (n-1), perplexity, layers, num_heads, attn_weights (L, h, n, n),\n"
     "      ablated [[layer, head]]}.\n"
     "  mha prune [--model FILE] [--text FILE | --heldout FILE] [--limit N] [--json]\n"
-    "      Greedy head pruning (docs/pruning.md): remove the heads one at a time, each step the\n"
+    "      Greedy head pruning (docs/head-experiments.md): remove the heads one at a time, each step the\n"
     "      one whose removal costs least on half the held-out items, and print the metric on\n"
     "      the other half after each removal: loss per character for an English model (--text:\n"
     "      one text a line, default web/english_lm_heldout.txt), exact match for a date model\n"

@@ -88,7 +88,9 @@ def main(argv=None):
         nats, chars, _ = E.sentence_losses(run, sp, held[: a.sentences], model.cfg["max_len"])
         prev = E.best_of(E.card(mha_lab, E.run_examples(run, sp, wins)), "previous_token_argmax")
         ind = E.best_of(E.card(mha_lab, E.run_examples(run, sp, ind_ids)), "induction")
-        step = json.loads(meta["training"]).get("step")
+        training = json.loads(meta["training"])
+        # A checkpoint's "step"; the final model's "steps" (its last checkpoint is the model).
+        step = training.get("step", training.get("steps"))
         steps.append(
             {
                 "step": step,

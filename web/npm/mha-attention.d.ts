@@ -37,6 +37,8 @@ export interface MhaAttentionAttributes {
   layout?: 'grid' | 'stack';
   /** Every grid's cells in CSS px, a whole number 14–44. */
   'cell-size'?: string;
+  /** english only: one experiment on the heads alone (docs/head-experiments.md). */
+  experiment?: 'prune' | 'date' | 'sweep' | 'replay';
 }
 
 /** An attribute name the element reads. */

@@ -1,4 +1,4 @@
-// Pruning heads one at a time (docs/pruning.md): the greedy curve of a metric against the number
+// Pruning heads one at a time (docs/head-experiments.md): the greedy curve of a metric against the number
 // of heads removed, for any model whose heads can be switched off. The models layer supplies the
 // metric (cpp/models/mha/model_pruning.hpp: held-out loss per character of the English model,
 // exact match of the date model).

@@ -1,4 +1,4 @@
-// The trained models' heads as experiments (docs/pruning.md, docs/models.md): the held-out metric
+// The trained models' heads as experiments (docs/head-experiments.md, docs/cli.md): the held-out metric
 // of each model with heads switched off, the greedy pruning curve (analysis layer, pruning.hpp)
 // over it, and what a model file holds (kind, sizes, parameter counts, training step).
 //
