@@ -6,8 +6,8 @@
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
-/** The curve's and the reader's colours (viridis 0.25 and an orange that reads on both schemes). */
-export const CURVE_COLOURS = { curve: '#3b528b', mark: '#e66101' };
+/** The curve's and the reader's colours: viridis 0.5 (teal) and an orange, both legible on the light and the dark scheme. */
+export const CURVE_COLOURS = { curve: '#21918c', mark: '#e66101' };
 
 function node(tag, attrs = {}, text) {
   const n = document.createElementNS(SVG_NS, tag);
