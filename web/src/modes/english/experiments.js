@@ -206,7 +206,7 @@ export class HeadExperiments {
             yFormat: (y) => y.toFixed(2),
             desc: 'Greedy pruning: at each step the head whose removal costs least on other held-out sentences is removed.',
           }),
-          `Greedy pruning (mha prune): each head chosen on ${c.selection_items} held-out sentences, the loss measured on ${c.measurement_items} others.` +
+          `Greedy pruning (mha prune): each head chosen on ${c.selection_items.toLocaleString('en-US')} held-out sentences, the loss measured on ${c.measurement_items.toLocaleString('en-US')} others.` +
             (this.hooks.off
               ? ' Orange: the heads you switched off in the grids above, measured on the same sentences.'
               : ''),
@@ -323,7 +323,7 @@ export class HeadExperiments {
             yLabel: 'exact match (%)',
             yFormat: (y) => y.toFixed(0),
           }),
-          `Greedy pruning (mha prune): each head chosen on ${c.selection_items} held-out dates, exact match measured on ${c.measurement_items} others.`,
+          `Greedy pruning (mha prune): each head chosen on ${c.selection_items.toLocaleString('en-US')} held-out dates, exact match measured on ${c.measurement_items.toLocaleString('en-US')} others.`,
         );
         const half = Math.floor(n / 2);
         const verdict = el(
