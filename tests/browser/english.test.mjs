@@ -502,6 +502,34 @@ for (const which of [0, 1]) {
             rows,
             sweep.models.map((m) => [m.num_heads, m.loss_per_char.toFixed(4)]),
           );
+          // The one-head model beside the loaded one on the text above: its file is the sweep's.
+          const oneHead = file('english_lm_h1.safetensors');
+          if (existsSync(oneHead)) {
+            const mod = await loadModule();
+            const one = new mod.EnglishModel(readFileSync(oneHead));
+            assert.equal(one.checksum, sweep.models.find((m) => m.num_heads === 1).checksum);
+            await page.click('#english-exp-one-head');
+            await page.waitForFunction(
+              () => document.querySelectorAll('#english-exp-compare figure').length === 2,
+            );
+            const figs = await page.$$eval('#english-exp-compare figure', (fs) =>
+              fs.map((f) => ({
+                heads: Number(f.dataset.heads),
+                loss: Number(f.dataset.loss),
+                thumbs: f.querySelectorAll('canvas').length,
+              })),
+            );
+            const ref = one.heldoutLoss(heldout).perCharacter;
+            assert.deepEqual(
+              figs.map((f) => [f.heads, f.thumbs]),
+              [
+                [config.num_heads, config.num_layers * config.num_heads],
+                [1, config.num_layers],
+              ],
+            );
+            assert.ok(Math.abs(figs[1].loss - ref) <= 1e-6 * ref, `${figs[1].loss} vs ${ref}`);
+            one.delete();
+          }
         }
       });
     });

@@ -531,12 +531,15 @@ export class HeadExperiments {
         status.textContent = `Could not compare: ${e.message}`;
       }
     });
+    const steps = this.data.sweep?.steps;
     return [
       el(
         'p',
         'help',
-        `Module 08’s challenge: one head instead of eight at the same d_model keeps the attention’s parameters. ` +
-          `Both models below were trained the same way (${src.bytes.toLocaleString('en-US')} bytes for the one-head model, loaded when asked).`,
+        'Module 08’s challenge: one head instead of eight at the same d_model keeps the attention’s parameters. ' +
+          `The one-head model of this sweep (${steps} steps; ${src.bytes.toLocaleString('en-US')} bytes, loaded when asked) ` +
+          'beside the model above (eight heads, trained longer): their grids on your text show what one head a layer can hold; ' +
+          'compare their losses in the table above, where both trained the same steps.',
       ),
       button,
       status,
@@ -556,7 +559,10 @@ export class HeadExperiments {
     const text = this.hooks.text();
     const models = [
       { name: 'this model', model: this.hooks.model() },
-      { name: 'one head a layer', model: this.oneHead },
+      {
+        name: `one head a layer (the sweep’s, ${this.data.sweep?.steps} steps)`,
+        model: this.oneHead,
+      },
     ];
     out.replaceChildren();
     for (const { name, model } of models) {
