@@ -13,7 +13,8 @@ writing build/head_sweep/h{N}.safetensors and its log h{N}.log. A model already 
 kept. report measures each model as scripts/training/evaluate_english_lm.py does (its functions):
 parameters (the attention's and the total), held-out loss per character, and the best head of
 each kind of the core's head report card with its chance, and prints a Markdown table
-(docs/head-experiments.md holds the committed one) and writes the numbers as JSON.
+(docs/head-experiments.md holds the committed one) and writes the numbers as JSON (the page's
+sweep experiment reads them). web/english_lm_h1.safetensors is a copy of h1.safetensors.
 """
 import argparse
 import json
@@ -40,7 +41,7 @@ def parse_args(argv=None):
     ap.add_argument("--heads", default="1,2,4,8,16")
     ap.add_argument("--steps", type=int, default=600)
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "head_sweep"))
-    ap.add_argument("--json", default=os.path.join(ROOT, "docs", "head_count_sweep.json"))
+    ap.add_argument("--json", default=os.path.join(ROOT, "web", "head_count_sweep.json"))
     ap.add_argument("--sentences", type=int, default=1000, help="held-out sentences for the loss")
     ap.add_argument("--windows", type=int, default=100, help="held-out windows for the card")
     return ap.parse_args(argv)
