@@ -1,5 +1,5 @@
-"""The trained models' files as experiments (docs/head-experiments.md): their summaries and greedy head
-pruning. Conversions only: the loading, the checks, the counts and the curves are the core's
+"""The trained models' files as experiments (docs/head-experiments.md): their summaries and greedy
+head pruning. Conversions only: the loading, the checks, the counts and the curves are the core's
 (cpp/models/mha/model_pruning.hpp), the same as ``mha models`` and ``mha prune``."""
 
 import json as _json
@@ -77,8 +77,8 @@ def prune(model, texts=None, examples=None):
     An English model is measured on ``texts`` (a list of str, one held-out text each; loss per
     character), a date model on ``examples`` (a list of ``(input, target)`` pairs or of dicts with
     "input" and "target"; exact match). Even items choose the head removed at each step, odd items
-    measure the value (docs/head-experiments.md). Raises ValueError for a file that is not a model, a
-    missing or malformed list, or too few items."""
+    measure the value (docs/head-experiments.md). Raises ValueError for a file that is not a model,
+    a missing or malformed list, or too few items."""
     data, name = _read_model(model)
     if texts is not None:
         if isinstance(texts, str) or not all(isinstance(t, str) for t in texts):
