@@ -1,6 +1,6 @@
-// `mha prune` and `mha models` (docs/cli.md, docs/head-experiments.md): read the arguments and the model
-// file, run the models layer's pruning curve (mha::prune_english_lm, mha::prune_date_model) or
-// describe the shipped model files (mha::describe_model_file), print the result.
+// `mha prune` and `mha models` (docs/cli.md, docs/head-experiments.md): read the arguments and the
+// model file, run the models layer's pruning curve (mha::prune_english_lm, mha::prune_date_model)
+// or describe the shipped model files (mha::describe_model_file), print the result.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -145,13 +145,14 @@ int cmd_models(const std::vector<std::string>& args) {
     nlohmann::json entry = {{"name", path.stem().string()}, {"file", rel}};
     entry.update(mha::model_summary_to_json(s));
     models.push_back(entry);
-    text += rel + "  " + s.kind + "  " + std::to_string(s.num_layers) + " layers x " +
-            std::to_string(s.num_heads) + " heads, d_model " + std::to_string(s.d_model) + ", " +
-            std::to_string(s.parameters) + " parameters (attention " +
-            std::to_string(s.attention_parameters) + ")" +
+    text += rel + "  " + s.kind + "  " + std::to_string(s.heads) + " heads (" +
+            std::to_string(s.num_heads) + " an attention, " + std::to_string(s.num_layers) +
+            " layers), d_model " + std::to_string(s.d_model) + ", " + std::to_string(s.parameters) +
+            " parameters (attention " + std::to_string(s.attention_parameters) + ")" +
             (s.step ? ", step " + std::to_string(*s.step) : std::string()) + ", xxh64 " +
             s.checksum + "\n";
   }
+  if (files.empty()) text = "no model file (*.safetensors) under " + dir.string() + "\n";
   if (has_flag(o, "--json")) {
     return write_response(nlohmann::json{{"models", models}}) ? exit_ok : exit_internal;
   }

@@ -685,7 +685,11 @@ for (const which of [0, 1]) {
         );
         const got = await addElement(page, 'exp', { preset: 'english', experiment: 'prune' });
         assert.equal(got.event, 'mha-ready', got.message);
-        assert.equal(got.summary, 'English language model · Pruning: how many heads can go?');
+        assert.equal(got.summary, 'English language model · an experiment on its heads');
+        assert.equal(
+          await inElement(page, 'exp', (root) => root.querySelector('summary').textContent),
+          'Pruning: how many heads can go?',
+        );
         const state = () =>
           inElement(page, 'exp', (root) => ({
             disabled: root.querySelector('button[data-reveal]').disabled,
@@ -717,8 +721,8 @@ for (const which of [0, 1]) {
         );
         assert.equal(await setAttributes(page, 'exp', { experiment: 'date' }), 'mha-ready');
         assert.equal(
-          await text(page, 'exp', '.summary'),
-          'English language model · Pruning the date model: when does it lose a point?',
+          await inElement(page, 'exp', (root) => root.querySelector('summary').textContent),
+          'Pruning the date model: when does it lose a point?',
         );
         assert.deepEqual(await page.evaluate(() => window.__csp), []);
       }));

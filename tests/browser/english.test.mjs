@@ -467,6 +467,14 @@ for (const which of [0, 1]) {
         assert.ok(
           text.startsWith('<?xml') && text.includes('<polyline') && text.includes('yours (2 off)'),
         );
+        assert.match(
+          text,
+          /^<\?xml[^]*<svg[^>]* color="#000000"[^]*<rect width="100%" height="100%" fill="#ffffff"/,
+        );
+        assert.match(
+          await page.textContent('#english-exp-mine-status'),
+          /^2 heads off \(L0 H1, L1 H2\): \d\.\d{4} nats per character on the same 200 sentences/,
+        );
         const [png] = await Promise.all([
           page.waitForEvent('download'),
           page.click('#english-exp-prune .en-exp-save button:last-child'),

@@ -3,6 +3,7 @@
 // line per step, and every bad input is exit status 2 with one stderr line.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -73,6 +74,19 @@ TEST(CliPrune, BadInputIsExitStatus2) {
   write_file(one, "the cat\n");
   EXPECT_TRUE(
       fails_with(run_mha({"prune", "--model", tiny, "--text", one}), {"at least one text"}));
+  const std::string bad = temp_path("bad.txt");
+  write_file(bad, "the cat\nthe \xff dog\n");
+  EXPECT_TRUE(fails_with(run_mha({"prune", "--model", tiny, "--text", bad}),
+                         {"text 1: text is not valid UTF-8"}));
+  std::remove(bad.c_str());
+  const std::string dates = temp_path("dates.json");
+  write_file(dates,
+             R"({"examples": [{"input": "Nov 30, 2026", "target": "2026-11-30", "format": "f",
+    "roles": "MMM.DD..YYYY"}, {"input": "0123456789012345678901234567890123456789", "target": "x",
+    "format": "f", "roles": "........................................"}]})");
+  EXPECT_TRUE(fails_with(run_mha({"prune", "--model", date_model, "--heldout", dates}),
+                         {"example 1: input has 40 characters"}));
+  std::remove(dates.c_str());
   std::remove(one.c_str());
 }
 
@@ -93,9 +107,21 @@ TEST(CliModels, EveryShippedModelVerified) {
   EXPECT_TRUE(english && date);
   const CliRun text = run_mha({"models"});
   ASSERT_EQ(text.status, 0);
-  EXPECT_NE(text.out.find("english_lm.safetensors  english  3 layers x 8 heads, d_model 128"),
+  EXPECT_NE(text.out.find("english_lm.safetensors  english  24 heads (8 an attention, 3 layers), "
+                          "d_model 128"),
             std::string::npos)
       << text.out;
+  EXPECT_NE(text.out.find("date_model.safetensors  date  24 heads (4 an attention, 4 layers)"),
+            std::string::npos)
+      << text.out;
+  const std::string empty = temp_path("empty_dir");
+  std::filesystem::create_directory(empty);
+  const CliRun none = run_mha({"models", "--dir", empty});
+  EXPECT_EQ(none.status, 0);
+  EXPECT_EQ(none.out, "no model file (*.safetensors) under " + empty + "\n");
+  EXPECT_EQ(parse_stdout(run_mha({"models", "--dir", empty, "--json"})),
+            json::parse(R"({"models": []})"));
+  std::filesystem::remove(empty);
   EXPECT_TRUE(fails_with(run_mha({"models", "--dir", fixtures}),
                          {"torch_mha_layer.safetensors", "not a model of mha-lab"}));
   EXPECT_TRUE(fails_with(run_mha({"models", "--dir", repo + "/no-such-dir"}), {"cannot list"}));

@@ -90,11 +90,24 @@ class Prune(unittest.TestCase):
             self.assertIn(s["value"], (0.0, 0.5, 1.0))
 
     def test_bad_input(self):
-        with self.assertRaisesRegex(ValueError, "pruned on held-out texts"):
-            mha_lab.prune(TINY)
+        with self.assertRaisesRegex(ValueError, "pruned on held-out examples"):
+            mha_lab.prune(os.path.join(WEB, "date_model.safetensors"))
+        with self.assertRaisesRegex(ValueError, "not both"):
+            mha_lab.prune(TINY, texts=["a", "b"], examples=[("a", "b")])
+        with self.assertRaisesRegex(ValueError, r"texts\[1\]: text is not valid Unicode"):
+            mha_lab.prune(TINY, texts=["a", "b\ud800c"])
+        with self.assertRaisesRegex(ValueError, r"examples\[0\] input: text is not valid"):
+            mha_lab.prune(os.path.join(WEB, "date_model.safetensors"), examples=[("\ud800", "x")])
+        with self.assertRaisesRegex(ValueError, "texts must be a list, got int"):
+            mha_lab.prune(TINY, texts=5)
+        with self.assertRaisesRegex(ValueError, "^torch_mha_layer.safetensors: not a model"):
+            mha_lab.prune(os.path.join(FIXTURES, "torch_mha_layer.safetensors"), texts=["a", "b"])
+        # A generator is read once.
+        gen = mha_lab.prune(TINY, texts=(t for t in self.TEXTS))
+        self.assertEqual(gen["steps"], mha_lab.prune(TINY, texts=self.TEXTS)["steps"])
         with self.assertRaisesRegex(ValueError, "pruned on held-out examples"):
             mha_lab.prune(os.path.join(WEB, "date_model.safetensors"), texts=["a", "b"])
-        with self.assertRaisesRegex(ValueError, "texts must be a list of str"):
+        with self.assertRaisesRegex(ValueError, "texts must be a list, got str"):
             mha_lab.prune(TINY, texts="the cat")
         with self.assertRaisesRegex(ValueError, r"examples\[0\] must be"):
             mha_lab.prune(os.path.join(WEB, "date_model.safetensors"), examples=[("a",)])

@@ -44,6 +44,19 @@ std::optional<Index> json_index(const nlohmann::json& j, const char* key) {
   return it->get<Index>();
 }
 
+/// Runs read(); a value_error or limit_error it throws (bad text, too long an input) is thrown
+/// again, of the same type, with `item` ("text 3", "example 7") before its message.
+template <class Read>
+auto naming(const std::string& item, Read&& read) {
+  try {
+    return read();
+  } catch (const value_error& e) {
+    throw value_error(item + ": " + e.what());
+  } catch (const limit_error& e) {
+    throw limit_error(item + ": " + e.what());
+  }
+}
+
 }  // namespace
 
 double EnglishLoss::per_character() const {
@@ -71,8 +84,9 @@ std::string head_name(const HeadId& head) {
 EnglishLoss english_heldout_loss(const EnglishLM& model, const std::vector<std::string>& texts,
                                  const std::vector<LMHead>& ablated) {
   EnglishLoss loss;
-  for (const std::string& text : texts) {
-    const EnglishTokens t = model.encode(text);
+  for (std::size_t k = 0; k < texts.size(); ++k) {
+    const std::string& text = texts[k];
+    const EnglishTokens t = naming("text " + std::to_string(k), [&] { return model.encode(text); });
     if (t.truncated_tokens > 0 || t.ids.size() < 2) {
       loss.skipped += 1;
       continue;
@@ -98,6 +112,10 @@ double date_exact_match(const DateModel& model, const std::vector<DateExample>& 
 }
 
 PruneCurve prune_english_lm(const EnglishLM& model, const std::vector<std::string>& texts) {
+  // Every text read once first, so that an error names its index in `texts`, not in its half.
+  for (std::size_t k = 0; k < texts.size(); ++k) {
+    naming("text " + std::to_string(k), [&] { return model.encode(texts[k]); });
+  }
   const std::vector<LMHead> heads = english_lm_heads(model);
   const std::vector<std::string> halves[2] = {half_of(texts, PruneHalf::selection),
                                               half_of(texts, PruneHalf::measurement)};
@@ -130,6 +148,9 @@ PruneCurve prune_date_model(const DateModel& model, const std::vector<DateExampl
   if (examples.size() < 2) {
     throw value_error("pruning the date model needs at least 2 examples (one a half), got " +
                       std::to_string(examples.size()));
+  }
+  for (std::size_t k = 0; k < examples.size(); ++k) {
+    naming("example " + std::to_string(k), [&] { return model.source_ids(examples[k].input); });
   }
   const std::vector<HeadId> heads = date_model_heads(model);
   const std::vector<DateExample> halves[2] = {half_of(examples, PruneHalf::selection),

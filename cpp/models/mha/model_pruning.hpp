@@ -1,6 +1,6 @@
-// The trained models' heads as experiments (docs/head-experiments.md, docs/cli.md): the held-out metric
-// of each model with heads switched off, the greedy pruning curve (analysis layer, pruning.hpp)
-// over it, and what a model file holds (kind, sizes, parameter counts, training step).
+// The trained models' heads as experiments (docs/head-experiments.md, docs/cli.md): the held-out
+// metric of each model with heads switched off, the greedy pruning curve (analysis layer,
+// pruning.hpp) over it, and what a model file holds (kind, sizes, parameter counts, training step).
 //
 // Metrics. English model: loss per character, the summed negative log-likelihood (nats) of every
 // token after <bos> of each held-out text over the texts' characters (Unicode code points), texts
@@ -42,8 +42,9 @@ std::string head_name(const LMHead& head);
 std::string head_name(const HeadId& head);
 
 /// The English model's loss on `texts` with `ablated` heads off (EnglishLM::encode, forward and
-/// next_token_logprobs, as EnglishLM::run scores a text). Throws as EnglishLM::encode and forward
-/// (invalid UTF-8, an ablated head outside the model).
+/// next_token_logprobs, as EnglishLM::run scores a text). Throws as EnglishLM::encode, naming the
+/// text's index ("text 3: text is not valid UTF-8: ..."), and as forward (an ablated head outside
+/// the model).
 EnglishLoss english_heldout_loss(const EnglishLM& model, const std::vector<std::string>& texts,
                                  const std::vector<LMHead>& ablated = {});
 
@@ -68,7 +69,8 @@ struct PruneCurve {
 PruneCurve prune_english_lm(const EnglishLM& model, const std::vector<std::string>& texts);
 
 /// The date model's greedy curve of exact match over `examples` (held-out, split in halves).
-/// Throws value_error for fewer than 2 examples, and as date_exact_match.
+/// Throws value_error for fewer than 2 examples; value_error / limit_error naming the example's
+/// index for an input the model cannot read (DateModel::source_ids); as date_exact_match.
 PruneCurve prune_date_model(const DateModel& model, const std::vector<DateExample>& examples);
 
 /// {"model": model_name, "checksum": the model's xxh64, "kind", "metric", "lower_is_better",

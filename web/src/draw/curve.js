@@ -92,12 +92,20 @@ export function curveScene({
   items.push({ text: yLabel, x: 14, y: mid, anchor: 'middle', rotate: -90 });
   items.push({ polyline: points.map(([x, y]) => [sx(x), sy(y)]) });
   for (const [x, y] of points) items.push({ dot: true, x: sx(x), y: sy(y) });
+  // A mark's label right of it, or left of it near the right edge; marks at the same x stacked.
+  const seen = new Map();
   for (const k of marks) {
-    items.push({ diamond: true, x: sx(k.x), y: sy(k.y), label: k.label });
+    const x = sx(k.x),
+      y = sy(k.y);
+    const n = seen.get(k.x) ?? 0;
+    seen.set(k.x, n + 1);
+    const left = x > width - m.right - 130;
+    items.push({ diamond: true, x, y, label: k.label });
     items.push({
       text: k.label,
-      x: sx(k.x) + 9,
-      y: sy(k.y) - 8,
+      x: left ? x - 9 : x + 9,
+      y: y - 8 - 14 * n,
+      anchor: left ? 'end' : undefined,
       bold: true,
       colour: CURVE_COLOURS.mark,
     });
@@ -175,9 +183,16 @@ export function curveSvg(p) {
   return svg;
 }
 
-/** The chart as an SVG file's text. */
+/**
+ * The chart as an SVG file's text: black ink on a white background (on screen its ink is the
+ * page's currentColor, which a file viewed elsewhere does not have).
+ */
 export function svgText(svg) {
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(svg)}\n`;
+  const copy = /** @type {SVGSVGElement} */ (svg.cloneNode(true));
+  copy.setAttribute('color', '#000000');
+  const background = node('rect', { width: '100%', height: '100%', fill: '#ffffff' });
+  copy.insertBefore(background, copy.querySelector('text, line') ?? null);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(copy)}\n`;
 }
 
 /**

@@ -286,11 +286,14 @@ export class MhaAttention extends HTMLElement {
       return;
     }
     this.message.textContent = '';
-    this.summary.textContent = `English language model · ${shown}`;
+    this.summary.textContent = 'English language model · an experiment on its heads';
     this.readout.hidden = true;
     this.legendBox.hidden = true;
     this.heads.append(section);
-    this.figure.setAttribute('aria-label', this.getAttribute('label') || shown);
+    this.figure.setAttribute(
+      'aria-label',
+      this.getAttribute('label') || `English language model: ${shown}`,
+    );
     this.dataset.state = 'ready';
     this.dispatchEvent(new CustomEvent('mha-ready', { bubbles: true, composed: true }));
   }

@@ -6,6 +6,7 @@ import json as _json
 import os as _os
 
 from . import _core
+from ._input import _text
 
 
 def _model_dir():
@@ -67,34 +68,56 @@ def models(directory=None):
     return out
 
 
+def _strings(items, name, convert):
+    """A list from ``items`` (any iterable but a str), each item ``convert(item, where)``."""
+    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+        raise ValueError(f"{name} must be a list, got {type(items).__name__}")
+    return [convert(x, f"{name}[{i}]") for i, x in enumerate(list(items))]
+
+
+def _checked_text(x, where):
+    try:
+        return _text(x)
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}") from None
+
+
+def _example(e, where):
+    if isinstance(e, dict):
+        e = (e.get("input"), e.get("target"))
+    if not (isinstance(e, (tuple, list)) and len(e) == 2):
+        raise ValueError(f"{where} must be (input, target) or a dict with both, as str")
+    return (_checked_text(e[0], f"{where} input"), _checked_text(e[1], f"{where} target"))
+
+
 def prune(model, texts=None, examples=None):
     """The greedy head-pruning curve of ``model`` (a path or the file's bytes), as
     ``mha prune --json`` prints it: a dict with ``model``, ``checksum``, ``kind``, ``metric``,
-    ``lower_is_better``, ``heads`` (names), ``selection_items``, ``measurement_items``,
-    ``protocol`` and ``steps``, a list of ``{"heads_left", "removed", "value",
-    "selection_value"}``, the first with nothing removed.
+    ``lower_is_better``, ``heads`` (names), ``selection_items``, ``measurement_items`` (the items
+    scored: an English text longer than the model's context is skipped), ``protocol`` and
+    ``steps``, a list of ``{"heads_left", "removed", "value", "selection_value"}``, the first
+    with nothing removed.
 
     An English model is measured on ``texts`` (a list of str, one held-out text each; loss per
-    character), a date model on ``examples`` (a list of ``(input, target)`` pairs or of dicts with
-    "input" and "target"; exact match). Even items choose the head removed at each step, odd items
-    measure the value (docs/head-experiments.md). Raises ValueError for a file that is not a model,
-    a missing or malformed list, or too few items."""
+    character; default, in a build tree, the repository's web/english_lm_heldout.txt), a date
+    model on ``examples`` (a list of ``(input, target)`` pairs or of dicts with "input" and
+    "target"; exact match). Even items choose the head removed at each step, odd items measure
+    the value (docs/head-experiments.md). Raises ValueError for a file that is not a model, both
+    lists or the wrong one, a malformed item, or too few items."""
     data, name = _read_model(model)
+    if texts is not None and examples is not None:
+        raise ValueError("pass texts (an English model) or examples (a date model), not both")
     if texts is not None:
-        if isinstance(texts, str) or not all(isinstance(t, str) for t in texts):
-            raise ValueError("texts must be a list of str, one held-out text each")
-        texts = list(texts)
+        texts = _strings(texts, "texts", _checked_text)
     if examples is not None:
-        pairs = []
-        for i, e in enumerate(examples):
-            if isinstance(e, dict):
-                e = (e.get("input"), e.get("target"))
-            if not (
-                isinstance(e, (tuple, list)) and len(e) == 2 and all(isinstance(x, str) for x in e)
-            ):
-                raise ValueError(
-                    f"examples[{i}] must be (input, target) or a dict with both, as str"
-                )
-            pairs.append((e[0], e[1]))
-        examples = pairs
-    return _json.loads(_core.prune_json(data, name, texts, examples))
+        examples = _strings(examples, "examples", _example)
+    if texts is None and examples is None and _model_dir():
+        default = _os.path.join(_model_dir(), "english_lm_heldout.txt")
+        if _os.path.isfile(default):
+            with open(default, encoding="utf-8") as f:
+                texts = [line.rstrip("\r\n") for line in f if line.strip()]
+    try:
+        return _json.loads(_core.prune_json(data, name, texts, examples))
+    except ValueError as e:
+        message = str(e)
+        raise ValueError(message if message.startswith(name) else f"{name}: {message}") from None

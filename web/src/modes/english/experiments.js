@@ -43,6 +43,32 @@ export function headsBeforeAPoint(curve) {
 const fmt = (x, d = 4) => x.toFixed(d);
 const signed = (x, d = 4) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(d)}`;
 
+/** The result's first line: `text`, then whether the reader's answer was right (data-verdict). */
+function verdictOf(text, right) {
+  const p = el(
+    'p',
+    'en-exp-verdict',
+    `${text} ${right ? 'As you predicted.' : 'Not what you predicted.'}`,
+  );
+  p.dataset.verdict = right ? 'right' : 'wrong';
+  return p;
+}
+
+/** A curve's removal order, closed: one item per step, `line(step)` (`id` on the list). */
+function removalOrder(c, line, id) {
+  const order = h('ol', { className: 'en-exp-order', ...(id ? { id } : {}) });
+  for (const s of c.steps.slice(1)) order.append(h('li', { text: line(s) }));
+  return h(
+    'details',
+    { className: 'en-exp-more' },
+    h('summary', { text: 'The removal order' }),
+    order,
+  );
+}
+
+/** The level of Olsson et al. 2022's prefix-matching score at which a head counts as induction. */
+const INDUCTION_LEVEL = 0.4;
+
 export class HeadExperiments {
   /**
    * @param {HTMLElement} section the panel's #english-experiments (empty)
@@ -212,33 +238,18 @@ export class HeadExperiments {
               : ''),
         );
         this.redrawEnglish = chart.redraw;
-        const verdict = el(
-          'p',
-          'en-exp-verdict',
+        const verdict = verdictOf(
           `You said “${label}”. Measured: with ${half} of ${n} heads removed the loss is ${fmt(c.steps[half].value)} ` +
             `nats per character against ${fmt(c.steps[0].value)} with all on: ${signed(delta)} ` +
-            `(${signed((100 * delta) / c.steps[0].value, 1)} %), ${value === bucket ? 'as you predicted' : 'not what you predicted'}. ` +
-            `Every head removed: ${signed(changeAfter(c, n))}.`,
+            `(${signed((100 * delta) / c.steps[0].value, 1)} %). Every head removed: ${signed(changeAfter(c, n))}.`,
+          value === bucket,
         );
-        verdict.dataset.verdict = value === bucket ? 'right' : 'wrong';
-        const order = h('ol', { className: 'en-exp-order', id: 'english-exp-prune-order' });
-        for (const s of c.steps.slice(1))
-          order.append(
-            h('li', {
-              text: `${s.removed}: ${fmt(s.value)} (${signed(s.value - c.steps[0].value)})`,
-            }),
-          );
-        if (!this.hooks.off)
-          return [
-            verdict,
-            chart.figure,
-            h(
-              'details',
-              { className: 'en-exp-more' },
-              h('summary', { text: 'The removal order' }),
-              order,
-            ),
-          ];
+        const order = removalOrder(
+          c,
+          (st) => `${st.removed}: ${fmt(st.value)} (${signed(st.value - c.steps[0].value)})`,
+          'english-exp-prune-order',
+        );
+        if (!this.hooks.off) return [verdict, chart.figure, order];
         const mine = h('button', {
           className: 'en-button',
           id: 'english-exp-mine',
@@ -261,12 +272,7 @@ export class HeadExperiments {
           ),
           mine,
           status,
-          h(
-            'details',
-            { className: 'en-exp-more' },
-            h('summary', { text: 'The removal order' }),
-            order,
-          ),
+          order,
         ];
       },
     );
@@ -278,6 +284,7 @@ export class HeadExperiments {
     const off = this.hooks.off();
     if (!model) return;
     const ablate = off.map((id) => id.split('.').map(Number));
+    const names = ablate.map(([l, hd]) => `L${l} H${hd}`);
     const t0 = performance.now();
     let loss;
     try {
@@ -292,7 +299,7 @@ export class HeadExperiments {
     this.marks.push({ x: k, y, label: `yours (${k} off)`, key: off.join(',') });
     this.redrawEnglish?.();
     status.textContent =
-      `${k === 0 ? 'No head switched off' : `${k} head${k === 1 ? '' : 's'} off (${off.join(', ')})`}: ${fmt(y)} nats per character ` +
+      `${k === 0 ? 'No head switched off' : `${k} head${k === 1 ? '' : 's'} off (${names.join(', ')})`}: ${fmt(y)} nats per character ` +
       `on the same ${loss.texts} sentences; the curve at ${k} removed: ${fmt(c.steps[Math.min(k, c.steps.length - 1)].value)} ` +
       `(${Math.round(performance.now() - t0)} ms).`;
     status.dataset.loss = String(y);
@@ -326,27 +333,14 @@ export class HeadExperiments {
           `Greedy pruning (mha prune): each head chosen on ${c.selection_items.toLocaleString('en-US')} held-out dates, exact match measured on ${c.measurement_items.toLocaleString('en-US')} others.`,
         );
         const half = Math.floor(n / 2);
-        const verdict = el(
-          'p',
-          'en-exp-verdict',
+        const verdict = verdictOf(
           `You said “${label}”. Measured: ${k} of ${n} heads go before exact match falls by more than a point ` +
             `(${(100 * c.steps[0].value).toFixed(1)} % with all on); with half (${half}) removed it is ${(100 * c.steps[half].value).toFixed(1)} % ` +
-            `(${signed(100 * changeAfter(c, half), 1)} points). ${value === bucket ? 'As you predicted.' : 'Not what you predicted.'}`,
+            `(${signed(100 * changeAfter(c, half), 1)} points).`,
+          value === bucket,
         );
-        verdict.dataset.verdict = value === bucket ? 'right' : 'wrong';
-        const order = h('ol', { className: 'en-exp-order' });
-        for (const s of c.steps.slice(1))
-          order.append(h('li', { text: `${s.removed}: ${(100 * s.value).toFixed(1)} %` }));
-        return [
-          verdict,
-          chart.figure,
-          h(
-            'details',
-            { className: 'en-exp-more' },
-            h('summary', { text: 'The removal order' }),
-            order,
-          ),
-        ];
+        const order = removalOrder(c, (st) => `${st.removed}: ${(100 * st.value).toFixed(1)} %`);
+        return [verdict, chart.figure, order];
       },
     );
   }
@@ -400,14 +394,11 @@ export class HeadExperiments {
           body.append(tr);
         }
         table.append(body);
-        const verdict = el(
-          'p',
-          'en-exp-verdict',
+        const verdict = verdictOf(
           `You said ${value}. Measured: ${best.num_heads} heads give the lowest loss (${fmt(best.loss_per_char)}); one head ` +
-            `${fmt(one.loss_per_char)} (${signed(one.loss_per_char - best.loss_per_char)}). ` +
-            `${value === String(best.num_heads) ? 'As you predicted.' : 'Not what you predicted.'}`,
+            `${fmt(one.loss_per_char)} (${signed(one.loss_per_char - best.loss_per_char)}).`,
+          value === String(best.num_heads),
         );
-        verdict.dataset.verdict = value === String(best.num_heads) ? 'right' : 'wrong';
         return [verdict, table, el('p', 'help', oneHeadNote(s)), ...this.oneHeadParts()];
       },
     );
@@ -492,19 +483,19 @@ export class HeadExperiments {
             ),
           );
         table.append(body);
-        const verdict = el(
-          'p',
-          'en-exp-verdict',
+        const induction = r.steps.find((x) => x.induction.value >= INDUCTION_LEVEL);
+        const verdict = verdictOf(
           `You said “${label}”. Measured: ${
             formed === null
               ? 'no head reaches 0.5'
               : `the previous-token head reaches 0.5 at step ${formed}`
           } (${r.steps.map((x) => x.previous_token.value.toFixed(2)).join(' → ')}). ` +
-            `The induction score stays at ${last.induction.value.toFixed(2)} (chance ${last.induction.chance.toFixed(2)}): ` +
-            'this model never forms an induction head. ' +
-            `${value === bin ? 'As you predicted.' : 'Not what you predicted.'}`,
+            (induction
+              ? `An induction head (Olsson’s score ${INDUCTION_LEVEL} or more) forms by step ${induction.step}.`
+              : `No induction head forms: the best induction score stays at most ${Math.max(...r.steps.map((x) => x.induction.value)).toFixed(2)} ` +
+                `(chance ${last.induction.chance.toFixed(2)}; Olsson’s heads score ${INDUCTION_LEVEL} or more).`),
+          value === bin,
         );
-        verdict.dataset.verdict = value === bin ? 'right' : 'wrong';
         return [verdict, prev.figure, icl.figure, table];
       },
     );
