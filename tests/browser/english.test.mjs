@@ -469,7 +469,7 @@ for (const which of [0, 1]) {
         );
         assert.match(
           text,
-          /^<\?xml[^]*<svg[^>]* color="#000000"[^]*<rect width="100%" height="100%" fill="#ffffff"/,
+          /^<\?xml[\s\S]*<svg[^>]* color="#000000"[\s\S]*<rect width="100%" height="100%" fill="#ffffff"/,
         );
         assert.match(
           await page.textContent('#english-exp-mine-status'),

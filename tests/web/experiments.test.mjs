@@ -10,7 +10,7 @@ import {
   changeAfter,
   headsBeforeAPoint,
   stepFormed,
-} from '../../web/src/modes/english/experiments.js';
+} from '../../web/src/modes/english/experiments_view.js';
 import { niceTicks } from '../../web/src/draw/curve.js';
 import { readExperiments } from '../../scripts/build_web.mjs';
 

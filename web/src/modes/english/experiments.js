@@ -13,35 +13,16 @@
 import { el, h } from '../../draw/dom.js';
 import { curvePng, curveSvg, svgText } from '../../draw/curve.js';
 import { downloadBlob } from '../../chrome/snapshot.js';
-import { modelBytes } from '../trained/model_bytes.js';
-import { paintThumb } from '../trained/model_grids.js';
-
-/**
- * The first checkpoint step at which the best previous-token score reaches `level` (default
- * 0.5, where the head report card starts to name the role), or null when none does.
- */
-export function stepFormed(replay, level = 0.5) {
-  return replay.steps.find((s) => s.previous_token.value >= level)?.step ?? null;
-}
-
-/** The change of a curve after removing `k` heads: value(k) - value(0). */
-export function changeAfter(curve, k) {
-  return curve.steps[k].value - curve.steps[0].value;
-}
-
-/**
- * How many heads a date-model curve removes before exact match falls by more than one point
- * (0.01): the last step k such that every step up to k is within a point of step 0.
- */
-export function headsBeforeAPoint(curve) {
-  const first = curve.steps[0].value;
-  let k = 0;
-  while (k + 1 < curve.steps.length && curve.steps[k + 1].value >= first - 0.01 - 1e-12) k += 1;
-  return k;
-}
-
-const fmt = (x, d = 4) => x.toFixed(d);
-const signed = (x, d = 4) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(d)}`;
+import { OneHeadComparison } from './one_head.js';
+import {
+  changeAfter,
+  fmt,
+  headsBeforeAPoint,
+  INDUCTION_LEVEL,
+  oneHeadNote,
+  signed,
+  stepFormed,
+} from './experiments_view.js';
 
 /** The result's first line: `text`, then whether the reader's answer was right (data-verdict). */
 function verdictOf(text, right) {
@@ -65,9 +46,6 @@ function removalOrder(c, line, id) {
     order,
   );
 }
-
-/** The level of Olsson et al. 2022's prefix-matching score at which a head counts as induction. */
-const INDUCTION_LEVEL = 0.4;
 
 export class HeadExperiments {
   /**
@@ -399,7 +377,12 @@ export class HeadExperiments {
             `${fmt(one.loss_per_char)} (${signed(one.loss_per_char - best.loss_per_char)}).`,
           value === String(best.num_heads),
         );
-        return [verdict, table, el('p', 'help', oneHeadNote(s)), ...this.oneHeadParts()];
+        return [
+          verdict,
+          table,
+          el('p', 'help', oneHeadNote(s)),
+          ...new OneHeadComparison(this.data, this.hooks).parts(),
+        ];
       },
     );
   }
@@ -500,105 +483,4 @@ export class HeadExperiments {
       },
     );
   }
-
-  /** The one-head model beside the loaded one on the text above (when the build has it). */
-  oneHeadParts() {
-    const src = this.data.oneHead;
-    if (!src) return [];
-    const button = h('button', {
-      className: 'en-button',
-      id: 'english-exp-one-head',
-      text: 'Compare on the text above: the one-head model beside this one',
-      attrs: { type: 'button' },
-    });
-    const out = h('div', { className: 'en-exp-compare', id: 'english-exp-compare' });
-    const status = h('p', { className: 'help', attrs: { 'aria-live': 'polite' } });
-    button.addEventListener('click', async () => {
-      status.textContent = 'Loading the one-head model…';
-      try {
-        await this.compareOneHead(out);
-        status.textContent = '';
-      } catch (e) {
-        status.textContent = `Could not compare: ${e.message}`;
-      }
-    });
-    const steps = this.data.sweep?.steps;
-    return [
-      el(
-        'p',
-        'help',
-        'Module 08’s challenge: one head instead of eight at the same d_model keeps the attention’s parameters. ' +
-          `The one-head model of this sweep (${steps} steps; ${src.bytes.toLocaleString('en-US')} bytes, loaded when asked) ` +
-          'beside the model above (eight heads, trained longer): their grids on your text show what one head a layer can hold; ' +
-          'compare their losses in the table above, where both trained the same steps.',
-      ),
-      button,
-      status,
-      out,
-    ];
-  }
-
-  async compareOneHead(out) {
-    const src = this.data.oneHead;
-    if (!this.oneHead) {
-      const { bytes } = await modelBytes(
-        { file: src.file, script: src.script, global: src.global, heads: src.heads },
-        this.hooks.modules,
-      );
-      this.oneHead = new (this.hooks.mod().EnglishModel)(bytes);
-    }
-    const text = this.hooks.text();
-    const models = [
-      { name: 'this model', model: this.hooks.model() },
-      {
-        name: `one head a layer (the sweep’s, ${this.data.sweep?.steps} steps)`,
-        model: this.oneHead,
-      },
-    ];
-    out.replaceChildren();
-    for (const { name, model } of models) {
-      const r = model.run(text, { top: 3 });
-      const held = model.heldoutLoss(this.data.heldout);
-      const c = model.config;
-      const fig = h('figure', { className: 'en-exp-model', data: { heads: c.num_heads } });
-      fig.append(
-        h('figcaption', {
-          text:
-            `${name}: ${c.num_layers} layers × ${c.num_heads} head${c.num_heads === 1 ? '' : 's'} ` +
-            `(d_head ${c.d_model / c.num_heads}); held-out loss ${fmt(held.perCharacter)} nats per character; ` +
-            `next piece: ${r.nextToken.map((t) => `${t.token.replace(/\u2581/g, ' ').trim() || '␣'} ${(100 * t.probability).toFixed(0)} %`).join(', ')}`,
-        }),
-      );
-      fig.dataset.loss = String(held.perCharacter);
-      const size = Math.max(48, Math.min(120, Math.floor(640 / c.num_heads)));
-      for (const a of r.attention) {
-        const row = h('div', { className: 'en-exp-layer' }, h('span', { text: `L${a.layer}` }));
-        for (let k = 0; k < c.num_heads; k++) {
-          const canvas = h('canvas', {
-            className: 'en-exp-thumb',
-            attrs: { role: 'img', 'aria-label': `${name}, layer ${a.layer} head ${k}` },
-          });
-          paintThumb(canvas, a.weights, k, r.n, r.n, size, size);
-          row.append(canvas);
-        }
-        fig.append(row);
-      }
-      out.append(fig);
-    }
-  }
-}
-
-/** What the sweep shows one head lacks, in words from its numbers. */
-export function oneHeadNote(s) {
-  const one = s.models.find((m) => m.num_heads === 1);
-  const many = s.models.filter((m) => m.num_heads > 1);
-  if (!one || !many.length) return '';
-  const roles = (m) => m.roles.map((r, l) => `L${l}: ${[...new Set(r)].join(', ')}`).join('; ');
-  const widest = many[many.length - 1];
-  return (
-    `With one head a layer each layer has one pattern (${roles(one)}); with ${widest.num_heads} heads ` +
-    `a layer holds several (${roles(widest)}). The nearest other head of a layer (Jensen–Shannon distance, 0: the same ` +
-    `pattern) falls from ${many[0].nearest_js.toFixed(2)} with ${many[0].num_heads} heads to ` +
-    `${widest.nearest_js.toFixed(2)} with ${widest.num_heads}: more heads, more near-copies.`
-  );
 }
