@@ -163,7 +163,7 @@ export async function readExperiments({ dir = WEB, warn = console.warn } = {}) {
 async function writeEnglishFiles({ model, heads, outDir, warn, name, global, experiments = null }) {
   const file = `${name}.safetensors`,
     script = `${name}.js`;
-  const bytes = await readIfExists(model);
+  const bytes = model ? await readIfExists(model) : null;
   if (!bytes) {
     await Promise.all([file, script].map((f) => rm(path.join(outDir, f), { force: true })));
     return null;
@@ -188,8 +188,10 @@ async function writeEnglishFiles({ model, heads, outDir, warn, name, global, exp
  *   what the English mode's bundle is told (MHA_ENGLISH_BUILD)
  */
 export async function writeEnglishModel({ model, heads, outDir, warn = console.warn }) {
+  const hasModel = (await readIfExists(model)) !== null;
   const oneHead = await writeEnglishFiles({
-    model: path.join(WEB, 'english_lm_h1.safetensors'),
+    // Without the English model there is no English mode to compare it in: its files are removed.
+    model: hasModel ? path.join(WEB, 'english_lm_h1.safetensors') : null,
     heads: null,
     outDir,
     warn,

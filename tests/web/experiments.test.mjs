@@ -9,6 +9,7 @@ import path from 'node:path';
 import {
   changeAfter,
   headsBeforeAPoint,
+  oneHeadNote,
   stepFormed,
 } from '../../web/src/modes/english/experiments_view.js';
 import { niceTicks } from '../../web/src/draw/curve.js';
@@ -61,4 +62,38 @@ test('readExperiments: each file, the odd held-out lines, null without files, a 
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test('oneHeadNote: the roles when some head earns one, else that the sweep is too short; spread; JS', () => {
+  const model = (h, loss, roles, js) => ({
+    num_heads: h,
+    loss_per_char: loss,
+    roles,
+    nearest_js: js,
+    best: { previous_token_argmax: { value: 0.1 + h / 100, chance: 0.03 } },
+  });
+  const none = [['no clear pattern'], ['no clear pattern']];
+  const short = {
+    steps: 600,
+    models: [model(1, 1.52, none, null), model(2, 1.525, none, 0.37), model(16, 1.523, none, 0.34)],
+  };
+  assert.equal(
+    oneHeadNote(short),
+    'After 600 steps no head of any of these models has a clear pattern (the best previous-token score 0.11 to 0.26, ' +
+      'chance 0.03): this sweep is too short to show what one head cannot hold. Their losses lie within 0.0050 nats ' +
+      'per character of each other. The nearest other head of a layer (Jensen–Shannon distance, 0: the same pattern) ' +
+      'goes from 0.37 with 2 heads to 0.34 with 16.',
+  );
+  const formed = {
+    steps: 3200,
+    models: [
+      model(1, 1.4, [['previous token'], ['no clear pattern']], null),
+      model(8, 1.3, [['previous token', 'first token'], ['punctuation']], 0.3),
+    ],
+  };
+  assert.match(
+    oneHeadNote(formed),
+    /^With one head a layer each layer has one pattern \(L0: previous token; L1: no clear pattern\); with 8 heads a layer holds several \(L0: previous token, first token; L1: punctuation\)\. Their losses lie within 0\.1000/,
+  );
+  assert.equal(oneHeadNote({ steps: 1, models: [model(2, 1, none, 0.3)] }), '');
 });

@@ -373,8 +373,10 @@ export class HeadExperiments {
         }
         table.append(body);
         const verdict = verdictOf(
-          `You said ${value}. Measured: ${best.num_heads} heads give the lowest loss (${fmt(best.loss_per_char)}); one head ` +
-            `${fmt(one.loss_per_char)} (${signed(one.loss_per_char - best.loss_per_char)}).`,
+          `You said ${value}. Measured: ${best.num_heads} head${best.num_heads === 1 ? '' : 's'} ` +
+            `give${best.num_heads === 1 ? 's' : ''} the lowest loss (${fmt(best.loss_per_char)}); one head ` +
+            `${fmt(one.loss_per_char)} (${signed(one.loss_per_char - best.loss_per_char)}), ${Math.max(...s.models.map((m) => m.num_heads))} heads ` +
+            `${fmt(s.models[s.models.length - 1].loss_per_char)}.`,
           value === String(best.num_heads),
         );
         return [

@@ -31,17 +31,33 @@ export const INDUCTION_LEVEL = 0.4;
 export const fmt = (x, d = 4) => x.toFixed(d);
 export const signed = (x, d = 4) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(d)}`;
 
-/** What the sweep shows one head lacks, in words from its numbers. */
+/** The role the head report card gives a head with no score past its threshold. */
+const NO_PATTERN = 'no clear pattern';
+
+/**
+ * What the sweep shows about one head against many, in words from its numbers: the roles each
+ * layer's heads earn, or, when no head of any model earns one, that the sweep is too short to
+ * tell; the spread of the losses; and the nearest other head of a layer (Jensen–Shannon
+ * distance) as the head count grows.
+ */
 export function oneHeadNote(s) {
   const one = s.models.find((m) => m.num_heads === 1);
   const many = s.models.filter((m) => m.num_heads > 1);
   if (!one || !many.length) return '';
-  const roles = (m) => m.roles.map((r, l) => `L${l}: ${[...new Set(r)].join(', ')}`).join('; ');
+  const losses = s.models.map((m) => m.loss_per_char);
+  const spread = Math.max(...losses) - Math.min(...losses);
   const widest = many[many.length - 1];
+  const prev = s.models.map((m) => m.best.previous_token_argmax.value);
+  const formed = s.models.some((m) => m.roles.some((r) => r.some((x) => x !== NO_PATTERN)));
+  const roles = (m) => m.roles.map((r, l) => `L${l}: ${[...new Set(r)].join(', ')}`).join('; ');
+  const patterns = formed
+    ? `With one head a layer each layer has one pattern (${roles(one)}); with ${widest.num_heads} heads a layer holds several (${roles(widest)}).`
+    : `After ${s.steps} steps no head of any of these models has a clear pattern (the best previous-token score ` +
+      `${Math.min(...prev).toFixed(2)} to ${Math.max(...prev).toFixed(2)}, chance ${one.best.previous_token_argmax.chance.toFixed(2)}): ` +
+      'this sweep is too short to show what one head cannot hold.';
   return (
-    `With one head a layer each layer has one pattern (${roles(one)}); with ${widest.num_heads} heads ` +
-    `a layer holds several (${roles(widest)}). The nearest other head of a layer (Jensen–Shannon distance, 0: the same ` +
-    `pattern) falls from ${many[0].nearest_js.toFixed(2)} with ${many[0].num_heads} heads to ` +
-    `${widest.nearest_js.toFixed(2)} with ${widest.num_heads}: more heads, more near-copies.`
+    `${patterns} Their losses lie within ${spread.toFixed(4)} nats per character of each other. ` +
+    `The nearest other head of a layer (Jensen–Shannon distance, 0: the same pattern) goes from ` +
+    `${many[0].nearest_js.toFixed(2)} with ${many[0].num_heads} heads to ${widest.nearest_js.toFixed(2)} with ${widest.num_heads}.`
   );
 }
