@@ -372,11 +372,12 @@ export class HeadExperiments {
           body.append(tr);
         }
         table.append(body);
+        const losses = s.models.map((m) => m.loss_per_char);
         const verdict = verdictOf(
           `You said ${value}. Measured: ${best.num_heads} head${best.num_heads === 1 ? '' : 's'} ` +
-            `give${best.num_heads === 1 ? 's' : ''} the lowest loss (${fmt(best.loss_per_char)}); one head ` +
-            `${fmt(one.loss_per_char)} (${signed(one.loss_per_char - best.loss_per_char)}), ${Math.max(...s.models.map((m) => m.num_heads))} heads ` +
-            `${fmt(s.models[s.models.length - 1].loss_per_char)}.`,
+            `give${best.num_heads === 1 ? 's' : ''} the lowest loss (${fmt(best.loss_per_char)}), ` +
+            `but all ${s.models.length} lie within ${fmt(Math.max(...losses) - Math.min(...losses))} nats per character` +
+            `${best.num_heads === 1 ? '' : `; one head ${fmt(one.loss_per_char)}`}.`,
           value === String(best.num_heads),
         );
         return [

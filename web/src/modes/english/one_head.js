@@ -6,6 +6,7 @@ import { el, h } from '../../draw/dom.js';
 import { modelBytes } from '../trained/model_bytes.js';
 import { paintThumb } from '../trained/model_grids.js';
 import { fmt } from './experiments_view.js';
+import { formatProbability, nextPieceLabel } from './english_view.js';
 
 export class OneHeadComparison {
   /**
@@ -85,7 +86,7 @@ export class OneHeadComparison {
           text:
             `${name}: ${c.num_layers} layers × ${c.num_heads} head${c.num_heads === 1 ? '' : 's'} ` +
             `(d_head ${c.d_model / c.num_heads}); held-out loss ${fmt(held.perCharacter)} nats per character; ` +
-            `next piece: ${r.nextToken.map((t) => `${t.token.replace(/\u2581/g, ' ').trim() || '␣'} ${(100 * t.probability).toFixed(0)} %`).join(', ')}`,
+            `next piece: ${r.nextToken.map((t) => `“${nextPieceLabel(t.token)}” ${formatProbability(t.probability)}`).join(', ')}`,
         }),
       );
       fig.dataset.loss = String(held.perCharacter);
