@@ -35,6 +35,27 @@ function verdictOf(text, right) {
   return p;
 }
 
+/**
+ * A result table: its caption, a header row of `columns` and an empty body to fill.
+ * @returns {{table: HTMLTableElement, body: HTMLTableSectionElement}}
+ */
+function resultTable(id, caption, columns) {
+  const head = h('tr');
+  for (const t of columns) head.append(h('th', { text: t, attrs: { scope: 'col' } }));
+  const body = h('tbody');
+  const table = h(
+    'table',
+    { className: 'en-exp-table', id },
+    h('caption', { text: caption }),
+    h('thead', {}, head),
+    body,
+  );
+  return {
+    table: /** @type {HTMLTableElement} */ (table),
+    body: /** @type {HTMLTableSectionElement} */ (body),
+  };
+}
+
 /** A curve's removal order, closed: one item per step, `line(step)` (`id` on the list). */
 function removalOrder(c, line, id) {
   const order = h('ol', { className: 'en-exp-order', ...(id ? { id } : {}) });
@@ -336,25 +357,19 @@ export class HeadExperiments {
         `${m.num_heads} head${m.num_heads === 1 ? '' : 's'}`,
       ]),
       (value) => {
-        const table = h('table', { className: 'en-exp-table', id: 'english-exp-sweep-table' });
-        table.append(
-          h('caption', {
-            text: `Held-out loss per character (${s.models[0].sentences} sentences) and what the heads do (the head report card on ${s.windows} windows)`,
-          }),
+        const { table, body } = resultTable(
+          'english-exp-sweep-table',
+          `Held-out loss per character (${s.models[0].sentences} sentences) and what the heads do (the head report card on ${s.windows} windows)`,
+          [
+            'heads',
+            'd_head',
+            'attention parameters (all)',
+            'loss per character',
+            'best previous-token head (chance)',
+            'roles by layer',
+            'nearest other head (JS distance)',
+          ],
         );
-        const head = h('tr');
-        for (const t of [
-          'heads',
-          'd_head',
-          'attention parameters (all)',
-          'loss per character',
-          'best previous-token head (chance)',
-          'roles by layer',
-          'nearest other head (JS distance)',
-        ])
-          head.append(h('th', { text: t, attrs: { scope: 'col' } }));
-        table.append(h('thead', {}, head));
-        const body = h('tbody');
         for (const m of s.models) {
           const p = m.best.previous_token_argmax;
           const tr = h('tr', { data: { heads: m.num_heads } });
@@ -371,7 +386,6 @@ export class HeadExperiments {
           );
           body.append(tr);
         }
-        table.append(body);
         const losses = s.models.map((m) => m.loss_per_char);
         const verdict = verdictOf(
           `You said ${value}. Measured: ${best.num_heads} head${best.num_heads === 1 ? '' : 's'} ` +
@@ -435,23 +449,17 @@ export class HeadExperiments {
           }),
           'Below zero: later tokens are predicted better than early ones, the context helps (Olsson et al. 2022 use the 500th and the 50th token; this model reads 128).',
         );
-        const table = h('table', { className: 'en-exp-table', id: 'english-exp-replay-table' });
-        table.append(
-          h('caption', {
-            text: `Each checkpoint on held-out text (${r.sentences} sentences for the loss)`,
-          }),
+        const { table, body } = resultTable(
+          'english-exp-replay-table',
+          `Each checkpoint on held-out text (${r.sentences} sentences for the loss)`,
+          [
+            'step',
+            'loss per character',
+            'previous token (chance)',
+            'induction (chance)',
+            'in-context score',
+          ],
         );
-        const hr = h('tr');
-        for (const t of [
-          'step',
-          'loss per character',
-          'previous token (chance)',
-          'induction (chance)',
-          'in-context score',
-        ])
-          hr.append(h('th', { text: t, attrs: { scope: 'col' } }));
-        table.append(h('thead', {}, hr));
-        const body = h('tbody');
         for (const x of r.steps)
           body.append(
             h(
@@ -468,7 +476,6 @@ export class HeadExperiments {
               h('td', { text: signed(x.in_context, 3) }),
             ),
           );
-        table.append(body);
         const induction = r.steps.find((x) => x.induction.value >= INDUCTION_LEVEL);
         const verdict = verdictOf(
           `You said “${label}”. Measured: ${
