@@ -10,7 +10,8 @@
 // (f32x4.relaxed_madd), which Emscripten 3.1.6 cannot emit: the 6-row sums go through the pointer
 // tile6_sums, the wasm modules replace its table slot with cpp/bindings/wasm/relaxed_simd.wat where
 // the engine validates it, and set tile6_fused, which sends every panel to the 6x8 tiles (faster
-// there than the 2x16 multiply-then-add). A is read in place.
+// there than the 2x16 multiply-then-add). The 2x16 tiles read A's rows as interleaved pairs,
+// packed once per block of rows (pack_row_pair); every other tile reads A in place.
 #include "mha/kernels.hpp"
 
 #include <algorithm>
@@ -50,9 +51,9 @@ constexpr int kRows = 6;
 // 3+3 rows with k unrolled by 2 was the fastest. The relaxed-SIMD kernel (fused multiply-add: no
 // product register) runs 6 rows in one loop.
 constexpr int kPass = 3;
-// Rows of A per pass over one B panel block: 24 x 256 x 4 = 24 KiB of A stays in L1 (with the
-// 8 KiB panel) while it meets every panel. Measured in wasm (node 20) on (512, 768) x (768, 2304):
-// 96 rows 28 GFLOP/s, 48 rows 33-35, 24 rows 34-36 (kernel peak about 36: scripts/bench).
+// Rows of A per pass over one B panel block: 24 x 256 x 4 = 24 KiB of A (packed in pairs for the
+// 2 x 16 tiles) stays in L1 with the panels while it meets every panel. In wasm, blocks of 12 to
+// 48 rows ran within a few percent of each other, 96 slower (docs/benchmarks.md).
 constexpr Index kRowBlock = 24;
 
 /// lo[r] | hi[r] = A[r, 0:kc] * panel for r < R: per k step two B vectors and one splat per row.
@@ -167,39 +168,62 @@ using TileFn = void (*)(Index, const float*, Index, const float*, float, const f
 constexpr TileFn kTiles[kRows + 1] = {nullptr,  &tile<1>, &tile<2>, &tile<3>,
                                       &tile<4>, &tile<5>, &tile<6>};
 
+/// Rows 0 and 1 of A[:, 0:kc] interleaved, the 2 x 16 tile's packed operand: dst[2k] = A[0, k],
+/// dst[2k + 1] = A[1, k] (dst holds 2 kc floats).
+void pack_row_pair(Index kc, const float* A, Index lda, float* dst) noexcept {
+  const float* r0 = A;
+  const float* r1 = A + lda;
+  Index k = 0;
+  for (; k + 4 <= kc; k += 4) {
+    const v4f a = load4(r0 + k), b = load4(r1 + k);
+    store4(dst + 2 * k, __builtin_shufflevector(a, b, 0, 4, 1, 5));
+    store4(dst + 2 * k + 4, __builtin_shufflevector(a, b, 2, 6, 3, 7));
+  }
+  for (; k < kc; ++k) {
+    dst[2 * k] = r0[k];
+    dst[2 * k + 1] = r1[k];
+  }
+}
+
 /// Two rows by 16 columns: C[0:2, 0:16] = alpha * A[0:2, 0:kc] * (panel | panel + stride) (+ bias
 /// on the first depth block, else += C), from two adjacent full panels. 8 accumulators + 4 B + 1 A
 /// + 1 product: no spill in V8's 15 registers, and per k step 4 loads and 2 splats feed 16
 /// vector operations, where a 3-row pass of the 6 x 8 tile has 5 feeding 12 (ONNX Runtime's MLAS
 /// kernel for wasm SIMD has this shape too). The same sums in the same order as tile<R>: the
 /// results are bit for bit those of the 6 x 8 tiles, and the forward is faster with them than
-/// with 6 x 8 tiles alone (scripts/bench/ab_core.mjs; docs/benchmarks.md). k is not unrolled here:
-/// that measured slower.
-__attribute__((noinline)) void wide_tile(std::int32_t kc, const float* A, std::int32_t lda,
-                                         const float* panel, std::int32_t stride, float alpha,
-                                         const float* bias, bool first, float* C,
-                                         std::int32_t ldc) noexcept {
+/// with 6 x 8 tiles alone (scripts/bench/ab_core.mjs; docs/benchmarks.md).
+/// A is the rows' pack_row_pair buffer (2 kc floats); kc >= 1.
+/// The loop is bound by the instructions V8 issues per k step, not by the arithmetic: beside the
+/// 16 products and sums and 6 loads, every address update costs one (node 20's
+/// --print-wasm-code). So each operand is read through one pointer that steps by a constant, with
+/// the values at fixed offsets from it: 3 updates a step, where two rows of A read by a scaled
+/// index (a0[k], a1[k]) cost 5 (the gain is in docs/benchmarks.md). Not unrolled: V8 then hoists
+/// the loads of the following steps and spills (measured slower).
+__attribute__((noinline)) void wide_tile(std::int32_t kc, const float* A, const float* panel,
+                                         std::int32_t stride, float alpha, const float* bias,
+                                         bool first, float* C, std::int32_t ldc) noexcept {
   v4f s00 = {0, 0, 0, 0}, s01 = s00, s02 = s00, s03 = s00;
   v4f s10 = s00, s11 = s00, s12 = s00, s13 = s00;
-  const float* a0 = A;
-  const float* a1 = A + lda;
+  const float* a = A;
   const float* p0 = panel;
   const float* p1 = panel + stride;
-  for (std::int32_t k = 0; k < kc; ++k) {
+  const float* const end = a + 2 * kc;
+  do {
     const v4f b0 = load4(p0), b1 = load4(p0 + 4), b2 = load4(p1), b3 = load4(p1 + 4);
     p0 += kPanel;
     p1 += kPanel;
-    const v4f x = splat4(a0[k]);
+    const v4f x = splat4(a[0]);
+    const v4f y = splat4(a[1]);
+    a += 2;
     s00 += x * b0;
     s01 += x * b1;
     s02 += x * b2;
     s03 += x * b3;
-    const v4f y = splat4(a1[k]);
     s10 += y * b0;
     s11 += y * b1;
     s12 += y * b2;
     s13 += y * b3;
-  }
+  } while (a != end);
   const v4f va = splat4(alpha);
   const v4f sums[2][4] = {{s00, s01, s02, s03}, {s10, s11, s12, s13}};
   for (int r = 0; r < 2; ++r) {
@@ -269,15 +293,22 @@ void gemm_blocked(Index M, const float* A, Index lda, const PackedB& B, float al
     for (Index i0 = 0; i0 < M; i0 += kRowBlock) {
       const Index mc = std::min(kRowBlock, M - i0);
       Index j0 = 0;
-      if (!tile6_fused) {  // pairs of full panels in 2 x 16 tiles (wide_tile), an odd row in 1 x 8
+      if (!tile6_fused && N >= 2 * kPanel) {
+        // Pairs of full panels in 2 x 16 tiles (wide_tile) on the block's row pairs, packed once
+        // for all of them; the last row of an odd count in 1 x 8 tiles, read from A.
+        alignas(16) float pairs[kRowBlock * kDepth];
+        for (Index i = 0; i + 2 <= mc; i += 2) {
+          pack_row_pair(kc, A + (i0 + i) * lda + k0, lda, pairs + i * kc);
+        }
         for (; j0 + 2 * kPanel <= N; j0 += 2 * kPanel) {
           const float* panel = block + (j0 / kPanel) * kc * kPanel;
           const float* b = bias != nullptr ? bias + j0 : nullptr;
+          const auto stride = static_cast<std::int32_t>(kc * kPanel);
+          float* c = C + i0 * ldc + j0;
           Index i = 0;
           for (; i + 2 <= mc; i += 2) {
-            wide_tile(static_cast<std::int32_t>(kc), A + (i0 + i) * lda + k0,
-                      static_cast<std::int32_t>(lda), panel, static_cast<std::int32_t>(kc * kPanel),
-                      alpha, b, first, C + (i0 + i) * ldc + j0, static_cast<std::int32_t>(ldc));
+            wide_tile(static_cast<std::int32_t>(kc), pairs + i * kc, panel, stride, alpha, b, first,
+                      c + i * ldc, static_cast<std::int32_t>(ldc));
           }
           for (Index q = 0; i < mc && q < 2; ++q) {
             tile<1>(kc, A + (i0 + i) * lda + k0, lda, panel + q * kc * kPanel, alpha,
@@ -431,6 +462,19 @@ inline vf loadv(const float* p) {
 }
 inline void storev(float* p, vf v) { std::memcpy(p, &v, sizeof v); }
 inline vf splatv(float x) { return x - vf{}; }  // x in every lane (x - +0 is x, also for -0)
+/// a > b ? a : b in every lane (b where a is NaN). In WebAssembly this is f32x4.pmax, one
+/// max instruction in V8; clang writes the select itself as a compare and a blend, or, where the
+/// lanes come out the same, as f32x4.max, whose NaN rules cost V8 on x64 about eight
+/// instructions. The results are the select's.
+inline vf max_select(vf a, vf b) {
+#if defined(__wasm_simd128__)
+  static_assert(kLanes == 4, "SIMD128 vectors hold four floats");
+  return __builtin_wasm_pmax_f32x4(b, a);  // pmax(b, a) = b < a ? a : b
+#else
+  return a > b ? a : b;
+#endif
+}
+
 /// The lanes' sum as a pairwise tree ((v0 + v1) + (v2 + v3) for four lanes).
 inline float sum_lanes(vf v) {
   // Written out for four lanes: clang -O2 (the WebAssembly build) keeps the loops below as loops
@@ -456,10 +500,14 @@ inline float max_lanes(vf v) {
 inline vf exp_nonpositive(vf x) {
   const vf lo = splatv(-87.33654f);
   const vi dead = x < lo;  // -1 where the result is 0
-  x = x < lo ? lo : x;
-  // n = round(x / ln 2) by the 1.5 * 2^23 trick (|x / ln 2| < 2^22).
+  x = max_select(x, lo);
+  // n = round(x / ln 2) by the 1.5 * 2^23 trick (|x / ln 2| < 2^22): t = x / ln 2 + 1.5 * 2^23
+  // has the exponent of 1.5 * 2^23, whose unit in the last place is 1, so n = t - 1.5 * 2^23 is
+  // exact, and so is the integer n, the difference of the two floats' bits (no float to int
+  // conversion: i32x4.trunc_sat_f32x4_s is a sequence of about eight instructions in V8).
   const vf magic = splatv(12582912.0f);
-  const vf n = (x * splatv(1.44269504088896341f) + magic) - magic;
+  const vf t = x * splatv(1.44269504088896341f) + magic;
+  const vf n = t - magic;
   const vf r = (x - n * splatv(0.693359375f)) - n * splatv(-2.12194440e-4f);
   vf p = splatv(1.9875691500e-4f);
   p = p * r + splatv(1.3981999507e-3f);
@@ -468,7 +516,9 @@ inline vf exp_nonpositive(vf x) {
   p = p * r + splatv(1.6666665459e-1f);
   p = p * r + splatv(5.0000001201e-1f);
   const vf y = p * (r * r) + r + splatv(1.0f);
-  const vi bits = (__builtin_convertvector(n, vi) + 127) << 23;  // 2^n, n in [-126, 0]
+  vi t_bits;
+  std::memcpy(&t_bits, &t, sizeof t_bits);
+  const vi bits = (t_bits - 0x4B400000 + 127) << 23;  // 2^n, n in [-126, 0]; 0x4B400000 = magic
   vf pow2;
   std::memcpy(&pow2, &bits, sizeof pow2);
   const vf e = y * pow2;
@@ -515,16 +565,16 @@ float max_and_finite(const float* x, Index count, bool& all_finite) noexcept {
     for (int u = 0; u < 4; ++u) {
       const vf a = loadv(x + j + u * kLanes);
       bad[u] += a * zero;  // NaN once any entry is NaN or ±inf, else 0
-      mx[u] = a > mx[u] ? a : mx[u];
+      mx[u] = max_select(a, mx[u]);
     }
   }
   for (; j + kLanes <= count; j += kLanes) {
     const vf a = loadv(x + j);
     bad[0] += a * zero;
-    mx[0] = a > mx[0] ? a : mx[0];
+    mx[0] = max_select(a, mx[0]);
   }
   for (int u = 1; u < 4; ++u) {
-    mx[0] = mx[u] > mx[0] ? mx[u] : mx[0];
+    mx[0] = max_select(mx[u], mx[0]);
     bad[0] += bad[u];
   }
   float result = max_lanes(mx[0]);
