@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks (not tests: scripts/test.sh never runs this). Installs what is missing — the build's
-# own dependencies, Debian's python3-torch, python3-onnx and OpenBLAS, and the peers of
-# scripts/bench/package-lock.json (onnxruntime-web 1.17.3 and 1.30.0, tfjs-backend-wasm 4.22) —
+# own dependencies, Debian's python3-torch, python3-onnx (it writes the minimal ONNX graph) and
+# OpenBLAS, and the peers of scripts/bench/package-lock.json (onnxruntime-web 1.17.3 and 1.30.0,
+# tfjs-backend-wasm 4.22) —
 # builds the native core and the wasm module, then runs scripts/bench/bench.mjs:
 #
 #   ./scripts/bench.sh            every system on every configuration, the page's timings and

@@ -13,7 +13,7 @@
 # golden data and the models (scripts/fixtures/, scripts/training/); --fixtures adds the pthread
 # OpenBLAS those use. black and flake8 check the Python code (scripts/lint.sh).
 # --fuzz adds clang and its compiler-rt (libFuzzer, ASan, UBSan) for scripts/fuzz.sh.
-# --bench adds what scripts/bench.sh compares against: Debian's PyTorch, ONNX (for the export)
+# --bench adds what scripts/bench.sh compares against: Debian's PyTorch, ONNX (the minimal graph)
 # and OpenBLAS, and the npm peers of scripts/bench/package-lock.json (scripts/bench/node_modules).
 set -euo pipefail
 cd "$(dirname "$0")/.."

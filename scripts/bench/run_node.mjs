@@ -3,6 +3,7 @@
 // runs one process per system, so no two wasm runtimes share a heap or a JIT).
 //
 //   node scripts/bench/run_node.mjs --system ours|ours-views|ort117|ort130|tfjs --data build/bench/data \
+//       (ort117-minimal, ort130-minimal: ONNX Runtime on the case's minimal graph; systems.mjs)
 //       --configs 5,8,2 64,128,4 [--wasm build/wasm/mha_wasm.js] [--budget-ms 2000] \
 //       [--min-reps 5] [--max-reps 200]
 //   node scripts/bench/run_node.mjs --peak build/bench/simd_peak.js   (the wasm SIMD128 f32
@@ -19,6 +20,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
+  ONNX_GRAPHS,
+  ORT_SYSTEMS,
   oursWasm,
   onnxRuntime,
   tfjs,
@@ -51,21 +54,31 @@ export function loadCase(dataDir, [n, d, h], { onnx = true } = {}) {
     in_proj_bias: f('in_proj_bias'),
     out_proj_weight: f('out_proj_weight'),
     out_proj_bias: f('out_proj_bias'),
-    onnx: onnx ? new Uint8Array(readFileSync(path.join(dir, 'mha.onnx'))) : null,
+    onnx: onnx
+      ? Object.fromEntries(
+          Object.entries(ONNX_GRAPHS).map(([graph, file]) => [
+            graph,
+            new Uint8Array(readFileSync(path.join(dir, file))),
+          ]),
+        )
+      : null,
   };
 }
 
 export async function makeSystem(key, { wasm } = {}) {
+  if (key in ORT_SYSTEMS) {
+    const [version, graph] = ORT_SYSTEMS[key];
+    // 1.17.3: the CommonJS build for node (dist/ort.node.min.js), ort-wasm-simd.wasm, no threads;
+    // 1.30.0: the ESM build for node, ort-wasm-simd-threaded.wasm with numThreads = 1.
+    const ort = version === '1.17.3' ? require('ort117') : await import('ort130');
+    return onnxRuntime(ort, `onnxruntime-web ${version} wasm SIMD`, graph);
+  }
   switch (key) {
     case 'ours':
     case 'ours-views': {
       const createMhaModule = require(path.resolve(wasm));
       return oursWasm(await createMhaModule(), { views: key === 'ours-views' });
     }
-    case 'ort117': // CommonJS build for node (dist/ort.node.min.js): ort-wasm-simd.wasm, no threads
-      return onnxRuntime(require('ort117'), 'onnxruntime-web 1.17.3 wasm SIMD');
-    case 'ort130': // ESM build for node: ort-wasm-simd-threaded.wasm with numThreads = 1
-      return onnxRuntime(await import('ort130'), 'onnxruntime-web 1.30.0 wasm SIMD');
     case 'tfjs': {
       const tf = await import('@tensorflow/tfjs-core');
       const wasmBackend = await import('@tensorflow/tfjs-backend-wasm');
@@ -79,7 +92,9 @@ export async function makeSystem(key, { wasm } = {}) {
       return tfjs(tf, `tfjs-backend-wasm ${wasmBackend.version_wasm}${simd ? ' SIMD' : ''}`);
     }
     default:
-      throw new Error(`unknown --system ${key} (ours, ours-views, ort117, ort130, tfjs)`);
+      throw new Error(
+        `unknown --system ${key} (ours, ours-views, ${Object.keys(ORT_SYSTEMS).join(', ')}, tfjs)`,
+      );
   }
 }
 

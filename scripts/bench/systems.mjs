@@ -3,8 +3,9 @@
 //
 // Shape legend: n = tokens, d = d_model, h = num_heads, d_head = d / h.
 // A case is {n, d, h, x (n*d), in_proj_weight (3d*d), in_proj_bias (3d), out_proj_weight (d*d),
-// out_proj_bias (d), onnx (Uint8Array, the case's mha.onnx)}: all Float32Array, row-major, the
-// parameters of one PyTorch nn.MultiheadAttention (scripts/bench/torch_bench.py).
+// out_proj_bias (d), onnx ({exported, minimal}: Uint8Array each, the case's ONNX_GRAPHS files)}:
+// all Float32Array, row-major, the parameters of one PyTorch nn.MultiheadAttention
+// (scripts/bench/torch_bench.py).
 // prepare(case) → {run: () => Promise<{output (n*d), weights (h*n*n)}>, dispose()}: `run` is one
 // self-attention forward with per-head weights, results copied into JS arrays (what a page needs
 // to draw them) — or views into wasm memory for our zero-copy API; that is what is timed. The last
@@ -49,17 +50,37 @@ export function oursWasm(mod, { views = false } = {}) {
 }
 
 /**
- * onnxruntime-web's wasm backend running the case's mha.onnx (torch.onnx.export of the same
- * module). `ort` is the imported package; threads and the proxy worker are switched off here.
+ * The two ONNX graphs of a case, as torch_bench.py writes them: `exported`, the module as
+ * torch.onnx.export writes it; `minimal`, the same module as the fewest nodes (its
+ * minimal_graph). ONNX Runtime is faster on the minimal one at small sizes: each peer is timed on
+ * both and held to the faster (docs/benchmarks.md).
  */
-export function onnxRuntime(ort, label) {
+export const ONNX_GRAPHS = Object.freeze({ exported: 'mha.onnx', minimal: 'mha_minimal.onnx' });
+
+/**
+ * The benchmark's ONNX Runtime systems: key → [package, graph]. 'ort117' and 'ort130' run the
+ * exported graph, the '-minimal' keys the minimal one.
+ */
+export const ORT_SYSTEMS = Object.freeze({
+  ort117: ['1.17.3', 'exported'],
+  'ort117-minimal': ['1.17.3', 'minimal'],
+  ort130: ['1.30.0', 'exported'],
+  'ort130-minimal': ['1.30.0', 'minimal'],
+});
+
+/**
+ * onnxruntime-web's wasm backend running one of the case's ONNX graphs (`graph`: a key of
+ * ONNX_GRAPHS). `ort` is the imported package; threads and the proxy worker are switched off here.
+ */
+export function onnxRuntime(ort, label, graph = 'exported') {
+  if (!(graph in ONNX_GRAPHS)) throw new Error(`unknown ONNX graph ${graph}`);
   ort.env.wasm.numThreads = 1;
   ort.env.wasm.proxy = false;
   return {
-    name: label,
+    name: `${label}, ${graph} graph`,
     version: ort.env.versions?.web ?? 'unknown',
     async prepare(c) {
-      const session = await ort.InferenceSession.create(c.onnx, {
+      const session = await ort.InferenceSession.create(c.onnx[graph], {
         executionProviders: ['wasm'],
         graphOptimizationLevel: 'all',
       });

@@ -16,6 +16,8 @@ For each configuration (n tokens, d = d_model, h = num_heads) it writes, into OU
   torch_weights.f32    (h, n, n) PyTorch's per-head weights (average_attn_weights=False)
   mha.onnx             the same module exported by torch.onnx.export (opset 17), input "x"
                        (1, n, d), outputs "output" (1, n, d) and "attn_weights" (1, h, n, n)
+  mha_minimal.onnx     the same module as the smallest graph written by hand with the ONNX library
+                       (minimal_graph below): same weights, input and outputs
   meta.json            shapes, seed, versions
 and prints one JSON line per configuration with PyTorch's timing:
   {"system": "pytorch", "n":..., "d":..., "h":..., "median_ms":..., "min_ms":..., "reps":...}
@@ -60,6 +62,79 @@ def make_case(n, d, h):
         model.mha.out_proj.bias.normal_(0.0, 0.1)
     x = torch.randn(1, n, d)
     return model, x
+
+
+def minimal_graph(model, n, d, h):
+    """nn.MultiheadAttention self-attention (batch 1) as the fewest ONNX nodes, opset ONNX_OPSET.
+
+    torch.onnx.export writes the module as PyTorch's Python code runs it (separate reshapes and
+    transposes around each product, the scale applied to Q after the head split, the weights
+    averaged and sliced); ONNX Runtime runs that graph more slowly than this one at small sizes
+    (docs/benchmarks.md). Here: x (1, n, d) -> MatMul + Add with in_proj_weightᵀ (d, 3d) -> Split
+    into Q, K, V (1, n, d) -> Q * 1/sqrt(d_head) -> Reshape (1, n, h, d_head) and Transpose to
+    (1, h, n, d_head) (K to (1, h, d_head, n)) -> MatMul -> Softmax (last axis: "attn_weights",
+    (1, h, n, n)) -> MatMul V -> Transpose, Reshape (1, n, d) -> MatMul + Add with
+    out_proj_weightᵀ -> "output" (1, n, d). Returns the onnx.ModelProto, checked.
+    """
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    dh = d // h
+    mha = model.mha
+
+    def init(name, t):
+        return numpy_helper.from_array(np.ascontiguousarray(t, dtype=np.float32), name)
+
+    def shape(name, dims):
+        return numpy_helper.from_array(np.array(dims, dtype=np.int64), name)
+
+    initializers = [
+        init("in_proj_weight_t", mha.in_proj_weight.detach().numpy().T),
+        init("in_proj_bias", mha.in_proj_bias.detach().numpy()),
+        init("out_proj_weight_t", mha.out_proj.weight.detach().numpy().T),
+        init("out_proj_bias", mha.out_proj.bias.detach().numpy()),
+        init("scale", np.array(1.0 / np.sqrt(dh), dtype=np.float32)),
+        shape("heads_shape", [1, n, h, dh]),
+        shape("model_shape", [1, n, d]),
+    ]
+    node = helper.make_node
+    nodes = [
+        node("MatMul", ["x", "in_proj_weight_t"], ["qkv_mm"]),
+        node("Add", ["qkv_mm", "in_proj_bias"], ["qkv"]),
+        node("Split", ["qkv"], ["q", "k", "v"], axis=2),
+        node("Mul", ["q", "scale"], ["q_scaled"]),
+        node("Reshape", ["q_scaled", "heads_shape"], ["q_4d"]),
+        node("Reshape", ["k", "heads_shape"], ["k_4d"]),
+        node("Reshape", ["v", "heads_shape"], ["v_4d"]),
+        node("Transpose", ["q_4d"], ["q_h"], perm=[0, 2, 1, 3]),  # (1, h, n, d_head)
+        node("Transpose", ["k_4d"], ["k_t"], perm=[0, 2, 3, 1]),  # (1, h, d_head, n)
+        node("Transpose", ["v_4d"], ["v_h"], perm=[0, 2, 1, 3]),  # (1, h, n, d_head)
+        node("MatMul", ["q_h", "k_t"], ["scores"]),
+        node("Softmax", ["scores"], ["attn_weights"], axis=-1),
+        node("MatMul", ["attn_weights", "v_h"], ["heads"]),
+        node("Transpose", ["heads"], ["heads_t"], perm=[0, 2, 1, 3]),  # (1, n, h, d_head)
+        node("Reshape", ["heads_t", "model_shape"], ["concat"]),
+        node("MatMul", ["concat", "out_proj_weight_t"], ["out_mm"]),
+        node("Add", ["out_mm", "out_proj_bias"], ["output"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "mha_minimal",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, n, d])],
+        [
+            helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, n, d]),
+            helper.make_tensor_value_info("attn_weights", TensorProto.FLOAT, [1, h, n, n]),
+        ],
+        initializers,
+    )
+    proto = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", ONNX_OPSET)],
+        producer_name="mha-lab scripts/bench/torch_bench.py",
+    )
+    proto.ir_version = 8  # ONNX 1.10+, which onnxruntime-web 1.17 reads
+    onnx.checker.check_model(proto, full_check=True)
+    return proto
 
 
 def write_f32(path, t):
@@ -124,6 +199,8 @@ def main():
                 opset_version=ONNX_OPSET,
                 do_constant_folding=True,
             )
+            with open(os.path.join(case, "mha_minimal.onnx"), "wb") as f:
+                f.write(minimal_graph(model, n, d, h).SerializeToString())
         with open(os.path.join(case, "meta.json"), "w") as f:
             json.dump(meta, f, indent=1)
         if args.no_time:

@@ -1,11 +1,20 @@
 // The benchmark page (scripts/bench/bench.mjs drives it in headless Chromium): the same systems
 // and timing loop as under node (systems.mjs), on data fetched from the local server.
-//   await window.benchRun({system: 'ours'|'ours-views'|'ort117'|'ort130', configs: [[n, d, h], ...],
+//   await window.benchRun({system: 'ours'|'ours-views'|a key of ORT_SYSTEMS, configs: [[n, d, h], ...],
 //                          budgetMs, minReps, maxReps})
 //   → [{system, name, version, n, d, h, median_ms, min_ms, reps, max_abs_err_output,
 //       max_abs_err_weights}]
 //   await window.simdPeak() → {peak_gflops, best_ms, rows, passes, env}
-import { oursWasm, onnxRuntime, timeRunner, median, maxAbsDiff, simdPeak } from './systems.mjs';
+import {
+  ONNX_GRAPHS,
+  ORT_SYSTEMS,
+  oursWasm,
+  onnxRuntime,
+  timeRunner,
+  median,
+  maxAbsDiff,
+  simdPeak,
+} from './systems.mjs';
 
 function loadScript(src) {
   return new Promise((resolve, reject) => {
@@ -31,15 +40,18 @@ async function makeSystem(key) {
     const factory = globalThis.createMhaCore ?? globalThis.createMhaModule;
     return oursWasm(await factory(), { views: key === 'ours-views' });
   }
-  if (key === 'ort117') {
-    await loadScript('ort117/ort.wasm.min.js'); // classic script: defines ort
-    globalThis.ort.env.wasm.wasmPaths = new URL('ort117/', location.href).href;
-    return onnxRuntime(globalThis.ort, 'onnxruntime-web 1.17.3 wasm SIMD');
-  }
-  if (key === 'ort130') {
-    const ort = await import('./ort130/ort.wasm.min.mjs');
-    ort.env.wasm.wasmPaths = new URL('ort130/', location.href).href;
-    return onnxRuntime(ort, 'onnxruntime-web 1.30.0 wasm SIMD');
+  if (key in ORT_SYSTEMS) {
+    const [version, graph] = ORT_SYSTEMS[key];
+    let ort;
+    if (version === '1.17.3') {
+      await loadScript('ort117/ort.wasm.min.js'); // classic script: defines ort
+      ort = globalThis.ort;
+      ort.env.wasm.wasmPaths = new URL('ort117/', location.href).href;
+    } else {
+      ort = await import('./ort130/ort.wasm.min.mjs');
+      ort.env.wasm.wasmPaths = new URL('ort130/', location.href).href;
+    }
+    return onnxRuntime(ort, `onnxruntime-web ${version} wasm SIMD`, graph);
   }
   throw new Error(`unknown system ${key}`);
 }
@@ -50,7 +62,14 @@ async function loadCase([n, d, h], withOnnx) {
   for (const k of ['x', 'in_proj_weight', 'in_proj_bias', 'out_proj_weight', 'out_proj_bias']) {
     c[k] = await f32(`${dir}${k}.f32`);
   }
-  if (withOnnx) c.onnx = new Uint8Array(await (await fetch(`${dir}mha.onnx`)).arrayBuffer());
+  if (withOnnx) {
+    c.onnx = {};
+    for (const [graph, file] of Object.entries(ONNX_GRAPHS)) {
+      const r = await fetch(`${dir}${file}`);
+      if (!r.ok) throw new Error(`${dir}${file}: HTTP ${r.status}`);
+      c.onnx[graph] = new Uint8Array(await r.arrayBuffer());
+    }
+  }
   c.ref = { output: `${dir}torch_output.f32`, weights: `${dir}torch_weights.f32` };
   return c;
 }
