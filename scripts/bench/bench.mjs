@@ -55,7 +55,7 @@ import { finish } from './report.mjs';
 export { flops } from './common.mjs';
 export { PAGE_TARGETS, collectEnglishTimings, collectKeystrokeTimings } from './page_timings.mjs';
 export { SCALING_D, SCALING_N, logSlope } from './scaling.mjs';
-export { TOLERANCE, pairedRatio } from './report.mjs';
+export { TOLERANCE, pairedRatio, targetCheck } from './report.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 

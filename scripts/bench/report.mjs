@@ -107,7 +107,7 @@ const PEER_NAMES = {
   pytorch: 'PyTorch',
 };
 
-function targetCheck({ results, configs, keys, browserKeys, peak }) {
+export function targetCheck({ results, configs, keys, browserKeys, peak }) {
   const labelOf = (k) => results.find((r) => r.key === k).label;
   const verdict = (ok) => (ok ? 'met' : '**missed**');
   const rows = [];
