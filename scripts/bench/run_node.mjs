@@ -2,10 +2,12 @@
 // Times one system under node on benchmark cases written by torch_bench.py (scripts/bench.sh
 // runs one process per system, so no two wasm runtimes share a heap or a JIT).
 //
-//   node scripts/bench/run_node.mjs --system ours|ours-views|ort117|ort130|tfjs --data build/bench/data \
-//       (ort117-minimal, ort130-minimal: ONNX Runtime on the case's minimal graph; systems.mjs)
+//   node scripts/bench/run_node.mjs --system SYSTEM --data build/bench/data \
 //       --configs 5,8,2 64,128,4 [--wasm build/wasm/mha_wasm.js] [--budget-ms 2000] \
 //       [--min-reps 5] [--max-reps 200]
+//     SYSTEM: ours, ours-views (our module, forward or forwardViews), ort117, ort130 (ONNX
+//     Runtime 1.17.3 or 1.30.0 on the exported graph), ort117-minimal, ort130-minimal (on the
+//     minimal graph; systems.mjs ORT_SYSTEMS), tfjs
 //   node scripts/bench/run_node.mjs --peak build/bench/simd_peak.js   (the wasm SIMD128 f32
 //       multiply+add peak: {peak_gflops, best_ms, rows, passes})
 //   node scripts/bench/run_node.mjs --scaling N,D,H [--wasm ...]   (our module, random inputs,

@@ -52,13 +52,13 @@ export function oursWasm(mod, { views = false } = {}) {
 /**
  * The two ONNX graphs of a case, as torch_bench.py writes them: `exported`, the module as
  * torch.onnx.export writes it; `minimal`, the same module as the fewest nodes (its
- * minimal_graph). ONNX Runtime is faster on the minimal one at small sizes: each peer is timed on
- * both and held to the faster (docs/benchmarks.md).
+ * minimal_graph). Which one ONNX Runtime runs faster depends on the size and the machine
+ * (docs/benchmarks.md): each version is timed on both, and ours is held to the faster.
  */
 export const ONNX_GRAPHS = Object.freeze({ exported: 'mha.onnx', minimal: 'mha_minimal.onnx' });
 
 /**
- * The benchmark's ONNX Runtime systems: key → [package, graph]. 'ort117' and 'ort130' run the
+ * The benchmark's ONNX Runtime systems: key → [onnxruntime-web version, graph]. 'ort117' and 'ort130' run the
  * exported graph, the '-minimal' keys the minimal one.
  */
 export const ORT_SYSTEMS = Object.freeze({
