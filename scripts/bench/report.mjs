@@ -161,7 +161,7 @@ export function targetCheck({ results, configs, keys, browserKeys, peak }) {
       `node: share of the SIMD128 peak at (${pc.join(', ')}) ≥ ${TARGETS.peak_share_pct} %`,
       ...configs.map((c) =>
         c.join() === pc.join()
-          ? `${share.toFixed(0)} %: ${verdict(share >= TARGETS.peak_share_pct)}`
+          ? `${share.toFixed(Math.round(share) === TARGETS.peak_share_pct ? 1 : 0)} %: ${verdict(share >= TARGETS.peak_share_pct)}`
           : '—',
       ),
     ]);

@@ -70,8 +70,10 @@ def minimal_graph(model, n, d, h):
     torch.onnx.export writes the module as PyTorch's Python code runs it (reshapes and transposes
     around each product, the scale applied after the head split); this is the same arithmetic
     in the fewest nodes, so that ONNX Runtime is timed on the faster of the two graphs (which one
-    depends on the size and the machine: docs/benchmarks.md). Here: x (1, n, d) -> MatMul + Add with in_proj_weightᵀ (d, 3d) -> Split
-    into Q, K, V (1, n, d) -> Q * 1/sqrt(d_head) -> Reshape (1, n, h, d_head) and Transpose to
+    depends on the size and the machine: docs/benchmarks.md).
+
+    Here: x (1, n, d) -> MatMul + Add with in_proj_weightᵀ (d, 3d) -> Split into Q, K, V
+    (1, n, d) -> Q * 1/sqrt(d_head) -> Reshape (1, n, h, d_head) and Transpose to
     (1, h, n, d_head) (K to (1, h, d_head, n)) -> MatMul -> Softmax (last axis: "attn_weights",
     (1, h, n, n)) -> MatMul V -> Transpose, Reshape (1, n, d) -> MatMul + Add with
     out_proj_weightᵀ -> "output" (1, n, d). Returns the onnx.ModelProto, checked.

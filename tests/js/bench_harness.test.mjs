@@ -156,3 +156,28 @@ test('bench harness: the node target holds ours to the faster ONNX Runtime graph
   assert.equal(node[1], '0.75 vs ORT 1.30.0 (minimal graph): **missed**');
   assert.equal(node[2], '0.60 vs ORT 1.30.0 (exported graph): met');
 });
+
+test('bench harness: the peak-share verdict prints a decimal where rounding would show the limit', () => {
+  const share = (ms) => [
+    {
+      key: 'ours-wasm-views',
+      label: 'ours',
+      n: 512,
+      d: 768,
+      h: 12,
+      median_ms: (100 * flops(512, 768)) / (ms * 50 * 1e6),
+    },
+  ];
+  const row = (pct) =>
+    targetCheck({
+      results: share(pct),
+      configs: [[512, 768, 12]],
+      keys: ['ours-wasm-views'],
+      browserKeys: [],
+      peak: { node: { peak_gflops: 50 } },
+    })[0][1];
+  assert.equal(row(69.6), '69.6 %: **missed**');
+  assert.equal(row(70.2), '70.2 %: met');
+  assert.equal(row(73.4), '73 %: met');
+  assert.equal(row(64), '64 %: **missed**');
+});

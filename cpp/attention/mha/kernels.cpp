@@ -53,7 +53,7 @@ constexpr int kRows = 6;
 constexpr int kPass = 3;
 // Rows of A per pass over one B panel block: 24 x 256 x 4 = 24 KiB of A (packed in pairs for the
 // 2 x 16 tiles) stays in L1 with the panels while it meets every panel. In wasm, blocks of 12 to
-// 48 rows ran within a few percent of each other, 96 slower (docs/benchmarks.md).
+// 48 rows ran within a few percent of each other (docs/benchmarks.md).
 constexpr Index kRowBlock = 24;
 
 /// lo[r] | hi[r] = A[r, 0:kc] * panel for r < R: per k step two B vectors and one splat per row.
@@ -295,8 +295,9 @@ void gemm_blocked(Index M, const float* A, Index lda, const PackedB& B, float al
       Index j0 = 0;
       if (!tile6_fused && N >= 2 * kPanel) {
         // Pairs of full panels in 2 x 16 tiles (wide_tile) on the block's row pairs, packed once
-        // for all of them; the last row of an odd count in 1 x 8 tiles, read from A.
-        alignas(16) float pairs[kRowBlock * kDepth];
+        // for all of them; the last row of an odd count in 1 x 8 tiles, read from A. The 24 KiB
+        // buffer is per thread rather than on the stack (Emscripten's stack can be 64 KiB).
+        alignas(16) static thread_local float pairs[kRowBlock * kDepth];
         for (Index i = 0; i + 2 <= mc; i += 2) {
           pack_row_pair(kc, A + (i0 + i) * lda + k0, lda, pairs + i * kc);
         }
