@@ -507,8 +507,10 @@ async function main() {
       (a, c) => a + Math.min(...keys.map((k) => find(results, k, c)?.median_ms ?? Infinity)),
       0,
     );
-  const versions = ['ort117', 'ort130'].map((v) => [v, `${v}-minimal`]);
-  const fastest = [...versions].sort((a, b) => total(a) - total(b))[0];
+  const byVersion = new Map();
+  for (const [key, [version]] of Object.entries(ORT_SYSTEMS))
+    byVersion.set(version, [...(byVersion.get(version) ?? []), key]);
+  const fastest = [...byVersion.values()].sort((a, b) => total(a) - total(b))[0];
   // Ours in Chromium through the zero-copy API when this build has it (the page's fast path).
   const oursKey = results.some((r) => r.key === 'ours-wasm-views')
     ? 'ours-wasm-views'

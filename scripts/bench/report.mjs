@@ -99,10 +99,12 @@ export const TARGETS = Object.freeze({
  * of the node SIMD128 peak at TARGETS.peak_config. Empty when the run has no peer to compare.
  */
 const PEER_NAMES = {
-  ort117: 'ORT 1.17.3 (exported graph)',
-  'ort117-minimal': 'ORT 1.17.3 (minimal graph)',
-  ort130: 'ORT 1.30.0 (exported graph)',
-  'ort130-minimal': 'ORT 1.30.0 (minimal graph)',
+  ...Object.fromEntries(
+    Object.entries(ORT_SYSTEMS).map(([key, [version, graph]]) => [
+      key,
+      `ORT ${version} (${graph} graph)`,
+    ]),
+  ),
   tfjs: 'tfjs 4.22',
   pytorch: 'PyTorch',
 };
